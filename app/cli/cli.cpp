@@ -1,0 +1,73 @@
+#include <ostream>
+
+#include "app/cli/commands.h"
+#include "core/util/error.h"
+#include "core/util/version.h"
+
+namespace app::cli {
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> table = {
+      {"train", "train a model for real on this CPU; one JSON line per epoch", cmdTrain, kTrainUsage},
+      {"bench", "measure steady-state training images/s and GFLOP/s on this CPU", cmdBench, kBenchUsage},
+      {"simulate", "predict step time, throughput, memory and cost on a device", cmdSimulate, kSimulateUsage},
+      {"sweep", "simulate over lists of devices and batch sizes (JSON lines)", cmdSweep, kSweepUsage},
+      {"validate", "compare the simulator with published measurements (CSV)", cmdValidate, kValidateUsage},
+      {"models", "list the model zoo", cmdModels, kModelsUsage},
+      {"datasets", "list the datasets", cmdDatasets, kDatasetsUsage},
+      {"devices", "list the hardware catalog", cmdDevices, kDevicesUsage},
+  };
+  return table;
+}
+
+namespace {
+void printHelp(std::ostream& out) {
+  out << "Usage: accellab-cli COMMAND [options]\n\n"
+      << "AccelLab trains models for real on this CPU and simulates the same training on CPUs,\n"
+      << "GPUs and TPUs, with time, memory and cost. Output is JSON unless --format text.\n\n"
+      << "Commands:\n";
+  for (const auto& c : commands()) {
+    std::string name = c.name;
+    name.resize(10, ' ');
+    out << "  " << name << c.summary << "\n";
+  }
+  out << "\nOptions:\n  --help      show this help (or `accellab-cli COMMAND --help`)\n"
+      << "  --version   print the version\n\n"
+      << "Examples:\n"
+      << "  accellab-cli train --dataset fashion-mnist --model mlp --batch 128 --epochs 3 --format jsonl\n"
+      << "  accellab-cli simulate --model resnet50 --dataset imagenet --device v100 --count 4 --batch 1024 --precision fp16\n";
+}
+}  // namespace
+
+int runCli(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  if (argv.empty() || argv[0] == "--help" || argv[0] == "-h" || argv[0] == "help") {
+    printHelp(out);
+    return argv.empty() ? 2 : 0;
+  }
+  if (argv[0] == "--version" || argv[0] == "-V") {
+    out << "accellab-cli " << core::util::kVersion << "\n";
+    return 0;
+  }
+  for (const auto& c : commands()) {
+    if (argv[0] != c.name) continue;
+    const CommandArgs rest(argv.begin() + 1, argv.end());
+    for (const auto& a : rest)
+      if (a == "--help" || a == "-h") {
+        out << c.usage;
+        return 0;
+      }
+    try {
+      return c.run(rest, out, err);
+    } catch (const core::util::Error& e) {
+      err << "accellab-cli " << c.name << ": error: " << e.what() << "\n";
+      return 2;
+    } catch (const std::exception& e) {
+      err << "accellab-cli " << c.name << ": internal error: " << e.what() << "\n";
+      return 3;
+    }
+  }
+  err << "accellab-cli: unknown command '" << argv[0] << "' (try --help)\n";
+  return 2;
+}
+
+}  // namespace app::cli

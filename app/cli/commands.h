@@ -1,0 +1,45 @@
+#pragma once
+// The accellab-cli subcommands. Each takes the arguments after its name, writes its result to
+// `out` (JSON or JSON lines unless --format text) and diagnostics to `err`, and returns the
+// process exit code. Bad input throws core::util::Error; runCli() prints it and returns 2.
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace app::cli {
+
+using CommandArgs = std::vector<std::string>;
+
+struct Command {
+  const char* name;
+  const char* summary;
+  int (*run)(const CommandArgs& args, std::ostream& out, std::ostream& err);
+  const char* usage;  // full help text for `accellab-cli NAME --help`
+};
+
+// Engine side (app/cli/cmd_engine.cpp)
+int cmdTrain(const CommandArgs&, std::ostream&, std::ostream&);
+int cmdBench(const CommandArgs&, std::ostream&, std::ostream&);
+int cmdModels(const CommandArgs&, std::ostream&, std::ostream&);
+int cmdDatasets(const CommandArgs&, std::ostream&, std::ostream&);
+extern const char* const kTrainUsage;
+extern const char* const kBenchUsage;
+extern const char* const kModelsUsage;
+extern const char* const kDatasetsUsage;
+
+// Simulator side (app/cli/cmd_sim.cpp)
+int cmdSimulate(const CommandArgs&, std::ostream&, std::ostream&);
+int cmdSweep(const CommandArgs&, std::ostream&, std::ostream&);
+int cmdValidate(const CommandArgs&, std::ostream&, std::ostream&);
+int cmdDevices(const CommandArgs&, std::ostream&, std::ostream&);
+extern const char* const kSimulateUsage;
+extern const char* const kSweepUsage;
+extern const char* const kValidateUsage;
+extern const char* const kDevicesUsage;
+
+const std::vector<Command>& commands();
+
+// The whole CLI: `accellab-cli COMMAND [options]`. Returns the exit code.
+int runCli(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
+
+}  // namespace app::cli

@@ -1,0 +1,41 @@
+#pragma once
+// The model zoo: ids used by the CLI and the GUI, each built layer for layer as named.
+// CONTRACT shared by the engine (training), the simulator (stats only) and the GUI.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/nn/layer_stats.h"
+
+namespace core::nn {
+
+class Network;
+
+// What the model is built for: per-sample input shape and number of outputs.
+// Text models (fasttext, imdb-bilstm, lstm-textgen) take token ids; `vocabulary` sizes their
+// embedding / one-hot input and `shape.h` is the sequence length they read.
+struct ModelInput {
+  Shape shape;          // e.g. {1,28,28} for Fashion-MNIST, {3,224,224} for ImageNet
+  int classes = 10;     // 1 = binary (sigmoid + binary cross-entropy)
+  int vocabulary = 0;   // text only
+};
+
+struct ModelInfo {
+  std::string id;
+  std::string description;  // one line for `accellab-cli models`
+  bool reference = false;   // large reference architecture: trainable, but slow on a CPU
+  std::string defaultDataset;
+};
+
+const std::vector<ModelInfo>& modelCatalog();
+// Throws core::util::Error naming the id and listing the known ones when unknown.
+const ModelInfo& modelInfo(const std::string& id);
+
+// Builds the network (shapes inferred, parameters NOT allocated: call initialize()).
+// Throws core::util::Error when the id is unknown or the input cannot fit the model.
+std::unique_ptr<Network> buildModel(const std::string& id, const ModelInput& input);
+
+// Layer-by-layer stats without allocating parameters (cheap: the simulator calls this).
+NetworkStats modelStats(const std::string& id, const ModelInput& input);
+
+}  // namespace core::nn

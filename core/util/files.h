@@ -1,0 +1,24 @@
+#pragma once
+// File helpers for core (no Qt): atomic writes and locating the shipped resources/ folder.
+#include <string>
+#include <string_view>
+
+namespace core::util {
+
+// Writes `content` to `path` atomically: a temporary file in the same folder is written,
+// flushed and renamed over `path`, so readers see the old file or the new one, never half.
+// Throws Error naming the path on failure.
+void writeFileAtomic(const std::string& path, std::string_view content);
+
+// Reads a whole file; throws Error naming the path when it cannot be read.
+std::string readFile(const std::string& path);
+
+// The folder holding devices/ and presets/. Search order: $ACCELLAB_RESOURCES, then
+// <exe>/../share/accellab (installed), then the source tree's resources/ (build tree).
+std::string resourceDir();
+
+// The user's own folder for extra device files and saved presets:
+// $ACCELLAB_USER_DIR, else $XDG_DATA_HOME/accellab, else ~/.local/share/accellab.
+std::string userDataDir();
+
+}  // namespace core::util

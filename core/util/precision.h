@@ -1,0 +1,30 @@
+#pragma once
+// Numeric precision of a training run. fp16/bf16 mean mixed precision as frameworks run it:
+// GEMM inputs in the 16-bit format, accumulation and master weights in fp32.
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace core::util {
+
+enum class Precision { FP32, TF32, FP16, BF16 };
+
+inline const char* precisionName(Precision p) {
+  switch (p) {
+    case Precision::FP32: return "fp32";
+    case Precision::TF32: return "tf32";
+    case Precision::FP16: return "fp16";
+    case Precision::BF16: return "bf16";
+  }
+  return "fp32";
+}
+
+inline std::optional<Precision> parsePrecision(std::string_view s) {
+  if (s == "fp32") return Precision::FP32;
+  if (s == "tf32") return Precision::TF32;
+  if (s == "fp16") return Precision::FP16;
+  if (s == "bf16") return Precision::BF16;
+  return std::nullopt;
+}
+
+}  // namespace core::util

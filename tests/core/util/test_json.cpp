@@ -1,0 +1,79 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "core/util/error.h"
+#include "core/util/files.h"
+#include "core/util/json.h"
+
+using core::util::Error;
+using core::util::Json;
+
+TEST(Json, RoundTripsNestedValuesInKeyOrder) {
+  Json j;
+  j["name"] = "v100";
+  j["peak_tflops_fp32"] = 15.7;
+  j["count"] = 4;
+  j["ok"] = true;
+  j["list"].push(1);
+  j["list"].push("two");
+  j["nothing"] = nullptr;
+  const std::string text = j.dump();
+  EXPECT_EQ(text, R"({"name":"v100","peak_tflops_fp32":15.7,"count":4,"ok":true,"list":[1,"two"],"nothing":null})");
+  EXPECT_EQ(Json::parse(text), j);
+  EXPECT_EQ(Json::parse(j.dump(2)), j);
+}
+
+TEST(Json, ParsesEscapesAndUnicode) {
+  const Json j = Json::parse(R"({"s":"a\"b\\c\n\u00e9\ud83d\ude00"})");
+  EXPECT_EQ(j.at("s").asString(), "a\"b\\c\n\xC3\xA9\xF0\x9F\x98\x80");
+  EXPECT_EQ(Json::parse(j.dump()), j);
+}
+
+TEST(Json, ErrorsNameTheSourceLineAndColumn) {
+  try {
+    Json::parse("{\n  \"a\": 1,\n  \"b\": tru\n}", "devices/x.json");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("devices/x.json:3:"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(Json::parse("{\"a\":1,\"a\":2}"), Error);  // duplicate key
+  EXPECT_THROW(Json::parse("[1,]"), Error);
+  EXPECT_THROW(Json::parse("01"), Error);
+  EXPECT_THROW(Json::parse("{} x"), Error);
+  EXPECT_THROW(Json::parse("\"abc"), Error);
+}
+
+TEST(Json, TypedAccessNamesTheMismatch) {
+  const Json j = Json::parse(R"({"a":"text"})");
+  try {
+    (void)j.at("a").asNumber();
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("expected a JSON number"), std::string::npos);
+  }
+  EXPECT_THROW((void)j.at("missing"), Error);
+}
+
+TEST(Json, NumbersFormatShortestAndNonFiniteAsNull) {
+  EXPECT_EQ(core::util::formatNumber(3.0), "3");
+  EXPECT_EQ(core::util::formatNumber(0.1), "0.1");
+  EXPECT_EQ(core::util::formatNumber(1e20), "1e+20");
+  EXPECT_EQ(core::util::formatNumber(std::numeric_limits<double>::infinity()), "null");
+}
+
+TEST(Files, AtomicWriteReplacesWholeFileAndLeavesNoTemporaries) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("accellab_files_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string path = (dir / "out.json").string();
+  core::util::writeFileAtomic(path, "first");
+  core::util::writeFileAtomic(path, "second, longer");
+  EXPECT_EQ(core::util::readFile(path), "second, longer");
+  int files = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++files;
+  EXPECT_EQ(files, 1);
+  EXPECT_THROW(core::util::writeFileAtomic((dir / "no/such/dir/x").string(), "x"), Error);
+  EXPECT_THROW(core::util::readFile((dir / "missing").string()), Error);
+  fs::remove_all(dir);
+}
