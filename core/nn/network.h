@@ -1,0 +1,75 @@
+#pragma once
+// CONTRACT (owned by the engine; the trainer and the GUI rely on this public API).
+// A Network owns one flat parameter vector and one flat gradient vector (mlpack habit);
+// each layer views its slice. Shapes are inferred when the network is built; parameters
+// are allocated by initialize(). Activations are Eigen matrices with one COLUMN PER SAMPLE
+// (rows = per-sample size, channel-major C,H,W for images; token ids stored as floats for
+// text models).
+#include <Eigen/Core>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/nn/layer_stats.h"
+#include "core/util/precision.h"
+
+namespace core::nn {
+
+class Layer;  // core/nn/layer.h
+
+struct StepResult {
+  double loss = 0;            // mean loss over the batch
+  std::int64_t correct = 0;   // samples whose predicted class is the label
+  std::int64_t samples = 0;
+};
+
+class Network {
+public:
+  Network(std::string id, Shape input, int classes);
+  ~Network();
+  Network(const Network&) = delete;
+  Network& operator=(const Network&) = delete;
+
+  // --- building (used by the zoo) -----------------------------------------------------------
+  void add(std::unique_ptr<Layer> layer);  // infers the layer's shapes from the previous one
+
+  // --- identity and stats -------------------------------------------------------------------
+  const std::string& id() const { return m_id; }
+  Shape inputShape() const { return m_input; }
+  Shape outputShape() const;
+  int classes() const { return m_classes; }
+  NetworkStats stats() const;
+  std::int64_t paramCount() const;
+
+  // --- training -----------------------------------------------------------------------------
+  // Allocates parameters and initialises them (Glorot/He as the layer says) from `seed`.
+  void initialize(std::uint64_t seed);
+  bool initialized() const;
+  Eigen::VectorXf& params();
+  Eigen::VectorXf& grads();
+  // Forward + loss + backward on one batch (x: inputSize x batch, labels: batch).
+  // Fills grads() with the mean-over-batch gradient. Parallel inside, over the calling
+  // tbb::task_arena; deterministic for a given seed, step and arena concurrency.
+  StepResult trainStep(const Eigen::MatrixXf& x, const std::vector<int>& labels, std::uint64_t stepSeed);
+  // Inference mode (dropout off, batch-norm running statistics).
+  StepResult evaluate(const Eigen::MatrixXf& x, const std::vector<int>& labels);
+  // Class scores (after softmax / sigmoid): classes x batch.
+  Eigen::MatrixXf predict(const Eigen::MatrixXf& x);
+  // GEMM inputs rounded to this format (fp32 = no rounding). Accumulation stays fp32.
+  void setPrecision(util::Precision p);
+  util::Precision precision() const;
+
+  // Layers, for tests and tools.
+  std::size_t layerCount() const;
+  Layer& layer(std::size_t i);
+
+private:
+  struct Impl;
+  std::string m_id;
+  Shape m_input;
+  int m_classes;
+  std::unique_ptr<Impl> m_impl;
+};
+
+}  // namespace core::nn

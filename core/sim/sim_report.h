@@ -1,0 +1,56 @@
+#pragma once
+// CONTRACT: what the simulator answers for one configuration. Plain values; the CLI prints
+// them as JSON and the GUI charts them.
+#include <cstdint>
+#include <string>
+
+#include "core/util/precision.h"
+
+namespace core::sim {
+
+struct SimConfig {
+  std::string modelId;
+  std::string datasetId;
+  std::string deviceId;
+  int count = 1;              // devices in synchronous data parallel
+  int vcpus = 0;              // scalable CPUs only (0 = device default)
+  int batch = 128;            // GLOBAL batch
+  util::Precision precision = util::Precision::FP32;
+  int epochs = 1;
+  bool preemptible = false;   // price kind
+};
+
+enum class Bound { Compute, Memory, Overhead, Input, Communication };
+const char* boundName(Bound b);
+
+struct StepBreakdown {
+  double computeSeconds = 0;
+  double memorySeconds = 0;
+  double overheadSeconds = 0;
+  double inputSeconds = 0;
+  double communicationSeconds = 0;
+};
+
+struct SimReport {
+  SimConfig config;
+  double stepSeconds = 0;
+  StepBreakdown breakdown;
+  Bound bound = Bound::Compute;
+  std::string explanation;          // one sentence: what binds and why
+  double imagesPerSecond = 0;       // global
+  std::int64_t stepsPerEpoch = 0;
+  double epochSeconds = 0;          // steady state
+  double firstEpochSeconds = 0;     // includes compilation / warm-up
+  double runSeconds = 0;            // all epochs
+  double usdPerHour = 0;            // all devices together; 0 when no price is known
+  bool priceKnown = false;
+  double usdPerMillionImages = 0;
+  double usdPerRun = 0;
+  double memoryBytesPerDevice = 0;
+  double memoryCapacityBytes = 0;
+  bool fitsInMemory = true;
+  double achievedTflops = 0;        // per device
+  double utilization = 0;           // achieved / peak at this precision
+};
+
+}  // namespace core::sim

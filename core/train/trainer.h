@@ -1,0 +1,80 @@
+#pragma once
+// CONTRACT: the trainer runs one training run on its own tbb::task_arena. The caller owns
+// the thread (std::jthread in the CLI, the GUI's session object) and calls run() on it.
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <stop_token>
+#include <string>
+
+#include "core/train/metrics.h"
+#include "core/util/precision.h"
+
+namespace core::nn { class Network; }
+namespace core::data { class Dataset; }
+
+namespace core::train {
+
+enum class OptimizerKind { SGD, Adam };
+enum class Schedule { Constant, Step, Cosine };
+
+struct TrainConfig {
+  std::string datasetId = "fashion-mnist";
+  std::string dataDir;          // empty = the dataset's default location
+  std::string modelId = "mlp";
+  int batch = 128;
+  int epochs = 1;
+  std::int64_t limit = 0;       // 0 = whole training set; else the first N (shuffled) samples
+  std::int64_t testLimit = 0;   // 0 = whole test set
+  OptimizerKind optimizer = OptimizerKind::Adam;
+  double learningRate = 1e-3;
+  double momentum = 0.9;        // SGD
+  bool nesterov = false;
+  double weightDecay = 0;
+  Schedule schedule = Schedule::Constant;
+  int threads = 0;              // 0 = all cores
+  std::uint64_t seed = 0;
+  util::Precision precision = util::Precision::FP32;
+};
+
+// Throws core::util::Error naming the field when a value is invalid (batch 0, lr < 0, ...).
+void validate(const TrainConfig& c);
+
+struct RunResult {
+  RunStatus status = RunStatus::NotStarted;
+  std::string message;          // why it failed / diverged
+  int epochsCompleted = 0;
+};
+
+class Trainer {
+public:
+  explicit Trainer(TrainConfig config);
+  ~Trainer();
+
+  // Blocking: loads data, builds the model, trains. Honours `stop` within one batch.
+  // Never throws for data or numeric problems: they come back as Failed / Diverged.
+  RunResult run(std::stop_token stop);
+
+  void pause();
+  void resume();
+  bool paused() const;
+
+  MetricsChannel& metrics() { return m_metrics; }
+  const TrainConfig& config() const { return m_config; }
+  RunStatus status() const { return m_status.load(); }
+  // Progress 0..1 over all epochs, readable from any thread.
+  double progress() const { return m_progress.load(); }
+
+private:
+  TrainConfig m_config;
+  MetricsChannel m_metrics;
+  std::atomic<RunStatus> m_status{RunStatus::NotStarted};
+  std::atomic<double> m_progress{0};
+  mutable std::mutex m_pauseMutex;
+  std::condition_variable_any m_pauseCv;
+  bool m_paused = false;  // guarded by m_pauseMutex
+};
+
+}  // namespace core::train
