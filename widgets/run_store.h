@@ -28,8 +28,15 @@ struct DeviceResult {
 };
 
 // A published figure shown as a reference marker beside the app's own (from a preset).
+// What x and value mean, per chart id:
+//   "epoch_time"       x = epoch (1-based; NaN = every epoch: a horizontal line), value = s
+//   "throughput"       x unused (the device's bar), value = images/s
+//   "cost"             x unused (the device's bar), value = USD per run
+//   "cost_per_million" x unused (the device's bar), value = USD per million images
+//   "time_to_accuracy" x = seconds of training, value = accuracy (fraction 0..1)
+//   "sweep"            x = global batch, value = images/s
 struct ReferenceMark {
-  QString chart;       // "epoch_time", "throughput", "cost", "time_to_accuracy", "sweep"
+  QString chart;       // one of the ids above
   QString deviceId;
   double x = 0;        // epoch, batch, … (chart-specific; NaN when not applicable)
   double value = 0;
@@ -49,8 +56,11 @@ struct Run {
   std::vector<core::train::EpochSample> epochs;
   QVector<DeviceResult> devices;
   QVector<ReferenceMark> references;
-  double targetAccuracy = 0;         // 0 = none
+  double targetAccuracy = 0;         // fraction 0..1 (0 = none)
 };
+
+// "finished", "diverged", … (translated, for the runs list and messages).
+QString runStatusText(core::train::RunStatus status);
 
 class RunStore : public QObject {
   Q_OBJECT
@@ -59,7 +69,7 @@ public:
 
   int addRun(Run run);               // assigns id (and a colour if invalid); returns the id
   void removeRun(int id);
-  void clear();
+  void clear();                      // removes every run (one runRemoved each)
   Run* run(int id);                  // nullptr when unknown
   const Run* run(int id) const;
   const std::vector<Run>& runs() const { return m_runs; }
@@ -72,9 +82,16 @@ public:
   void setDevices(int id, QVector<DeviceResult> devices);
   void setStatus(int id, core::train::RunStatus status, const QString& message = {});
   void setVisible(int id, bool visible);
+  void setName(int id, const QString& name);   // ignored when blank
+  void setReferences(int id, QVector<ReferenceMark> references, double targetAccuracy);
+
+  int indexOf(int id) const;                   // position in runs(), -1 when unknown
+  std::vector<const Run*> visibleRuns() const; // in runs() order
+  // Mutations with an unknown id are ignored (a run may have been deleted meanwhile).
 
 Q_SIGNALS:
   void runAdded(int id);
+  void runAboutToBeRemoved(int id);  // still in runs(); runRemoved follows
   void runRemoved(int id);
   void runChanged(int id);           // samples, devices, status or visibility changed
   void currentRunChanged(int id);

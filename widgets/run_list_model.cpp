@@ -1,0 +1,132 @@
+#include "widgets/run_list_model.h"
+
+#include <QColor>
+
+#include "widgets/run_store.h"
+
+namespace widgets {
+
+RunListModel::RunListModel(RunStore* store, QObject* parent)
+    : QAbstractListModel(parent), m_store(store) {
+  for (const auto& r : m_store->runs()) m_ids.push_back(r.id);
+  connect(m_store, &RunStore::runAdded, this, &RunListModel::onRunAdded);
+  connect(m_store, &RunStore::runAboutToBeRemoved, this, &RunListModel::onRunAboutToBeRemoved);
+  connect(m_store, &RunStore::runRemoved, this, &RunListModel::onRunRemoved);
+  connect(m_store, &RunStore::runChanged, this, &RunListModel::onRunChanged);
+  connect(m_store, &RunStore::currentRunChanged, this, [this](int) {
+    if (!m_ids.isEmpty())
+      Q_EMIT dataChanged(index(0), index(static_cast<int>(m_ids.size()) - 1),
+                         {IsCurrentRole, Qt::FontRole});
+  });
+}
+
+int RunListModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(m_ids.size());
+}
+
+int RunListModel::runIdAt(int row) const {
+  return (row >= 0 && row < m_ids.size()) ? m_ids[row] : 0;
+}
+
+QModelIndex RunListModel::indexForRun(int id) const {
+  const auto row = m_ids.indexOf(id);
+  return row < 0 ? QModelIndex() : index(static_cast<int>(row));
+}
+
+QVariant RunListModel::data(const QModelIndex& idx, int role) const {
+  if (!idx.isValid() || idx.row() >= m_ids.size()) return {};
+  const Run* r = m_store->run(m_ids[idx.row()]);
+  if (!r) return {};
+  switch (role) {
+    case Qt::DisplayRole:
+      return tr("%1 — %2").arg(r->name, runStatusText(r->status));
+    case Qt::EditRole: return r->name;
+    case Qt::DecorationRole:
+    case ColorRole: return r->color;
+    case Qt::CheckStateRole: return r->visible ? Qt::Checked : Qt::Unchecked;
+    case Qt::ToolTipRole: {
+      const auto& c = r->config;
+      QString tip = tr("<b>%1</b><br>%2 on %3, batch %4, %5 epoch(s), seed %6<br>status: %7")
+                        .arg(r->name.toHtmlEscaped(), QString::fromStdString(c.modelId),
+                             QString::fromStdString(c.datasetId))
+                        .arg(c.batch)
+                        .arg(c.epochs)
+                        .arg(c.seed)
+                        .arg(runStatusText(r->status));
+      if (!r->statusMessage.isEmpty()) tip += "<br>" + r->statusMessage.toHtmlEscaped();
+      if (!r->presetId.isEmpty()) tip += tr("<br>preset: %1").arg(r->presetId);
+      return tip;
+    }
+    case Qt::FontRole: {
+      if (r->id != m_store->currentRunId()) return {};
+      QFont f;
+      f.setBold(true);
+      return f;
+    }
+    case RunIdRole: return r->id;
+    case StatusRole: return runStatusText(r->status);
+    case StatusMessageRole: return r->statusMessage;
+    case IsCurrentRole: return r->id == m_store->currentRunId();
+    default: return {};
+  }
+}
+
+bool RunListModel::setData(const QModelIndex& idx, const QVariant& value, int role) {
+  if (!idx.isValid() || idx.row() >= m_ids.size()) return false;
+  const int id = m_ids[idx.row()];
+  if (role == Qt::CheckStateRole) {
+    m_store->setVisible(id, value.toInt() == Qt::Checked);
+    return true;
+  }
+  if (role == Qt::EditRole) {
+    const QString name = value.toString().trimmed();
+    if (name.isEmpty()) return false;
+    m_store->setName(id, name);
+    return true;
+  }
+  return false;
+}
+
+Qt::ItemFlags RunListModel::flags(const QModelIndex& idx) const {
+  if (!idx.isValid()) return Qt::NoItemFlags;
+  return Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsUserCheckable | Qt::ItemIsEditable;
+}
+
+QHash<int, QByteArray> RunListModel::roleNames() const {
+  auto names = QAbstractListModel::roleNames();
+  names[RunIdRole] = "runId";
+  names[StatusRole] = "status";
+  names[StatusMessageRole] = "statusMessage";
+  names[ColorRole] = "color";
+  names[IsCurrentRole] = "isCurrent";
+  return names;
+}
+
+void RunListModel::onRunAdded(int id) {
+  const int row = m_store->indexOf(id);
+  if (row < 0) return;
+  beginInsertRows({}, row, row);
+  m_ids.insert(row, id);
+  endInsertRows();
+}
+
+void RunListModel::onRunAboutToBeRemoved(int id) {
+  const auto row = static_cast<int>(m_ids.indexOf(id));
+  if (row < 0) return;
+  beginRemoveRows({}, row, row);
+  m_ids.removeAt(row);
+  m_removing = true;
+}
+
+void RunListModel::onRunRemoved(int) {
+  if (!m_removing) return;
+  m_removing = false;
+  endRemoveRows();
+}
+
+void RunListModel::onRunChanged(int id) {
+  const QModelIndex idx = indexForRun(id);
+  if (idx.isValid()) Q_EMIT dataChanged(idx, idx);
+}
+
+}  // namespace widgets
