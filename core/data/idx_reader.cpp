@@ -1,0 +1,82 @@
+#include "core/data/idx_reader.h"
+
+#include <cstdio>
+
+#include "core/data/raw_file.h"
+#include "core/util/error.h"
+
+namespace core::data {
+
+using util::Error;
+
+namespace {
+
+std::uint32_t bigEndian32(const std::uint8_t* p) {
+  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | std::uint32_t{p[3]};
+}
+
+const char* idxTypeName(std::uint8_t code) {
+  switch (code) {
+    case 0x08: return "unsigned byte";
+    case 0x09: return "signed byte";
+    case 0x0B: return "int16";
+    case 0x0C: return "int32";
+    case 0x0D: return "float32";
+    case 0x0E: return "float64";
+    default: return nullptr;
+  }
+}
+
+std::string hex(std::uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08X", v);
+  return buf;
+}
+
+}  // namespace
+
+std::int64_t IdxArray::itemSize() const {
+  std::int64_t n = 1;
+  for (std::size_t i = 1; i < dims.size(); ++i) n *= dims[i];
+  return n;
+}
+
+IdxArray parseIdx(const std::vector<std::uint8_t>& bytes, const std::string& what) {
+  if (bytes.size() < 4)
+    throw Error(what + ": not an IDX file (" + std::to_string(bytes.size()) + " bytes, shorter than the 4-byte magic)");
+  const std::uint32_t magic = bigEndian32(bytes.data());
+  const std::uint8_t type = bytes[2];
+  const int ndims = bytes[3];
+  if (bytes[0] != 0 || bytes[1] != 0 || !idxTypeName(type) || ndims < 1 || ndims > 4)
+    throw Error(what + ": not an IDX file: magic number " + hex(magic) +
+                " (expected 0x0000080N: two zero bytes, type code, 1-4 dimensions, e.g. 0x00000803 for images)");
+  if (type != 0x08)
+    throw Error(what + ": IDX data type " + idxTypeName(type) +
+                " is not supported (AccelLab reads unsigned-byte IDX, as MNIST-style datasets use)");
+  const std::size_t header = 4 + 4 * static_cast<std::size_t>(ndims);
+  if (bytes.size() < header)
+    throw Error(what + ": truncated IDX header (" + std::to_string(bytes.size()) + " bytes, the header of a " +
+                std::to_string(ndims) + "-dimensional array needs " + std::to_string(header) + ")");
+  IdxArray a;
+  std::int64_t total = 1;
+  for (int d = 0; d < ndims; ++d) {
+    const std::uint32_t n = bigEndian32(bytes.data() + 4 + 4 * d);
+    if (n > (1u << 30)) throw Error(what + ": implausible IDX dimension " + std::to_string(d) + " size " + std::to_string(n));
+    a.dims.push_back(n);
+    total *= n;
+    if (total > (std::int64_t{1} << 36)) throw Error(what + ": IDX array too large (" + std::to_string(total) + "+ values)");
+  }
+  const std::int64_t have = static_cast<std::int64_t>(bytes.size() - header);
+  if (have < total)
+    throw Error(what + ": truncated IDX data: the header promises " + std::to_string(total) + " bytes but only " +
+                std::to_string(have) + " follow");
+  if (have > total)
+    throw Error(what + ": " + std::to_string(have - total) + " unexpected bytes after the IDX data (" +
+                std::to_string(total) + " expected)");
+  a.values.assign(bytes.begin() + static_cast<std::ptrdiff_t>(header), bytes.end());
+  return a;
+}
+
+IdxArray readIdxFile(const std::string& path) { return parseIdx(readDataFile(path), path); }
+
+}  // namespace core::data
