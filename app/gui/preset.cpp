@@ -1,0 +1,221 @@
+#include "app/gui/preset.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <cmath>
+
+#include "app/gui/config_json.h"
+#include "core/util/error.h"
+#include "core/util/files.h"
+
+namespace app::gui {
+
+using core::util::Error;
+using core::util::Json;
+
+namespace {
+
+const std::vector<std::string> kCharts = {"epoch_time", "throughput", "cost", "cost_per_million",
+                                          "time_to_accuracy", "sweep"};
+
+ComparisonSide readSide(const JsonReader& in, const std::string& prefix) {
+  ComparisonSide s;
+  s.deviceId = QString::fromStdString(in.string(prefix + "device"));
+  if (in.has(prefix + "batch")) s.batch = static_cast<int>(in.integer(prefix + "batch", 1, 1 << 20));
+  if (in.has(prefix + "count")) s.count = static_cast<int>(in.integer(prefix + "count", 1, 4096));
+  if (in.has(prefix + "vcpus")) s.vcpus = static_cast<int>(in.integer(prefix + "vcpus", 1, 4096));
+  if (in.has(prefix + "dataset")) s.datasetId = in.string(prefix + "dataset");
+  return s;
+}
+
+void writeSide(Json& j, const ComparisonSide& s, const std::string& prefix) {
+  j.set(prefix + "device", s.deviceId.toStdString());
+  if (s.batch) j.set(prefix + "batch", *s.batch);
+  if (s.count) j.set(prefix + "count", *s.count);
+  if (s.vcpus) j.set(prefix + "vcpus", *s.vcpus);
+  if (s.datasetId) j.set(prefix + "dataset", *s.datasetId);
+}
+
+}  // namespace
+
+bool isValidPresetId(const QString& id) {
+  static const QRegularExpression re("^[a-z0-9][a-z0-9-]{0,63}$");
+  return re.match(id).hasMatch();
+}
+
+QString presetIdFromTitle(const QString& title) {
+  QString id = title.toLower();
+  id.replace(QRegularExpression("[^a-z0-9]+"), "-");
+  id.remove(QRegularExpression("^-+|-+$"));
+  id.truncate(64);
+  while (id.endsWith('-')) id.chop(1);
+  return id.isEmpty() ? QStringLiteral("my-preset") : id;
+}
+
+Preset parsePreset(const std::string& text, const QString& source) {
+  const std::string src = source.toStdString();
+  const Json root = Json::parse(text, src);
+  const JsonReader in(root, src);
+  Preset p;
+  p.filePath = source;
+  p.id = QString::fromStdString(in.string("id"));
+  if (!isValidPresetId(p.id)) in.fail("id", "\"" + p.id.toStdString() + "\" must be lowercase letters, digits and '-'");
+  p.title = QString::fromStdString(in.string("title"));
+  p.source = QString::fromStdString(in.string("source", ""));
+  p.mode = in.choice("mode", {"train", "simulate"}) == "train" ? PresetMode::Train : PresetMode::Simulate;
+  p.modeNote = QString::fromStdString(in.string("mode_note", ""));
+  p.explanation = QString::fromStdString(in.string("explanation", ""));
+  p.config = trainConfigFromJson(in.object("experiment"));
+  for (const JsonReader& d : in.objects("devices")) {
+    const widgets::DeviceChoice choice = deviceChoiceFromJson(d);
+    for (const auto& other : p.devices)
+      if (other.deviceId == choice.deviceId) d.fail("id", "device \"" + choice.deviceId.toStdString() + "\" is listed twice");
+    p.devices << choice;
+  }
+  p.targetAccuracy = in.number("target_accuracy", 0, 0, 1);
+  for (const JsonReader& r : in.objects("references")) {
+    widgets::ReferenceMark m;
+    m.chart = QString::fromStdString(r.choice("chart", kCharts));
+    m.deviceId = QString::fromStdString(r.string("device"));
+    m.x = r.has("x") ? r.number("x", -1e12, 1e12) : std::nan("");
+    m.value = r.number("value", 0, 1e15);
+    m.label = QString::fromStdString(r.string("label"));
+    const std::string refSource = r.string("source", "");
+    if (!refSource.empty() && !m.label.contains(QString::fromStdString(refSource)))
+      m.label += QStringLiteral(" — ") + QString::fromStdString(refSource);
+    r.finish();
+    p.references << m;
+  }
+  for (const JsonReader& c : in.objects("comparisons")) {
+    Comparison cmp;
+    cmp.label = QString::fromStdString(c.string("label"));
+    cmp.metric = c.choice("metric", {"speedup", "fits"}) == "fits" ? Comparison::Metric::Fits : Comparison::Metric::Speedup;
+    cmp.device = readSide(c, "");
+    if (cmp.metric == Comparison::Metric::Speedup) {
+      cmp.versus = readSide(c, "vs_");
+      cmp.published = c.number("published", 1e-6, 1e6);
+    } else {
+      cmp.published = static_cast<double>(c.integer("published", 0, 1));
+    }
+    cmp.approximate = c.boolean("approximate", false);
+    cmp.source = QString::fromStdString(c.string("source", ""));
+    c.finish();
+    p.comparisons << cmp;
+  }
+  in.finish();
+  return p;
+}
+
+Preset loadPresetFile(const QString& path) {
+  return parsePreset(core::util::readFile(path.toStdString()), path);
+}
+
+std::string presetToJson(const Preset& p) {
+  Json j = Json::object();
+  j.set("id", p.id.toStdString());
+  j.set("title", p.title.toStdString());
+  if (!p.source.isEmpty()) j.set("source", p.source.toStdString());
+  j.set("mode", p.mode == PresetMode::Train ? "train" : "simulate");
+  if (!p.modeNote.isEmpty()) j.set("mode_note", p.modeNote.toStdString());
+  if (!p.explanation.isEmpty()) j.set("explanation", p.explanation.toStdString());
+  j.set("experiment", trainConfigToJson(p.config));
+  Json devices = Json::array();
+  for (const auto& d : p.devices) devices.push(deviceChoiceToJson(d));
+  j.set("devices", std::move(devices));
+  if (p.targetAccuracy > 0) j.set("target_accuracy", p.targetAccuracy);
+  Json refs = Json::array();
+  for (const auto& m : p.references) {
+    Json r = Json::object();
+    r.set("chart", m.chart.toStdString());
+    r.set("device", m.deviceId.toStdString());
+    if (std::isfinite(m.x)) r.set("x", m.x);
+    r.set("value", m.value);
+    r.set("label", m.label.toStdString());
+    refs.push(std::move(r));
+  }
+  j.set("references", std::move(refs));
+  Json comparisons = Json::array();
+  for (const auto& c : p.comparisons) {
+    Json o = Json::object();
+    o.set("label", c.label.toStdString());
+    o.set("metric", c.metric == Comparison::Metric::Fits ? "fits" : "speedup");
+    writeSide(o, c.device, "");
+    if (c.metric == Comparison::Metric::Speedup) {
+      writeSide(o, c.versus, "vs_");
+      o.set("published", c.published);
+    } else {
+      o.set("published", static_cast<int>(c.published));
+    }
+    if (c.approximate) o.set("approximate", true);
+    if (!c.source.isEmpty()) o.set("source", c.source.toStdString());
+    comparisons.push(std::move(o));
+  }
+  j.set("comparisons", std::move(comparisons));
+  return j.dump(2) + "\n";
+}
+
+void savePresetFile(const Preset& preset, const QString& path) {
+  const QFileInfo info(path);
+  if (!QDir().mkpath(info.absolutePath()))
+    throw Error(path.toStdString() + ": cannot create the folder " + info.absolutePath().toStdString());
+  QSaveFile file(path);
+  const std::string text = presetToJson(preset);
+  if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), static_cast<qint64>(text.size())) < 0 || !file.commit())
+    throw Error(path.toStdString() + ": cannot save the preset: " + file.errorString().toStdString());
+}
+
+QString PresetLibrary::builtinFolder() {
+  return QDir(QString::fromStdString(core::util::resourceDir())).filePath("presets");
+}
+
+QString PresetLibrary::userFolder() { return QDir(QString::fromStdString(core::util::userDataDir())).filePath("presets"); }
+
+void PresetLibrary::load(const QString& builtinDir, const QString& userDir) {
+  m_presets.clear();
+  m_errors.clear();
+  auto loadFolder = [this](const QString& dir, bool user) {
+    const QFileInfoList files = QDir(dir).entryInfoList({"*.json"}, QDir::Files, QDir::Name);
+    for (const QFileInfo& f : files) {
+      try {
+        Preset p = loadPresetFile(f.absoluteFilePath());
+        p.user = user;
+        if (p.id != f.completeBaseName())
+          throw Error(f.absoluteFilePath().toStdString() + ": id: \"" + p.id.toStdString() +
+                      "\" differs from the file name; name the file " + p.id.toStdString() + ".json");
+        auto same = std::find_if(m_presets.begin(), m_presets.end(), [&](const Preset& q) { return q.id == p.id; });
+        if (same != m_presets.end()) {
+          *same = std::move(p);
+        } else {
+          m_presets << std::move(p);
+        }
+      } catch (const std::exception& e) {
+        m_errors << QString::fromStdString(e.what());
+      }
+    }
+  };
+  loadFolder(builtinDir, false);
+  if (!userDir.isEmpty() && QDir(userDir) != QDir(builtinDir)) loadFolder(userDir, true);
+}
+
+const Preset* PresetLibrary::find(const QString& idOrPrefix) const {
+  for (const auto& p : m_presets)
+    if (p.id == idOrPrefix) return &p;
+  const Preset* found = nullptr;
+  for (const auto& p : m_presets) {
+    if (p.id.startsWith(idOrPrefix, Qt::CaseInsensitive)) {
+      if (found) return nullptr;
+      found = &p;
+    }
+  }
+  return idOrPrefix.isEmpty() ? nullptr : found;
+}
+
+QStringList PresetLibrary::ids() const {
+  QStringList out;
+  for (const auto& p : m_presets) out << p.id;
+  return out;
+}
+
+}  // namespace app::gui

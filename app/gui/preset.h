@@ -1,0 +1,87 @@
+#pragma once
+// Presets: a whole experiment set-up as a data file (resources/presets/<id>.json, or the
+// user's own in userDataDir()/presets). Each re-creates a published experiment: what to look
+// for, the settings, the devices, the published figures (reference marks on the charts) and
+// published comparisons the app sets beside its own simulated ones.
+#include <QString>
+#include <QStringList>
+#include <QVector>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/train/trainer.h"
+#include "widgets/hardware_panel.h"
+#include "widgets/run_store.h"
+
+namespace app::gui {
+
+enum class PresetMode { Train, Simulate };
+
+// One side of a published comparison: a device at the preset's settings, with overrides.
+struct ComparisonSide {
+  QString deviceId;
+  std::optional<int> batch, count, vcpus;
+  std::optional<std::string> datasetId;
+};
+
+// "A is N× faster than B" (speedup = run time of B / run time of A), or "A fits in memory".
+struct Comparison {
+  enum class Metric { Speedup, Fits };
+  QString label;
+  Metric metric = Metric::Speedup;
+  ComparisonSide device;
+  ComparisonSide versus;   // Speedup only
+  double published = 0;    // the ratio, or 1 = fits / 0 = out of memory
+  bool approximate = false;
+  QString source;
+};
+
+struct Preset {
+  QString id;
+  QString title;
+  QString source;
+  PresetMode mode = PresetMode::Train;
+  QString modeNote;        // says whether it trains for real or simulates, and why
+  QString explanation;     // what to look for
+  core::train::TrainConfig config;
+  QVector<widgets::DeviceChoice> devices;
+  double targetAccuracy = 0;
+  QVector<widgets::ReferenceMark> references;
+  QVector<Comparison> comparisons;
+  QString filePath;        // where it was loaded from (empty for a new one)
+  bool user = false;       // from the user's folder
+};
+
+// Parses and validates a preset; throws core::util::Error naming `source` and the key.
+Preset parsePreset(const std::string& text, const QString& source);
+Preset loadPresetFile(const QString& path);
+std::string presetToJson(const Preset& preset);
+// Atomically (QSaveFile); throws core::util::Error naming the path on failure.
+void savePresetFile(const Preset& preset, const QString& path);
+
+// A preset id is a file name: lowercase letters, digits and '-'.
+bool isValidPresetId(const QString& id);
+QString presetIdFromTitle(const QString& title);
+
+// The shipped presets and the user's. A user preset with a shipped preset's id replaces it.
+class PresetLibrary {
+public:
+  // Default folders: <resourceDir>/presets and <userDataDir>/presets.
+  static QString builtinFolder();
+  static QString userFolder();
+
+  void load(const QString& builtinDir = builtinFolder(), const QString& userDir = userFolder());
+  const QVector<Preset>& presets() const { return m_presets; }
+  // Files that failed validation: "file: key: what" each.
+  const QStringList& errors() const { return m_errors; }
+  // Exact id, else a unique case-insensitive prefix ("e3"); nullptr when none or ambiguous.
+  const Preset* find(const QString& idOrPrefix) const;
+  QStringList ids() const;
+
+private:
+  QVector<Preset> m_presets;
+  QStringList m_errors;
+};
+
+}  // namespace app::gui

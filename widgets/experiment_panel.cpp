@@ -1,0 +1,288 @@
+#include "widgets/experiment_panel.h"
+
+#include <QComboBox>
+#include <QDoubleValidator>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QIntValidator>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QThread>
+#include <QToolButton>
+#include <algorithm>
+#include <limits>
+
+namespace widgets {
+namespace {
+
+using core::train::OptimizerKind;
+using core::util::Precision;
+
+constexpr int kMaxBatch = 1 << 20;
+constexpr int kMaxLimit = std::numeric_limits<int>::max();
+
+void selectData(QComboBox* box, const QVariant& value, const QString& textIfMissing) {
+  int i = box->findData(value);
+  if (i < 0) {
+    box->addItem(textIfMissing, value);
+    i = box->count() - 1;
+  }
+  box->setCurrentIndex(i);
+}
+
+}  // namespace
+
+std::vector<int> ExperimentPanel::batchChoices() {
+  std::vector<int> out;
+  for (int b = 1; b <= 4096; b *= 2) out.push_back(b);
+  return out;
+}
+
+ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
+  setObjectName("ExperimentPanel");
+  auto* form = new QFormLayout(this);
+  form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+
+  m_dataset = new QComboBox(this);
+  m_dataset->setObjectName("dataset");
+  m_dataset->setToolTip(tr("The dataset to train on (or to simulate)"));
+  form->addRow(tr("&Dataset:"), m_dataset);
+
+  m_dataDir = new QLineEdit(this);
+  m_dataDir->setObjectName("dataDir");
+  m_dataDir->setPlaceholderText(tr("default location"));
+  m_dataDir->setToolTip(tr("Folder holding the dataset's files; empty = the dataset's default location"));
+  m_dataDir->setClearButtonEnabled(true);
+  m_browse = new QToolButton(this);
+  m_browse->setText(tr("…"));
+  m_browse->setToolTip(tr("Choose the data folder"));
+  auto* dirRow = new QHBoxLayout;
+  dirRow->setContentsMargins(0, 0, 0, 0);
+  dirRow->addWidget(m_dataDir, 1);
+  dirRow->addWidget(m_browse);
+  form->addRow(tr("Data &folder:"), dirRow);
+
+  m_limit = new QSpinBox(this);
+  m_limit->setObjectName("limit");
+  m_limit->setRange(0, kMaxLimit);
+  m_limit->setSingleStep(1000);
+  m_limit->setSpecialValueText(tr("all images"));
+  m_limit->setSuffix(tr(" images"));
+  m_limit->setGroupSeparatorShown(true);
+  m_limit->setToolTip(tr("Train on a shuffled subset of this many images (quick demos); \"all\" = the whole set"));
+  form->addRow(tr("&Subset:"), m_limit);
+
+  m_datasetNote = new QLabel(this);
+  m_datasetNote->setWordWrap(true);
+  m_datasetNote->setObjectName("datasetNote");
+  form->addRow(QString(), m_datasetNote);
+
+  m_model = new QComboBox(this);
+  m_model->setObjectName("model");
+  form->addRow(tr("&Model:"), m_model);
+
+  m_batch = new QComboBox(this);
+  m_batch->setObjectName("batch");
+  m_batch->setEditable(true);
+  m_batch->setInsertPolicy(QComboBox::NoInsert);
+  for (int b : batchChoices()) m_batch->addItem(QString::number(b));
+  m_batch->setValidator(new QIntValidator(1, kMaxBatch, m_batch));
+  m_batch->setToolTip(tr("Global batch size: pick a power of two or type any size"));
+  form->addRow(tr("&Batch:"), m_batch);
+
+  m_epochs = new QSpinBox(this);
+  m_epochs->setObjectName("epochs");
+  m_epochs->setRange(1, 10000);
+  form->addRow(tr("&Epochs:"), m_epochs);
+
+  m_optimizer = new QComboBox(this);
+  m_optimizer->setObjectName("optimizer");
+  m_optimizer->addItem(tr("Adam"), static_cast<int>(OptimizerKind::Adam));
+  m_optimizer->addItem(tr("SGD, momentum 0.9"), static_cast<int>(OptimizerKind::SGD));
+  form->addRow(tr("&Optimizer:"), m_optimizer);
+
+  m_learningRate = new QLineEdit(this);
+  m_learningRate->setObjectName("learningRate");
+  auto* lrValidator = new QDoubleValidator(1e-9, 100.0, 9, m_learningRate);
+  lrValidator->setNotation(QDoubleValidator::ScientificNotation);
+  lrValidator->setLocale(QLocale::c());
+  m_learningRate->setValidator(lrValidator);
+  m_learningRate->setToolTip(tr("Learning rate, e.g. 0.001 or 1e-3"));
+  form->addRow(tr("&Learning rate:"), m_learningRate);
+
+  m_precision = new QComboBox(this);
+  m_precision->setObjectName("precision");
+  for (Precision p : {Precision::FP32, Precision::FP16, Precision::BF16})
+    m_precision->addItem(QString::fromLatin1(core::util::precisionName(p)), static_cast<int>(p));
+  m_precision->setToolTip(tr("fp16/bf16: mixed precision (16-bit GEMM inputs, fp32 accumulation)"));
+  form->addRow(tr("&Precision:"), m_precision);
+
+  m_seed = new QSpinBox(this);
+  m_seed->setObjectName("seed");
+  m_seed->setRange(0, std::numeric_limits<int>::max());
+  m_seed->setToolTip(tr("Same seed and thread count: the same run, bit for bit"));
+  form->addRow(tr("S&eed:"), m_seed);
+
+  m_threads = new QSpinBox(this);
+  m_threads->setObjectName("threads");
+  m_threads->setRange(0, std::max(1, QThread::idealThreadCount()));
+  m_threads->setSpecialValueText(tr("all cores"));
+  form->addRow(tr("&Threads:"), m_threads);
+
+  m_execution = new QComboBox(this);
+  m_execution->setObjectName("execution");
+  m_execution->addItem(tr("Train here, simulate devices"), true);
+  m_execution->addItem(tr("Simulate only"), false);
+  m_execution->setToolTip(tr("Train here: the model learns on this machine (measured) while the chosen devices "
+                             "are simulated step for step. Simulate only: no training, instant."));
+  form->addRow(tr("E&xecution:"), m_execution);
+
+  connect(m_browse, &QToolButton::clicked, this, &ExperimentPanel::chooseDataFolder);
+  connect(m_dataset, &QComboBox::currentIndexChanged, this, [this] {
+    updateDatasetDependent();
+    Q_EMIT configChanged();
+  });
+  connect(m_dataDir, &QLineEdit::editingFinished, this, &ExperimentPanel::configChanged);
+  for (QSpinBox* s : {m_limit, m_epochs, m_seed, m_threads})
+    connect(s, &QSpinBox::valueChanged, this, &ExperimentPanel::configChanged);
+  for (QComboBox* c : {m_model, m_optimizer, m_precision, m_execution})
+    connect(c, &QComboBox::currentIndexChanged, this, &ExperimentPanel::configChanged);
+  connect(m_batch, &QComboBox::currentTextChanged, this, [this] {
+    if (m_batch->lineEdit()->hasAcceptableInput()) Q_EMIT configChanged();
+  });
+  connect(m_learningRate, &QLineEdit::textChanged, this, [this] {
+    if (m_learningRate->hasAcceptableInput()) Q_EMIT configChanged();
+  });
+
+  setConfig(core::train::TrainConfig{});
+}
+
+void ExperimentPanel::setCatalogs(const std::vector<core::data::DatasetInfo>& datasets,
+                                  const std::vector<core::nn::ModelInfo>& models) {
+  const core::train::TrainConfig keep = config();
+  const bool train = trainHere();
+  {
+    const QSignalBlocker b1(m_dataset), b2(m_model);
+    m_datasets = datasets;
+    m_dataset->clear();
+    for (const auto& d : datasets) {
+      const QString id = QString::fromStdString(d.id);
+      m_dataset->addItem(d.loadable ? id : tr("%1 (simulation only)").arg(id), id);
+      m_dataset->setItemData(m_dataset->count() - 1, QString::fromStdString(d.description), Qt::ToolTipRole);
+    }
+    m_model->clear();
+    for (const auto& m : models) {
+      const QString id = QString::fromStdString(m.id);
+      m_model->addItem(m.reference ? tr("%1 (large)").arg(id) : id, id);
+      m_model->setItemData(m_model->count() - 1, QString::fromStdString(m.description), Qt::ToolTipRole);
+    }
+  }
+  setConfig(keep);
+  setTrainHere(train);
+}
+
+core::train::TrainConfig ExperimentPanel::config() const {
+  core::train::TrainConfig c;
+  c.datasetId = m_dataset->currentData().toString().toStdString();
+  c.dataDir = m_dataDir->text().trimmed().toStdString();
+  c.limit = m_limit->value();
+  c.modelId = m_model->currentData().toString().toStdString();
+  c.batch = batchValue();
+  c.epochs = m_epochs->value();
+  c.optimizer = static_cast<OptimizerKind>(m_optimizer->currentData().toInt());
+  c.learningRate = learningRateValue();
+  c.precision = static_cast<Precision>(m_precision->currentData().toInt());
+  c.seed = static_cast<std::uint64_t>(m_seed->value());
+  c.threads = m_threads->value();
+  return c;
+}
+
+void ExperimentPanel::setConfig(const core::train::TrainConfig& c) {
+  {
+    const QSignalBlocker blockers[] = {QSignalBlocker(m_dataset), QSignalBlocker(m_dataDir), QSignalBlocker(m_limit),
+                                       QSignalBlocker(m_model),   QSignalBlocker(m_batch),   QSignalBlocker(m_epochs),
+                                       QSignalBlocker(m_optimizer), QSignalBlocker(m_learningRate),
+                                       QSignalBlocker(m_precision), QSignalBlocker(m_seed), QSignalBlocker(m_threads)};
+    const QString dataset = QString::fromStdString(c.datasetId);
+    selectData(m_dataset, dataset, dataset);
+    m_dataDir->setText(QString::fromStdString(c.dataDir));
+    updateDatasetDependent();
+    m_limit->setValue(static_cast<int>(std::clamp<std::int64_t>(c.limit, 0, m_limit->maximum())));
+    const QString model = QString::fromStdString(c.modelId);
+    selectData(m_model, model, model);
+    m_batch->setEditText(QString::number(c.batch));
+    m_lastBatch = c.batch;
+    m_epochs->setValue(c.epochs);
+    selectData(m_optimizer, static_cast<int>(c.optimizer), tr("optimizer %1").arg(static_cast<int>(c.optimizer)));
+    m_learningRate->setText(QLocale::c().toString(c.learningRate, 'g', 6));
+    m_lastLearningRate = c.learningRate;
+    selectData(m_precision, static_cast<int>(c.precision), QString::fromLatin1(core::util::precisionName(c.precision)));
+    m_seed->setValue(static_cast<int>(std::min<std::uint64_t>(c.seed, static_cast<std::uint64_t>(m_seed->maximum()))));
+    m_threads->setValue(std::min(c.threads, m_threads->maximum()));
+  }
+  Q_EMIT configChanged();
+}
+
+bool ExperimentPanel::trainHere() const { return m_execution->currentData().toBool() && datasetLoadable(); }
+
+void ExperimentPanel::setTrainHere(bool train) { m_execution->setCurrentIndex(train ? 0 : 1); }
+
+bool ExperimentPanel::datasetLoadable() const {
+  const std::string id = m_dataset->currentData().toString().toStdString();
+  for (const auto& d : m_datasets)
+    if (d.id == id) return d.loadable;
+  return false;
+}
+
+void ExperimentPanel::updateDatasetDependent() {
+  const std::string id = m_dataset->currentData().toString().toStdString();
+  const core::data::DatasetInfo* info = nullptr;
+  for (const auto& d : m_datasets)
+    if (d.id == id) info = &d;
+  const bool loadable = info && info->loadable;
+  m_limit->setMaximum(info && info->trainSize > 0 ? static_cast<int>(std::min<std::int64_t>(info->trainSize, kMaxLimit))
+                                                  : kMaxLimit);
+  m_dataDir->setEnabled(loadable);
+  m_browse->setEnabled(loadable);
+  // Only the "Train here" entry depends on the dataset.
+  if (auto* model = qobject_cast<QStandardItemModel*>(m_execution->model())) {
+    if (QStandardItem* item = model->item(0)) item->setEnabled(loadable);
+  }
+  if (!info) {
+    m_datasetNote->setText(tr("Unknown dataset"));
+  } else {
+    const QString size = QLocale().toString(static_cast<qlonglong>(info->trainSize));
+    const QString source = QString::fromStdString(info->source);
+    m_datasetNote->setText(loadable ? tr("%1 training images · %2").arg(size, source)
+                                    : tr("%1 training images · known by its description only: "
+                                         "simulation only").arg(size));
+  }
+}
+
+void ExperimentPanel::chooseDataFolder() {
+  const QString dir = QFileDialog::getExistingDirectory(this, tr("Data folder"), m_dataDir->text());
+  if (dir.isEmpty()) return;
+  m_dataDir->setText(dir);
+  Q_EMIT configChanged();
+}
+
+int ExperimentPanel::batchValue() const {
+  bool ok = false;
+  const int v = m_batch->currentText().toInt(&ok);
+  if (ok && v >= 1 && v <= kMaxBatch) m_lastBatch = v;
+  return m_lastBatch;
+}
+
+double ExperimentPanel::learningRateValue() const {
+  bool ok = false;
+  const double v = QLocale::c().toDouble(m_learningRate->text(), &ok);
+  if (ok && m_learningRate->hasAcceptableInput()) m_lastLearningRate = v;
+  return m_lastLearningRate;
+}
+
+}  // namespace widgets

@@ -1,0 +1,283 @@
+#include "widgets/hardware_panel.h"
+
+#include <QComboBox>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QStyle>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include "widgets/palette.h"
+
+namespace widgets {
+namespace {
+
+using core::util::Precision;
+
+enum Column { kDevice, kCount, kPrice, kPrecision, kEstimate, kColumns };
+constexpr int kAsRun = -1;
+constexpr int kDefaultVcpus = 8;
+
+QString deviceLabel(const core::hw::DeviceSpec& spec) {
+  if (spec.id == "host") return QObject::tr("this machine");
+  return QString::fromStdString(spec.id);
+}
+
+std::optional<double> peakAt(const core::hw::DeviceSpec& s, Precision p) {
+  switch (p) {
+    case Precision::FP32: return s.peakTflopsFp32;
+    case Precision::TF32: return s.peakTflopsTf32;
+    case Precision::FP16: return s.peakTflopsFp16;
+    case Precision::BF16: return s.peakTflopsBf16;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool HardwarePanel::isScalableCpu(const core::hw::DeviceSpec& spec) {
+  return spec.kind == core::hw::DeviceKind::Cpu && spec.id != "host";
+}
+
+HardwarePanel::HardwarePanel(QWidget* parent) : QWidget(parent) {
+  setObjectName("HardwarePanel");
+  auto* layout = new QVBoxLayout(this);
+  m_table = new QTableWidget(0, kColumns, this);
+  m_table->setObjectName("deviceTable");
+  m_table->setHorizontalHeaderLabels({tr("Device"), tr("How many"), tr("Price"), tr("Precision"), tr("Estimate")});
+  m_table->horizontalHeaderItem(kCount)->setToolTip(tr("Devices in synchronous data parallel, or vCPUs for a cloud CPU"));
+  m_table->horizontalHeaderItem(kEstimate)->setToolTip(tr("Simulated at the current settings; hover for details"));
+  m_table->verticalHeader()->hide();
+  m_table->setSelectionMode(QAbstractItemView::NoSelection);
+  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_table->setFocusPolicy(Qt::NoFocus);
+  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  m_table->horizontalHeader()->setStretchLastSection(true);
+  m_table->setWordWrap(false);
+  layout->addWidget(m_table, 1);
+  m_note = new QLabel(this);
+  m_note->setWordWrap(true);
+  m_note->setObjectName("hardwareNote");
+  m_note->hide();
+  layout->addWidget(m_note);
+
+  connect(m_table, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* item) {
+    if (!m_updating && item->column() == kDevice) Q_EMIT choicesChanged();
+  });
+}
+
+int HardwarePanel::rowOf(const QString& deviceId) const {
+  for (int r = 0; r < static_cast<int>(m_rows.size()); ++r)
+    if (QString::fromStdString(m_rows[static_cast<std::size_t>(r)].spec.id) == deviceId) return r;
+  return -1;
+}
+
+QStringList HardwarePanel::deviceIds() const {
+  QStringList ids;
+  for (const auto& r : m_rows) ids << QString::fromStdString(r.spec.id);
+  return ids;
+}
+
+void HardwarePanel::setCatalog(const std::vector<core::hw::DeviceSpec>& devices) {
+  QVector<DeviceChoice> previous;
+  for (int r = 0; r < m_table->rowCount(); ++r) previous << readRow(r);
+  const QVector<DeviceChoice> checked = choices();
+
+  m_updating = true;
+  m_rows.clear();
+  m_table->setRowCount(0);
+  for (const auto& spec : devices) {
+    m_rows.push_back({spec, {}});
+    const int row = m_table->rowCount();
+    m_table->insertRow(row);
+    buildRow(row, spec);
+  }
+  for (const auto& c : previous) {
+    const int row = rowOf(c.deviceId);
+    if (row >= 0) applyChoice(row, c, checked.contains(c));
+  }
+  m_updating = false;
+  setHostMeasured(m_hostMeasured);
+  Q_EMIT choicesChanged();
+}
+
+void HardwarePanel::buildRow(int row, const core::hw::DeviceSpec& spec) {
+  const QString id = QString::fromStdString(spec.id);
+  auto* name = new QTableWidgetItem(deviceLabel(spec));
+  name->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
+  name->setCheckState(Qt::Unchecked);
+  name->setData(Qt::UserRole, id);
+  QPixmap swatch(10, 10);
+  swatch.fill(deviceColor(id));
+  name->setIcon(QIcon(swatch));
+  QString tip = QString::fromStdString(spec.name);
+  if (!spec.notes.empty()) tip += "\n" + QString::fromStdString(spec.notes);
+  if (!spec.source.empty()) tip += "\n" + tr("Source: %1").arg(QString::fromStdString(spec.source));
+  name->setToolTip(tip);
+  m_table->setItem(row, kDevice, name);
+
+  auto* count = new QSpinBox(m_table);
+  count->setObjectName("count_" + id);
+  count->setFrame(false);
+  if (isScalableCpu(spec)) {
+    count->setRange(1, 256);
+    count->setValue(kDefaultVcpus);
+    count->setSuffix(tr(" vCPUs"));
+  } else {
+    count->setRange(1, 64);
+    count->setValue(1);
+    count->setPrefix(tr("× "));
+    count->setEnabled(spec.id != "host");
+  }
+  m_table->setCellWidget(row, kCount, count);
+
+  auto* price = new QComboBox(m_table);
+  price->setObjectName("price_" + id);
+  price->setFrame(false);
+  auto money = [](double usd) { return QStringLiteral("$%1/h").arg(usd, 0, 'f', usd < 0.1 ? 4 : 2); };
+  if (spec.usdPerHourOnDemand) price->addItem(tr("on-demand %1").arg(money(*spec.usdPerHourOnDemand)), false);
+  if (spec.usdPerHourPreemptible) price->addItem(tr("preemptible %1").arg(money(*spec.usdPerHourPreemptible)), true);
+  if (price->count() == 0) {
+    price->addItem(tr("no price"), false);
+    price->setEnabled(false);
+  }
+  if (!spec.priceDate.empty()) price->setToolTip(tr("Price as of %1").arg(QString::fromStdString(spec.priceDate)));
+  m_table->setCellWidget(row, kPrice, price);
+
+  auto* precision = new QComboBox(m_table);
+  precision->setObjectName("precision_" + id);
+  precision->setFrame(false);
+  precision->addItem(tr("as run"), kAsRun);
+  for (Precision p : {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16})
+    if (peakAt(spec, p)) precision->addItem(QString::fromLatin1(core::util::precisionName(p)), static_cast<int>(p));
+  precision->setToolTip(tr("\"as run\": the experiment's precision where the device has it, else its native one"));
+  m_table->setCellWidget(row, kPrecision, precision);
+
+  m_table->setItem(row, kEstimate, new QTableWidgetItem);
+
+  connect(count, &QSpinBox::valueChanged, this, [this] { if (!m_updating) Q_EMIT choicesChanged(); });
+  for (QComboBox* c : {price, precision})
+    connect(c, &QComboBox::currentIndexChanged, this, [this] { if (!m_updating) Q_EMIT choicesChanged(); });
+}
+
+DeviceChoice HardwarePanel::readRow(int row) const {
+  const auto& spec = m_rows[static_cast<std::size_t>(row)].spec;
+  DeviceChoice c;
+  c.deviceId = QString::fromStdString(spec.id);
+  const auto* count = static_cast<QSpinBox*>(m_table->cellWidget(row, kCount));
+  if (isScalableCpu(spec)) {
+    c.vcpus = count->value();
+  } else {
+    c.count = count->value();
+  }
+  c.preemptible = static_cast<QComboBox*>(m_table->cellWidget(row, kPrice))->currentData().toBool();
+  const int p = static_cast<QComboBox*>(m_table->cellWidget(row, kPrecision))->currentData().toInt();
+  if (p != kAsRun) c.precision = static_cast<Precision>(p);
+  return c;
+}
+
+void HardwarePanel::applyChoice(int row, const DeviceChoice& c, bool checked) {
+  const auto& spec = m_rows[static_cast<std::size_t>(row)].spec;
+  auto* count = static_cast<QSpinBox*>(m_table->cellWidget(row, kCount));
+  const QSignalBlocker b0(count);
+  if (isScalableCpu(spec)) {
+    count->setValue(c.vcpus > 0 ? c.vcpus : kDefaultVcpus);
+  } else if (spec.id != "host") {
+    count->setValue(std::max(1, c.count));
+  }
+  auto* price = static_cast<QComboBox*>(m_table->cellWidget(row, kPrice));
+  const QSignalBlocker b1(price);
+  const int pi = price->findData(c.preemptible);
+  if (pi >= 0) price->setCurrentIndex(pi);
+  auto* precision = static_cast<QComboBox*>(m_table->cellWidget(row, kPrecision));
+  const QSignalBlocker b2(precision);
+  const int qi = precision->findData(c.precision ? static_cast<int>(*c.precision) : kAsRun);
+  precision->setCurrentIndex(qi >= 0 ? qi : 0);
+  m_table->item(row, kDevice)->setCheckState(checked ? Qt::Checked : Qt::Unchecked);
+}
+
+QVector<DeviceChoice> HardwarePanel::choices() const {
+  QVector<DeviceChoice> out;
+  for (int r = 0; r < m_table->rowCount(); ++r)
+    if (m_table->item(r, kDevice)->checkState() == Qt::Checked) out << readRow(r);
+  return out;
+}
+
+QStringList HardwarePanel::setChoices(const QVector<DeviceChoice>& wanted) {
+  QStringList unknown;
+  m_updating = true;
+  for (int r = 0; r < m_table->rowCount(); ++r) m_table->item(r, kDevice)->setCheckState(Qt::Unchecked);
+  for (const auto& c : wanted) {
+    const int row = rowOf(c.deviceId);
+    if (row < 0) {
+      unknown << c.deviceId;
+      continue;
+    }
+    applyChoice(row, c, true);
+  }
+  m_updating = false;
+  setHostMeasured(m_hostMeasured);
+  Q_EMIT choicesChanged();
+  return unknown;
+}
+
+std::optional<DeviceChoice> HardwarePanel::settings(const QString& deviceId) const {
+  const int row = rowOf(deviceId);
+  if (row < 0) return std::nullopt;
+  return readRow(row);
+}
+
+void HardwarePanel::setHostMeasured(bool measured) {
+  m_hostMeasured = measured;
+  const int row = rowOf(hostId());
+  if (row < 0) return;
+  QTableWidgetItem* item = m_table->item(row, kDevice);
+  const bool wasUpdating = m_updating;
+  m_updating = true;
+  if (measured) {
+    item->setCheckState(Qt::Checked);
+    item->setFlags(item->flags() & ~Qt::ItemIsEnabled);
+    item->setText(tr("this machine (measured)"));
+  } else {
+    item->setFlags(item->flags() | Qt::ItemIsEnabled);
+    item->setText(tr("this machine"));
+  }
+  m_updating = wasUpdating;
+}
+
+void HardwarePanel::setDeviceStatus(const QString& deviceId, const DeviceStatus& status) {
+  const int row = rowOf(deviceId);
+  if (row < 0) return;
+  m_rows[static_cast<std::size_t>(row)].status = status;
+  QTableWidgetItem* item = m_table->item(row, kEstimate);
+  item->setText(status.text);
+  item->setToolTip(status.detail);
+  switch (status.kind) {
+    case DeviceStatus::Kind::Ok:
+      item->setIcon({});
+      item->setForeground(palette().brush(QPalette::Text));
+      break;
+    case DeviceStatus::Kind::OutOfMemory:
+      item->setIcon(style()->standardIcon(QStyle::SP_MessageBoxWarning));
+      item->setForeground(QColor(0xD5, 0x5E, 0x00));  // Okabe–Ito vermillion
+      break;
+    case DeviceStatus::Kind::Error:
+      item->setIcon(style()->standardIcon(QStyle::SP_MessageBoxCritical));
+      item->setForeground(palette().brush(QPalette::PlaceholderText));
+      break;
+  }
+}
+
+DeviceStatus HardwarePanel::deviceStatus(const QString& deviceId) const {
+  const int row = rowOf(deviceId);
+  return row < 0 ? DeviceStatus{} : m_rows[static_cast<std::size_t>(row)].status;
+}
+
+void HardwarePanel::setNote(const QString& text) {
+  m_note->setText(text);
+  m_note->setVisible(!text.isEmpty());
+}
+
+}  // namespace widgets

@@ -1,0 +1,85 @@
+#pragma once
+// The Hardware dock: the device catalog as a checklist. Each row: the device, how many
+// (devices in data parallel, or vCPUs for a scalable CPU), the price kind, the precision it
+// runs at, and an estimate the app fills in from the simulator (devices that would not fit
+// in memory at this batch are flagged before the run). GUI thread only.
+#include <QString>
+#include <QVector>
+#include <QWidget>
+#include <optional>
+#include <vector>
+
+#include "core/hw/device_spec.h"
+#include "core/util/precision.h"
+
+class QTableWidget;
+class QLabel;
+
+namespace widgets {
+
+// One chosen device as the simulator needs it.
+struct DeviceChoice {
+  QString deviceId;
+  int count = 1;          // devices in synchronous data parallel (GPUs, TPU boards)
+  int vcpus = 0;          // scalable CPUs only: vCPUs (0 = the device's default)
+  bool preemptible = false;
+  std::optional<core::util::Precision> precision;  // nullopt = the run's precision
+  friend bool operator==(const DeviceChoice&, const DeviceChoice&) = default;
+};
+
+// What the app says about a device at the current settings.
+struct DeviceStatus {
+  enum class Kind { Ok, OutOfMemory, Error };
+  Kind kind = Kind::Ok;
+  QString text;     // short: "≈ 12.4 s/epoch · $0.03/run", "out of memory"
+  QString detail;   // tooltip: the whole story
+};
+
+class HardwarePanel : public QWidget {
+  Q_OBJECT
+public:
+  explicit HardwarePanel(QWidget* parent = nullptr);
+
+  // Rebuilds the rows, keeping the current choices where the ids still exist.
+  void setCatalog(const std::vector<core::hw::DeviceSpec>& devices);
+  QStringList deviceIds() const;
+
+  // The checked devices, in catalog order.
+  QVector<DeviceChoice> choices() const;
+  // Checks exactly these devices with these settings; returns the ids not in the catalog.
+  QStringList setChoices(const QVector<DeviceChoice>& choices);
+  // The row's settings whether checked or not (nullopt for an unknown id).
+  std::optional<DeviceChoice> settings(const QString& deviceId) const;
+
+  // When the host trains for real it is measured: its row is checked and locked.
+  void setHostMeasured(bool measured);
+  bool hostMeasured() const { return m_hostMeasured; }
+
+  void setDeviceStatus(const QString& deviceId, const DeviceStatus& status);
+  DeviceStatus deviceStatus(const QString& deviceId) const;
+  void setNote(const QString& text);  // under the table (catalog load problems)
+
+  static bool isScalableCpu(const core::hw::DeviceSpec& spec);
+  static QString hostId() { return QStringLiteral("host"); }
+
+Q_SIGNALS:
+  void choicesChanged();
+
+private:
+  struct Row {
+    core::hw::DeviceSpec spec;
+    DeviceStatus status;
+  };
+  int rowOf(const QString& deviceId) const;
+  void buildRow(int row, const core::hw::DeviceSpec& spec);
+  void applyChoice(int row, const DeviceChoice& c, bool checked);
+  DeviceChoice readRow(int row) const;
+
+  QTableWidget* m_table = nullptr;
+  QLabel* m_note = nullptr;
+  std::vector<Row> m_rows;
+  bool m_hostMeasured = false;
+  bool m_updating = false;
+};
+
+}  // namespace widgets
