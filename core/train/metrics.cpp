@@ -1,0 +1,41 @@
+#include "core/train/metrics.h"
+
+namespace core::train {
+
+const char* runStatusName(RunStatus s) {
+  switch (s) {
+    case RunStatus::NotStarted: return "not-started";
+    case RunStatus::Running: return "running";
+    case RunStatus::Paused: return "paused";
+    case RunStatus::Finished: return "finished";
+    case RunStatus::Stopped: return "stopped";
+    case RunStatus::Diverged: return "diverged";
+    case RunStatus::Failed: return "failed";
+  }
+  return "unknown";
+}
+
+void MetricsChannel::push(const BatchSample& s) {
+  const std::lock_guard lock(m_mutex);
+  m_batches.push_back(s);
+}
+
+void MetricsChannel::push(const EpochSample& s) {
+  const std::lock_guard lock(m_mutex);
+  m_epochs.push_back(s);
+}
+
+void MetricsChannel::drain(std::vector<BatchSample>& batches, std::vector<EpochSample>& epochs) {
+  std::vector<BatchSample> b;
+  std::vector<EpochSample> e;
+  {
+    // Swap under the lock, copy outside it: the training thread never waits on the reader.
+    const std::lock_guard lock(m_mutex);
+    b.swap(m_batches);
+    e.swap(m_epochs);
+  }
+  batches.insert(batches.end(), b.begin(), b.end());
+  epochs.insert(epochs.end(), e.begin(), e.end());
+}
+
+}  // namespace core::train
