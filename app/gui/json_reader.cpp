@@ -63,6 +63,14 @@ std::int64_t JsonReader::integer(const std::string& key, std::int64_t fallback, 
   return has(key) ? integer(key, min, max) : (m_read.insert(key), fallback);
 }
 
+double JsonReader::real(const std::string& key, double fallback) const {
+  const Json* j = lookup(key);
+  if (!j) return fallback;
+  if (j->isNull()) return std::nan("");
+  if (!j->isNumber()) fail(key, "expected a number or null");
+  return j->asNumber();
+}
+
 bool JsonReader::boolean(const std::string& key, bool fallback) const {
   if (!has(key)) return m_read.insert(key), fallback;
   return require(key, Json::Type::Bool, "boolean (true or false)").asBool();

@@ -23,6 +23,8 @@ public:
   double number(const std::string& key, double min, double max) const;
   double number(const std::string& key, double fallback, double min, double max) const;
   std::int64_t integer(const std::string& key, std::int64_t fallback, std::int64_t min, std::int64_t max) const;
+  // Any number; null reads as NaN (JSON has no NaN, so writers put null there).
+  double real(const std::string& key, double fallback) const;
   std::int64_t integer(const std::string& key, std::int64_t min, std::int64_t max) const;
   bool boolean(const std::string& key, bool fallback) const;
   // One of `allowed`; the error lists them.

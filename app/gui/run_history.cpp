@@ -1,0 +1,337 @@
+#include "app/gui/run_history.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QSaveFile>
+#include <QStandardPaths>
+#include <cmath>
+#include <cstdint>
+
+#include "app/gui/config_json.h"
+#include "app/gui/json_reader.h"
+#include "core/util/error.h"
+#include "core/util/files.h"
+
+namespace app::gui {
+
+using core::train::RunStatus;
+using core::util::Error;
+using core::util::Json;
+
+namespace {
+
+constexpr int kFormatVersion = 1;
+
+const std::vector<std::pair<RunStatus, std::string>> kStatusNames = {
+    {RunStatus::NotStarted, "not-started"}, {RunStatus::Running, "running"},   {RunStatus::Paused, "paused"},
+    {RunStatus::Finished, "finished"},      {RunStatus::Stopped, "stopped"},   {RunStatus::Diverged, "diverged"},
+    {RunStatus::Failed, "failed"}};
+const std::vector<std::pair<core::sim::Bound, std::string>> kBoundNames = {
+    {core::sim::Bound::Compute, "compute"},   {core::sim::Bound::Memory, "memory"},
+    {core::sim::Bound::Overhead, "overhead"}, {core::sim::Bound::Input, "input"},
+    {core::sim::Bound::Communication, "communication"}};
+
+template <class E>
+std::string nameOf(const std::vector<std::pair<E, std::string>>& table, E value) {
+  for (const auto& [v, n] : table)
+    if (v == value) return n;
+  return table.front().second;
+}
+
+template <class E>
+E readEnum(const JsonReader& in, const std::string& key, const std::vector<std::pair<E, std::string>>& table) {
+  std::vector<std::string> names;
+  for (const auto& [v, n] : table) names.push_back(n);
+  const std::string s = in.choice(key, names);
+  for (const auto& [v, n] : table)
+    if (n == s) return v;
+  return table.front().first;
+}
+
+Json numbers(const std::vector<double>& v) {
+  Json a = Json::array();
+  for (double x : v) a.push(x);
+  return a;
+}
+
+template <class T, class F>
+Json column(const std::vector<T>& rows, F get) {
+  Json a = Json::array();
+  for (const auto& r : rows) a.push(static_cast<double>(get(r)));
+  return a;
+}
+
+Json reportToJson(const core::sim::SimReport& r) {
+  Json c = Json::object();
+  c.set("model", r.config.modelId);
+  c.set("dataset", r.config.datasetId);
+  c.set("device", r.config.deviceId);
+  c.set("count", r.config.count);
+  c.set("vcpus", r.config.vcpus);
+  c.set("batch", r.config.batch);
+  c.set("precision", core::util::precisionName(r.config.precision));
+  c.set("epochs", r.config.epochs);
+  c.set("preemptible", r.config.preemptible);
+  Json b = Json::object();
+  b.set("compute_seconds", r.breakdown.computeSeconds);
+  b.set("memory_seconds", r.breakdown.memorySeconds);
+  b.set("overhead_seconds", r.breakdown.overheadSeconds);
+  b.set("input_seconds", r.breakdown.inputSeconds);
+  b.set("communication_seconds", r.breakdown.communicationSeconds);
+  Json j = Json::object();
+  j.set("config", std::move(c));
+  j.set("step_seconds", r.stepSeconds);
+  j.set("breakdown", std::move(b));
+  j.set("bound", nameOf(kBoundNames, r.bound));
+  j.set("explanation", r.explanation);
+  j.set("images_per_second", r.imagesPerSecond);
+  j.set("steps_per_epoch", static_cast<long long>(r.stepsPerEpoch));
+  j.set("epoch_seconds", r.epochSeconds);
+  j.set("first_epoch_seconds", r.firstEpochSeconds);
+  j.set("run_seconds", r.runSeconds);
+  j.set("usd_per_hour", r.usdPerHour);
+  j.set("price_known", r.priceKnown);
+  j.set("usd_per_million_images", r.usdPerMillionImages);
+  j.set("usd_per_run", r.usdPerRun);
+  j.set("memory_bytes_per_device", r.memoryBytesPerDevice);
+  j.set("memory_capacity_bytes", r.memoryCapacityBytes);
+  j.set("fits_in_memory", r.fitsInMemory);
+  j.set("achieved_tflops", r.achievedTflops);
+  j.set("utilization", r.utilization);
+  return j;
+}
+
+core::sim::SimReport reportFromJson(const JsonReader& in) {
+  core::sim::SimReport r;
+  const JsonReader c = in.object("config");
+  r.config.modelId = c.string("model");
+  r.config.datasetId = c.string("dataset");
+  r.config.deviceId = c.string("device");
+  r.config.count = static_cast<int>(c.integer("count", 1, 0, 1 << 20));
+  r.config.vcpus = static_cast<int>(c.integer("vcpus", 0, 0, 1 << 20));
+  r.config.batch = static_cast<int>(c.integer("batch", 1, 0, 1 << 30));
+  r.config.precision = *core::util::parsePrecision(c.choice("precision", {"fp32", "tf32", "fp16", "bf16"}));
+  r.config.epochs = static_cast<int>(c.integer("epochs", 1, 0, 1 << 20));
+  r.config.preemptible = c.boolean("preemptible", false);
+  c.finish();
+  const JsonReader b = in.object("breakdown");
+  r.breakdown.computeSeconds = b.real("compute_seconds", 0);
+  r.breakdown.memorySeconds = b.real("memory_seconds", 0);
+  r.breakdown.overheadSeconds = b.real("overhead_seconds", 0);
+  r.breakdown.inputSeconds = b.real("input_seconds", 0);
+  r.breakdown.communicationSeconds = b.real("communication_seconds", 0);
+  b.finish();
+  r.stepSeconds = in.real("step_seconds", 0);
+  r.bound = readEnum(in, "bound", kBoundNames);
+  r.explanation = in.string("explanation", "");
+  r.imagesPerSecond = in.real("images_per_second", 0);
+  r.stepsPerEpoch = in.integer("steps_per_epoch", 0, 0, INT64_MAX / 2);
+  r.epochSeconds = in.real("epoch_seconds", 0);
+  r.firstEpochSeconds = in.real("first_epoch_seconds", 0);
+  r.runSeconds = in.real("run_seconds", 0);
+  r.usdPerHour = in.real("usd_per_hour", 0);
+  r.priceKnown = in.boolean("price_known", false);
+  r.usdPerMillionImages = in.real("usd_per_million_images", 0);
+  r.usdPerRun = in.real("usd_per_run", 0);
+  r.memoryBytesPerDevice = in.real("memory_bytes_per_device", 0);
+  r.memoryCapacityBytes = in.real("memory_capacity_bytes", 0);
+  r.fitsInMemory = in.boolean("fits_in_memory", true);
+  r.achievedTflops = in.real("achieved_tflops", 0);
+  r.utilization = in.real("utilization", 0);
+  in.finish();
+  return r;
+}
+
+Json runToJson(const widgets::Run& run) {
+  Json j = Json::object();
+  j.set("name", run.name.toStdString());
+  j.set("color", run.color.name().toStdString());
+  j.set("visible", run.visible);
+  j.set("status", nameOf(kStatusNames, run.status));
+  if (!run.statusMessage.isEmpty()) j.set("status_message", run.statusMessage.toStdString());
+  if (!run.presetId.isEmpty()) j.set("preset", run.presetId.toStdString());
+  j.set("config", trainConfigToJson(run.config));
+  j.set("target_accuracy", run.targetAccuracy);
+
+  Json batches = Json::object();
+  using core::train::BatchSample;
+  batches.set("epoch", column(run.batches, [](const BatchSample& b) { return b.epoch; }));
+  batches.set("step", column(run.batches, [](const BatchSample& b) { return b.step; }));
+  batches.set("loss", column(run.batches, [](const BatchSample& b) { return b.loss; }));
+  batches.set("accuracy", column(run.batches, [](const BatchSample& b) { return b.accuracy; }));
+  batches.set("images", column(run.batches, [](const BatchSample& b) { return b.images; }));
+  batches.set("wall_seconds", column(run.batches, [](const BatchSample& b) { return b.wallSeconds; }));
+  batches.set("step_seconds", column(run.batches, [](const BatchSample& b) { return b.stepSeconds; }));
+  j.set("batches", std::move(batches));
+
+  Json epochs = Json::array();
+  for (const auto& e : run.epochs) {
+    Json o = Json::object();
+    o.set("epoch", e.epoch);
+    o.set("train_loss", e.trainLoss);
+    o.set("train_accuracy", e.trainAccuracy);
+    o.set("test_loss", e.testLoss);
+    o.set("test_accuracy", e.testAccuracy);
+    o.set("host_seconds", e.hostSeconds);
+    o.set("host_images_per_second", e.hostImagesPerSecond);
+    o.set("eval_seconds", e.evalSeconds);
+    o.set("images", static_cast<long long>(e.images));
+    epochs.push(std::move(o));
+  }
+  j.set("epochs", std::move(epochs));
+
+  Json devices = Json::array();
+  for (const auto& d : run.devices) {
+    Json o = Json::object();
+    o.set("id", d.deviceId.toStdString());
+    o.set("label", d.label.toStdString());
+    o.set("count", d.count);
+    o.set("vcpus", d.vcpus);
+    o.set("measured", d.measured);
+    o.set("report", reportToJson(d.report));
+    o.set("epoch_seconds", numbers(std::vector<double>(d.epochSeconds.begin(), d.epochSeconds.end())));
+    devices.push(std::move(o));
+  }
+  j.set("devices", std::move(devices));
+
+  Json refs = Json::array();
+  for (const auto& m : run.references) {
+    Json o = Json::object();
+    o.set("chart", m.chart.toStdString());
+    o.set("device", m.deviceId.toStdString());
+    o.set("x", m.x);
+    o.set("value", m.value);
+    o.set("label", m.label.toStdString());
+    refs.push(std::move(o));
+  }
+  j.set("references", std::move(refs));
+  return j;
+}
+
+widgets::Run runFromJson(const JsonReader& in) {
+  widgets::Run run;
+  run.name = QString::fromStdString(in.string("name"));
+  run.color = QColor(QString::fromStdString(in.string("color", "")));
+  run.visible = in.boolean("visible", true);
+  run.status = readEnum(in, "status", kStatusNames);
+  run.statusMessage = QString::fromStdString(in.string("status_message", ""));
+  run.presetId = QString::fromStdString(in.string("preset", ""));
+  run.config = trainConfigFromJson(in.object("config"));
+  run.targetAccuracy = in.number("target_accuracy", 0, 0, 1);
+  if (run.status == RunStatus::Running || run.status == RunStatus::Paused) {
+    run.status = RunStatus::Stopped;
+    run.statusMessage = QObject::tr("Interrupted: the app closed during this run.");
+  }
+
+  const JsonReader b = in.object("batches");
+  const auto epoch = b.numbers("epoch"), step = b.numbers("step"), loss = b.numbers("loss"),
+             acc = b.numbers("accuracy"), images = b.numbers("images"), wall = b.numbers("wall_seconds"),
+             stepSeconds = b.numbers("step_seconds");
+  for (const auto* col : {&step, &loss, &acc, &images, &wall, &stepSeconds})
+    if (col->size() != epoch.size()) b.fail("", "the batch columns have different lengths");
+  b.finish();
+  run.batches.resize(epoch.size());
+  for (std::size_t i = 0; i < epoch.size(); ++i) {
+    auto& s = run.batches[i];
+    s.epoch = static_cast<int>(epoch[i]);
+    s.step = static_cast<std::int64_t>(step[i]);
+    s.loss = loss[i];
+    s.accuracy = acc[i];
+    s.images = static_cast<std::int64_t>(images[i]);
+    s.wallSeconds = wall[i];
+    s.stepSeconds = stepSeconds[i];
+  }
+  for (const JsonReader& e : in.objects("epochs")) {
+    core::train::EpochSample s;
+    s.epoch = static_cast<int>(e.integer("epoch", 0, 1 << 20));
+    s.trainLoss = e.real("train_loss", 0);
+    s.trainAccuracy = e.real("train_accuracy", 0);
+    s.testLoss = e.real("test_loss", 0);
+    s.testAccuracy = e.real("test_accuracy", 0);
+    s.hostSeconds = e.real("host_seconds", 0);
+    s.hostImagesPerSecond = e.real("host_images_per_second", 0);
+    s.evalSeconds = e.real("eval_seconds", 0);
+    s.images = e.integer("images", 0, 0, INT64_MAX / 2);
+    e.finish();
+    run.epochs.push_back(s);
+  }
+  for (const JsonReader& d : in.objects("devices")) {
+    widgets::DeviceResult r;
+    r.deviceId = QString::fromStdString(d.string("id"));
+    r.label = QString::fromStdString(d.string("label", ""));
+    r.count = static_cast<int>(d.integer("count", 1, 0, 1 << 20));
+    r.vcpus = static_cast<int>(d.integer("vcpus", 0, 0, 1 << 20));
+    r.measured = d.boolean("measured", false);
+    r.report = reportFromJson(d.object("report"));
+    for (double v : d.numbers("epoch_seconds")) r.epochSeconds << v;
+    d.finish();
+    run.devices << r;
+  }
+  for (const JsonReader& m : in.objects("references")) {
+    widgets::ReferenceMark r;
+    r.chart = QString::fromStdString(m.string("chart"));
+    r.deviceId = QString::fromStdString(m.string("device"));
+    r.x = m.real("x", std::nan(""));
+    r.value = m.real("value", 0);
+    r.label = QString::fromStdString(m.string("label", ""));
+    m.finish();
+    run.references << r;
+  }
+  in.finish();
+  return run;
+}
+
+}  // namespace
+
+QString defaultRunHistoryPath() {
+  return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath("runs.json");
+}
+
+std::string runsToJson(const std::vector<widgets::Run>& runs) {
+  Json root = Json::object();
+  root.set("format", "accellab-runs");
+  root.set("version", kFormatVersion);
+  Json list = Json::array();
+  for (const auto& r : runs) list.push(runToJson(r));
+  root.set("runs", std::move(list));
+  return root.dump(1) + "\n";
+}
+
+std::vector<widgets::Run> runsFromJson(const std::string& text, const QString& source) {
+  const std::string src = source.toStdString();
+  const Json root = Json::parse(text, src);
+  const JsonReader in(root, src);
+  in.choice("format", {"accellab-runs"});
+  in.integer("version", kFormatVersion, kFormatVersion);
+  std::vector<widgets::Run> runs;
+  for (const JsonReader& r : in.objects("runs")) runs.push_back(runFromJson(r));
+  in.finish();
+  return runs;
+}
+
+void saveRunHistory(const widgets::RunStore& store, const QString& path) {
+  const QFileInfo info(path);
+  if (!QDir().mkpath(info.absolutePath()))
+    throw Error(path.toStdString() + ": cannot create the folder " + info.absolutePath().toStdString());
+  const std::string text = runsToJson(store.runs());
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), static_cast<qint64>(text.size())) < 0 || !file.commit())
+    throw Error(path.toStdString() + ": cannot save the run history: " + file.errorString().toStdString());
+}
+
+void loadRunHistory(widgets::RunStore& store, const QString& path) {
+  if (!QFileInfo::exists(path)) return;
+  std::vector<widgets::Run> runs;
+  try {
+    runs = runsFromJson(core::util::readFile(path.toStdString()), path);
+  } catch (const std::exception& e) {
+    const QString aside = path + ".broken";
+    QFile::remove(aside);
+    QFile::rename(path, aside);
+    throw Error(std::string(e.what()) + " (the file was moved to " + aside.toStdString() + "; runs start empty)");
+  }
+  for (auto& r : runs) store.addRun(std::move(r));
+}
+
+}  // namespace app::gui

@@ -1,0 +1,25 @@
+#pragma once
+// The run history on disk: every run of the runs list (settings, samples, device results,
+// reference marks) as one JSON file, written atomically (QSaveFile) and read back at the
+// next start. Runs that were still going when the file was written come back as stopped.
+#include <QString>
+#include <vector>
+
+#include "widgets/run_store.h"
+
+namespace app::gui {
+
+// <AppDataLocation>/runs.json
+QString defaultRunHistoryPath();
+
+std::string runsToJson(const std::vector<widgets::Run>& runs);
+// Throws core::util::Error naming `source` and the key on a malformed file.
+std::vector<widgets::Run> runsFromJson(const std::string& text, const QString& source);
+
+// Atomic save; throws core::util::Error naming the path.
+void saveRunHistory(const widgets::RunStore& store, const QString& path);
+// Adds the file's runs to the store (ids are reassigned). A missing file is no error.
+// A malformed one is moved aside to "<path>.broken" and the error is thrown.
+void loadRunHistory(widgets::RunStore& store, const QString& path);
+
+}  // namespace app::gui

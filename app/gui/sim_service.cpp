@@ -1,0 +1,139 @@
+#include "app/gui/sim_service.h"
+
+#include <QObject>
+#include <algorithm>
+#include <cmath>
+
+#include "core/data/dataset_info.h"
+#include "core/sim/simulator.h"
+
+namespace app::gui {
+
+using core::util::Precision;
+
+namespace {
+
+bool hasPeak(const core::hw::DeviceSpec& s, Precision p) {
+  switch (p) {
+    case Precision::FP32: return s.peakTflopsFp32.has_value();
+    case Precision::TF32: return s.peakTflopsTf32.has_value();
+    case Precision::FP16: return s.peakTflopsFp16.has_value();
+    case Precision::BF16: return s.peakTflopsBf16.has_value();
+  }
+  return false;
+}
+
+}  // namespace
+
+SimService::SimService() : SimService(core::hw::DeviceCatalog::loadDefault()) {}
+
+SimService::SimService(core::hw::DeviceCatalog catalog)
+    : m_catalog(std::move(catalog)), m_simulator(std::make_unique<core::sim::Simulator>(m_catalog)) {}
+
+SimService::~SimService() = default;
+
+QStringList SimService::loadErrors() const {
+  QStringList out;
+  for (const auto& e : m_catalog.loadErrors()) out << QString::fromStdString(e);
+  return out;
+}
+
+Precision SimService::resolvePrecision(const widgets::DeviceChoice& choice, Precision runPrecision) const {
+  if (choice.precision) return *choice.precision;
+  const core::hw::DeviceSpec* spec = m_catalog.find(choice.deviceId.toStdString());
+  if (!spec || hasPeak(*spec, runPrecision)) return runPrecision;
+  for (Precision p : {Precision::BF16, Precision::FP16, Precision::FP32, Precision::TF32})
+    if (hasPeak(*spec, p)) return p;
+  return runPrecision;
+}
+
+core::sim::SimConfig SimService::simConfig(const core::train::TrainConfig& config,
+                                           const widgets::DeviceChoice& choice) const {
+  core::sim::SimConfig s;
+  s.modelId = config.modelId;
+  s.datasetId = config.datasetId;
+  s.deviceId = choice.deviceId.toStdString();
+  s.count = choice.vcpus > 0 ? 1 : std::max(1, choice.count);
+  s.vcpus = choice.vcpus;
+  s.batch = config.batch;
+  s.precision = resolvePrecision(choice, config.precision);
+  s.epochs = config.epochs;
+  s.preemptible = choice.preemptible;
+  return s;
+}
+
+core::sim::SimReport SimService::simulate(const core::sim::SimConfig& config) const {
+  return m_simulator->simulate(config);
+}
+
+std::int64_t SimService::imagesPerEpoch(const core::train::TrainConfig& config) {
+  std::int64_t size = 0;
+  try {
+    size = core::data::datasetInfo(config.datasetId).trainSize;
+  } catch (const std::exception&) {
+    return config.limit;
+  }
+  return config.limit > 0 ? std::min(config.limit, size) : size;
+}
+
+core::sim::SimReport SimService::simulateRun(const core::train::TrainConfig& config,
+                                             const widgets::DeviceChoice& choice, std::int64_t images) const {
+  core::sim::SimReport report = simulate(simConfig(config, choice));
+  if (images <= 0) images = imagesPerEpoch(config);
+  std::int64_t whole = 0;
+  try {
+    whole = core::data::datasetInfo(config.datasetId).trainSize;
+  } catch (const std::exception&) {
+  }
+  // The simulator describes whole-dataset epochs; a subset does fewer steps.
+  if (images > 0 && images != whole) report = scaledToImages(std::move(report), images);
+  return report;
+}
+
+double SimService::epochSeconds(const core::sim::SimReport& report, int epoch, std::int64_t images) {
+  const int batch = std::max(1, report.config.batch);
+  const auto steps = static_cast<double>((images + batch - 1) / batch);
+  const double warmup = std::max(0.0, report.firstEpochSeconds - report.epochSeconds);
+  return steps * report.stepSeconds + (epoch == 1 ? warmup : 0.0);
+}
+
+core::sim::SimReport SimService::scaledToImages(core::sim::SimReport r, std::int64_t images) {
+  if (images <= 0) return r;
+  const int batch = std::max(1, r.config.batch);
+  const double warmup = std::max(0.0, r.firstEpochSeconds - r.epochSeconds);
+  r.stepsPerEpoch = (images + batch - 1) / batch;
+  r.epochSeconds = static_cast<double>(r.stepsPerEpoch) * r.stepSeconds;
+  r.firstEpochSeconds = r.epochSeconds + warmup;
+  r.runSeconds = r.firstEpochSeconds + std::max(0, r.config.epochs - 1) * r.epochSeconds;
+  r.usdPerRun = r.priceKnown ? r.usdPerHour * r.runSeconds / 3600.0 : 0.0;
+  return r;
+}
+
+std::vector<core::sim::SimReport> SimService::sweep(const core::train::TrainConfig& config,
+                                                    const QVector<widgets::DeviceChoice>& choices,
+                                                    const std::vector<int>& batches) const {
+  std::vector<core::sim::SimReport> out;
+  out.reserve(static_cast<std::size_t>(choices.size()) * batches.size());
+  for (const auto& choice : choices) {
+    for (int b : batches) {
+      core::train::TrainConfig c = config;
+      c.batch = b;
+      try {
+        out.push_back(simulate(simConfig(c, choice)));
+      } catch (const std::exception&) {
+        // An impossible point (e.g. a batch the device count cannot split) is left out.
+      }
+    }
+  }
+  return out;
+}
+
+QString SimService::choiceLabel(const widgets::DeviceChoice& choice) const {
+  const core::hw::DeviceSpec* spec = m_catalog.find(choice.deviceId.toStdString());
+  if (spec && spec->measured) return QObject::tr("this machine");
+  if (choice.vcpus > 0) return QObject::tr("%1 · %2 vCPUs").arg(choice.deviceId).arg(choice.vcpus);
+  if (choice.count > 1) return QStringLiteral("%1× %2").arg(choice.count).arg(choice.deviceId);
+  return choice.deviceId;
+}
+
+}  // namespace app::gui

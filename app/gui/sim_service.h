@@ -1,0 +1,64 @@
+#pragma once
+// The app's one door to the hardware catalog and the simulator: it turns the experiment's
+// settings and a device choice into a SimConfig, runs the (instant) simulator, and scales
+// its report to the work a run really does (a subset of the data). GUI thread only.
+#include <QString>
+#include <QStringList>
+#include <QVector>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "core/hw/device_catalog.h"
+#include "core/sim/sim_report.h"
+#include "core/train/trainer.h"
+#include "widgets/hardware_panel.h"
+
+namespace core::sim { class Simulator; }
+
+namespace app::gui {
+
+class SimService {
+public:
+  // Loads the default catalog (shipped devices, the user's, and the measured host).
+  SimService();
+  explicit SimService(core::hw::DeviceCatalog catalog);
+  ~SimService();
+
+  const core::hw::DeviceCatalog& catalog() const { return m_catalog; }
+  // Device files that failed validation ("file: key: what" each).
+  QStringList loadErrors() const;
+
+  // The precision a device runs at: the choice's, else the run's where the device has a
+  // peak for it, else its native one (bf16 on TPUs, fp16, then fp32).
+  core::util::Precision resolvePrecision(const widgets::DeviceChoice& choice, core::util::Precision runPrecision) const;
+  core::sim::SimConfig simConfig(const core::train::TrainConfig& config, const widgets::DeviceChoice& choice) const;
+
+  // Throws core::util::Error (unknown device, impossible values).
+  core::sim::SimReport simulate(const core::sim::SimConfig& config) const;
+  // simulate(simConfig(...)), then scaled to `imagesPerEpoch` training images per epoch
+  // (0 = the whole dataset): steps, epoch and run seconds, cost per run.
+  core::sim::SimReport simulateRun(const core::train::TrainConfig& config, const widgets::DeviceChoice& choice,
+                                   std::int64_t imagesPerEpoch = 0) const;
+
+  // Training images one epoch reads with this config (limit or the dataset's size).
+  static std::int64_t imagesPerEpoch(const core::train::TrainConfig& config);
+  // Seconds of epoch `epoch` (1-based) on a simulated device for `images` images: the
+  // steady step time per batch, plus the first epoch's compilation / warm-up.
+  static double epochSeconds(const core::sim::SimReport& report, int epoch, std::int64_t images);
+  static core::sim::SimReport scaledToImages(core::sim::SimReport report, std::int64_t imagesPerEpoch);
+
+  // Every device × every batch in `batches`, for the sweep chart; errors are skipped.
+  std::vector<core::sim::SimReport> sweep(const core::train::TrainConfig& config,
+                                          const QVector<widgets::DeviceChoice>& choices,
+                                          const std::vector<int>& batches) const;
+
+  // Legend text for a choice: "4× V100", "16 vCPUs cpu-skylake", "this machine".
+  QString choiceLabel(const widgets::DeviceChoice& choice) const;
+
+private:
+  core::hw::DeviceCatalog m_catalog;
+  std::unique_ptr<core::sim::Simulator> m_simulator;
+};
+
+}  // namespace app::gui
