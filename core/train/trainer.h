@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <stop_token>
 #include <string>
@@ -13,7 +14,10 @@
 #include "core/util/precision.h"
 
 namespace core::nn { class Network; }
-namespace core::data { class Dataset; }
+namespace core::data {
+class Dataset;
+struct DatasetSplit;
+}
 
 namespace core::train {
 
@@ -61,6 +65,13 @@ public:
   void resume();
   bool paused() const;
 
+  // Optional, before run(): train on these data instead of loading config().datasetId
+  // (tests and tools that already hold the data). The config's limits are not re-applied.
+  void setData(std::shared_ptr<const data::DatasetSplit> data);
+  // Optional, before run(): called on the training thread after every batch (after the
+  // sample went into metrics()). Keep it short; it may call pause() or a stop_source.
+  void setBatchObserver(std::function<void(const BatchSample&)> observer);
+
   MetricsChannel& metrics() { return m_metrics; }
   const TrainConfig& config() const { return m_config; }
   RunStatus status() const { return m_status.load(); }
@@ -68,7 +79,14 @@ public:
   double progress() const { return m_progress.load(); }
 
 private:
+  // The epochs themselves, on the caller's arena; fills `result`.
+  void trainEpochs(const std::stop_token& stop, const data::DatasetSplit& data, RunResult& result);
+  // Waits while paused; returns false when a stop was requested meanwhile.
+  bool waitWhilePaused(const std::stop_token& stop);
+
   TrainConfig m_config;
+  std::shared_ptr<const data::DatasetSplit> m_data;
+  std::function<void(const BatchSample&)> m_onBatch;
   MetricsChannel m_metrics;
   std::atomic<RunStatus> m_status{RunStatus::NotStarted};
   std::atomic<double> m_progress{0};
