@@ -5,7 +5,7 @@
 // are allocated by initialize(). Activations are Eigen matrices with one COLUMN PER SAMPLE
 // (rows = per-sample size, channel-major C,H,W for images; token ids stored as floats for
 // text models).
-#include <Eigen/Core>
+#include "core/nn/eigen.h"
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -48,6 +48,9 @@ public:
   bool initialized() const;
   Eigen::VectorXf& params();
   Eigen::VectorXf& grads();
+  // Non-trainable state (batch-norm running mean/variance), one flat vector: with params()
+  // it is everything a checkpoint needs.
+  Eigen::VectorXf& state();
   // Forward + loss + backward on one batch (x: inputSize x batch, labels: batch).
   // Fills grads() with the mean-over-batch gradient. Parallel inside, over the calling
   // tbb::task_arena; deterministic for a given seed, step and arena concurrency.

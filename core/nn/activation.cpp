@@ -1,0 +1,94 @@
+#include "core/nn/activation.h"
+
+#include "core/util/parallel.h"
+
+namespace core::nn {
+
+const char* activationName(Activation a) {
+  switch (a) {
+    case Activation::Linear: return "linear";
+    case Activation::ReLU: return "relu";
+    case Activation::ELU: return "elu";
+    case Activation::Tanh: return "tanh";
+    case Activation::Sigmoid: return "sigmoid";
+  }
+  return "linear";
+}
+
+double activationForwardFlops(Activation a) {
+  switch (a) {
+    case Activation::Linear: return 0;
+    case Activation::ReLU: return 1;
+    case Activation::ELU: return 4;
+    case Activation::Tanh: return 6;
+    case Activation::Sigmoid: return 4;
+  }
+  return 0;
+}
+
+double activationBackwardFlops(Activation a) {
+  switch (a) {
+    case Activation::Linear: return 0;
+    case Activation::ReLU: return 1;
+    case Activation::ELU: return 2;
+    case Activation::Tanh: return 3;
+    case Activation::Sigmoid: return 3;
+  }
+  return 0;
+}
+
+void applyActivation(Activation a, float* y, std::int64_t n) {
+  Eigen::Map<Eigen::ArrayXf> v(y, n);
+  switch (a) {
+    case Activation::Linear: break;
+    case Activation::ReLU: v = v.max(0.0f); break;
+    case Activation::ELU: v = (v > 0.0f).select(v, v.min(0.0f).exp() - 1.0f); break;
+    case Activation::Tanh: v = v.tanh(); break;
+    case Activation::Sigmoid: v = 1.0f / (1.0f + (-v).exp()); break;
+  }
+}
+
+void activationGradient(Activation a, const float* y, const float* dy, float* g, std::int64_t n) {
+  Eigen::Map<const Eigen::ArrayXf> yv(y, n), d(dy, n);
+  Eigen::Map<Eigen::ArrayXf> gv(g, n);
+  switch (a) {
+    case Activation::Linear: if (g != dy) gv = d; break;
+    case Activation::ReLU: gv = (yv > 0.0f).select(d, 0.0f); break;
+    case Activation::ELU: gv = (yv > 0.0f).select(d, d * (yv + 1.0f)); break;
+    case Activation::Tanh: gv = d * (1.0f - yv.square()); break;
+    case Activation::Sigmoid: gv = d * yv * (1.0f - yv); break;
+  }
+}
+
+ActivationLayer::ActivationLayer(Activation a, std::string name) : Layer(LayerKind::Activation, std::move(name)), m_act(a) {}
+
+void ActivationLayer::appendStats(std::vector<LayerStats>& out) const {
+  LayerStats s = baseStats();
+  const double n = static_cast<double>(outShape().size());
+  s.forwardFlops = n * activationForwardFlops(m_act);
+  s.backwardFlops = n * activationBackwardFlops(m_act);
+  out.push_back(s);
+}
+
+const Matrix& ActivationLayer::forward(const Matrix& x, const PassContext& ctx) {
+  m_y.resize(x.rows(), x.cols());
+  const std::int64_t rows = x.rows();
+  util::parallelChunks(x.cols(), chunksFor(ctx, x.size(), x.cols()), [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
+    const std::int64_t n = rows * (e - b);
+    std::copy_n(x.data() + b * rows, n, m_y.data() + b * rows);
+    applyActivation(m_act, m_y.data() + b * rows, n);
+  });
+  return m_y;
+}
+
+const Matrix& ActivationLayer::backward(const Matrix&, const Matrix& dy, bool needDx, const PassContext& ctx) {
+  if (!needDx) return m_dx;
+  m_dx.resize(dy.rows(), dy.cols());
+  const std::int64_t rows = dy.rows();
+  util::parallelChunks(dy.cols(), chunksFor(ctx, dy.size(), dy.cols()), [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
+    activationGradient(m_act, m_y.data() + b * rows, dy.data() + b * rows, m_dx.data() + b * rows, rows * (e - b));
+  });
+  return m_dx;
+}
+
+}  // namespace core::nn

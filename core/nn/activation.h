@@ -1,0 +1,37 @@
+#pragma once
+// Element-wise activation functions: fused into Dense/Conv2D (Keras' `activation=`) or used
+// as a layer of their own. Derivatives are computed from the OUTPUT, so no input is kept.
+#include <cstdint>
+
+#include "core/nn/layer.h"
+
+namespace core::nn {
+
+enum class Activation { Linear, ReLU, ELU, Tanh, Sigmoid };
+
+const char* activationName(Activation a);
+// Approximate FLOPs per element (forward) and for the derivative (backward), for stats.
+double activationForwardFlops(Activation a);
+double activationBackwardFlops(Activation a);
+
+// y = f(y), in place on n contiguous floats.
+void applyActivation(Activation a, float* y, std::int64_t n);
+// g = dy * f'(x) where y = f(x); n contiguous floats; g may alias dy.
+void activationGradient(Activation a, const float* y, const float* dy, float* g, std::int64_t n);
+
+class ActivationLayer final : public Layer {
+public:
+  explicit ActivationLayer(Activation a, std::string name = {});
+  Activation activation() const { return m_act; }
+  void appendStats(std::vector<LayerStats>& out) const override;
+  const Matrix& forward(const Matrix& x, const PassContext& ctx) override;
+  const Matrix& backward(const Matrix& x, const Matrix& dy, bool needDx, const PassContext& ctx) override;
+
+protected:
+  Shape inferShape(Shape in) override { return in; }
+
+private:
+  Activation m_act;
+};
+
+}  // namespace core::nn

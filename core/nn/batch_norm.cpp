@@ -1,0 +1,121 @@
+#include "core/nn/batch_norm.h"
+
+#include <cmath>
+
+#include "core/util/parallel.h"
+
+namespace core::nn {
+
+BatchNorm::BatchNorm(BatchNormOptions o, std::string name) : Layer(LayerKind::BatchNorm, std::move(name)), m_o(o) {
+  if (!(o.epsilon > 0)) fail("epsilon must be positive");
+  if (!(o.momentum >= 0 && o.momentum < 1)) fail("momentum must be in [0, 1), got " + std::to_string(o.momentum));
+}
+
+std::int64_t BatchNorm::paramCount() const { return (m_o.scale ? channels() : 0) + (m_o.center ? channels() : 0); }
+std::int64_t BatchNorm::stateCount() const { return 2 * channels(); }
+
+void BatchNorm::appendStats(std::vector<LayerStats>& out) const {
+  LayerStats s = baseStats();
+  const double n = static_cast<double>(inShape().size());
+  s.forwardFlops = 5 * n;   // mean, variance, normalise, scale and shift
+  s.backwardFlops = 8 * n;  // two reductions and the input gradient
+  s.savedBytes = 4.0 * (n + 2 * static_cast<double>(channels()));  // output + batch statistics
+  out.push_back(s);
+}
+
+void BatchNorm::bind(ParamBinder& binder) {
+  Layer::bind(binder);
+  const ParamBinder::Slice s = binder.take(paramCount());
+  m_params = s.params;
+  m_grads = s.grads;
+  m_state = binder.takeState(stateCount());
+}
+
+void BatchNorm::initParams(std::uint64_t) {
+  const Eigen::Index c = channels();
+  if (m_o.scale) VectorMap(m_params, c).setOnes();
+  if (m_o.center) VectorMap(m_params + (m_o.scale ? c : 0), c).setZero();
+  runningMean().setZero();
+  runningVariance().setOnes();
+}
+
+const Matrix& BatchNorm::forward(const Matrix& x, const PassContext& ctx) {
+  const Eigen::Index c = channels(), batch = x.cols(), rows = x.rows();
+  const std::int64_t p = pixels();
+  const float* gamma = m_o.scale ? m_params : nullptr;
+  const float* beta = m_o.center ? m_params + (m_o.scale ? c : 0) : nullptr;
+  m_y.resize(rows, batch);
+  if (!ctx.training) {
+    util::parallelChunks(batch, chunksFor(ctx, x.size(), batch), [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
+      for (Eigen::Index ch = 0; ch < c; ++ch) {
+        const float inv = 1.0f / std::sqrt(m_state[c + ch] + m_o.epsilon);
+        const float a = (gamma ? gamma[ch] : 1.0f) * inv;
+        const float shift = (beta ? beta[ch] : 0.0f) - m_state[ch] * a;
+        m_y.block(ch * p, b, p, e - b).array() = x.block(ch * p, b, p, e - b).array() * a + shift;
+      }
+    });
+    return m_y;
+  }
+  m_mean.resize(c);
+  m_invStd.resize(c);
+  const double count = static_cast<double>(p) * static_cast<double>(batch);
+  // One chunk owns whole channels: no cross-chunk reduction, identical for any split.
+  util::parallelChunks(c, chunksFor(ctx, x.size(), c), [&](int, std::ptrdiff_t c0, std::ptrdiff_t c1) {
+    for (std::ptrdiff_t ch = c0; ch < c1; ++ch) {
+      double sum = 0;
+      for (Eigen::Index s = 0; s < batch; ++s) sum += x.col(s).segment(ch * p, p).cast<double>().sum();
+      const double mean = sum / count;
+      double sq = 0;
+      for (Eigen::Index s = 0; s < batch; ++s)
+        sq += (x.col(s).segment(ch * p, p).cast<double>().array() - mean).square().sum();
+      const double var = sq / count;
+      const float inv = static_cast<float>(1.0 / std::sqrt(var + m_o.epsilon));
+      m_mean[ch] = static_cast<float>(mean);
+      m_invStd[ch] = inv;
+      const float m = m_o.momentum;
+      m_state[ch] = m * m_state[ch] + (1 - m) * static_cast<float>(mean);
+      const double unbiased = count > 1 ? var * count / (count - 1) : var;
+      m_state[c + ch] = m * m_state[c + ch] + (1 - m) * static_cast<float>(unbiased);
+      const float a = (gamma ? gamma[ch] : 1.0f) * inv;
+      const float shift = (beta ? beta[ch] : 0.0f) - static_cast<float>(mean) * a;
+      for (Eigen::Index s = 0; s < batch; ++s)
+        m_y.col(s).segment(ch * p, p).array() = x.col(s).segment(ch * p, p).array() * a + shift;
+    }
+  });
+  return m_y;
+}
+
+const Matrix& BatchNorm::backward(const Matrix& x, const Matrix& dy, bool needDx, const PassContext& ctx) {
+  const Eigen::Index c = channels(), batch = x.cols();
+  const std::int64_t p = pixels();
+  const float* gamma = m_o.scale ? m_params : nullptr;
+  float* dGamma = m_o.scale ? m_grads : nullptr;
+  float* dBeta = m_o.center ? m_grads + (m_o.scale ? c : 0) : nullptr;
+  const double count = static_cast<double>(p) * static_cast<double>(batch);
+  if (needDx) m_dx.resize(x.rows(), batch);
+  util::parallelChunks(c, chunksFor(ctx, x.size(), c), [&](int, std::ptrdiff_t c0, std::ptrdiff_t c1) {
+    for (std::ptrdiff_t ch = c0; ch < c1; ++ch) {
+      const float mean = m_mean[ch], inv = m_invStd[ch];
+      double sumDy = 0, sumDyXhat = 0;
+      for (Eigen::Index s = 0; s < batch; ++s) {
+        const auto d = dy.col(s).segment(ch * p, p).array();
+        const auto xhat = (x.col(s).segment(ch * p, p).array() - mean) * inv;
+        sumDy += d.cast<double>().sum();
+        sumDyXhat += (d * xhat).cast<double>().sum();
+      }
+      if (dGamma) dGamma[ch] = static_cast<float>(sumDyXhat);
+      if (dBeta) dBeta[ch] = static_cast<float>(sumDy);
+      if (!needDx) continue;
+      const float g = gamma ? gamma[ch] : 1.0f;
+      const float meanDy = static_cast<float>(sumDy / count), meanDyXhat = static_cast<float>(sumDyXhat / count);
+      for (Eigen::Index s = 0; s < batch; ++s) {
+        const auto xhat = (x.col(s).segment(ch * p, p).array() - mean) * inv;
+        m_dx.col(s).segment(ch * p, p).array() =
+            (g * inv) * (dy.col(s).segment(ch * p, p).array() - meanDy - xhat * meanDyXhat);
+      }
+    }
+  });
+  return m_dx;
+}
+
+}  // namespace core::nn
