@@ -103,4 +103,27 @@ widgets::DeviceChoice deviceChoiceFromJson(const JsonReader& in) {
   return d;
 }
 
+std::string experimentSetupToJson(const ExperimentSetup& setup) {
+  Json j = Json::object();
+  j.set("config", trainConfigToJson(setup.config));
+  Json devices = Json::array();
+  for (const auto& d : setup.devices) devices.push(deviceChoiceToJson(d));
+  j.set("devices", std::move(devices));
+  j.set("train_here", setup.trainHere);
+  if (!setup.presetId.isEmpty()) j.set("preset", setup.presetId.toStdString());
+  return j.dump();
+}
+
+ExperimentSetup experimentSetupFromJson(const std::string& text, const std::string& source) {
+  const Json root = Json::parse(text, source);
+  const JsonReader in(root, source);
+  ExperimentSetup s;
+  s.config = trainConfigFromJson(in.object("config"));
+  for (const JsonReader& d : in.objects("devices")) s.devices << deviceChoiceFromJson(d);
+  s.trainHere = in.boolean("train_here", true);
+  s.presetId = QString::fromStdString(in.string("preset", ""));
+  in.finish();
+  return s;
+}
+
 }  // namespace app::gui

@@ -20,4 +20,15 @@ widgets::DeviceChoice deviceChoiceFromJson(const JsonReader& in);
 
 const char* optimizerName(core::train::OptimizerKind kind);  // "adam", "sgd"
 
+// The panels' whole set-up (kept in the settings as the last experiment).
+struct ExperimentSetup {
+  core::train::TrainConfig config;
+  QVector<widgets::DeviceChoice> devices;
+  bool trainHere = true;
+  QString presetId;   // the preset it came from, if any
+};
+std::string experimentSetupToJson(const ExperimentSetup& setup);
+// Throws core::util::Error naming `source` and the key.
+ExperimentSetup experimentSetupFromJson(const std::string& text, const std::string& source);
+
 }  // namespace app::gui

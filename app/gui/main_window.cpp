@@ -1,82 +1,282 @@
 #include "app/gui/main_window.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
-#include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSettings>
 #include <QStatusBar>
+#include <QToolBar>
+#include <QVBoxLayout>
 
+#include "app/gui/appearance.h"
+#include "app/gui/config_json.h"
+#include "app/gui/export_controller.h"
+#include "app/gui/guide_panel.h"
+#include "app/gui/message_bar.h"
+#include "app/gui/preferences_dialog.h"
+#include "app/gui/preset_controller.h"
+#include "app/gui/run_controller.h"
+#include "app/gui/run_history.h"
+#include "app/gui/run_status_widget.h"
+#include "app/gui/runs_panel.h"
+#include "app/gui/settings_keys.h"
+#include "app/gui/setup_controller.h"
+#include "app/gui/sim_service.h"
+#include "app/gui/training_session.h"
+#include "core/data/dataset_info.h"
+#include "core/nn/zoo.h"
 #include "core/util/version.h"
+#include "widgets/chart_base.h"
+#include "widgets/chart_deck.h"
+#include "widgets/experiment_panel.h"
+#include "widgets/hardware_panel.h"
+#include "widgets/run_store.h"
 
 namespace app::gui {
+namespace {
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+// The preset a first start opens with: the one that trains for real.
+const QString kFirstPreset = QStringLiteral("e3-colab-fashion");
+
+QDockWidget* makeDock(QMainWindow* window, const QString& title, const QString& name, QWidget* content) {
+  auto* dock = new QDockWidget(title, window);
+  dock->setObjectName(name);
+  dock->setWidget(content);
+  dock->toggleViewAction()->setStatusTip(QObject::tr("Show or hide the %1 panel").arg(title));
+  return dock;
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), m_store(new widgets::RunStore(this)), m_sim(std::make_unique<SimService>()),
+      m_session(new TrainingSession(m_store, m_sim.get(), this)) {
   setWindowTitle(tr("AccelLab"));
   setObjectName("MainWindow");
   createActions();
-  createMenus();
+  createCharts();
   createDocks();
-  auto* center = new QLabel(tr("Pick a dataset, a model and hardware, then press Run."), this);
-  center->setAlignment(Qt::AlignCenter);
-  setCentralWidget(center);
-  statusBar()->showMessage(tr("Ready"));
+  createControllers();
+  createMenus();
+  createToolBars();
   readSettings();
 }
 
 MainWindow::~MainWindow() = default;
 
 void MainWindow::createActions() {
-  m_quitAct = new QAction(QIcon::fromTheme("application-exit"), tr("&Quit"), this);
-  m_quitAct->setShortcuts({QKeySequence::Quit, QKeySequence(Qt::CTRL | Qt::Key_Q)});
-  m_quitAct->setStatusTip(tr("Quit AccelLab"));
-  connect(m_quitAct, &QAction::triggered, this, &QWidget::close);
-  m_aboutAct = new QAction(QIcon::fromTheme("help-about"), tr("&About AccelLab"), this);
-  connect(m_aboutAct, &QAction::triggered, this, &MainWindow::about);
+  m_actions = AppActions::create(this);
+  connect(m_actions.quit, &QAction::triggered, this, &QWidget::close);
+  connect(m_actions.about, &QAction::triggered, this, &MainWindow::about);
+  connect(m_actions.aboutQt, &QAction::triggered, qApp, &QApplication::aboutQt);
+  connect(m_actions.preferences, &QAction::triggered, this, &MainWindow::showPreferences);
+}
+
+void MainWindow::createCharts() {
+  auto* center = new QWidget(this);
+  auto* layout = new QVBoxLayout(center);
+  layout->setContentsMargins(4, 4, 4, 0);
+  m_messages = new MessageBar(center);
+  m_deck = new widgets::ChartDeck(m_store, center);
+  layout->addWidget(m_messages);
+  layout->addWidget(m_deck, 1);
+  setCentralWidget(center);
+  connect(m_actions.showAllCharts, &QAction::triggered, this, [this] { m_deck->maximise(nullptr); });
+  connect(m_deck, &widgets::ChartDeck::maximisedChanged, this,
+          [this](widgets::ChartBase* c) { m_actions.showAllCharts->setEnabled(c != nullptr); });
+  m_actions.showAllCharts->setEnabled(false);
+  m_runStatus = new RunStatusWidget(this);
+  statusBar()->addPermanentWidget(m_runStatus);
+}
+
+void MainWindow::createDocks() {
+  setDockOptions(AnimatedDocks | AllowTabbedDocks);
+  m_experiment = new widgets::ExperimentPanel(this);
+  m_experiment->setCatalogs(core::data::datasetCatalog(), core::nn::modelCatalog());
+  m_experimentDock = makeDock(this, tr("Experiment"), "ExperimentDock", m_experiment);
+  addDockWidget(Qt::LeftDockWidgetArea, m_experimentDock);
+
+  m_hardware = new widgets::HardwarePanel(this);
+  m_hardware->setCatalog(m_sim->catalog().devices());
+  if (const QStringList errors = m_sim->loadErrors(); !errors.isEmpty()) {
+    m_hardware->setNote(tr("Skipped device files:\n%1").arg(errors.join('\n')));
+    m_messages->showMessage(MessageBar::Level::Warning, tr("Some device files failed validation and were skipped"),
+                            errors.join('\n') + "\n" + tr("Fix the key named above in the file, then restart AccelLab."));
+  }
+  m_hardwareDock = makeDock(this, tr("Hardware"), "HardwareDock", m_hardware);
+  addDockWidget(Qt::LeftDockWidgetArea, m_hardwareDock);
+
+  m_guide = new GuidePanel(this);
+  m_guideDock = makeDock(this, tr("Guide"), "GuideDock", m_guide);
+  addDockWidget(Qt::BottomDockWidgetArea, m_guideDock);
+  m_runs = new RunsPanel(m_store, this);
+  m_runs->addActions({m_actions.hideRun, m_actions.deleteRun});
+  m_runsDock = makeDock(this, tr("Runs"), "RunsDock", m_runs);
+  addDockWidget(Qt::BottomDockWidgetArea, m_runsDock);
+  splitDockWidget(m_guideDock, m_runsDock, Qt::Horizontal);
+  resizeDocks({m_experimentDock, m_hardwareDock}, {430, 330}, Qt::Vertical);
+  resizeDocks({m_guideDock, m_runsDock}, {3, 2}, Qt::Horizontal);
+}
+
+void MainWindow::createControllers() {
+  m_setupController = new SetupController(m_sim.get(), m_experiment, m_hardware, m_deck->sweepChart(), m_guide, this);
+  m_presetController = new PresetController(m_actions, m_experiment, m_hardware, m_messages, this, this);
+  RunController::Parts parts{m_actions, m_session, m_store, m_experiment, m_hardware, m_messages, m_runStatus, m_runs};
+  m_runController = new RunController(parts, defaultRunHistoryPath(), this);
+  m_exportController = new ExportController(m_actions, m_deck, this, m_messages, this);
+  m_appearance = new Appearance(this, m_deck, {m_experimentDock, m_hardwareDock}, this);
+
+  connect(m_presetController, &PresetController::presetChanged, this, [this](const std::optional<Preset>& p) {
+    m_setupController->setPreset(p ? &*p : nullptr);
+    m_runController->setPreset(p);
+  });
+  connect(m_actions.lightTheme, &QAction::triggered, this, [this] { m_appearance->setTheme(widgets::ChartTheme::Light); });
+  connect(m_actions.darkTheme, &QAction::triggered, this, [this] { m_appearance->setTheme(widgets::ChartTheme::Dark); });
+  connect(m_appearance, &Appearance::themeChanged, this, [this](widgets::ChartTheme t) {
+    (t == widgets::ChartTheme::Dark ? m_actions.darkTheme : m_actions.lightTheme)->setChecked(true);
+  });
+  connect(m_actions.presentation, &QAction::toggled, m_appearance, &Appearance::setPresentation);
+  connect(m_appearance, &Appearance::presentationChanged, m_actions.presentation, &QAction::setChecked);
+  connect(m_runController, &RunController::runFinished, this, [this] {
+    if (m_closeRequested) close();
+  });
+  m_runController->loadHistory();
 }
 
 void MainWindow::createMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
-  file->addAction(m_quitAct);
+  file->addMenu(m_presetController->menu());
+  file->addAction(m_actions.openPreset);
+  file->addAction(m_actions.savePreset);
+  file->addSeparator();
+  file->addAction(m_actions.exportChart);
+  file->addAction(m_actions.exportAllCharts);
+  file->addAction(m_actions.exportCsv);
+  file->addAction(m_actions.exportJson);
+  file->addSeparator();
+  file->addAction(m_actions.quit);
+
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  edit->addAction(m_actions.copyChart);
+  edit->addSeparator();
+  edit->addAction(m_actions.preferences);
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  for (QDockWidget* d : {m_experimentDock, m_hardwareDock, m_guideDock, m_runsDock}) view->addAction(d->toggleViewAction());
+  view->addSeparator();
+  view->addAction(m_actions.lightTheme);
+  view->addAction(m_actions.darkTheme);
+  view->addSeparator();
+  view->addAction(m_actions.showAllCharts);
+  view->addAction(m_actions.presentation);
+
+  QMenu* run = menuBar()->addMenu(tr("&Run"));
+  run->addAction(m_actions.run);
+  run->addAction(m_actions.pause);
+  run->addAction(m_actions.stop);
+  run->addSeparator();
+  run->addAction(m_actions.hideRun);
+  run->addAction(m_actions.deleteRun);
+  run->addAction(m_actions.clearRuns);
+
   QMenu* help = menuBar()->addMenu(tr("&Help"));
-  help->addAction(m_aboutAct);
+  help->addAction(m_actions.about);
+  help->addAction(m_actions.aboutQt);
 }
 
-void MainWindow::createDocks() {
-  m_experimentDock = new QDockWidget(tr("Experiment"), this);
-  m_experimentDock->setObjectName("ExperimentDock");
-  m_experimentDock->setWidget(new QLabel(tr("Experiment settings"), m_experimentDock));
-  addDockWidget(Qt::LeftDockWidgetArea, m_experimentDock);
-  m_hardwareDock = new QDockWidget(tr("Hardware"), this);
-  m_hardwareDock->setObjectName("HardwareDock");
-  m_hardwareDock->setWidget(new QLabel(tr("Device catalog"), m_hardwareDock));
-  addDockWidget(Qt::LeftDockWidgetArea, m_hardwareDock);
+void MainWindow::createToolBars() {
+  QToolBar* runBar = addToolBar(tr("Run"));
+  runBar->setObjectName("RunToolBar");
+  runBar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  runBar->addAction(m_actions.run);
+  runBar->addAction(m_actions.pause);
+  runBar->addAction(m_actions.stop);
+  QToolBar* chartBar = addToolBar(tr("Charts"));
+  chartBar->setObjectName("ChartToolBar");
+  chartBar->addAction(m_actions.exportChart);
+  chartBar->addAction(m_actions.exportAllCharts);
+  chartBar->addAction(m_actions.copyChart);
+  chartBar->addAction(m_actions.showAllCharts);
+  chartBar->addAction(m_actions.presentation);
 }
 
 void MainWindow::readSettings() {
   QSettings s;
-  if (!restoreGeometry(s.value("window/geometry").toByteArray())) resize(1280, 800);
-  restoreState(s.value("window/state").toByteArray());
+  if (!restoreGeometry(s.value(keys::kGeometry).toByteArray())) resize(1280, 800);
+  restoreState(s.value(keys::kWindowState).toByteArray());
+  m_appearance->setTheme(Appearance::themeFromName(s.value(keys::kTheme, "light").toString()));
+  m_exportController->setExportFolder(s.value(keys::kExportFolder).toString());
+  m_appearance->setPresentationScale(s.value(keys::kPresentationScale, 1.5).toDouble());
+
+  const QString last = s.value(keys::kLastExperiment).toString();
+  bool restored = false;
+  if (!last.isEmpty()) {
+    try {
+      const ExperimentSetup setup = experimentSetupFromJson(last.toStdString(), "settings: " + std::string(keys::kLastExperiment.data()));
+      m_experiment->setConfig(setup.config);
+      m_experiment->setTrainHere(setup.trainHere);
+      m_hardware->setChoices(setup.devices);
+      m_presetController->setCurrent(setup.presetId);
+      restored = true;
+    } catch (const std::exception& e) {
+      m_messages->showMessage(MessageBar::Level::Warning, tr("The last experiment could not be restored"),
+                              QString::fromUtf8(e.what()));
+    }
+  }
+  if (!restored && m_presetController->library().find(kFirstPreset)) m_presetController->apply(kFirstPreset);
 }
 
 void MainWindow::writeSettings() const {
   QSettings s;
-  s.setValue("window/geometry", saveGeometry());
-  s.setValue("window/state", saveState());
+  s.setValue(keys::kGeometry, saveGeometry());
+  s.setValue(keys::kWindowState, saveState());
+  s.setValue(keys::kTheme, Appearance::themeName(m_appearance->theme()));
+  s.setValue(keys::kExportFolder, m_exportController->exportFolder());
+  s.setValue(keys::kPresentationScale, m_appearance->presentationScale());
+  ExperimentSetup setup;
+  setup.config = m_experiment->config();
+  setup.devices = m_hardware->choices();
+  setup.trainHere = m_experiment->trainHere();
+  if (const auto& p = m_presetController->current()) setup.presetId = p->id;
+  s.setValue(keys::kLastExperiment, QString::fromStdString(experimentSetupToJson(setup)));
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  if (m_session->isActive()) {
+    // Stop cleanly first (within one batch); the window closes when the run has ended.
+    m_closeRequested = true;
+    m_runController->stopRun();
+    statusBar()->showMessage(tr("Stopping the run before closing…"));
+    event->ignore();
+    return;
+  }
+  if (m_appearance->presentation()) m_appearance->setPresentation(false);
   writeSettings();
+  m_runController->saveHistory();
   event->accept();
+}
+
+void MainWindow::showPreferences() {
+  PreferencesDialog dialog(this);
+  dialog.setValues(m_appearance->theme(), m_exportController->exportFolder(), m_appearance->presentationScale());
+  if (dialog.exec() != QDialog::Accepted) return;
+  m_appearance->setTheme(dialog.theme());
+  m_exportController->setExportFolder(dialog.exportFolder());
+  m_appearance->setPresentationScale(dialog.presentationScale());
 }
 
 void MainWindow::about() {
   QMessageBox::about(this, tr("About AccelLab"),
-                     tr("<b>AccelLab %1</b><p>Train on this CPU for real; simulate CPUs, GPUs and TPUs.</p>"
-                        "<p>License: GPL-3.0-or-later.</p>").arg(core::util::kVersion));
+                     tr("<b>AccelLab %1</b><p>Trains on this CPU for real; simulates CPUs, GPUs and TPUs from the "
+                        "model's own layers and a data description of the hardware, and compares time and cost.</p>"
+                        "<p>Device figures and prices: <code>resources/devices/*.json</code>, each with its source "
+                        "and date. Published experiments: <code>resources/presets/*.json</code>.</p>"
+                        "<p>License: GPL-3.0-or-later (QCustomPlot is GPL-3.0-or-later).</p>")
+                         .arg(core::util::kVersion));
 }
 
 }  // namespace app::gui

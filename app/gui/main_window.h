@@ -1,12 +1,35 @@
 #pragma once
 // The AccelLab main window. Its constructor reads like a table of contents (Qt's
-// application example): actions, menus, docks, settings.
+// application example); the work lives in the parts it wires: the panels (widgets/), the
+// chart deck, the training session and one controller per responsibility (runs, presets,
+// exports, what-if estimates, appearance).
 #include <QMainWindow>
+#include <memory>
+
+#include "app/gui/app_actions.h"
 
 class QDockWidget;
-class QLabel;
+
+namespace widgets {
+class ChartDeck;
+class ExperimentPanel;
+class HardwarePanel;
+class RunStore;
+}  // namespace widgets
 
 namespace app::gui {
+
+class Appearance;
+class ExportController;
+class GuidePanel;
+class MessageBar;
+class PresetController;
+class RunController;
+class RunStatusWidget;
+class RunsPanel;
+class SetupController;
+class SimService;
+class TrainingSession;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -16,22 +39,62 @@ public:
 
   QDockWidget* experimentDock() const { return m_experimentDock; }
   QDockWidget* hardwareDock() const { return m_hardwareDock; }
+  QDockWidget* runsDock() const { return m_runsDock; }
+  QDockWidget* guideDock() const { return m_guideDock; }
+  const AppActions& actions() const { return m_actions; }
+  widgets::RunStore* store() const { return m_store; }
+  widgets::ChartDeck* deck() const { return m_deck; }
+  widgets::ExperimentPanel* experimentPanel() const { return m_experiment; }
+  widgets::HardwarePanel* hardwarePanel() const { return m_hardware; }
+  GuidePanel* guidePanel() const { return m_guide; }
+  RunsPanel* runsPanel() const { return m_runs; }
+  MessageBar* messageBar() const { return m_messages; }
+  RunStatusWidget* runStatus() const { return m_runStatus; }
+  TrainingSession* session() const { return m_session; }
+  const SimService& sim() const { return *m_sim; }
+  RunController* runController() const { return m_runController; }
+  PresetController* presetController() const { return m_presetController; }
+  ExportController* exportController() const { return m_exportController; }
+  SetupController* setupController() const { return m_setupController; }
+  Appearance* appearance() const { return m_appearance; }
+
+  void writeSettings() const;
 
 protected:
   void closeEvent(QCloseEvent* event) override;
 
 private:
   void createActions();
-  void createMenus();
+  void createCharts();
   void createDocks();
+  void createControllers();
+  void createMenus();
+  void createToolBars();
   void readSettings();
-  void writeSettings() const;
+  void showPreferences();
   void about();
 
+  widgets::RunStore* m_store;
+  std::unique_ptr<SimService> m_sim;
+  TrainingSession* m_session;
+  AppActions m_actions;
+  widgets::ChartDeck* m_deck = nullptr;
+  MessageBar* m_messages = nullptr;
+  RunStatusWidget* m_runStatus = nullptr;
+  widgets::ExperimentPanel* m_experiment = nullptr;
+  widgets::HardwarePanel* m_hardware = nullptr;
+  GuidePanel* m_guide = nullptr;
+  RunsPanel* m_runs = nullptr;
   QDockWidget* m_experimentDock = nullptr;
   QDockWidget* m_hardwareDock = nullptr;
-  QAction* m_quitAct = nullptr;
-  QAction* m_aboutAct = nullptr;
+  QDockWidget* m_runsDock = nullptr;
+  QDockWidget* m_guideDock = nullptr;
+  RunController* m_runController = nullptr;
+  PresetController* m_presetController = nullptr;
+  ExportController* m_exportController = nullptr;
+  SetupController* m_setupController = nullptr;
+  Appearance* m_appearance = nullptr;
+  bool m_closeRequested = false;
 };
 
 }  // namespace app::gui

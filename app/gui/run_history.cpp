@@ -73,6 +73,9 @@ Json reportToJson(const core::sim::SimReport& r) {
   c.set("precision", core::util::precisionName(r.config.precision));
   c.set("epochs", r.config.epochs);
   c.set("preemptible", r.config.preemptible);
+  c.set("cpu_build", core::sim::cpuBuildName(r.config.cpuBuild));
+  c.set("eval_each_epoch", r.config.evalEachEpoch);
+  c.set("steps_per_epoch", static_cast<long long>(r.config.stepsPerEpoch));
   Json b = Json::object();
   b.set("compute_seconds", r.breakdown.computeSeconds);
   b.set("memory_seconds", r.breakdown.memorySeconds);
@@ -99,6 +102,13 @@ Json reportToJson(const core::sim::SimReport& r) {
   j.set("fits_in_memory", r.fitsInMemory);
   j.set("achieved_tflops", r.achievedTflops);
   j.set("utilization", r.utilization);
+  j.set("device_name", r.deviceName);
+  j.set("vcpus", r.vcpus);
+  j.set("per_device_batch", r.perDeviceBatch);
+  j.set("eval_seconds_per_epoch", r.evalSecondsPerEpoch);
+  j.set("compile_seconds", r.compileSeconds);
+  j.set("peak_tflops", r.peakTflops);
+  j.set("precision_note", r.precisionNote);
   return j;
 }
 
@@ -114,6 +124,14 @@ core::sim::SimReport reportFromJson(const JsonReader& in) {
   r.config.precision = *core::util::parsePrecision(c.choice("precision", {"fp32", "tf32", "fp16", "bf16"}));
   r.config.epochs = static_cast<int>(c.integer("epochs", 1, 0, 1 << 20));
   r.config.preemptible = c.boolean("preemptible", false);
+  r.config.cpuBuild = c.choice("cpu_build", {core::sim::cpuBuildName(core::sim::CpuBuild::Compiled),
+                                             core::sim::cpuBuildName(core::sim::CpuBuild::Pip)},
+                               std::string(core::sim::cpuBuildName(core::sim::CpuBuild::Compiled))) ==
+                              core::sim::cpuBuildName(core::sim::CpuBuild::Pip)
+                          ? core::sim::CpuBuild::Pip
+                          : core::sim::CpuBuild::Compiled;
+  r.config.evalEachEpoch = c.boolean("eval_each_epoch", false);
+  r.config.stepsPerEpoch = c.integer("steps_per_epoch", 0, 0, INT64_MAX / 2);
   c.finish();
   const JsonReader b = in.object("breakdown");
   r.breakdown.computeSeconds = b.real("compute_seconds", 0);
@@ -139,6 +157,13 @@ core::sim::SimReport reportFromJson(const JsonReader& in) {
   r.fitsInMemory = in.boolean("fits_in_memory", true);
   r.achievedTflops = in.real("achieved_tflops", 0);
   r.utilization = in.real("utilization", 0);
+  r.deviceName = in.string("device_name", "");
+  r.vcpus = static_cast<int>(in.integer("vcpus", 0, 0, 1 << 20));
+  r.perDeviceBatch = static_cast<int>(in.integer("per_device_batch", 0, 0, 1 << 30));
+  r.evalSecondsPerEpoch = in.real("eval_seconds_per_epoch", 0);
+  r.compileSeconds = in.real("compile_seconds", 0);
+  r.peakTflops = in.real("peak_tflops", 0);
+  r.precisionNote = in.string("precision_note", "");
   in.finish();
   return r;
 }

@@ -78,35 +78,23 @@ std::int64_t SimService::imagesPerEpoch(const core::train::TrainConfig& config) 
 
 core::sim::SimReport SimService::simulateRun(const core::train::TrainConfig& config,
                                              const widgets::DeviceChoice& choice, std::int64_t images) const {
-  core::sim::SimReport report = simulate(simConfig(config, choice));
+  core::sim::SimConfig sc = simConfig(config, choice);
   if (images <= 0) images = imagesPerEpoch(config);
   std::int64_t whole = 0;
   try {
     whole = core::data::datasetInfo(config.datasetId).trainSize;
   } catch (const std::exception&) {
   }
-  // The simulator describes whole-dataset epochs; a subset does fewer steps.
-  if (images > 0 && images != whole) report = scaledToImages(std::move(report), images);
-  return report;
+  // A subset does fewer steps than the whole-dataset epoch the simulator assumes.
+  if (images > 0 && images != whole) sc.stepsPerEpoch = (images + config.batch - 1) / std::max(1, config.batch);
+  return simulate(sc);
 }
 
 double SimService::epochSeconds(const core::sim::SimReport& report, int epoch, std::int64_t images) {
   const int batch = std::max(1, report.config.batch);
   const auto steps = static_cast<double>((images + batch - 1) / batch);
-  const double warmup = std::max(0.0, report.firstEpochSeconds - report.epochSeconds);
-  return steps * report.stepSeconds + (epoch == 1 ? warmup : 0.0);
-}
-
-core::sim::SimReport SimService::scaledToImages(core::sim::SimReport r, std::int64_t images) {
-  if (images <= 0) return r;
-  const int batch = std::max(1, r.config.batch);
-  const double warmup = std::max(0.0, r.firstEpochSeconds - r.epochSeconds);
-  r.stepsPerEpoch = (images + batch - 1) / batch;
-  r.epochSeconds = static_cast<double>(r.stepsPerEpoch) * r.stepSeconds;
-  r.firstEpochSeconds = r.epochSeconds + warmup;
-  r.runSeconds = r.firstEpochSeconds + std::max(0, r.config.epochs - 1) * r.epochSeconds;
-  r.usdPerRun = r.priceKnown ? r.usdPerHour * r.runSeconds / 3600.0 : 0.0;
-  return r;
+  const double eval = report.config.evalEachEpoch ? report.evalSecondsPerEpoch : 0.0;
+  return steps * report.stepSeconds + eval + (epoch == 1 ? report.compileSeconds : 0.0);
 }
 
 std::vector<core::sim::SimReport> SimService::sweep(const core::train::TrainConfig& config,

@@ -36,8 +36,8 @@ public:
 
   // Throws core::util::Error (unknown device, impossible values).
   core::sim::SimReport simulate(const core::sim::SimConfig& config) const;
-  // simulate(simConfig(...)), then scaled to `imagesPerEpoch` training images per epoch
-  // (0 = the whole dataset): steps, epoch and run seconds, cost per run.
+  // simulate(simConfig(...)) for epochs of `imagesPerEpoch` training images (0 = the
+  // config's: its limit or the whole dataset).
   core::sim::SimReport simulateRun(const core::train::TrainConfig& config, const widgets::DeviceChoice& choice,
                                    std::int64_t imagesPerEpoch = 0) const;
 
@@ -46,7 +46,6 @@ public:
   // Seconds of epoch `epoch` (1-based) on a simulated device for `images` images: the
   // steady step time per batch, plus the first epoch's compilation / warm-up.
   static double epochSeconds(const core::sim::SimReport& report, int epoch, std::int64_t images);
-  static core::sim::SimReport scaledToImages(core::sim::SimReport report, std::int64_t imagesPerEpoch);
 
   // Every device × every batch in `batches`, for the sweep chart; errors are skipped.
   std::vector<core::sim::SimReport> sweep(const core::train::TrainConfig& config,

@@ -82,9 +82,26 @@ QVector<widgets::DeviceResult> TrainingSession::planDevices(const RunPlan& plan,
   return out;
 }
 
+QString TrainingSession::checkPlan(const RunPlan& plan) {
+  if (!plan.trainHere) return {};
+  try {
+    core::train::validate(plan.config);
+  } catch (const std::exception& e) {
+    return tr("Invalid setting: %1").arg(QString::fromUtf8(e.what()));
+  }
+  const std::int64_t images = SimService::imagesPerEpoch(plan.config);
+  if (images > 0 && plan.config.batch > images)
+    return tr("Batch %1 is larger than the %2 training images of an epoch (%3). "
+              "Lower the batch, or raise the subset size in the Experiment panel.")
+        .arg(plan.config.batch)
+        .arg(images)
+        .arg(plan.config.limit > 0 ? tr("subset") : QString::fromStdString(plan.config.datasetId));
+  return {};
+}
+
 int TrainingSession::start(const RunPlan& plan) {
   if (isActive()) throw core::util::Error("a run is already in progress: stop it first");
-  if (plan.trainHere) core::train::validate(plan.config);
+  const QString problem = checkPlan(plan);
 
   QStringList problems;
   widgets::Run run;
@@ -100,6 +117,13 @@ int TrainingSession::start(const RunPlan& plan) {
   m_store->setCurrentRun(id);
   for (const QString& p : problems) Q_EMIT warning(p);
 
+  if (!problem.isEmpty()) {
+    // Bad input: the run stays in the list, marked, and nothing starts.
+    m_store->setStatus(id, RunStatus::Failed, problem);
+    Q_EMIT started(id);
+    Q_EMIT finished(id, RunStatus::Failed, problem);
+    return id;
+  }
   if (!plan.trainHere) {
     simulateAllEpochs(plan);
     Q_EMIT started(id);

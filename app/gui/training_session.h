@@ -47,9 +47,12 @@ public:
   TrainingSession(widgets::RunStore* store, const SimService* sim, QObject* parent = nullptr);
   ~TrainingSession() override;  // stops the run and joins the thread
 
-  // Adds the run to the store and starts it; returns its id. Throws core::util::Error for
-  // settings the trainer refuses (batch 0, …) or when a run is already active.
+  // Adds the run to the store and starts it; returns its id. Settings the trainer refuses
+  // (batch 0, a batch larger than the data, …) add the run marked Failed, with the reason,
+  // and emit finished(). Throws core::util::Error only when a run is already active.
   int start(const RunPlan& plan);
+  // Why a plan cannot train (empty when it can): validation and batch vs data size.
+  static QString checkPlan(const RunPlan& plan);
   void pause();
   void resume();
   void stop();     // asynchronous: finished() follows within one batch

@@ -1,0 +1,44 @@
+#pragma once
+// Every QAction of the main window, created in one place: theme icons with resource
+// fallbacks, standard shortcuts (with explicit fallbacks where Qt 6.4 has none), status
+// tips. Menus and tool bars only arrange them; controllers connect and enable them.
+#include <QObject>
+
+class QAction;
+class QActionGroup;
+
+namespace app::gui {
+
+struct AppActions {
+  // File
+  QAction* openPreset = nullptr;
+  QAction* savePreset = nullptr;       // Save As… (a user preset)
+  QAction* exportChart = nullptr;      // PNG / PDF / SVG, by the suffix chosen
+  QAction* exportAllCharts = nullptr;  // one multi-page PDF
+  QAction* exportCsv = nullptr;
+  QAction* exportJson = nullptr;
+  QAction* quit = nullptr;
+  // Edit
+  QAction* copyChart = nullptr;
+  QAction* preferences = nullptr;
+  // View
+  QActionGroup* themeGroup = nullptr;
+  QAction* lightTheme = nullptr;
+  QAction* darkTheme = nullptr;
+  QAction* presentation = nullptr;
+  QAction* showAllCharts = nullptr;
+  // Run
+  QAction* run = nullptr;
+  QAction* pause = nullptr;            // checkable: checked while paused
+  QAction* stop = nullptr;
+  QAction* hideRun = nullptr;
+  QAction* deleteRun = nullptr;
+  QAction* clearRuns = nullptr;
+  // Help
+  QAction* about = nullptr;
+  QAction* aboutQt = nullptr;
+
+  static AppActions create(QObject* parent);
+};
+
+}  // namespace app::gui

@@ -1,0 +1,80 @@
+#include "app/gui/comparisons.h"
+
+#include <QLocale>
+
+#include "app/gui/sim_service.h"
+#include "widgets/run_data.h"
+
+namespace app::gui {
+namespace {
+
+struct Side {
+  core::train::TrainConfig config;
+  widgets::DeviceChoice choice;
+};
+
+Side resolve(const ComparisonSide& s, const core::train::TrainConfig& config,
+             const QVector<widgets::DeviceChoice>& devices) {
+  Side out{config, {}};
+  out.choice.deviceId = s.deviceId;
+  for (const auto& d : devices)
+    if (d.deviceId == s.deviceId) out.choice = d;
+  if (s.count) out.choice.count = *s.count;
+  if (s.vcpus) out.choice.vcpus = *s.vcpus;
+  if (s.batch) out.config.batch = *s.batch;
+  if (s.datasetId) out.config.datasetId = *s.datasetId;
+  // Published comparisons are about whole-dataset epochs.
+  out.config.limit = 0;
+  return out;
+}
+
+QString ratio(double v) { return QStringLiteral("%1×").arg(QLocale().toString(v, 'f', v < 10 ? 2 : 0)); }
+
+}  // namespace
+
+QString publishedText(const Comparison& c) {
+  if (c.metric == Comparison::Metric::Fits) return c.published > 0.5 ? QObject::tr("fits") : QObject::tr("out of memory");
+  return (c.approximate ? QStringLiteral("≈") : QString()) + ratio(c.published);
+}
+
+ComparisonResult evaluateComparison(const SimService& sim, const Comparison& c, const core::train::TrainConfig& config,
+                                    const QVector<widgets::DeviceChoice>& devices) {
+  ComparisonResult r;
+  try {
+    const Side a = resolve(c.device, config, devices);
+    const core::sim::SimReport ra = sim.simulate(sim.simConfig(a.config, a.choice));
+    if (c.metric == Comparison::Metric::Fits) {
+      r.ok = true;
+      r.value = ra.fitsInMemory ? 1 : 0;
+      r.text = ra.fitsInMemory ? QObject::tr("fits") : QObject::tr("out of memory");
+      r.detail = QObject::tr("%1 of %2 GiB per device")
+                     .arg(ra.memoryBytesPerDevice / (1024.0 * 1024 * 1024), 0, 'f', 1)
+                     .arg(ra.memoryCapacityBytes / (1024.0 * 1024 * 1024), 0, 'f', 1);
+      return r;
+    }
+    const Side b = resolve(c.versus, config, devices);
+    const core::sim::SimReport rb = sim.simulate(sim.simConfig(b.config, b.choice));
+    if (!ra.fitsInMemory || !rb.fitsInMemory) {
+      r.text = QObject::tr("out of memory (%1)").arg(!ra.fitsInMemory ? c.device.deviceId : c.versus.deviceId);
+      return r;
+    }
+    if (ra.runSeconds <= 0) {
+      r.text = QObject::tr("no time for %1").arg(c.device.deviceId);
+      return r;
+    }
+    r.ok = true;
+    r.value = rb.runSeconds / ra.runSeconds;
+    r.text = ratio(r.value);
+    r.detail = QObject::tr("%1: %2 · %3: %4 (simulated, %5 epochs incl. the first)")
+                   .arg(sim.choiceLabel(a.choice), widgets::formatSeconds(ra.runSeconds), sim.choiceLabel(b.choice),
+                        widgets::formatSeconds(rb.runSeconds))
+                   .arg(config.epochs);
+  } catch (const std::exception& e) {
+    r.ok = false;
+    r.text = QObject::tr("not simulated");
+    r.detail = QString::fromUtf8(e.what());
+  }
+  return r;
+}
+
+}  // namespace app::gui

@@ -1,0 +1,29 @@
+#pragma once
+// Published comparisons of a preset, re-computed by the simulator at the current settings
+// ("TPU v3-8 vs P100, batch 16: published ≈3.5×, AccelLab 3.1×").
+#include <QString>
+#include <QVector>
+
+#include "app/gui/preset.h"
+
+namespace app::gui {
+
+class SimService;
+
+struct ComparisonResult {
+  bool ok = false;
+  double value = 0;        // the speed-up, or 1 = fits / 0 = out of memory
+  QString text;            // "3.1×", "fits", "out of memory", or why it could not be computed
+  QString detail;          // the two run times, for a tooltip
+};
+
+// `devices` are the current device choices (a side's count/vcpus/precision default to the
+// chosen device's row, then to the comparison's overrides).
+ComparisonResult evaluateComparison(const SimService& sim, const Comparison& comparison,
+                                    const core::train::TrainConfig& config,
+                                    const QVector<widgets::DeviceChoice>& devices);
+
+// "≈3.5×", "3.96×", "fits", "out of memory".
+QString publishedText(const Comparison& comparison);
+
+}  // namespace app::gui

@@ -1,0 +1,146 @@
+#include "app/gui/export_controller.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QBuffer>
+#include <QCursor>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QInputDialog>
+#include <QStandardPaths>
+
+#include "app/gui/message_bar.h"
+#include "widgets/chart_base.h"
+#include "widgets/chart_deck.h"
+#include "widgets/chart_export.h"
+#include "widgets/data_export.h"
+
+namespace app::gui {
+namespace {
+
+widgets::ChartBase* chartContaining(QWidget* w) {
+  for (; w; w = w->parentWidget())
+    if (auto* c = qobject_cast<widgets::ChartBase*>(w)) return c;
+  return nullptr;
+}
+
+}  // namespace
+
+ExportController::ExportController(const AppActions& a, widgets::ChartDeck* deck, QWidget* window,
+                                   MessageBar* messages, QObject* parent)
+    : QObject(parent), m_deck(deck), m_window(window), m_messages(messages),
+      m_folder(QStandardPaths::writableLocation(QStandardPaths::PicturesLocation)) {
+  connect(a.exportChart, &QAction::triggered, this, &ExportController::exportChart);
+  connect(a.exportAllCharts, &QAction::triggered, this, &ExportController::exportAllCharts);
+  connect(a.exportCsv, &QAction::triggered, this, [this] { exportData(false); });
+  connect(a.exportJson, &QAction::triggered, this, [this] { exportData(true); });
+  connect(a.copyChart, &QAction::triggered, this, &ExportController::copyChart);
+}
+
+void ExportController::setExportFolder(const QString& folder) {
+  if (!folder.isEmpty()) m_folder = folder;
+}
+
+widgets::ChartBase* ExportController::targetChart() const {
+  if (widgets::ChartBase* c = m_deck->maximisedChart()) return c;
+  if (widgets::ChartBase* c = chartContaining(QApplication::widgetAt(QCursor::pos()))) return c;
+  return chartContaining(QApplication::focusWidget());
+}
+
+widgets::ChartBase* ExportController::askForChart() {
+  QStringList titles;
+  for (const widgets::ChartBase* c : m_deck->charts()) titles << c->title();
+  bool ok = false;
+  const QString title = QInputDialog::getItem(m_window, tr("Export Chart"), tr("Chart:"), titles, 0, false, &ok);
+  if (!ok) return nullptr;
+  return m_deck->charts().value(static_cast<int>(titles.indexOf(title)));
+}
+
+QString ExportController::askForFile(const QString& title, const QString& suggestedName, const QString& filters) {
+  const QString path = QFileDialog::getSaveFileName(m_window, title, QDir(m_folder).filePath(suggestedName), filters);
+  if (!path.isEmpty()) m_folder = QFileInfo(path).absolutePath();
+  return path;
+}
+
+bool ExportController::report(const QString& what, const QString& path, const QString& error) {
+  if (error.isEmpty()) {
+    m_messages->showMessage(MessageBar::Level::Info, tr("%1 saved").arg(what), QDir::toNativeSeparators(path));
+    return true;
+  }
+  m_messages->showMessage(MessageBar::Level::Error, tr("%1 could not be saved").arg(what),
+                          error + "\n" + tr("Choose another folder (one you can write to) and try again."));
+  return false;
+}
+
+void ExportController::exportChart() {
+  widgets::ChartBase* chart = targetChart();
+  if (!chart) chart = askForChart();
+  if (!chart) return;
+  const QString path = askForFile(tr("Export Chart"), chart->chartId() + ".png",
+                                  tr("PNG image, 2× (*.png);;PDF document (*.pdf);;SVG drawing (*.svg)"));
+  if (path.isEmpty()) return;
+  chart->refreshNow();
+  report(tr("Chart “%1”").arg(chart->title()), path, widgets::exportChart(*chart, path).error);
+}
+
+void ExportController::exportAllCharts() {
+  const QString path = askForFile(tr("Export All Charts"), "accellab-charts.pdf", tr("PDF document (*.pdf)"));
+  if (path.isEmpty()) return;
+  m_deck->refreshAll();
+  report(tr("All charts"), path, widgets::exportChartsPdf(m_deck->charts(), path).error);
+}
+
+void ExportController::exportData(bool json) {
+  const QString path = json ? askForFile(tr("Export Data as JSON"), "accellab-data.json", tr("JSON (*.json)"))
+                            : askForFile(tr("Export Data as CSV"), "accellab-data.csv", tr("CSV table (*.csv)"));
+  if (path.isEmpty()) return;
+  const widgets::ExportResult r = json ? widgets::exportSeriesJson(m_deck->charts(), path)
+                                       : widgets::exportSeriesCsv(m_deck->charts(), path);
+  report(json ? tr("Data (JSON)") : tr("Data (CSV)"), path, r.error);
+}
+
+void ExportController::copyChart() {
+  widgets::ChartBase* chart = targetChart();
+  if (!chart && !m_deck->charts().isEmpty()) chart = m_deck->charts().first();
+  if (!chart) return;
+  chart->refreshNow();
+  widgets::copyChartToClipboard(*chart);
+  m_messages->showMessage(MessageBar::Level::Info, tr("Chart “%1” copied to the clipboard").arg(chart->title()));
+}
+
+QStringList ExportController::exportEverything(const QString& dir, QStringList& errors) {
+  QStringList written;
+  if (!QDir().mkpath(dir)) {
+    errors << tr("%1: cannot create the folder").arg(dir);
+    return written;
+  }
+  auto note = [&](const QString& path, const widgets::ExportResult& r) {
+    if (r.ok()) {
+      written << path;
+    } else {
+      errors << r.error;
+    }
+  };
+  m_deck->refreshAll();
+  for (widgets::ChartBase* chart : m_deck->charts()) {
+    for (widgets::ChartFormat f : {widgets::ChartFormat::Png, widgets::ChartFormat::Pdf, widgets::ChartFormat::Svg}) {
+      const QString path = widgets::chartFileName(dir, *chart, f);
+      note(path, f == widgets::ChartFormat::Png   ? widgets::exportChartPng(*chart, path)
+                 : f == widgets::ChartFormat::Pdf ? widgets::exportChartPdf(*chart, path)
+                                                  : widgets::exportChartSvg(*chart, path));
+    }
+  }
+  const QDir d(dir);
+  note(d.filePath("all-charts.pdf"), widgets::exportChartsPdf(m_deck->charts(), d.filePath("all-charts.pdf")));
+  note(d.filePath("data.csv"), widgets::exportSeriesCsv(m_deck->charts(), d.filePath("data.csv")));
+  note(d.filePath("data.json"), widgets::exportSeriesJson(m_deck->charts(), d.filePath("data.json")));
+  QByteArray png;
+  QBuffer buffer(&png);
+  buffer.open(QIODevice::WriteOnly);
+  m_window->grab().save(&buffer, "PNG");
+  note(d.filePath("window.png"), widgets::writeFileAtomically(d.filePath("window.png"), png));
+  return written;
+}
+
+}  // namespace app::gui

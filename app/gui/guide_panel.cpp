@@ -1,0 +1,83 @@
+#include "app/gui/guide_panel.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace app::gui {
+
+GuidePanel::GuidePanel(QWidget* parent) : QWidget(parent) {
+  setObjectName("GuidePanel");
+  auto* layout = new QVBoxLayout(this);
+  m_title = new QLabel(this);
+  m_title->setWordWrap(true);
+  QFont f = m_title->font();
+  f.setBold(true);
+  m_title->setFont(f);
+  m_mode = new QLabel(this);
+  m_mode->setObjectName("modeNote");
+  m_mode->setWordWrap(true);
+  m_explanation = new QLabel(this);
+  m_explanation->setWordWrap(true);
+  m_table = new QTableWidget(0, 3, this);
+  m_table->setObjectName("comparisons");
+  m_table->setHorizontalHeaderLabels({tr("Published comparison"), tr("Published"), tr("AccelLab")});
+  m_table->verticalHeader()->hide();
+  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_table->setSelectionMode(QAbstractItemView::NoSelection);
+  m_table->setWordWrap(true);
+  m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+  m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+  m_table->horizontalHeader()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
+  layout->addWidget(m_title);
+  layout->addWidget(m_mode);
+  layout->addWidget(m_explanation);
+  layout->addWidget(m_table, 1);
+  setPreset(nullptr);
+}
+
+void GuidePanel::setPreset(const Preset* p) {
+  m_table->setRowCount(0);
+  if (!p) {
+    m_title->setText(tr("Your own set-up"));
+    m_mode->setText(tr("Open a preset (File ▸ Presets) to re-create a published experiment with its figures."));
+    m_explanation->clear();
+    m_table->hide();
+    return;
+  }
+  m_title->setText(p->title);
+  const QString mode = p->mode == PresetMode::Train ? tr("Trains for real.") : tr("Simulation only.");
+  m_mode->setText("<i>" + (p->modeNote.isEmpty() ? mode : p->modeNote).toHtmlEscaped() + "</i>");
+  m_explanation->setText(p->explanation);
+  m_table->setVisible(!p->comparisons.isEmpty());
+  m_table->setRowCount(static_cast<int>(p->comparisons.size()));
+  for (int i = 0; i < p->comparisons.size(); ++i) {
+    const Comparison& c = p->comparisons[i];
+    auto* label = new QTableWidgetItem(c.label);
+    label->setToolTip(c.source);
+    m_table->setItem(i, 0, label);
+    auto* published = new QTableWidgetItem(publishedText(c));
+    published->setToolTip(c.source);
+    m_table->setItem(i, 1, published);
+    m_table->setItem(i, 2, new QTableWidgetItem(tr("…")));
+  }
+  m_table->resizeRowsToContents();
+}
+
+void GuidePanel::setResults(const QVector<ComparisonResult>& results) {
+  for (int i = 0; i < results.size() && i < m_table->rowCount(); ++i) {
+    QTableWidgetItem* item = m_table->item(i, 2);
+    item->setText(results[i].text);
+    item->setToolTip(results[i].detail);
+  }
+}
+
+QString GuidePanel::modeText() const { return m_mode->text(); }
+int GuidePanel::comparisonRows() const { return m_table->rowCount(); }
+QString GuidePanel::appValue(int row) const {
+  const QTableWidgetItem* item = m_table->item(row, 2);
+  return item ? item->text() : QString();
+}
+
+}  // namespace app::gui

@@ -1,0 +1,32 @@
+#pragma once
+// The Guide dock: the loaded preset's title, whether it trains for real or simulates (and
+// why), what to look for, and its published comparisons beside AccelLab's own figures.
+#include <QWidget>
+
+#include "app/gui/comparisons.h"
+#include "app/gui/preset.h"
+
+class QLabel;
+class QTableWidget;
+
+namespace app::gui {
+
+class GuidePanel : public QWidget {
+  Q_OBJECT
+public:
+  explicit GuidePanel(QWidget* parent = nullptr);
+
+  void setPreset(const Preset* preset);     // nullptr: no preset (own settings)
+  void setResults(const QVector<ComparisonResult>& results);  // one per comparison
+  QString modeText() const;
+  int comparisonRows() const;
+  QString appValue(int row) const;
+
+private:
+  QLabel* m_title = nullptr;
+  QLabel* m_mode = nullptr;
+  QLabel* m_explanation = nullptr;
+  QTableWidget* m_table = nullptr;
+};
+
+}  // namespace app::gui

@@ -1,0 +1,65 @@
+#include "app/gui/launch_options.h"
+
+#include <QCommandLineParser>
+
+#include "core/util/error.h"
+
+namespace app::gui {
+namespace {
+
+struct Parser {
+  QCommandLineParser parser;
+  Parser() {
+    parser.setApplicationDescription(
+        QObject::tr("AccelLab: train on this CPU for real, simulate CPUs, GPUs and TPUs, compare time and cost."));
+    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    parser.addOptions({
+        {"preset", QObject::tr("Load the preset ID (an id or a unique prefix such as e3)."), "ID"},
+        {"limit", QObject::tr("Train on a subset of N images per epoch."), "N"},
+        {"epochs", QObject::tr("Number of epochs."), "E"},
+        {"run", QObject::tr("Start the run as soon as the window is open.")},
+        {"export-dir", QObject::tr("When the run ends, write every chart (PNG, PDF, SVG), the data (CSV, JSON) and a "
+                                   "screenshot of the window into DIR."), "DIR"},
+        {"quit-when-done", QObject::tr("Quit when the run (and the export) is done; exit code 0 when it finished.")},
+        {"list-presets", QObject::tr("Print the preset ids and titles, then exit.")},
+        {{"h", "help"}, QObject::tr("Show this help.")},
+        {{"v", "version"}, QObject::tr("Show the version.")},
+    });
+  }
+};
+
+qint64 integerOption(const QCommandLineParser& p, const QString& name, qint64 min, qint64 max) {
+  bool ok = false;
+  const QString text = p.value(name);
+  const qint64 v = text.toLongLong(&ok);
+  if (!ok) throw core::util::Error(("--" + name + ": '" + text + "' is not a whole number").toStdString());
+  if (v < min || v > max)
+    throw core::util::Error(QStringLiteral("--%1: %2 is out of range [%3, %4]").arg(name).arg(v).arg(min).arg(max).toStdString());
+  return v;
+}
+
+}  // namespace
+
+LaunchOptions parseLaunchOptions(const QStringList& arguments) {
+  Parser p;
+  if (!p.parser.parse(arguments)) throw core::util::Error(p.parser.errorText().toStdString());
+  if (!p.parser.positionalArguments().isEmpty())
+    throw core::util::Error(("unexpected argument '" + p.parser.positionalArguments().first() + "'").toStdString());
+  LaunchOptions o;
+  o.presetId = p.parser.value("preset");
+  if (p.parser.isSet("preset") && o.presetId.isEmpty()) throw core::util::Error("--preset: needs an id");
+  if (p.parser.isSet("limit")) o.limit = integerOption(p.parser, "limit", 1, 1'000'000'000);
+  if (p.parser.isSet("epochs")) o.epochs = static_cast<int>(integerOption(p.parser, "epochs", 1, 100000));
+  o.run = p.parser.isSet("run");
+  o.exportDir = p.parser.value("export-dir");
+  if (p.parser.isSet("export-dir") && o.exportDir.isEmpty()) throw core::util::Error("--export-dir: needs a folder");
+  o.quitWhenDone = p.parser.isSet("quit-when-done");
+  o.listPresets = p.parser.isSet("list-presets");
+  o.help = p.parser.isSet("help");
+  o.version = p.parser.isSet("version");
+  return o;
+}
+
+QString launchHelpText() { return Parser().parser.helpText(); }
+
+}  // namespace app::gui

@@ -1,0 +1,29 @@
+#pragma once
+// The GUI's command line (for demos and for making slides in batch):
+//   accellab [--preset ID] [--limit N] [--epochs E] [--run] [--export-dir DIR] [--quit-when-done]
+//   accellab --list-presets | --help | --version
+#include <QString>
+#include <QStringList>
+#include <optional>
+
+namespace app::gui {
+
+struct LaunchOptions {
+  QString presetId;
+  std::optional<qint64> limit;
+  std::optional<int> epochs;
+  bool run = false;
+  QString exportDir;
+  bool quitWhenDone = false;
+  bool listPresets = false;
+  bool help = false;
+  bool version = false;
+  bool scripted() const { return run || !exportDir.isEmpty() || quitWhenDone; }
+};
+
+// `arguments` as QCoreApplication::arguments() gives them (program name first, Qt's own
+// options already removed). Throws core::util::Error naming the option and the value.
+LaunchOptions parseLaunchOptions(const QStringList& arguments);
+QString launchHelpText();
+
+}  // namespace app::gui

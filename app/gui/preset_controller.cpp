@@ -1,0 +1,161 @@
+#include "app/gui/preset_controller.h"
+
+#include <QAction>
+#include <QDir>
+#include <QFileDialog>
+#include <QInputDialog>
+#include <QLineEdit>
+#include <QMenu>
+
+#include "app/gui/message_bar.h"
+#include "core/data/dataset_info.h"
+#include "core/nn/zoo.h"
+#include "core/util/error.h"
+#include "widgets/experiment_panel.h"
+#include "widgets/hardware_panel.h"
+
+namespace app::gui {
+
+PresetController::PresetController(const AppActions& a, widgets::ExperimentPanel* experiment,
+                                   widgets::HardwarePanel* hardware, MessageBar* messages, QWidget* window,
+                                   QObject* parent)
+    : QObject(parent), m_experiment(experiment), m_hardware(hardware), m_messages(messages), m_window(window),
+      m_menu(new QMenu(tr("&Presets"), window)) {
+  m_menu->setObjectName("presetsMenu");
+  connect(a.openPreset, &QAction::triggered, this, &PresetController::openFile);
+  connect(a.savePreset, &QAction::triggered, this, &PresetController::saveAs);
+  reload();
+}
+
+void PresetController::reload() {
+  m_library.load();
+  rebuildMenu();
+  if (!m_library.errors().isEmpty())
+    m_messages->showMessage(MessageBar::Level::Warning, tr("Some preset files were skipped"),
+                            m_library.errors().join('\n') + "\n" + tr("Fix the key named in the file, then restart."));
+}
+
+void PresetController::rebuildMenu() {
+  m_menu->clear();
+  bool userSection = false;
+  for (const Preset& p : m_library.presets()) {
+    if (p.user && !userSection) {
+      m_menu->addSection(tr("Your presets"));
+      userSection = true;
+    }
+    QAction* a = m_menu->addAction(p.title);
+    a->setStatusTip(p.modeNote.isEmpty() ? p.title : p.modeNote);
+    a->setData(p.id);
+    connect(a, &QAction::triggered, this, [this, id = p.id] { apply(id); });
+  }
+  if (m_library.presets().isEmpty()) m_menu->addAction(tr("(no presets found)"))->setEnabled(false);
+}
+
+QStringList PresetController::unknownIds(const Preset& p) const {
+  QStringList problems;
+  const std::string file = QDir::toNativeSeparators(p.filePath).toStdString();
+  try {
+    core::data::datasetInfo(p.config.datasetId);
+  } catch (const std::exception& e) {
+    problems << QString::fromStdString(file + ": experiment.dataset: " + e.what());
+  }
+  try {
+    core::nn::modelInfo(p.config.modelId);
+  } catch (const std::exception& e) {
+    problems << QString::fromStdString(file + ": experiment.model: " + e.what());
+  }
+  return problems;
+}
+
+bool PresetController::apply(const QString& idOrPrefix) {
+  const Preset* p = m_library.find(idOrPrefix);
+  if (!p) {
+    m_messages->showMessage(MessageBar::Level::Error, tr("No preset “%1”").arg(idOrPrefix),
+                            tr("Known presets: %1").arg(m_library.ids().join(", ")));
+    return false;
+  }
+  apply(*p);
+  return true;
+}
+
+void PresetController::apply(const Preset& preset) {
+  QStringList problems = unknownIds(preset);
+  m_experiment->setConfig(preset.config);
+  m_experiment->setTrainHere(preset.mode == PresetMode::Train);
+  const QStringList unknown = m_hardware->setChoices(preset.devices);
+  for (const QString& id : unknown)
+    problems << tr("%1: devices: unknown device “%2” (known: %3)")
+                    .arg(QDir::toNativeSeparators(preset.filePath), id, m_hardware->deviceIds().join(", "));
+  if (preset.mode == PresetMode::Train && !m_experiment->datasetLoadable())
+    problems << tr("%1: mode: “train” needs a dataset the engine can load; “%2” is simulated only")
+                    .arg(QDir::toNativeSeparators(preset.filePath), QString::fromStdString(preset.config.datasetId));
+  m_current = preset;
+  if (problems.isEmpty()) {
+    m_messages->clearMessage();
+  } else {
+    m_messages->showMessage(MessageBar::Level::Warning, tr("The preset “%1” was loaded with problems").arg(preset.title),
+                            problems.join('\n'));
+  }
+  Q_EMIT presetChanged(m_current);
+}
+
+void PresetController::setCurrent(const QString& id) {
+  const Preset* p = id.isEmpty() ? nullptr : m_library.find(id);
+  m_current = p ? std::optional<Preset>(*p) : std::nullopt;
+  Q_EMIT presetChanged(m_current);
+}
+
+void PresetController::openFile() {
+  const QString path = QFileDialog::getOpenFileName(m_window, tr("Open Preset"), PresetLibrary::builtinFolder(),
+                                                    tr("AccelLab presets (*.json)"));
+  if (path.isEmpty()) return;
+  try {
+    apply(loadPresetFile(path));
+  } catch (const std::exception& e) {
+    m_messages->showMessage(MessageBar::Level::Error, tr("The preset could not be loaded"),
+                            QString::fromUtf8(e.what()) + "\n" + tr("Fix the key named above in the file and open it again."));
+  }
+}
+
+QString PresetController::saveUserPreset(const QString& title) {
+  Preset p;
+  p.title = title.trimmed();
+  if (p.title.isEmpty()) throw core::util::Error("the preset needs a title");
+  p.id = presetIdFromTitle(p.title);
+  p.config = m_experiment->config();
+  p.mode = m_experiment->trainHere() ? PresetMode::Train : PresetMode::Simulate;
+  p.devices = m_hardware->choices();
+  p.devices.removeIf([](const widgets::DeviceChoice& d) { return d.deviceId == widgets::HardwarePanel::hostId(); });
+  if (m_current && m_current->config.modelId == p.config.modelId && m_current->config.datasetId == p.config.datasetId) {
+    // Same experiment: keep its published figures and explanation.
+    p.explanation = m_current->explanation;
+    p.source = m_current->source;
+    p.references = m_current->references;
+    p.comparisons = m_current->comparisons;
+    p.targetAccuracy = m_current->targetAccuracy;
+  }
+  const QString path = QDir(PresetLibrary::userFolder()).filePath(p.id + ".json");
+  savePresetFile(p, path);
+  p.filePath = path;
+  p.user = true;
+  reload();
+  m_current = p;
+  Q_EMIT presetChanged(m_current);
+  return path;
+}
+
+void PresetController::saveAs() {
+  bool ok = false;
+  const QString suggested = m_current ? tr("%1 (mine)").arg(m_current->title) : tr("My experiment");
+  const QString title = QInputDialog::getText(m_window, tr("Save Set-up as Preset"), tr("Title:"), QLineEdit::Normal,
+                                              suggested, &ok);
+  if (!ok) return;
+  try {
+    const QString path = saveUserPreset(title);
+    m_messages->showMessage(MessageBar::Level::Info, tr("Preset saved"), QDir::toNativeSeparators(path));
+  } catch (const std::exception& e) {
+    m_messages->showMessage(MessageBar::Level::Error, tr("The preset could not be saved"), QString::fromUtf8(e.what()));
+  }
+}
+
+}  // namespace app::gui

@@ -1,0 +1,72 @@
+#pragma once
+// Run / Pause / Stop: builds a RunPlan from the panels (and the loaded preset's published
+// figures), starts the session, follows it in the status bar, tells the user what went
+// wrong in the message bar, keeps the actions' enablement in step with the state, and saves
+// the run history whenever the list changes.
+#include <QObject>
+#include <QString>
+#include <optional>
+
+#include "app/gui/app_actions.h"
+#include "app/gui/preset.h"
+#include "core/train/metrics.h"
+
+namespace widgets {
+class ExperimentPanel;
+class HardwarePanel;
+class RunStore;
+}  // namespace widgets
+
+namespace app::gui {
+
+class MessageBar;
+class RunStatusWidget;
+class RunsPanel;
+class TrainingSession;
+struct RunPlan;
+
+class RunController : public QObject {
+  Q_OBJECT
+public:
+  struct Parts {
+    AppActions actions;
+    TrainingSession* session = nullptr;
+    widgets::RunStore* store = nullptr;
+    widgets::ExperimentPanel* experiment = nullptr;
+    widgets::HardwarePanel* hardware = nullptr;
+    MessageBar* messages = nullptr;
+    RunStatusWidget* status = nullptr;
+    RunsPanel* runs = nullptr;
+  };
+  RunController(const Parts& parts, QString historyPath, QObject* parent = nullptr);
+
+  // The preset whose references and target accuracy runs carry while its model and
+  // dataset are the ones chosen (nullopt: none).
+  void setPreset(const std::optional<Preset>& preset);
+  RunPlan currentPlan() const;
+
+  int startRun();        // the new run's id; 0 when refused (already running)
+  void setPaused(bool paused);
+  void stopRun();
+  void toggleSelectedVisible();
+  void deleteSelected();
+  void deleteFinished();
+
+  void loadHistory();    // at start; problems go to the message bar
+  void saveHistory();    // atomically; problems go to the message bar
+  QString historyPath() const { return m_historyPath; }
+
+Q_SIGNALS:
+  void runFinished(int runId, core::train::RunStatus status);
+
+private:
+  void onStarted(int runId);
+  void onFinished(int runId, core::train::RunStatus status, const QString& message);
+  void updateActions();
+
+  Parts m_p;
+  QString m_historyPath;
+  std::optional<Preset> m_preset;
+};
+
+}  // namespace app::gui

@@ -1,0 +1,97 @@
+#include "app/gui/script_runner.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QTimer>
+#include <cstdio>
+
+#include "app/gui/export_controller.h"
+#include "app/gui/main_window.h"
+#include "app/gui/message_bar.h"
+#include "app/gui/preset_controller.h"
+#include "app/gui/run_controller.h"
+#include "app/gui/setup_controller.h"
+#include "widgets/experiment_panel.h"
+#include "widgets/run_store.h"
+
+namespace app::gui {
+namespace {
+
+void out(const QString& line) {
+  std::fprintf(stdout, "%s\n", line.toLocal8Bit().constData());
+  std::fflush(stdout);
+}
+void err(const QString& line) {
+  std::fprintf(stderr, "accellab: %s\n", line.toLocal8Bit().constData());
+  std::fflush(stderr);
+}
+
+}  // namespace
+
+ScriptRunner::ScriptRunner(MainWindow* window, LaunchOptions options, QObject* parent)
+    : QObject(parent), m_window(window), m_options(std::move(options)) {
+  connect(m_window->runController(), &RunController::runFinished, this, &ScriptRunner::onRunFinished);
+}
+
+void ScriptRunner::start() {
+  if (!m_options.presetId.isEmpty()) {
+    if (!m_window->presetController()->apply(m_options.presetId)) {
+      err(QStringLiteral("--preset: %1").arg(m_window->messageBar()->text().replace('\n', ' ')));
+      finish(2);
+      return;
+    }
+    out(QStringLiteral("preset: %1").arg(m_window->presetController()->current()->title));
+  }
+  if (m_options.limit || m_options.epochs) {
+    core::train::TrainConfig c = m_window->experimentPanel()->config();
+    if (m_options.limit) c.limit = *m_options.limit;
+    if (m_options.epochs) c.epochs = *m_options.epochs;
+    m_window->experimentPanel()->setConfig(c);
+  }
+  if (m_options.run) {
+    m_runId = m_window->runController()->startRun();
+    if (!m_runId) {
+      err(QStringLiteral("the run could not start: %1").arg(m_window->messageBar()->text()));
+      finish(1);
+      return;
+    }
+    out(QStringLiteral("run %1 started: %2").arg(m_runId).arg(m_window->store()->run(m_runId)->name));
+    return;  // onRunFinished continues (a simulation-only run has finished already: queued below)
+  }
+  exportAndFinish(true);
+}
+
+void ScriptRunner::onRunFinished(int runId, core::train::RunStatus status) {
+  if (!m_options.run) return;
+  const widgets::Run* run = m_window->store()->run(runId);
+  const QString message = run ? run->statusMessage : QString();
+  out(QStringLiteral("run %1 %2%3").arg(runId).arg(widgets::runStatusText(status), message.isEmpty() ? QString() : ": " + message));
+  const bool ok = status == core::train::RunStatus::Finished;
+  if (!ok) err(QStringLiteral("run %1 %2: %3").arg(runId).arg(widgets::runStatusText(status), message));
+  // Let the charts take the last samples before they are drawn into files.
+  QTimer::singleShot(0, this, [this, ok] { exportAndFinish(ok); });
+}
+
+void ScriptRunner::exportAndFinish(bool runOk) {
+  int code = runOk ? 0 : 1;
+  if (!m_options.exportDir.isEmpty()) {
+    m_window->setupController()->updateNow();
+    QStringList errors;
+    const QStringList files = m_window->exportController()->exportEverything(m_options.exportDir, errors);
+    for (const QString& f : files) out(QStringLiteral("wrote %1").arg(QDir::toNativeSeparators(f)));
+    for (const QString& e : errors) err(e);
+    if (!errors.isEmpty()) code = 1;
+  }
+  finish(code);
+}
+
+void ScriptRunner::finish(int exitCode) {
+  m_exitCode = exitCode;
+  Q_EMIT done(exitCode);
+  if (m_options.quitWhenDone) {
+    m_window->close();
+    QCoreApplication::exit(exitCode);
+  }
+}
+
+}  // namespace app::gui

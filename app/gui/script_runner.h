@@ -1,0 +1,37 @@
+#pragma once
+// The scriptable start: loads the preset, applies --limit/--epochs, runs, exports every
+// chart, the data and a screenshot into --export-dir, and quits when asked. Progress and
+// the files written go to stdout, problems to stderr.
+#include <QObject>
+
+#include "app/gui/launch_options.h"
+#include "core/train/metrics.h"
+
+namespace app::gui {
+
+class MainWindow;
+
+class ScriptRunner : public QObject {
+  Q_OBJECT
+public:
+  ScriptRunner(MainWindow* window, LaunchOptions options, QObject* parent = nullptr);
+  // Call once the window is shown (the event loop running).
+  void start();
+  int exitCode() const { return m_exitCode; }
+
+Q_SIGNALS:
+  // Everything asked for is done; with --quit-when-done the app quits with `exitCode`.
+  void done(int exitCode);
+
+private:
+  void onRunFinished(int runId, core::train::RunStatus status);
+  void exportAndFinish(bool runOk);
+  void finish(int exitCode);
+
+  MainWindow* m_window;
+  LaunchOptions m_options;
+  int m_runId = 0;
+  int m_exitCode = 0;
+};
+
+}  // namespace app::gui

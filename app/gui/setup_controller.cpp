@@ -1,0 +1,106 @@
+#include "app/gui/setup_controller.h"
+
+#include <QLocale>
+
+#include "app/gui/comparisons.h"
+#include "app/gui/guide_panel.h"
+#include "app/gui/sim_service.h"
+#include "widgets/experiment_panel.h"
+#include "widgets/hardware_panel.h"
+#include "widgets/run_data.h"
+#include "widgets/sweep_chart.h"
+
+namespace app::gui {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+widgets::DeviceStatus statusFor(const core::sim::SimReport& r) {
+  widgets::DeviceStatus s;
+  const QString memory = QObject::tr("%1 of %2 GiB per device")
+                             .arg(r.memoryBytesPerDevice / kGiB, 0, 'f', 1)
+                             .arg(r.memoryCapacityBytes / kGiB, 0, 'f', 1);
+  if (!r.fitsInMemory) {
+    s.kind = widgets::DeviceStatus::Kind::OutOfMemory;
+    s.text = QObject::tr("out of memory");
+    s.detail = QObject::tr("Would not fit at batch %1: needs %2. Lower the batch, use more devices, or a 16-bit "
+                           "precision.").arg(r.config.batch).arg(memory);
+    return s;
+  }
+  s.text = QObject::tr("≈ %1/epoch").arg(widgets::formatSeconds(r.epochSeconds));
+  if (r.priceKnown) s.text += QObject::tr(" · $%1/run").arg(QLocale().toString(r.usdPerRun, 'f', r.usdPerRun < 1 ? 3 : 2));
+  s.detail = QObject::tr("%1 images/s · step %2 · first epoch %3 · bound by %4\n%5\nMemory: %6")
+                 .arg(QLocale().toString(r.imagesPerSecond, 'f', 0), widgets::formatSeconds(r.stepSeconds),
+                      widgets::formatSeconds(r.firstEpochSeconds), QString::fromLatin1(core::sim::boundName(r.bound)),
+                      QString::fromStdString(r.explanation), memory);
+  if (!r.precisionNote.empty()) s.detail += "\n" + QString::fromStdString(r.precisionNote);
+  return s;
+}
+
+}  // namespace
+
+std::vector<int> SetupController::sweepBatches() { return widgets::ExperimentPanel::batchChoices(); }
+
+SetupController::SetupController(const SimService* sim, widgets::ExperimentPanel* experiment,
+                                 widgets::HardwarePanel* hardware, widgets::SweepChart* sweep, GuidePanel* guide,
+                                 QObject* parent)
+    : QObject(parent), m_sim(sim), m_experiment(experiment), m_hardware(hardware), m_sweep(sweep), m_guide(guide) {
+  m_timer.setSingleShot(true);
+  m_timer.setInterval(0);
+  connect(&m_timer, &QTimer::timeout, this, &SetupController::updateNow);
+  connect(m_experiment, &widgets::ExperimentPanel::configChanged, this, &SetupController::schedule);
+  connect(m_hardware, &widgets::HardwarePanel::choicesChanged, this, &SetupController::schedule);
+  schedule();
+}
+
+void SetupController::setPreset(const Preset* preset) {
+  m_preset = preset;
+  m_guide->setPreset(preset);
+  schedule();
+}
+
+void SetupController::schedule() { m_timer.start(); }
+
+void SetupController::updateNow() {
+  m_timer.stop();
+  // The host trains for real (and is measured) only when the experiment trains here.
+  if (m_hardware->hostMeasured() != m_experiment->trainHere()) m_hardware->setHostMeasured(m_experiment->trainHere());
+  updateHardware();
+  updateSweep();
+  updateGuide();
+  Q_EMIT updated();
+}
+
+void SetupController::updateHardware() {
+  const core::train::TrainConfig config = m_experiment->config();
+  for (const QString& id : m_hardware->deviceIds()) {
+    const std::optional<widgets::DeviceChoice> choice = m_hardware->settings(id);
+    if (!choice) continue;
+    try {
+      m_hardware->setDeviceStatus(id, statusFor(m_sim->simulateRun(config, *choice)));
+    } catch (const std::exception& e) {
+      m_hardware->setDeviceStatus(id, {widgets::DeviceStatus::Kind::Error, tr("cannot simulate"), QString::fromUtf8(e.what())});
+    }
+  }
+}
+
+void SetupController::updateSweep() {
+  if (!m_sweep) return;
+  const core::train::TrainConfig config = m_experiment->config();
+  m_sweep->setReports(m_sim->sweep(config, m_hardware->choices(), sweepBatches()));
+  m_sweep->setMarkedBatch(config.batch);
+}
+
+void SetupController::updateGuide() {
+  if (!m_preset) return;
+  const core::train::TrainConfig config = m_experiment->config();
+  // Every row's settings, checked or not: a comparison may name a device not chosen.
+  QVector<widgets::DeviceChoice> devices;
+  for (const QString& id : m_hardware->deviceIds())
+    if (auto c = m_hardware->settings(id)) devices << *c;
+  QVector<ComparisonResult> results;
+  for (const Comparison& c : m_preset->comparisons) results << evaluateComparison(*m_sim, c, config, devices);
+  m_guide->setResults(results);
+}
+
+}  // namespace app::gui
