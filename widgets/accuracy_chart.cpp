@@ -1,0 +1,224 @@
+#include "widgets/accuracy_chart.h"
+
+#include <qcustomplot.h>
+
+#include <QComboBox>
+#include <QLabel>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "widgets/palette.h"
+#include "widgets/run_data.h"
+#include "widgets/run_store.h"
+
+namespace widgets {
+
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+}
+
+double reachedAtSeconds(const QVector<double>& cumulativeSeconds, const QVector<double>& accuracy,
+                        double target) {
+  if (target <= 0) return kNaN;
+  const auto n = std::min(cumulativeSeconds.size(), accuracy.size());
+  for (qsizetype i = 0; i < n; ++i)
+    if (accuracy[i] >= target) return cumulativeSeconds[i];
+  return kNaN;
+}
+
+AccuracyChart::AccuracyChart(QWidget* parent)
+    : ChartBase("accuracy", tr("Accuracy and loss"), parent) {
+  m_axisBox = new QComboBox(this);
+  m_axisBox->addItem(tr("against epoch"));
+  m_axisBox->addItem(tr("against time per device"));
+  m_axisBox->setToolTip(tr("Time to accuracy: each device's (simulated) training seconds"));
+  controls()->addWidget(m_axisBox);
+  connect(m_axisBox, &QComboBox::currentIndexChanged, this,
+          [this](int i) { setAxis(i == 1 ? Axis::Seconds : Axis::Epoch); });
+  setExplanation(
+      tr("Against epoch: train and test accuracy (left axis) and loss (right axis) of the real "
+         "training on this machine. Against time: the same test accuracy placed at each "
+         "device's cumulative epoch time, so the curve that reaches the target line first is "
+         "the device that trains fastest to that accuracy."));
+  mainRect()->axis(QCPAxis::atLeft)->setLabel(tr("accuracy (%)"));
+}
+
+void AccuracyChart::setAxis(Axis axis) {
+  if (m_axis == axis) return;
+  m_axis = axis;
+  {
+    const QSignalBlocker block(m_axisBox);
+    m_axisBox->setCurrentIndex(axis == Axis::Seconds ? 1 : 0);
+  }
+  fitToData();   // follow the data again in the new view
+  refreshNow();
+}
+
+QVector<Series> AccuracyChart::series() const {
+  return m_axis == Axis::Epoch ? epochSeries() : timeSeries();
+}
+
+QVector<Series> AccuracyChart::epochSeries() const {
+  QVector<Series> out;
+  const auto runs = shownRuns();
+  for (int ri = 0; ri < static_cast<int>(runs.size()); ++ri) {
+    const Run& run = *runs[static_cast<std::size_t>(ri)];
+    if (run.epochs.empty()) continue;
+    struct Kind {
+      const char* name;
+      QString label;
+      bool accuracy;
+      bool test;
+    };
+    const Kind kinds[] = {{"train_accuracy", tr("train accuracy"), true, false},
+                          {"test_accuracy", tr("test accuracy"), true, true},
+                          {"train_loss", tr("train loss"), false, false},
+                          {"test_loss", tr("test loss"), false, true}};
+    for (const Kind& k : kinds) {
+      Series s;
+      s.chartId = chartId();
+      s.runId = run.id;
+      s.runName = run.name;
+      s.name = k.name;
+      s.label = runPrefix(run) + k.label;
+      s.xUnit = "epoch";
+      s.yUnit = k.accuracy ? "%" : "";
+      s.source = SeriesSource::Measured;
+      s.color = k.test ? run.color : run.color.lighter(160);
+      s.styleIndex = ri;
+      for (const auto& e : run.epochs) {
+        s.x.push_back(e.epoch);
+        const double v = k.accuracy ? (k.test ? e.testAccuracy : e.trainAccuracy) * 100
+                                    : (k.test ? e.testLoss : e.trainLoss);
+        s.y.push_back(v);
+      }
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+
+QVector<Series> AccuracyChart::timeSeries() const {
+  QVector<Series> out;
+  const auto runs = shownRuns();
+  for (int ri = 0; ri < static_cast<int>(runs.size()); ++ri) {
+    const Run& run = *runs[static_cast<std::size_t>(ri)];
+    if (run.epochs.empty()) continue;
+    QVector<double> acc;
+    for (const auto& e : run.epochs) acc.push_back(e.testAccuracy);
+    for (const DeviceResult& d : run.devices) {
+      Series s;
+      s.chartId = chartId();
+      s.runId = run.id;
+      s.runName = run.name;
+      s.deviceId = d.deviceId;
+      s.name = "test_accuracy_vs_seconds";
+      s.xUnit = "s";
+      s.yUnit = "%";
+      s.source = d.measured ? SeriesSource::Measured : SeriesSource::Simulated;
+      s.color = deviceColor(d.deviceId);
+      s.styleIndex = ri;
+      QString suffix;
+      if (outOfMemory(d)) {
+        s.note = tr("out of memory");
+        suffix = tr(" — out of memory");
+      } else {
+        const QVector<double> secs = deviceEpochSeconds(run, d);
+        double total = 0;
+        QVector<double> cumulative;
+        for (int i = 0; i < std::min(secs.size(), acc.size()); ++i) {
+          total += secs[i];
+          cumulative.push_back(total);
+          s.x.push_back(total);
+          s.y.push_back(acc[i] * 100);
+        }
+        if (run.targetAccuracy > 0 && !cumulative.isEmpty()) {
+          const double at = reachedAtSeconds(cumulative, acc, run.targetAccuracy);
+          if (std::isfinite(at)) {
+            suffix = tr(" — %1% at %2").arg(run.targetAccuracy * 100, 0, 'f', 1).arg(formatSeconds(at));
+            s.note = tr("reached %1% at %2 s").arg(run.targetAccuracy * 100, 0, 'f', 1).arg(at);
+          } else {
+            const double best = *std::max_element(s.y.begin(), s.y.end());
+            suffix = tr(" — not reached (best %1%)").arg(best, 0, 'f', 1);
+          }
+        }
+      }
+      s.label = runPrefix(run) + deviceLabel(d) + suffix;
+      out.push_back(s);
+    }
+  }
+  out += referenceSeries(
+      "time_to_accuracy", [](const ReferenceMark& m, int) { return std::optional<double>(m.x); }, "s",
+      "%", 100.0);
+  return out;
+}
+
+void AccuracyChart::rebuild() {
+  QCPAxisRect* rect = mainRect();
+  QCPAxis* x = rect->axis(QCPAxis::atBottom);
+  QCPAxis* y = rect->axis(QCPAxis::atLeft);
+  QCPAxis* y2 = rect->axis(QCPAxis::atRight);
+  const QVector<Series> all = series();
+  QStringList notes;
+  if (m_axis == Axis::Epoch) {
+    x->setLabel(tr("epoch"));
+    QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
+    ticker->setTickStep(1);
+    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    x->setTicker(ticker);
+    y2->setVisible(true);
+    y2->setLabel(tr("loss"));
+    for (const Series& s : all) {
+      const bool isLoss = s.name.endsWith("loss");
+      QCPGraph* g = addLine(s, x, isLoss ? y2 : y);
+      QPen p = g->pen();
+      p.setStyle(isLoss ? Qt::DashLine : penStyleFor(s.styleIndex));
+      g->setPen(p);
+      if (isLoss) {
+        QCPScatterStyle sc = g->scatterStyle();
+        sc.setShape(QCPScatterStyle::ssSquare);
+        g->setScatterStyle(sc);
+      }
+    }
+  } else {
+    x->setLabel(tr("training time per device (s)"));
+    x->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    y2->setVisible(false);
+    for (const Series& s : all) {
+      if (s.source == SeriesSource::Reference) continue;
+      addLine(s, x, y);
+      if (!s.note.isEmpty()) notes << QStringLiteral("%1: %2").arg(deviceLabelFromSeries(s), s.note);
+    }
+    drawReferences(all, x, y);
+  }
+  // The target-accuracy line (one per distinct target of the shown runs).
+  QList<double> targets;
+  for (const Run* run : shownRuns())
+    if (run->targetAccuracy > 0 && !targets.contains(run->targetAccuracy))
+      targets << run->targetAccuracy;
+  for (double t : targets)
+    addHorizontalLine(t * 100, tr("target %1%").arg(t * 100, 0, 'f', 1), colors().targetLine, x, y);
+  setNotes(notes.join('\n'));
+}
+
+QString AccuracyChart::deviceLabelFromSeries(const Series& s) {
+  const auto dash = s.label.indexOf(QStringLiteral(" — "));
+  return dash < 0 ? s.label : s.label.left(dash);
+}
+
+void AccuracyChart::adjustFit() {
+  QCPAxis* x = mainRect()->axis(QCPAxis::atBottom);
+  QCPAxis* y = mainRect()->axis(QCPAxis::atLeft);
+  QCPAxis* y2 = mainRect()->axis(QCPAxis::atRight);
+  if (m_axis == Axis::Epoch) {
+    x->setRange(0.5, std::max(1.5, std::floor(x->range().upper) + 0.5));
+    if (y2->range().lower < 0) y2->setRangeLower(0);
+  } else if (x->range().lower < 0) {
+    x->setRangeLower(0);
+  }
+  if (y->range().upper > 100) y->setRangeUpper(101);
+  if (y->range().lower < 0) y->setRangeLower(0);
+}
+
+}  // namespace widgets

@@ -1,0 +1,38 @@
+#pragma once
+// Chart 2: accuracy and loss (train/test) against epoch, or test accuracy against each
+// device's simulated (host: measured) seconds — time to accuracy — with the target line and
+// "reached at" per device in the legend.
+#include "widgets/chart_base.h"
+
+class QComboBox;
+
+namespace widgets {
+
+class AccuracyChart : public ChartBase {
+  Q_OBJECT
+public:
+  enum class Axis { Epoch, Seconds };
+  explicit AccuracyChart(QWidget* parent = nullptr);
+  QVector<Series> series() const override;
+
+  void setAxis(Axis axis);
+  Axis axis() const { return m_axis; }
+
+protected:
+  void rebuild() override;
+  void adjustFit() override;
+
+private:
+  QVector<Series> epochSeries() const;
+  QVector<Series> timeSeries() const;
+  static QString deviceLabelFromSeries(const Series& s);
+  Axis m_axis = Axis::Epoch;
+  QComboBox* m_axisBox = nullptr;
+};
+
+// Time (s) at which `accuracy` (fraction) first reaches `target`, with the epoch's
+// cumulative seconds; NaN when never reached. Exposed for tests.
+double reachedAtSeconds(const QVector<double>& cumulativeSeconds, const QVector<double>& accuracy,
+                        double target);
+
+}  // namespace widgets

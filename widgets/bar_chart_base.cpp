@@ -1,0 +1,69 @@
+#include "widgets/bar_chart_base.h"
+
+#include <qcustomplot.h>
+
+#include <cmath>
+
+namespace widgets {
+
+Qt::BrushStyle BarChartBase::brushStyleFor(int styleIndex) {
+  static const Qt::BrushStyle styles[] = {Qt::SolidPattern, Qt::BDiagPattern, Qt::Dense4Pattern,
+                                          Qt::DiagCrossPattern, Qt::FDiagPattern};
+  return styles[styleIndex % 5];
+}
+
+QCPBars* BarChartBase::addBar(const Series& s, QCPAxis* keyAxis, QCPAxis* valueAxis,
+                              double width) {
+  auto* bars = new QCPBars(keyAxis, valueAxis);
+  bars->setName(s.label);
+  bars->setWidth(width * 0.92);
+  const QColor color = s.color.isValid() ? s.color : textColor();
+  bars->setPen(QPen(color.darker(115), pen(1.0)));
+  bars->setBrush(QBrush(color, brushStyleFor(s.styleIndex)));
+  const double x = s.plotX.isEmpty() ? s.x.value(0) : s.plotX.value(0);
+  if (!s.y.isEmpty() && std::isfinite(s.y[0])) bars->addData(x, s.y[0]);
+  bars->setProperty("deviceId", s.deviceId);
+  registerPlottable(bars, seriesKey(s), s.xUnit, s.yUnit);
+  return bars;
+}
+
+void BarChartBase::addValueLabel(double x, double y, const QString& text, QCPAxis* keyAxis,
+                                 QCPAxis* valueAxis) {
+  auto* label = new QCPItemText(plot());
+  label->setClipAxisRect(keyAxis->axisRect());
+  label->position->setAxes(keyAxis, valueAxis);
+  label->position->setCoords(x, y);
+  label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+  label->setPadding(QMargins(0, 0, 0, static_cast<int>(2 * presentationScale())));
+  label->setText(text);
+  label->setColor(textColor());
+  label->setFont(chartFont(presentationScale() * 0.85));
+}
+
+void BarChartBase::addMissingLabel(double x, const QString& text, QCPAxis* keyAxis,
+                                   QCPAxis* valueAxis) {
+  auto* label = new QCPItemText(plot());
+  label->setClipAxisRect(keyAxis->axisRect());
+  label->position->setTypeX(QCPItemPosition::ptPlotCoords);
+  label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  label->position->setAxes(keyAxis, valueAxis);
+  label->position->setAxisRect(keyAxis->axisRect());
+  label->position->setCoords(x, 0.97);
+  label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+  label->setRotation(-90);
+  label->setText(text);
+  label->setColor(colors().warning);
+  QFont f = chartFont(presentationScale() * 0.9, true);
+  label->setFont(f);
+}
+
+void BarChartBase::fitBars(QCPAxisRect* rect, int categories) {
+  rect->axis(QCPAxis::atBottom)->setRange(-0.6, std::max(0, categories - 1) + 0.6);
+  QCPAxis* y = rect->axis(QCPAxis::atLeft);
+  if (y->scaleType() == QCPAxis::stLinear) {
+    y->setRangeLower(0);
+    if (y->range().upper <= 0) y->setRangeUpper(1);
+  }
+}
+
+}  // namespace widgets

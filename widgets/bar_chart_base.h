@@ -1,0 +1,28 @@
+#pragma once
+// Helpers shared by the bar charts (throughput, cost, breakdown): bars in device colours,
+// runs told apart by fill pattern, value labels on top, and "out of memory" / "no price"
+// written where a bar would be instead of a misleading zero.
+#include "widgets/chart_base.h"
+
+class QCPBars;
+
+namespace widgets {
+
+class BarChartBase : public ChartBase {
+  Q_OBJECT
+public:
+  using ChartBase::ChartBase;
+
+protected:
+  // One bar (one point at s.plotX[0]) for a per-device series; key from the series.
+  QCPBars* addBar(const Series& s, QCPAxis* keyAxis, QCPAxis* valueAxis, double width);
+  // The value printed above a bar.
+  void addValueLabel(double x, double y, const QString& text, QCPAxis* keyAxis, QCPAxis* valueAxis);
+  // A note where the bar would stand (near the axis): "out of memory", "no price".
+  void addMissingLabel(double x, const QString& text, QCPAxis* keyAxis, QCPAxis* valueAxis);
+  // Bars start at zero (linear) and categories get half a slot of margin.
+  void fitBars(QCPAxisRect* rect, int categories);
+  static Qt::BrushStyle brushStyleFor(int styleIndex);
+};
+
+}  // namespace widgets

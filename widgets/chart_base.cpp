@@ -1,0 +1,405 @@
+#include "widgets/chart_base.h"
+
+#include <qcustomplot.h>
+
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QTimer>
+#include <QToolButton>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <cmath>
+#include <limits>
+
+#include "widgets/run_data.h"
+#include "widgets/run_store.h"
+
+namespace widgets {
+
+namespace {
+
+constexpr int kRefreshIntervalMs = 33;   // ≤ ~30 redraws per second
+constexpr char kKeyProperty[] = "seriesKey";
+constexpr char kXUnitProperty[] = "xUnit";
+constexpr char kYUnitProperty[] = "yUnit";
+constexpr char kReferenceKey[] = "reference";
+
+QString unitSuffix(const QString& unit) {
+  if (unit.isEmpty()) return {};
+  if (unit == "%") return unit;
+  return " " + unit;
+}
+
+}  // namespace
+
+ChartBase::ChartBase(const QString& chartId, const QString& title, QWidget* parent)
+    : QWidget(parent), m_chartId(chartId), m_title(title) {
+  setObjectName("chart_" + chartId);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->setSpacing(2);
+
+  auto* header = new QHBoxLayout;
+  m_controls = new QHBoxLayout;
+  header->addLayout(m_controls);
+  header->addStretch(1);
+  m_logYBox = nullptr;
+  auto* fit = new QToolButton(this);
+  fit->setText(tr("Fit"));
+  fit->setToolTip(tr("Fit the axes to the data and follow new data (or double-click the chart)"));
+  connect(fit, &QToolButton::clicked, this, &ChartBase::fitToData);
+  m_maxButton = new QToolButton(this);
+  m_maxButton->setCheckable(true);
+  m_maxButton->setText(tr("Maximise"));
+  m_maxButton->setToolTip(tr("Show this chart alone"));
+  connect(m_maxButton, &QToolButton::toggled, this, [this](bool on) {
+    m_maxButton->setText(on ? tr("Restore") : tr("Maximise"));
+    Q_EMIT maximiseRequested(on);
+  });
+  header->addWidget(fit);
+  header->addWidget(m_maxButton);
+  layout->addLayout(header);
+
+  m_plot = new QCustomPlot(this);
+  m_plot->setObjectName("plot_" + chartId);
+  m_plot->setMinimumSize(320, 240);
+  m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  m_plot->setNoAntialiasingOnDrag(true);
+  m_plot->setAntialiasedElements(QCP::aePlottables | QCP::aeItems | QCP::aeLegendItems);
+  // Layout: title (row 0), axis rect(s) (row 1), legend (row 2).
+  m_plot->plotLayout()->insertRow(0);
+  m_titleElement = new QCPTextElement(m_plot, title, chartFont(1.2, true));
+  m_plot->plotLayout()->addElement(0, 0, m_titleElement);
+  m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+  m_plot->plotLayout()->addElement(2, 0, m_plot->legend);
+  m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
+  m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
+  m_plot->plotLayout()->setRowSpacing(2);
+  m_plot->legend->setVisible(true);
+  m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  m_plot->legend->setWrap(3);
+  m_plot->legend->setMargins(QMargins(6, 3, 6, 3));
+  m_plot->legend->setSelectableParts(QCPLegend::spNone);
+  m_plot->legend->setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX);
+  m_plot->setAutoAddPlottableToLegend(true);
+  layout->addWidget(m_plot, 1);
+
+  m_notes = new QLabel(this);
+  m_notes->setObjectName("notes");
+  m_notes->setWordWrap(true);
+  m_notes->setTextFormat(Qt::PlainText);
+  m_notes->setVisible(false);
+  layout->addWidget(m_notes);
+  m_explanation = new QLabel(this);
+  m_explanation->setObjectName("explanation");
+  m_explanation->setWordWrap(true);
+  m_explanation->setTextFormat(Qt::PlainText);
+  m_explanation->setForegroundRole(QPalette::PlaceholderText);
+  layout->addWidget(m_explanation);
+
+  m_refreshTimer = new QTimer(this);
+  m_refreshTimer->setSingleShot(true);
+  m_refreshTimer->setInterval(kRefreshIntervalMs);
+  connect(m_refreshTimer, &QTimer::timeout, this, &ChartBase::doRefresh);
+
+  connect(m_plot, &QCustomPlot::legendClick, this,
+          [this](QCPLegend*, QCPAbstractLegendItem* item, QMouseEvent*) { onLegendClick(item); });
+  connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent*) { fitToData(); });
+  connect(m_plot, &QCustomPlot::mouseMove, this, &ChartBase::onMouseMove);
+  connect(m_plot, &QCustomPlot::mouseWheel, this, [this](QWheelEvent*) { m_autoFit = false; });
+
+  applyChartTheme(m_plot, m_theme, m_scale);
+}
+
+ChartBase::~ChartBase() = default;
+
+QString ChartBase::explanation() const { return m_explanation->text(); }
+QString ChartBase::notes() const { return m_notes->text(); }
+
+void ChartBase::setExplanation(const QString& text) { m_explanation->setText(text); }
+
+void ChartBase::setNotes(const QString& text) {
+  m_notes->setText(text);
+  m_notes->setVisible(!text.isEmpty());
+}
+
+void ChartBase::setStore(RunStore* store) {
+  if (m_store == store) return;
+  if (m_store) disconnect(m_store, nullptr, this, nullptr);
+  m_store = store;
+  if (m_store) {
+    connect(m_store, &RunStore::runAdded, this, &ChartBase::scheduleRefresh);
+    connect(m_store, &RunStore::runRemoved, this, &ChartBase::scheduleRefresh);
+    connect(m_store, &RunStore::runChanged, this, &ChartBase::scheduleRefresh);
+    connect(m_store, &RunStore::destroyed, this, [this] { m_store = nullptr; });
+  }
+  scheduleRefresh();
+}
+
+void ChartBase::scheduleRefresh() {
+  if (!m_refreshTimer->isActive()) m_refreshTimer->start();
+}
+
+void ChartBase::refreshNow() {
+  m_refreshTimer->stop();
+  doRefresh();
+}
+
+void ChartBase::doRefresh() {
+  m_plot->clearItems();
+  m_plot->clearPlottables();
+  m_fitExtras.clear();
+  rebuild();
+  applyChartTheme(m_plot, m_theme, m_scale);
+  applyLogY();
+  applyHiddenStates();
+  if (m_autoFit) {
+    fitToData();
+  } else {
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+  }
+  Q_EMIT refreshed();
+}
+
+void ChartBase::setTheme(ChartTheme theme) {
+  if (m_theme == theme) return;
+  m_theme = theme;
+  refreshNow();   // items and markers take theme colours when drawn
+}
+
+void ChartBase::setPresentationScale(double scale) {
+  scale = std::clamp(scale, 0.5, 3.0);
+  if (m_scale == scale) return;
+  m_scale = scale;
+  m_titleElement->setFont(chartFont(1.2 * m_scale, true));
+  QFont f = font();
+  f.setPointSizeF(QFont().pointSizeF() * m_scale);
+  m_explanation->setFont(f);
+  m_notes->setFont(f);
+  refreshNow();
+}
+
+ChartColors ChartBase::colors() const { return chartColors(m_theme); }
+QColor ChartBase::textColor() const { return colors().text; }
+QCPAxisRect* ChartBase::mainRect() const { return m_plot->axisRect(0); }
+
+void ChartBase::enableLogYToggle() {
+  if (m_logYBox) return;
+  m_logYBox = new QCheckBox(tr("Log y"), this);
+  m_logYBox->setToolTip(tr("Logarithmic value axis: compare devices that differ 100×"));
+  connect(m_logYBox, &QCheckBox::toggled, this, &ChartBase::setLogY);
+  m_controls->addWidget(m_logYBox);
+}
+
+void ChartBase::setLogY(bool on) {
+  if (!supportsLogY() || m_logY == on) return;
+  m_logY = on;
+  {
+    const QSignalBlocker block(m_logYBox);
+    m_logYBox->setChecked(on);
+  }
+  applyLogY();
+  fitToData();
+}
+
+void ChartBase::applyLogY() {
+  if (!supportsLogY()) return;
+  for (QCPAxisRect* rect : m_plot->axisRects()) {
+    QCPAxis* y = rect->axis(QCPAxis::atLeft);
+    if (m_logY && y->scaleType() != QCPAxis::stLogarithmic) {
+      y->setScaleType(QCPAxis::stLogarithmic);
+      y->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+      y->setNumberFormat("gb");
+      y->setNumberPrecision(3);
+    } else if (!m_logY && y->scaleType() != QCPAxis::stLinear) {
+      y->setScaleType(QCPAxis::stLinear);
+      y->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+      y->setNumberFormat("g");
+      y->setNumberPrecision(6);
+    }
+  }
+}
+
+void ChartBase::fitToData() {
+  m_fitting = true;
+  for (QCPAxisRect* rect : m_plot->axisRects()) {
+    for (QCPAxis* axis : rect->axes()) {
+      bool found = false;
+      QCPRange range;
+      for (QCPAbstractPlottable* p : axis->plottables()) {
+        if (!p->visible()) continue;
+        bool ok = false;
+        const QCP::SignDomain sign =
+            axis->scaleType() == QCPAxis::stLogarithmic ? QCP::sdPositive : QCP::sdBoth;
+        const QCPRange r = p->keyAxis() == axis ? p->getKeyRange(ok, sign)
+                                                : p->getValueRange(ok, sign);
+        if (!ok) continue;
+        if (!found) {
+          range = r;
+          found = true;
+        } else {
+          range.expand(r);
+        }
+      }
+      for (const auto& [a, v] : m_fitExtras) {
+        if (a != axis || !std::isfinite(v)) continue;
+        if (axis->scaleType() == QCPAxis::stLogarithmic && v <= 0) continue;
+        if (!found) {
+          range = QCPRange(v, v);
+          found = true;
+        } else {
+          range.expand(v);
+        }
+      }
+      if (!found) continue;
+      if (axis->scaleType() == QCPAxis::stLogarithmic) {
+        range.lower /= 1.35;
+        range.upper *= 1.35;
+      } else {
+        double span = range.size();
+        if (span <= 0) span = std::abs(range.lower) > 0 ? std::abs(range.lower) * 0.2 : 1.0;
+        range.lower -= span * 0.06;
+        range.upper += span * 0.08;
+      }
+      axis->setRange(range);
+    }
+  }
+  adjustFit();
+  m_autoFit = true;
+  m_fitting = false;
+  m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ChartBase::includeInFit(QCPAxis* axis, double value) { m_fitExtras.push_back({axis, value}); }
+
+void ChartBase::setSeriesHidden(const QString& key, bool hidden) {
+  if (hidden) {
+    m_hidden.insert(key);
+  } else {
+    m_hidden.remove(key);
+  }
+  applyHiddenStates();
+  m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QStringList ChartBase::seriesKeys() const {
+  QStringList keys;
+  for (int i = 0; i < m_plot->legend->itemCount(); ++i) {
+    if (auto* item = qobject_cast<QCPPlottableLegendItem*>(m_plot->legend->item(i)))
+      keys << item->plottable()->property(kKeyProperty).toString();
+  }
+  return keys;
+}
+
+int ChartBase::visibleGraphPoints(const QString& deviceId) const {
+  int n = 0;
+  for (int i = 0; i < m_plot->plottableCount(); ++i) {
+    QCPAbstractPlottable* p = m_plot->plottable(i);
+    if (!p->visible() || p->property(kKeyProperty).toString() == kReferenceKey) continue;
+    if (!deviceId.isEmpty() && p->property("deviceId").toString() != deviceId) continue;
+    if (auto* iface = p->interface1D()) {
+      for (int k = 0; k < iface->dataCount(); ++k)
+        if (std::isfinite(iface->dataMainValue(k))) ++n;
+    }
+  }
+  return n;
+}
+
+void ChartBase::applyHiddenStates() {
+  const ChartColors c = colors();
+  QColor dim = c.text;
+  dim.setAlpha(90);
+  for (int i = 0; i < m_plot->plottableCount(); ++i) {
+    QCPAbstractPlottable* p = m_plot->plottable(i);
+    p->setVisible(!m_hidden.contains(p->property(kKeyProperty).toString()));
+  }
+  for (int i = 0; i < m_plot->itemCount(); ++i) {
+    QCPAbstractItem* item = m_plot->item(i);
+    const QString key = item->property(kKeyProperty).toString();
+    if (!key.isEmpty()) item->setVisible(!m_hidden.contains(key));
+  }
+  for (int i = 0; i < m_plot->legend->itemCount(); ++i) {
+    auto* item = qobject_cast<QCPPlottableLegendItem*>(m_plot->legend->item(i));
+    if (!item) continue;
+    const bool hidden = m_hidden.contains(item->plottable()->property(kKeyProperty).toString());
+    item->setTextColor(hidden ? dim : c.text);
+  }
+}
+
+void ChartBase::onLegendClick(QCPAbstractLegendItem* item) {
+  auto* pli = qobject_cast<QCPPlottableLegendItem*>(item);
+  if (!pli) return;
+  const QString key = pli->plottable()->property(kKeyProperty).toString();
+  if (key.isEmpty()) return;
+  setSeriesHidden(key, !m_hidden.contains(key));
+}
+
+void ChartBase::onMouseMove(QMouseEvent* event) {
+  if (event->buttons() != Qt::NoButton) {
+    m_autoFit = false;   // the user drags: stop following the data
+    QToolTip::hideText();
+    return;
+  }
+  const QString text = hoverText(event->position());
+  if (text.isEmpty()) {
+    QToolTip::hideText();
+  } else {
+    QToolTip::showText(event->globalPosition().toPoint(), text, m_plot);
+  }
+}
+
+QString ChartBase::hoverText(const QPointF& pixel) const {
+  const double tolerance = 10.0 * m_scale;
+  double best = tolerance;
+  QCPAbstractPlottable* bestPlottable = nullptr;
+  int bestIndex = -1;
+  for (int i = 0; i < m_plot->plottableCount(); ++i) {
+    QCPAbstractPlottable* p = m_plot->plottable(i);
+    if (!p->visible() || p->property(kKeyProperty).toString().isEmpty() || !p->interface1D())
+      continue;
+    QVariant details;
+    const double d = p->selectTest(pixel, false, &details);
+    if (d < 0 || d > best) continue;
+    const auto sel = details.value<QCPDataSelection>();
+    if (sel.isEmpty()) continue;
+    best = d;
+    bestPlottable = p;
+    bestIndex = sel.dataRange().begin();
+  }
+  if (!bestPlottable) return {};
+  auto* iface = bestPlottable->interface1D();
+  const double key = iface->dataMainKey(bestIndex);
+  const double value = iface->dataMainValue(bestIndex);
+  QString xText;
+  QCPAxis* keyAxis = bestPlottable->keyAxis();
+  if (auto text = keyAxis->ticker().dynamicCast<QCPAxisTickerText>()) {
+    // Category axis: name the category nearest to the bar.
+    double bestDist = std::numeric_limits<double>::max();
+    for (auto it = text->ticks().cbegin(); it != text->ticks().cend(); ++it) {
+      if (std::abs(it.key() - key) < bestDist) {
+        bestDist = std::abs(it.key() - key);
+        xText = QString(it.value()).replace('\n', ' ');
+      }
+    }
+  } else {
+    const QString xUnit = bestPlottable->property(kXUnitProperty).toString();
+    xText = keyAxis->label().isEmpty() ? formatValue(key)
+                                       : QStringLiteral("%1: %2").arg(keyAxis->label(),
+                                                                      formatValue(key));
+    if (xUnit == "batch" || xUnit == "epoch" || xUnit == "step")
+      xText = QStringLiteral("%1 %2").arg(xUnit, QString::number(key, 'f', 0));
+  }
+  const QString yUnit = bestPlottable->property(kYUnitProperty).toString();
+  QString name = bestPlottable->name();
+  if (name.isEmpty()) name = bestPlottable->property("hoverName").toString();
+  return QStringLiteral("%1\n%2\n%3%4").arg(name, xText, formatValue(value), unitSuffix(yUnit));
+}
+
+void ChartBase::setMaximised(bool maximised) {
+  const QSignalBlocker block(m_maxButton);
+  m_maxButton->setChecked(maximised);
+  m_maxButton->setText(maximised ? tr("Restore") : tr("Maximise"));
+}
+
+}  // namespace widgets

@@ -1,0 +1,165 @@
+#pragma once
+// The common chart: a QCustomPlot with a title, a row of controls above it and a short
+// explanation under it. Hover shows exact values, wheel/drag zooms, double-click fits,
+// clicking a legend entry hides/shows that series, optional log-y. Data comes from the
+// RunStore; redraws are coalesced (at most ~30 per second, replot queued).
+#include <QSet>
+#include <functional>
+#include <optional>
+#include <vector>
+#include <QString>
+#include <QWidget>
+
+#include "widgets/chart_theme.h"
+#include "widgets/series.h"
+
+class QCustomPlot;
+class QCPAbstractPlottable;
+class QCPAbstractLegendItem;
+class QCPAxis;
+class QCPAxisRect;
+class QCPGraph;
+class QCPTextElement;
+class QCheckBox;
+class QHBoxLayout;
+class QLabel;
+class QToolButton;
+class QTimer;
+class QMouseEvent;
+
+namespace widgets {
+
+class RunStore;
+struct ReferenceMark;
+struct Run;
+
+class ChartBase : public QWidget {
+  Q_OBJECT
+public:
+  ChartBase(const QString& chartId, const QString& title, QWidget* parent = nullptr);
+  ~ChartBase() override;
+
+  QString chartId() const { return m_chartId; }   // "epoch_time", "accuracy", …
+  QString title() const { return m_title; }
+  QString explanation() const;                    // the short text under the chart
+  QString notes() const;                          // the live notes (what binds, OOM, …)
+  QCustomPlot* plot() const { return m_plot; }
+
+  // The store to read runs from (not owned; may be null). Charts redraw on its signals.
+  void setStore(RunStore* store);
+  RunStore* store() const { return m_store; }
+
+  // Every series the chart currently shows (visible runs only), as exported to CSV/JSON.
+  virtual QVector<Series> series() const = 0;
+
+  // Coalesced redraw (≤ ~30 Hz) / immediate redraw (before an export, in tests).
+  void scheduleRefresh();
+  void refreshNow();
+
+  void setTheme(ChartTheme theme);
+  ChartTheme theme() const { return m_theme; }
+  void setPresentationScale(double scale);     // 1 = desktop; fonts and pens scale with it
+  double presentationScale() const { return m_scale; }
+
+  bool supportsLogY() const { return m_logYBox != nullptr; }
+  bool logY() const { return m_logY; }
+  void setLogY(bool on);
+
+  // Fits every axis to the visible data and resumes following new data (double-click).
+  void fitToData();
+  bool followsData() const { return m_autoFit; }
+
+  // Series hidden by a legend click, by key ("<run id>/<series name>/<device>").
+  bool isSeriesHidden(const QString& key) const { return m_hidden.contains(key); }
+  void setSeriesHidden(const QString& key, bool hidden);
+  QStringList seriesKeys() const;               // of plottables in the legend, legend order
+  int visibleGraphPoints(const QString& deviceId = {}) const;  // points drawn (tests)
+
+  // The hover text for a pixel of the plot (empty when nothing is near): what the tooltip
+  // shows. Public so tests and the app's status bar can use it.
+  QString hoverText(const QPointF& pixel) const;
+
+  // Size the exports use (pixels at 1×).
+  static QSize exportSize() { return {1000, 620}; }
+
+  void setMaximised(bool maximised);
+
+Q_SIGNALS:
+  void maximiseRequested(bool maximised);
+  void refreshed();
+
+protected:
+  // Clears the plot and draws series() (subclasses). The base then applies theme and
+  // hidden states and fits if following the data.
+  virtual void rebuild() = 0;
+  // Called after a fit; bar charts start at zero, log axes stay positive (override).
+  virtual void adjustFit() {}
+
+  QHBoxLayout* controls() const { return m_controls; }
+  void enableLogYToggle();
+  void setExplanation(const QString& text);
+  void setNotes(const QString& text);
+  QCPAxisRect* mainRect() const;
+  QColor textColor() const;
+  ChartColors colors() const;
+
+  // Helpers for subclasses ------------------------------------------------------------
+  static QString seriesKey(const Series& s);
+  // A line with markers for a series, styled by its colour/styleIndex; registered for
+  // hover, legend toggling and unit display. `faint` draws it thin and translucent and
+  // keeps it out of the legend (it follows the key's visibility).
+  QCPGraph* addLine(const Series& s, QCPAxis* keyAxis, QCPAxis* valueAxis, bool faint = false);
+  // Registers any plottable (bars, …) under a series key for hover and legend toggling.
+  void registerPlottable(QCPAbstractPlottable* p, const QString& key, const QString& xUnit,
+                         const QString& yUnit);
+  // Published reference figures of every shown run for `chart`, as series (source
+  // Reference, one point each). xOf places a mark of the shown run `runIndex` on the key axis: nullopt skips it (e.g. a
+  // device not on this chart), NaN makes it a horizontal line. For category charts pass
+  // the bar position and set exportX = false (the device names the category).
+  QVector<Series> referenceSeries(
+      const QString& chart, const std::function<std::optional<double>(const ReferenceMark&, int runIndex)>& xOf,
+      const QString& xUnit, const QString& yUnit, double valueScale = 1.0,
+      bool exportX = true) const;
+  // Draws the Reference series among `all`: black stars (near-white on dark) with labels,
+  // one legend entry "published".
+  void drawReferences(const QVector<Series>& all, QCPAxis* keyAxis, QCPAxis* valueAxis);
+  // Horizontal line across the axis rect at y with a label at its right end.
+  void addHorizontalLine(double y, const QString& label, const QColor& color, QCPAxis* keyAxis,
+                         QCPAxis* valueAxis, Qt::PenStyle style = Qt::DashLine);
+  // Values the fit must include even though no plottable holds them (lines, labels).
+  void includeInFit(QCPAxis* axis, double value);
+  // Runs shown (visible ones, in store order) and a prefix telling them apart when > 1.
+  std::vector<const Run*> shownRuns() const;
+  QString runPrefix(const Run& run) const;
+  static Qt::PenStyle penStyleFor(int styleIndex);
+  static int scatterShapeFor(int styleIndex);   // QCPScatterStyle::ScatterShape
+  double pen(double width) const { return width * m_scale; }
+
+private:
+  void onLegendClick(QCPAbstractLegendItem* item);
+  void onMouseMove(QMouseEvent* event);
+  void applyHiddenStates();
+  void applyLogY();
+  void doRefresh();
+
+  QString m_chartId;
+  QString m_title;
+  QCustomPlot* m_plot = nullptr;
+  QCPTextElement* m_titleElement = nullptr;
+  QHBoxLayout* m_controls = nullptr;
+  QCheckBox* m_logYBox = nullptr;
+  QToolButton* m_maxButton = nullptr;
+  QLabel* m_explanation = nullptr;
+  QLabel* m_notes = nullptr;
+  QTimer* m_refreshTimer = nullptr;
+  RunStore* m_store = nullptr;
+  ChartTheme m_theme = ChartTheme::Light;
+  double m_scale = 1.0;
+  bool m_logY = false;
+  bool m_autoFit = true;
+  bool m_fitting = false;
+  QSet<QString> m_hidden;
+  QVector<QPair<QCPAxis*, double>> m_fitExtras;
+};
+
+}  // namespace widgets

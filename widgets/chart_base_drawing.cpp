@@ -1,0 +1,179 @@
+#include "widgets/chart_base.h"
+
+#include <qcustomplot.h>
+
+#include <cmath>
+#include <limits>
+
+#include "widgets/run_store.h"
+
+// ChartBase's drawing helpers for subclasses: lines, references, horizontal lines, styles.
+namespace widgets {
+
+namespace {
+constexpr char kKeyProperty[] = "seriesKey";
+constexpr char kXUnitProperty[] = "xUnit";
+constexpr char kYUnitProperty[] = "yUnit";
+constexpr char kReferenceKey[] = "reference";
+}  // namespace
+
+// --- helpers for subclasses -------------------------------------------------------------
+
+QString ChartBase::seriesKey(const Series& s) {
+  if (s.source == SeriesSource::Reference) return kReferenceKey;
+  return QStringLiteral("%1/%2/%3").arg(s.runId).arg(s.name, s.deviceId);
+}
+
+void ChartBase::registerPlottable(QCPAbstractPlottable* p, const QString& key,
+                                  const QString& xUnit, const QString& yUnit) {
+  p->setProperty(kKeyProperty, key);
+  p->setProperty(kXUnitProperty, xUnit);
+  p->setProperty(kYUnitProperty, yUnit);
+  p->setSelectable(QCP::stNone);
+}
+
+QCPGraph* ChartBase::addLine(const Series& s, QCPAxis* keyAxis, QCPAxis* valueAxis, bool faint) {
+  auto* g = m_plot->addGraph(keyAxis, valueAxis);
+  g->setName(s.label);
+  const QVector<double>& xs = s.plotX.isEmpty() ? s.x : s.plotX;
+  g->setData(xs, s.y, true);
+  QColor color = s.color.isValid() ? s.color : textColor();
+  if (faint) {
+    color.setAlpha(70);
+    g->setPen(QPen(color, pen(1.0)));
+    g->removeFromLegend();
+    g->setProperty("hoverName", s.label + tr(" (raw)"));
+  } else {
+    QPen p(color, pen(2.0));
+    p.setStyle(penStyleFor(s.styleIndex));
+    g->setPen(p);
+    const auto shape = static_cast<QCPScatterStyle::ScatterShape>(scatterShapeFor(s.styleIndex));
+    // Measured points are filled; simulated ones hollow (the legend also says which).
+    const QBrush fill = s.source == SeriesSource::Measured ? QBrush(color) : QBrush(colors().background);
+    g->setScatterStyle(QCPScatterStyle(shape, QPen(color, pen(1.5)), fill, 7 * m_scale));
+  }
+  g->setProperty("deviceId", s.deviceId);
+  registerPlottable(g, seriesKey(s), s.xUnit, s.yUnit);
+  return g;
+}
+
+QVector<Series> ChartBase::referenceSeries(
+    const QString& chart,
+    const std::function<std::optional<double>(const ReferenceMark&, int runIndex)>& xOf,
+    const QString& xUnit, const QString& yUnit, double valueScale, bool exportX) const {
+  QVector<Series> out;
+  const auto runs = shownRuns();
+  for (int ri = 0; ri < static_cast<int>(runs.size()); ++ri) {
+    const Run* run = runs[static_cast<std::size_t>(ri)];
+    for (const ReferenceMark& m : run->references) {
+      if (m.chart != chart) continue;
+      const std::optional<double> x = xOf(m, ri);
+      if (!x) continue;
+      Series s;
+      s.chartId = m_chartId;
+      s.runId = run->id;
+      s.runName = run->name;
+      s.deviceId = m.deviceId;
+      s.name = "published";
+      s.label = m.label;
+      s.xUnit = xUnit;
+      s.yUnit = yUnit;
+      s.source = SeriesSource::Reference;
+      s.x = {exportX ? *x : std::numeric_limits<double>::quiet_NaN()};
+      s.plotX = {*x};
+      s.y = {m.value * valueScale};
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+
+void ChartBase::drawReferences(const QVector<Series>& all, QCPAxis* keyAxis, QCPAxis* valueAxis) {
+  const ChartColors c = colors();
+  QCPGraph* points = nullptr;
+  for (const Series& s : all) {
+    if (s.source != SeriesSource::Reference || s.y.isEmpty()) continue;
+    const double x = s.plotX.isEmpty() ? s.x.value(0) : s.plotX.value(0);
+    const double y = s.y[0];
+    if (!std::isfinite(x)) {
+      addHorizontalLine(y, s.label, c.reference, keyAxis, valueAxis, Qt::DotLine);
+      continue;
+    }
+    if (!points) {
+      points = m_plot->addGraph(keyAxis, valueAxis);
+      points->setName(tr("published (reference)"));
+      points->setLineStyle(QCPGraph::lsNone);
+      points->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssStar, QPen(c.reference, pen(2.0)),
+                                              QBrush(c.reference), 13 * m_scale));
+      registerPlottable(points, kReferenceKey, s.xUnit, s.yUnit);
+    }
+    points->addData(x, y);
+    auto* label = new QCPItemText(m_plot);
+    label->setClipAxisRect(keyAxis->axisRect());
+    label->position->setAxes(keyAxis, valueAxis);
+    label->position->setCoords(x, y);
+    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+    label->setPadding(QMargins(static_cast<int>(7 * m_scale), 0, 0, static_cast<int>(3 * m_scale)));
+    label->setText(s.label);
+    label->setColor(c.reference);
+    label->setFont(chartFont(m_scale * 0.9));
+    label->setProperty(kKeyProperty, kReferenceKey);
+  }
+}
+
+void ChartBase::addHorizontalLine(double y, const QString& label, const QColor& color,
+                                  QCPAxis* keyAxis, QCPAxis* valueAxis, Qt::PenStyle style) {
+  auto* line = new QCPItemStraightLine(m_plot);
+  line->setClipAxisRect(keyAxis->axisRect());
+  line->point1->setTypeX(QCPItemPosition::ptAxisRectRatio);
+  line->point1->setTypeY(QCPItemPosition::ptPlotCoords);
+  line->point2->setTypeX(QCPItemPosition::ptAxisRectRatio);
+  line->point2->setTypeY(QCPItemPosition::ptPlotCoords);
+  line->point1->setAxes(keyAxis, valueAxis);
+  line->point2->setAxes(keyAxis, valueAxis);
+  line->point1->setAxisRect(keyAxis->axisRect());
+  line->point2->setAxisRect(keyAxis->axisRect());
+  line->point1->setCoords(0, y);
+  line->point2->setCoords(1, y);
+  line->setPen(QPen(color, pen(1.5), style));
+  includeInFit(valueAxis, y);
+  if (label.isEmpty()) return;
+  auto* text = new QCPItemText(m_plot);
+  text->setClipAxisRect(keyAxis->axisRect());
+  text->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+  text->position->setTypeY(QCPItemPosition::ptPlotCoords);
+  text->position->setAxes(keyAxis, valueAxis);
+  text->position->setAxisRect(keyAxis->axisRect());
+  text->position->setCoords(0.99, y);
+  text->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+  text->setText(label);
+  text->setColor(color);
+  text->setFont(chartFont(m_scale * 0.9));
+  if (style == Qt::DotLine) {
+    line->setProperty(kKeyProperty, kReferenceKey);
+    text->setProperty(kKeyProperty, kReferenceKey);
+  }
+}
+
+std::vector<const Run*> ChartBase::shownRuns() const {
+  return m_store ? m_store->visibleRuns() : std::vector<const Run*>{};
+}
+
+QString ChartBase::runPrefix(const Run& run) const {
+  return shownRuns().size() > 1 ? QStringLiteral("#%1 · ").arg(run.id) : QString();
+}
+
+Qt::PenStyle ChartBase::penStyleFor(int styleIndex) {
+  static const Qt::PenStyle styles[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine,
+                                        Qt::DashDotDotLine};
+  return styles[styleIndex % 5];
+}
+
+int ChartBase::scatterShapeFor(int styleIndex) {
+  static const QCPScatterStyle::ScatterShape shapes[] = {
+      QCPScatterStyle::ssCircle, QCPScatterStyle::ssSquare, QCPScatterStyle::ssTriangle,
+      QCPScatterStyle::ssDiamond, QCPScatterStyle::ssTriangleInverted, QCPScatterStyle::ssCrossCircle};
+  return shapes[styleIndex % 6];
+}
+
+}  // namespace widgets

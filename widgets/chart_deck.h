@@ -1,0 +1,51 @@
+#pragma once
+// All charts together, in a scrolling two-column grid; a chart's maximise button shows it
+// alone. The app puts one ChartDeck in the window and hands it the RunStore and sweeps.
+#include <QList>
+#include <QWidget>
+
+#include "widgets/chart_theme.h"
+
+class QGridLayout;
+class QScrollArea;
+
+namespace widgets {
+
+class ChartBase;
+class RunStore;
+class SweepChart;
+
+class ChartDeck : public QWidget {
+  Q_OBJECT
+public:
+  explicit ChartDeck(RunStore* store, QWidget* parent = nullptr);
+
+  // In display order: epoch_time, accuracy, batch_loss, throughput, cost, breakdown,
+  // sweep, host_check.
+  QList<ChartBase*> charts() const { return m_charts; }
+  ChartBase* chart(const QString& chartId) const;   // nullptr when unknown
+  SweepChart* sweepChart() const { return m_sweep; }
+
+  void setTheme(ChartTheme theme);
+  void setPresentationScale(double scale);
+  void refreshAll();                                // immediate redraw of every chart
+
+  void maximise(ChartBase* chart);                  // nullptr = show all again
+  ChartBase* maximisedChart() const { return m_maximised; }
+
+Q_SIGNALS:
+  void maximisedChanged(ChartBase* chart);
+
+private:
+  void relayout();
+
+  QList<ChartBase*> m_charts;
+  SweepChart* m_sweep = nullptr;
+  ChartBase* m_maximised = nullptr;
+  QScrollArea* m_scroll = nullptr;
+  QWidget* m_grid = nullptr;
+  QGridLayout* m_layout = nullptr;
+  double m_scale = 1.0;
+};
+
+}  // namespace widgets

@@ -1,0 +1,154 @@
+#include "widgets/chart_export.h"
+
+#include <qcustomplot.h>
+
+#include <QApplication>
+#include <QBuffer>
+#include <QClipboard>
+#include <QDir>
+#include <QFileInfo>
+#include <QMimeData>
+#include <QPdfWriter>
+#include <QSaveFile>
+#include <QSvgGenerator>
+
+#include "widgets/chart_base.h"
+
+namespace widgets {
+
+namespace {
+
+QSize sizeOr(QSize size) { return size.isValid() && !size.isEmpty() ? size : ChartBase::exportSize(); }
+
+// The PDF page of one chart: w×h pixels (96 dpi) on a page of that size, vectors kept.
+void drawChartPage(ChartBase& chart, QPdfWriter& writer, QCPPainter& painter, QSize size) {
+  Q_UNUSED(writer);
+  painter.setMode(QCPPainter::pmVectorized);
+  painter.setMode(QCPPainter::pmNoCaching);
+  painter.setMode(QCPPainter::pmNonCosmetic);
+  painter.setWindow(0, 0, size.width(), size.height());
+  chart.plot()->toPainter(&painter, size.width(), size.height());
+}
+
+void setUpPdf(QPdfWriter& writer, const QString& title, QSize size) {
+  writer.setTitle(title);
+  writer.setCreator(QStringLiteral("AccelLab"));
+  // 96 dpi like the screen, so point-sized fonts keep their proportions to the plot.
+  writer.setResolution(96);
+  const QSizeF points(size.width() * 72.0 / 96.0, size.height() * 72.0 / 96.0);
+  writer.setPageLayout(QPageLayout(QPageSize(points, QPageSize::Point, QString(),
+                                             QPageSize::ExactMatch),
+                                   QPageLayout::Portrait, QMarginsF(0, 0, 0, 0)));
+}
+
+QByteArray renderSvg(ChartBase& chart, QSize size) {
+  QBuffer buffer;
+  buffer.open(QIODevice::WriteOnly);
+  QSvgGenerator gen;
+  gen.setOutputDevice(&buffer);
+  gen.setSize(size);
+  gen.setViewBox(QRect(QPoint(0, 0), size));
+  gen.setResolution(96);
+  gen.setTitle(chart.title());
+  gen.setDescription(QStringLiteral("AccelLab chart: %1").arg(chart.chartId()));
+  QCPPainter painter;
+  if (!painter.begin(&gen)) return {};
+  chart.plot()->toPainter(&painter, size.width(), size.height());
+  painter.end();
+  return buffer.data();
+}
+
+}  // namespace
+
+ExportResult writeFileAtomically(const QString& path, const QByteArray& bytes) {
+  if (path.isEmpty()) return {QObject::tr("No file name given for the export.")};
+  const QFileInfo info(path);
+  if (!info.absoluteDir().exists())
+    return {QObject::tr("Cannot write %1: the folder %2 does not exist.")
+                .arg(QDir::toNativeSeparators(path),
+                     QDir::toNativeSeparators(info.absolutePath()))};
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly))
+    return {QObject::tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), file.errorString())};
+  if (file.write(bytes) != bytes.size() || !file.commit())
+    return {QObject::tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), file.errorString())};
+  return {};
+}
+
+ExportResult exportChartPng(ChartBase& chart, const QString& path, double scale, QSize size) {
+  size = sizeOr(size);
+  chart.refreshNow();
+  const QImage image = chart.plot()->toPixmap(size.width(), size.height(), scale).toImage();
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::WriteOnly);
+  if (image.isNull() || !image.save(&buffer, "PNG"))
+    return {QObject::tr("Cannot render the chart \"%1\" for %2.")
+                .arg(chart.title(), QDir::toNativeSeparators(path))};
+  return writeFileAtomically(path, bytes);
+}
+
+ExportResult exportChartPdf(ChartBase& chart, const QString& path, QSize size) {
+  return exportChartsPdf({&chart}, path, size);
+}
+
+ExportResult exportChartsPdf(const QList<ChartBase*>& charts, const QString& path, QSize size) {
+  size = sizeOr(size);
+  if (charts.isEmpty()) return {QObject::tr("No charts to write to %1.").arg(QDir::toNativeSeparators(path))};
+  QByteArray bytes;
+  {
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    QPdfWriter writer(&buffer);
+    setUpPdf(writer, charts.size() == 1 ? charts.front()->title() : QObject::tr("AccelLab charts"),
+             size);
+    QCPPainter painter;
+    for (int i = 0; i < charts.size(); ++i) {
+      charts[i]->refreshNow();
+      if (i == 0) {
+        if (!painter.begin(&writer))
+          return {QObject::tr("Cannot render the PDF for %1.").arg(QDir::toNativeSeparators(path))};
+      } else if (!writer.newPage()) {
+        return {QObject::tr("Cannot add page %1 to %2.").arg(i + 1).arg(QDir::toNativeSeparators(path))};
+      }
+      drawChartPage(*charts[i], writer, painter, size);
+    }
+    painter.end();
+  }
+  return writeFileAtomically(path, bytes);
+}
+
+ExportResult exportChartSvg(ChartBase& chart, const QString& path, QSize size) {
+  size = sizeOr(size);
+  chart.refreshNow();
+  const QByteArray bytes = renderSvg(chart, size);
+  if (bytes.isEmpty())
+    return {QObject::tr("Cannot render the SVG for %1.").arg(QDir::toNativeSeparators(path))};
+  return writeFileAtomically(path, bytes);
+}
+
+ExportResult exportChart(ChartBase& chart, const QString& path) {
+  const QString suffix = QFileInfo(path).suffix().toLower();
+  if (suffix == "png") return exportChartPng(chart, path);
+  if (suffix == "pdf") return exportChartPdf(chart, path);
+  if (suffix == "svg") return exportChartSvg(chart, path);
+  return {QObject::tr("Cannot export %1: unknown format \"%2\" (use .png, .pdf or .svg).")
+              .arg(QDir::toNativeSeparators(path), suffix)};
+}
+
+void copyChartToClipboard(ChartBase& chart) {
+  chart.refreshNow();
+  const QSize size = ChartBase::exportSize();
+  auto* mime = new QMimeData;
+  mime->setImageData(chart.plot()->toPixmap(size.width(), size.height(), 2.0).toImage());
+  mime->setData(QStringLiteral("image/svg+xml"), renderSvg(chart, size));
+  QApplication::clipboard()->setMimeData(mime);
+}
+
+QString chartFileName(const QString& dir, const ChartBase& chart, ChartFormat format,
+                      const QString& prefix) {
+  const char* ext = format == ChartFormat::Png ? "png" : format == ChartFormat::Pdf ? "pdf" : "svg";
+  return QDir(dir).filePath(QStringLiteral("%1%2.%3").arg(prefix, chart.chartId(), ext));
+}
+
+}  // namespace widgets

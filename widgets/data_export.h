@@ -1,0 +1,27 @@
+#pragma once
+// All series of all visible runs as ONE tidy table (long format, one row per point):
+//   chart,run_id,run,device,series,x,x_unit,y,unit,source,note
+// source is measured | simulated | reference. Missing values are empty cells (CSV) or null
+// (JSON); `note` says why ("out of memory", "no price"). Written atomically.
+#include <QByteArray>
+#include <QList>
+#include <QString>
+#include <QVector>
+
+#include "widgets/chart_export.h"
+#include "widgets/series.h"
+
+namespace widgets {
+
+class ChartBase;
+
+QVector<Series> collectSeries(const QList<ChartBase*>& charts);   // refreshes each first
+
+QByteArray seriesToCsv(const QVector<Series>& series);
+QByteArray seriesToJson(const QVector<Series>& series);
+int seriesRowCount(const QVector<Series>& series);   // rows the CSV has (without header)
+
+ExportResult exportSeriesCsv(const QList<ChartBase*>& charts, const QString& path);
+ExportResult exportSeriesJson(const QList<ChartBase*>& charts, const QString& path);
+
+}  // namespace widgets

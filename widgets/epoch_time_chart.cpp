@@ -1,0 +1,105 @@
+#include "widgets/epoch_time_chart.h"
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "widgets/palette.h"
+#include "widgets/run_data.h"
+#include "widgets/run_store.h"
+
+namespace widgets {
+
+EpochTimeChart::EpochTimeChart(QWidget* parent)
+    : ChartBase("epoch_time", tr("Time per epoch"), parent) {
+  enableLogYToggle();
+  setExplanation(
+      tr("Seconds per training epoch on each device: measured on this machine, simulated for "
+         "the others. A high first point is compilation or warm-up (TPUs compile the graph "
+         "in epoch 1). Use log y when devices differ by 10× or more."));
+  QCPAxisRect* rect = mainRect();
+  rect->axis(QCPAxis::atBottom)->setLabel(tr("epoch"));
+  rect->axis(QCPAxis::atLeft)->setLabel(tr("seconds per epoch"));
+  QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
+  ticker->setTickStep(1);
+  ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+  rect->axis(QCPAxis::atBottom)->setTicker(ticker);
+}
+
+QVector<Series> EpochTimeChart::series() const {
+  QVector<Series> out;
+  const auto runs = shownRuns();
+  for (int ri = 0; ri < static_cast<int>(runs.size()); ++ri) {
+    const Run& run = *runs[static_cast<std::size_t>(ri)];
+    for (const DeviceResult& d : run.devices) {
+      Series s;
+      s.chartId = chartId();
+      s.runId = run.id;
+      s.runName = run.name;
+      s.deviceId = d.deviceId;
+      s.name = "epoch_seconds";
+      s.label = runPrefix(run) + deviceLabel(d);
+      s.xUnit = "epoch";
+      s.yUnit = "s";
+      s.source = d.measured ? SeriesSource::Measured : SeriesSource::Simulated;
+      s.color = deviceColor(d.deviceId);
+      s.styleIndex = ri;
+      if (outOfMemory(d)) {
+        s.note = tr("out of memory");
+      } else {
+        const QVector<double> secs = deviceEpochSeconds(run, d);
+        for (int e = 0; e < secs.size(); ++e) {
+          s.x.push_back(e + 1);
+          s.y.push_back(secs[e]);
+        }
+      }
+      out.push_back(s);
+    }
+  }
+  out += referenceSeries(
+      "epoch_time", [](const ReferenceMark& m, int) { return std::optional<double>(m.x); }, "epoch",
+      "s");
+  return out;
+}
+
+void EpochTimeChart::rebuild() {
+  QCPAxis* x = mainRect()->axis(QCPAxis::atBottom);
+  QCPAxis* y = mainRect()->axis(QCPAxis::atLeft);
+  const QVector<Series> all = series();
+  QStringList notes;
+  m_maxEpoch = 1;
+  for (const Series& s : all) {
+    for (double e : s.x)
+      if (std::isfinite(e)) m_maxEpoch = std::max(m_maxEpoch, e);
+    if (s.source == SeriesSource::Reference) continue;
+    if (!s.note.isEmpty()) {
+      Series oom = s;
+      oom.label = s.label + tr(" — out of memory");
+      addLine(oom, x, y);
+      notes << tr("%1 does not fit in memory at this batch.").arg(s.label);
+      continue;
+    }
+    addLine(s, x, y);
+    // Compilation / warm-up: the first epoch well above the steady state.
+    if (s.y.size() >= 2) {
+      QVector<double> rest(s.y.begin() + 1, s.y.end());
+      std::sort(rest.begin(), rest.end());
+      const double median = rest[rest.size() / 2];
+      if (median > 0 && s.y[0] > 1.3 * median)
+        notes << tr("%1: first epoch %2, then %3 (compilation / warm-up).")
+                     .arg(s.label, formatSeconds(s.y[0]), formatSeconds(median));
+    }
+  }
+  drawReferences(all, x, y);
+  setNotes(notes.join('\n'));
+}
+
+void EpochTimeChart::adjustFit() {
+  QCPAxis* x = mainRect()->axis(QCPAxis::atBottom);
+  QCPAxis* y = mainRect()->axis(QCPAxis::atLeft);
+  x->setRange(0.5, m_maxEpoch + 0.5);
+  if (y->scaleType() == QCPAxis::stLinear) y->setRangeLower(0);
+}
+
+}  // namespace widgets

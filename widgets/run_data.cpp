@@ -1,0 +1,109 @@
+#include "widgets/run_data.h"
+
+#include <QLocale>
+#include <cmath>
+#include <limits>
+
+#include "widgets/run_store.h"
+
+namespace widgets {
+
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+}
+
+QString deviceShortName(const DeviceResult& d) {
+  QString name = d.label;
+  // Strip a trailing "(measured)" / "(simulated)" the app may have put in the label.
+  for (const QString& suffix : {QStringLiteral("(measured)"), QStringLiteral("(simulated)")}) {
+    if (name.endsWith(suffix)) name = name.left(name.size() - suffix.size()).trimmed();
+  }
+  if (name.isEmpty()) {
+    name = d.deviceId == "host" ? QObject::tr("this machine") : d.deviceId.toUpper();
+    if (d.count > 1) name = QStringLiteral("%1× %2").arg(d.count).arg(name);
+    if (d.vcpus > 0) name += QObject::tr(" (%1 vCPUs)").arg(d.vcpus);
+  }
+  return name;
+}
+
+QString deviceLabel(const DeviceResult& d) {
+  return QStringLiteral("%1 (%2)").arg(deviceShortName(d),
+                                       d.measured ? QObject::tr("measured")
+                                                  : QObject::tr("simulated"));
+}
+
+QVector<double> deviceEpochSeconds(const Run& run, const DeviceResult& d) {
+  if (!d.epochSeconds.isEmpty() || !d.measured) return d.epochSeconds;
+  QVector<double> out;
+  for (const auto& e : run.epochs) out.push_back(e.hostSeconds);
+  return out;
+}
+
+double measuredImagesPerSecond(const Run& run) {
+  if (run.epochs.size() >= 2) {
+    double sum = 0;
+    int n = 0;
+    for (std::size_t i = 1; i < run.epochs.size(); ++i) {
+      if (run.epochs[i].hostImagesPerSecond > 0) {
+        sum += run.epochs[i].hostImagesPerSecond;
+        ++n;
+      }
+    }
+    if (n > 0) return sum / n;
+  }
+  if (run.epochs.size() == 1 && run.epochs[0].hostImagesPerSecond > 0)
+    return run.epochs[0].hostImagesPerSecond;
+  if (!run.batches.empty()) {
+    const auto& last = run.batches.back();
+    if (last.wallSeconds > 0 && last.images > 0)
+      return static_cast<double>(last.images) / last.wallSeconds;
+  }
+  return kNaN;
+}
+
+QVector<double> measuredStepSecondsPerEpoch(const Run& run) {
+  QVector<double> out;
+  for (const auto& e : run.epochs) {
+    // Prefer the per-batch samples of the epoch; fall back to epoch time / steps.
+    double sum = 0;
+    int n = 0;
+    for (const auto& b : run.batches) {
+      if (b.epoch == e.epoch && b.stepSeconds > 0) {
+        sum += b.stepSeconds;
+        ++n;
+      }
+    }
+    if (n > 0) {
+      out.push_back(sum / n);
+    } else if (run.config.batch > 0 && e.images > 0) {
+      const double steps = std::ceil(static_cast<double>(e.images) / run.config.batch);
+      out.push_back(e.hostSeconds / steps);
+    } else {
+      out.push_back(kNaN);
+    }
+  }
+  return out;
+}
+
+bool outOfMemory(const DeviceResult& d) { return !d.report.fitsInMemory; }
+
+QString formatValue(double v) {
+  if (!std::isfinite(v)) return QStringLiteral("–");
+  const QLocale loc = QLocale::c();
+  const double a = std::abs(v);
+  if (a >= 1000) return QLocale(QLocale::English).toString(v, 'f', 0);
+  if (a >= 100) return loc.toString(v, 'f', 1);
+  if (a >= 1) return loc.toString(v, 'f', 2);
+  if (a == 0) return QStringLiteral("0");
+  return loc.toString(v, 'g', 3);
+}
+
+QString formatSeconds(double s) {
+  if (!std::isfinite(s)) return QStringLiteral("–");
+  if (s < 1) return QObject::tr("%1 ms").arg(formatValue(s * 1000));
+  if (s < 120) return QObject::tr("%1 s").arg(formatValue(s));
+  if (s < 7200) return QObject::tr("%1 min").arg(QString::number(s / 60, 'f', 1));
+  return QObject::tr("%1 h").arg(QString::number(s / 3600, 'f', 1));
+}
+
+}  // namespace widgets

@@ -1,0 +1,31 @@
+#pragma once
+// Plain figures derived from a Run, shared by the charts (and their exports).
+#include <QString>
+#include <QVector>
+
+namespace widgets {
+
+struct DeviceResult;
+struct Run;
+
+// The device's legend text, always ending in "(measured)" or "(simulated)".
+QString deviceLabel(const DeviceResult& d);
+// "4× V100" style short name (no measured/simulated suffix).
+QString deviceShortName(const DeviceResult& d);
+// Seconds per completed epoch: DeviceResult::epochSeconds, or for the measured host when
+// the app has not filled them, the run's EpochSample::hostSeconds.
+QVector<double> deviceEpochSeconds(const Run& run, const DeviceResult& d);
+// Measured images/s of the run on this machine: mean over epochs after the first (which
+// includes warm-up) when there are several; else from the batches so far. NaN when none.
+double measuredImagesPerSecond(const Run& run);
+// Measured mean seconds per training step for each completed epoch.
+QVector<double> measuredStepSecondsPerEpoch(const Run& run);
+// True when the simulator says the device cannot hold this batch.
+bool outOfMemory(const DeviceResult& d);
+
+// Numbers for people: "1,234", "12.3", "0.0123"; "–" for NaN.
+QString formatValue(double v);
+// Seconds as "850 ms", "42 s", "3.5 min", "2.1 h".
+QString formatSeconds(double s);
+
+}  // namespace widgets

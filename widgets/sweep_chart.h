@@ -1,0 +1,40 @@
+#pragma once
+// Chart 6: batch-size sweep — images/s or USD per million images against the global batch
+// (log2 axis) for the chosen devices. Simulation only: the app computes the reports (it is
+// instant) and hands them over; this chart never calls the simulator. Out-of-memory
+// points are marked with a cross.
+#include <vector>
+
+#include "core/sim/sim_report.h"
+#include "widgets/chart_base.h"
+
+class QComboBox;
+
+namespace widgets {
+
+class SweepChart : public ChartBase {
+  Q_OBJECT
+public:
+  enum class Metric { ImagesPerSecond, UsdPerMillionImages };
+  explicit SweepChart(QWidget* parent = nullptr);
+  QVector<Series> series() const override;
+
+  // One report per (device, count, batch); any order. Replaces the previous sweep.
+  void setReports(std::vector<core::sim::SimReport> reports);
+  const std::vector<core::sim::SimReport>& reports() const { return m_reports; }
+  void setMetric(Metric metric);
+  Metric metric() const { return m_metric; }
+  void setMarkedBatch(int batch);   // the current experiment's batch (vertical line); 0 = none
+
+protected:
+  void rebuild() override;
+  void adjustFit() override;
+
+private:
+  std::vector<core::sim::SimReport> m_reports;
+  Metric m_metric = Metric::ImagesPerSecond;
+  int m_markedBatch = 0;
+  QComboBox* m_metricBox = nullptr;
+};
+
+}  // namespace widgets

@@ -1,0 +1,91 @@
+#include "widgets/throughput_chart.h"
+
+#include <qcustomplot.h>
+
+#include <cmath>
+#include <limits>
+
+#include "widgets/device_categories.h"
+#include "widgets/palette.h"
+#include "widgets/run_data.h"
+#include "widgets/run_store.h"
+
+namespace widgets {
+
+ThroughputChart::ThroughputChart(QWidget* parent)
+    : BarChartBase("throughput", tr("Training throughput"), parent) {
+  enableLogYToggle();
+  setExplanation(
+      tr("Images per second while training, per device: measured on this machine (steady "
+         "epochs, warm-up excluded), simulated for the others (all devices of a multi-device "
+         "set-up together). Devices that cannot hold the batch are marked, not drawn as zero."));
+  mainRect()->axis(QCPAxis::atLeft)->setLabel(tr("images per second"));
+}
+
+QVector<Series> ThroughputChart::series() const {
+  QVector<Series> out;
+  const auto runs = shownRuns();
+  DeviceCategories cats(static_cast<int>(runs.size()));
+  for (int ri = 0; ri < static_cast<int>(runs.size()); ++ri) {
+    const Run& run = *runs[static_cast<std::size_t>(ri)];
+    for (const DeviceResult& d : run.devices) {
+      Series s;
+      s.chartId = chartId();
+      s.runId = run.id;
+      s.runName = run.name;
+      s.deviceId = d.deviceId;
+      s.name = "images_per_second";
+      s.label = runPrefix(run) + deviceLabel(d);
+      s.yUnit = "images/s";
+      s.source = d.measured ? SeriesSource::Measured : SeriesSource::Simulated;
+      s.color = deviceColor(d.deviceId);
+      s.styleIndex = ri;
+      s.x = {std::numeric_limits<double>::quiet_NaN()};
+      s.plotX = {cats.add(ri, d)};
+      double v = std::numeric_limits<double>::quiet_NaN();
+      if (outOfMemory(d)) {
+        s.note = tr("out of memory");
+      } else {
+        v = d.measured ? measuredImagesPerSecond(run) : d.report.imagesPerSecond;
+        if (!std::isfinite(v) || v <= 0) {
+          v = std::numeric_limits<double>::quiet_NaN();
+          s.note = tr("no data yet");
+        }
+      }
+      s.y = {v};
+      out.push_back(s);
+    }
+  }
+  out += referenceSeries(
+      "throughput",
+      [&](const ReferenceMark& m, int ri) { return cats.position(ri, m.deviceId); },
+      "", "images/s", 1.0, /*exportX=*/false);
+  return out;
+}
+
+void ThroughputChart::rebuild() {
+  QCPAxis* x = mainRect()->axis(QCPAxis::atBottom);
+  QCPAxis* y = mainRect()->axis(QCPAxis::atLeft);
+  const auto runs = shownRuns();
+  DeviceCategories cats(static_cast<int>(runs.size()));
+  for (int ri = 0; ri < static_cast<int>(runs.size()); ++ri)
+    for (const DeviceResult& d : runs[static_cast<std::size_t>(ri)]->devices) cats.add(ri, d);
+  const QVector<Series> all = series();
+  for (const Series& s : all) {
+    if (s.source == SeriesSource::Reference) continue;
+    addBar(s, x, y, cats.barWidth());
+    const double px = s.plotX.value(0);
+    if (!s.note.isEmpty()) {
+      addMissingLabel(px, s.note, x, y);
+    } else {
+      addValueLabel(px, s.y[0], formatValue(s.y[0]), x, y);
+    }
+  }
+  cats.applyTo(x);
+  m_categories = cats.size();
+  drawReferences(all, x, y);
+}
+
+void ThroughputChart::adjustFit() { fitBars(mainRect(), m_categories); }
+
+}  // namespace widgets
