@@ -10,12 +10,20 @@ namespace core::hw {
 
 enum class DeviceKind { Cpu, Gpu, Tpu };
 
-struct SourcedValue;  // see device_catalog.h for provenance records
+const char* deviceKindName(DeviceKind k);  // "cpu", "gpu", "tpu"
+
+// Provenance of one figure of a device file: which key, where it comes from, and when.
+struct SourcedValue {
+  std::string key;   // device-file key, e.g. "peak_tflops_fp32"
+  std::string ref;   // the document (or "fitted on calibration.csv ...")
+  std::string date;  // when the figure was published or valid, e.g. "2018-04"
+};
 
 struct DeviceSpec {
   std::string id;             // "v100", "tpu-v3-8", "cpu-skylake", "host"
   std::string name;           // "NVIDIA Tesla V100 SXM2 16 GB"
   DeviceKind kind = DeviceKind::Gpu;
+  int releaseYear = 0;        // for ordering the catalog (0 = not given)
   // Compute: peak dense FLOP/s per precision for ONE unit (one GPU die, one TPU board,
   // one vCPU for scalable CPUs).
   std::optional<double> peakTflopsFp32, peakTflopsTf32, peakTflopsFp16, peakTflopsBf16;
@@ -23,10 +31,53 @@ struct DeviceSpec {
   double memBandwidthGBps = 0;       // per unit (CPU: whole socket shared; see cpu model)
   std::optional<double> interconnectGBps;  // per device, for all-reduce between devices
   // ... the engine of the simulator adds fields it needs (matrix unit tile, launch overhead,
-  // compile seconds, host cores, input pipeline rate, vCPU scaling); see device_catalog.h.
+  // compile seconds, host cores, input pipeline rate, vCPU scaling); see below.
   std::optional<double> usdPerHourOnDemand, usdPerHourPreemptible;
   std::string priceDate, source, notes;
   std::string filePath;              // where it was loaded from
+
+  // --- architecture, for the utilisation models ------------------------------------------
+  int coresPerDevice = 1;                 // TPU board: 8 TensorCores, one replica each
+  std::optional<int> computeUnits;        // GPU: streaming multiprocessors
+  std::optional<int> matrixTile;          // edge of the matrix unit / GEMM tile (TPU MXU 128)
+  std::optional<double> vectorTflopsFp32; // rate outside the matrix units (depthwise, elementwise)
+  std::optional<double> hostLinkGBps;     // host -> device (PCIe, TPU infeed)
+  std::optional<double> allreduceLatencySeconds;  // per ring hop
+
+  // --- scalable CPUs (kind == Cpu): figures above are per vCPU ---------------------------
+  int vcpusDefault = 0;                   // used when the configuration says 0
+  int vcpusMax = 0;                       // largest machine shape offered
+  int vcpusPerCore = 2;                   // hyper-threads per physical core
+  int coresPerSocket = 0;                 // NUMA: threads beyond one socket cross QPI/UPI
+  std::optional<double> memBandwidthPerCoreGBps;  // what one core can pull (socket: memBandwidthGBps)
+
+  // --- the host that feeds the device ----------------------------------------------------
+  std::optional<int> hostVcpus;                      // per device
+  std::optional<double> hostJpegMBpsPerVcpu;         // JPEG decode + augment, MB of JPEG/s per vCPU
+
+  // --- the software stack, fitted on published measurements (few, physical) --------------
+  std::optional<double> gemmEfficiency;       // fraction of peak a large, well-shaped GEMM reaches
+  std::optional<double> memEfficiency;        // fraction of bandwidth streaming kernels reach
+  std::optional<double> kernelLaunchSeconds;  // per op dispatch / kernel launch
+  std::optional<double> stepOverheadSeconds;  // per training step (framework, feed, sync)
+  std::optional<double> compileSeconds;       // first step: graph build / XLA compile, fixed part
+  std::optional<double> compileSecondsPerLayer;
+  std::optional<double> syncSecondsPerThread; // CPU: per op, per extra thread (barrier/wake-up)
+  std::optional<double> pipBuildFactor;       // CPU: compute rate of a no-AVX2/FMA build vs compiled
+  std::optional<double> frameworkReserveGib;  // memory the runtime keeps (context, workspace)
+
+  // --- measured hosts ----------------------------------------------------------------------
+  std::string vectorIsa;   // "avx512", "avx2", ... (host only)
+  bool measured = false;   // figures measured on this machine (host), not typed in
+
+  std::vector<SourcedValue> sources;  // one per figure set in the file
+
+  // Provenance of a device-file key; nullptr when the file gives none.
+  const SourcedValue* sourceOf(const std::string& key) const;
 };
+
+// Checks the invariants a parsed spec must hold (positive bandwidths, a peak, a fraction in
+// (0, 1], ...). Throws core::util::Error naming `spec.filePath` (or id) and the key.
+void validate(const DeviceSpec& spec);
 
 }  // namespace core::hw

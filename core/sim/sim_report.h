@@ -8,6 +8,11 @@
 
 namespace core::sim {
 
+// The software stack of a scalable CPU: TensorFlow as pip shipped it in 2017 (no AVX2/FMA
+// kernels) or compiled for the machine. Ignored for other devices.
+enum class CpuBuild { Compiled, Pip };
+const char* cpuBuildName(CpuBuild b);
+
 struct SimConfig {
   std::string modelId;
   std::string datasetId;
@@ -18,6 +23,9 @@ struct SimConfig {
   util::Precision precision = util::Precision::FP32;
   int epochs = 1;
   bool preemptible = false;   // price kind
+  CpuBuild cpuBuild = CpuBuild::Compiled;
+  bool evalEachEpoch = false;      // a forward pass over the test split after every epoch
+  std::int64_t stepsPerEpoch = 0;  // 0 = ceil(train size / batch)
 };
 
 enum class Bound { Compute, Memory, Overhead, Input, Communication };
@@ -51,6 +59,14 @@ struct SimReport {
   bool fitsInMemory = true;
   double achievedTflops = 0;        // per device
   double utilization = 0;           // achieved / peak at this precision
+  // Added by the simulator:
+  std::string deviceName;
+  int vcpus = 0;                    // scalable CPUs: the vCPU count used
+  int perDeviceBatch = 0;
+  double evalSecondsPerEpoch = 0;   // included in epochSeconds when config.evalEachEpoch
+  double compileSeconds = 0;        // first-epoch extra (graph build, XLA compile, warm-up)
+  double peakTflops = 0;            // per device at this precision (after fallbacks)
+  std::string precisionNote;        // e.g. "k80 has no fp16 units: runs at its fp32 peak"
 };
 
 }  // namespace core::sim

@@ -1,0 +1,297 @@
+#include "core/hw/device_catalog.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <tuple>
+
+#include "core/hw/host_probe.h"
+#include "core/util/error.h"
+#include "core/util/files.h"
+#include "core/util/json.h"
+
+namespace fs = std::filesystem;
+
+namespace core::hw {
+namespace {
+
+using util::Error;
+using util::Json;
+
+enum class Check { Positive, NonNegative, Fraction, Factor, Count, Text, Kind };
+
+// One device-file key: how to check it and where it goes. Figures (numbers) need a source.
+struct KeyDef {
+  const char* name;
+  Check check;
+  bool required;
+  std::function<void(DeviceSpec&, const Json&)> set;
+};
+
+double num(const Json& v) { return v.asNumber(); }
+int integer(const Json& v) { return static_cast<int>(std::lround(v.asNumber())); }
+
+#define ACCELLAB_OPT(member) [](DeviceSpec& s, const Json& v) { s.member = num(v); }
+#define ACCELLAB_OPT_INT(member) [](DeviceSpec& s, const Json& v) { s.member = integer(v); }
+
+const std::vector<KeyDef>& keyTable() {
+  static const std::vector<KeyDef> table = {
+      {"id", Check::Text, true, [](DeviceSpec& s, const Json& v) { s.id = v.asString(); }},
+      {"name", Check::Text, true, [](DeviceSpec& s, const Json& v) { s.name = v.asString(); }},
+      {"kind", Check::Kind, true,
+       [](DeviceSpec& s, const Json& v) {
+         const std::string& k = v.asString();
+         s.kind = k == "cpu" ? DeviceKind::Cpu : k == "tpu" ? DeviceKind::Tpu : DeviceKind::Gpu;
+       }},
+      {"release_year", Check::Count, false, [](DeviceSpec& s, const Json& v) { s.releaseYear = integer(v); }},
+      {"peak_tflops_fp32", Check::Positive, false, ACCELLAB_OPT(peakTflopsFp32)},
+      {"peak_tflops_tf32", Check::Positive, false, ACCELLAB_OPT(peakTflopsTf32)},
+      {"peak_tflops_fp16", Check::Positive, false, ACCELLAB_OPT(peakTflopsFp16)},
+      {"peak_tflops_bf16", Check::Positive, false, ACCELLAB_OPT(peakTflopsBf16)},
+      {"vector_tflops_fp32", Check::Positive, false, ACCELLAB_OPT(vectorTflopsFp32)},
+      {"mem_gib", Check::Positive, true, [](DeviceSpec& s, const Json& v) { s.memGib = num(v); }},
+      {"mem_bandwidth_gbps", Check::Positive, true,
+       [](DeviceSpec& s, const Json& v) { s.memBandwidthGBps = num(v); }},
+      {"mem_bandwidth_per_core_gbps", Check::Positive, false, ACCELLAB_OPT(memBandwidthPerCoreGBps)},
+      {"interconnect_gbps", Check::Positive, false, ACCELLAB_OPT(interconnectGBps)},
+      {"host_link_gbps", Check::Positive, false, ACCELLAB_OPT(hostLinkGBps)},
+      {"allreduce_latency_seconds", Check::NonNegative, false, ACCELLAB_OPT(allreduceLatencySeconds)},
+      {"cores_per_device", Check::Count, false, [](DeviceSpec& s, const Json& v) { s.coresPerDevice = integer(v); }},
+      {"compute_units", Check::Count, false, ACCELLAB_OPT_INT(computeUnits)},
+      {"matrix_tile", Check::Count, false, ACCELLAB_OPT_INT(matrixTile)},
+      {"vcpus_default", Check::Count, false, [](DeviceSpec& s, const Json& v) { s.vcpusDefault = integer(v); }},
+      {"vcpus_max", Check::Count, false, [](DeviceSpec& s, const Json& v) { s.vcpusMax = integer(v); }},
+      {"vcpus_per_core", Check::Count, false, [](DeviceSpec& s, const Json& v) { s.vcpusPerCore = integer(v); }},
+      {"cores_per_socket", Check::Count, false, [](DeviceSpec& s, const Json& v) { s.coresPerSocket = integer(v); }},
+      {"host_vcpus", Check::Count, false, ACCELLAB_OPT_INT(hostVcpus)},
+      {"host_jpeg_mbps_per_vcpu", Check::Positive, false, ACCELLAB_OPT(hostJpegMBpsPerVcpu)},
+      {"gemm_efficiency", Check::Fraction, false, ACCELLAB_OPT(gemmEfficiency)},
+      {"mem_efficiency", Check::Fraction, false, ACCELLAB_OPT(memEfficiency)},
+      {"kernel_launch_seconds", Check::NonNegative, false, ACCELLAB_OPT(kernelLaunchSeconds)},
+      {"step_overhead_seconds", Check::NonNegative, false, ACCELLAB_OPT(stepOverheadSeconds)},
+      {"compile_seconds", Check::NonNegative, false, ACCELLAB_OPT(compileSeconds)},
+      {"compile_seconds_per_layer", Check::NonNegative, false, ACCELLAB_OPT(compileSecondsPerLayer)},
+      {"sync_seconds_per_thread", Check::NonNegative, false, ACCELLAB_OPT(syncSecondsPerThread)},
+      {"pip_build_factor", Check::Fraction, false, ACCELLAB_OPT(pipBuildFactor)},
+      {"framework_reserve_gib", Check::NonNegative, false, ACCELLAB_OPT(frameworkReserveGib)},
+      {"usd_per_hour_on_demand", Check::Positive, false, ACCELLAB_OPT(usdPerHourOnDemand)},
+      {"usd_per_hour_preemptible", Check::Positive, false, ACCELLAB_OPT(usdPerHourPreemptible)},
+      {"price_date", Check::Text, false, [](DeviceSpec& s, const Json& v) { s.priceDate = v.asString(); }},
+      {"notes", Check::Text, false, [](DeviceSpec& s, const Json& v) { s.notes = v.asString(); }},
+      {"sources", Check::Text, true, [](DeviceSpec&, const Json&) {}},  // handled apart
+  };
+  return table;
+}
+
+#undef ACCELLAB_OPT
+#undef ACCELLAB_OPT_INT
+
+[[noreturn]] void fail(const std::string& path, const std::string& key, const std::string& what) {
+  throw Error(path + ": key '" + key + "': " + what);
+}
+
+void checkValue(const std::string& path, const KeyDef& def, const Json& v) {
+  const std::string key = def.name;
+  if (v.isNull()) fail(path, key, "null is not allowed; leave the key out to mean \"not set\"");
+  if (def.check == Check::Text || def.check == Check::Kind) {
+    if (!v.isString()) fail(path, key, "must be a string");
+    if (v.asString().empty()) fail(path, key, "must not be empty");
+    if (def.check == Check::Kind) {
+      const std::string& k = v.asString();
+      if (k != "cpu" && k != "gpu" && k != "tpu") fail(path, key, "must be \"cpu\", \"gpu\" or \"tpu\", not \"" + k + "\"");
+    }
+    return;
+  }
+  if (!v.isNumber()) fail(path, key, "must be a number");
+  const double x = v.asNumber();
+  if (!std::isfinite(x)) fail(path, key, "must be finite");
+  switch (def.check) {
+    case Check::Positive:
+      if (x <= 0) fail(path, key, "must be positive (got " + util::formatNumber(x) + ")");
+      break;
+    case Check::NonNegative:
+      if (x < 0) fail(path, key, "must not be negative (got " + util::formatNumber(x) + ")");
+      break;
+    case Check::Fraction:
+      if (x <= 0 || x > 1) fail(path, key, "must be a fraction in (0, 1] (got " + util::formatNumber(x) + ")");
+      break;
+    case Check::Factor:
+      if (x <= 0) fail(path, key, "must be a positive factor (got " + util::formatNumber(x) + ")");
+      break;
+    case Check::Count:
+      if (x < 1 || x != std::floor(x) || x > 1e9)
+        fail(path, key, "must be a whole number of at least 1 (got " + util::formatNumber(x) + ")");
+      break;
+    default: break;
+  }
+}
+
+const KeyDef* findKey(const std::string& name) {
+  for (const auto& k : keyTable())
+    if (name == k.name) return &k;
+  return nullptr;
+}
+
+int kindOrder(DeviceKind k) { return k == DeviceKind::Cpu ? 0 : k == DeviceKind::Gpu ? 1 : 2; }
+
+}  // namespace
+
+const char* deviceKindName(DeviceKind k) {
+  switch (k) {
+    case DeviceKind::Cpu: return "cpu";
+    case DeviceKind::Gpu: return "gpu";
+    case DeviceKind::Tpu: return "tpu";
+  }
+  return "gpu";
+}
+
+const SourcedValue* DeviceSpec::sourceOf(const std::string& key) const {
+  for (const auto& s : sources)
+    if (s.key == key) return &s;
+  return nullptr;
+}
+
+const std::vector<std::string>& deviceFileKeys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k;
+    for (const auto& d : keyTable()) k.emplace_back(d.name);
+    return k;
+  }();
+  return keys;
+}
+
+void validate(const DeviceSpec& s) {
+  const std::string where = s.filePath.empty() ? "device '" + s.id + "'" : s.filePath;
+  if (s.id.empty()) fail(where, "id", "must not be empty");
+  for (const char c : s.id)
+    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-'))
+      fail(where, "id", "may hold only a-z, 0-9 and '-' (got \"" + s.id + "\")");
+  if (!s.peakTflopsFp32 && !s.peakTflopsTf32 && !s.peakTflopsFp16 && !s.peakTflopsBf16)
+    fail(where, "peak_tflops_fp32", "missing: a device needs at least one peak_tflops_<precision>");
+  if (!(s.memGib > 0)) fail(where, "mem_gib", "must be positive");
+  if (!(s.memBandwidthGBps > 0)) fail(where, "mem_bandwidth_gbps", "must be positive");
+  if (s.interconnectGBps && !(*s.interconnectGBps > 0)) fail(where, "interconnect_gbps", "must be positive");
+  if (s.hostLinkGBps && !(*s.hostLinkGBps > 0)) fail(where, "host_link_gbps", "must be positive");
+  if (s.coresPerDevice < 1) fail(where, "cores_per_device", "must be at least 1");
+  if (s.kind == DeviceKind::Cpu) {
+    if (s.vcpusDefault < 1) fail(where, "vcpus_default", "missing: a scalable CPU needs a default vCPU count");
+    if (s.vcpusMax < s.vcpusDefault) fail(where, "vcpus_max", "missing or smaller than vcpus_default");
+    if (s.coresPerSocket < 1) fail(where, "cores_per_socket", "missing: a CPU needs its socket size");
+  }
+  if ((s.usdPerHourOnDemand || s.usdPerHourPreemptible) && s.priceDate.empty())
+    fail(where, "price_date", "missing: a price needs its date");
+}
+
+DeviceSpec parseDeviceJson(const std::string& text, const std::string& path) {
+  const Json root = Json::parse(text, path);
+  if (!root.isObject()) throw Error(path + ": a device file must hold one JSON object");
+  DeviceSpec spec;
+  spec.filePath = path;
+  for (const auto& [key, value] : root.asObject()) {
+    const KeyDef* def = findKey(key);
+    if (!def) fail(path, key, "unknown key (known: see resources/devices/README.md)");
+    if (key == "sources") continue;
+    checkValue(path, *def, value);
+    def->set(spec, value);
+  }
+  for (const auto& def : keyTable())
+    if (def.required && !root.contains(def.name)) fail(path, def.name, "missing required key");
+
+  // Provenance: every figure (number) needs {"ref", "date"}; every source names a figure.
+  const Json& sources = root.at("sources");
+  if (!sources.isObject()) fail(path, "sources", "must be an object mapping each figure's key to {\"ref\", \"date\"}");
+  for (const auto& [key, value] : sources.asObject()) {
+    const KeyDef* def = findKey(key);
+    if (!def) fail(path, "sources." + key, "names an unknown key");
+    if (!root.contains(key)) fail(path, "sources." + key, "gives a source for a key the file does not set");
+    if (!value.isObject()) fail(path, "sources." + key, "must be an object {\"ref\": ..., \"date\": ...}");
+    SourcedValue sv;
+    sv.key = key;
+    for (const auto& [field, fv] : value.asObject()) {
+      if (field != "ref" && field != "date") fail(path, "sources." + key + "." + field, "unknown key (use ref, date)");
+      if (!fv.isString() || fv.asString().empty()) fail(path, "sources." + key + "." + field, "must be a non-empty string");
+      (field == "ref" ? sv.ref : sv.date) = fv.asString();
+    }
+    if (sv.ref.empty()) fail(path, "sources." + key + ".ref", "missing required key");
+    if (sv.date.empty()) fail(path, "sources." + key + ".date", "missing required key");
+    spec.sources.push_back(std::move(sv));
+  }
+  for (const auto& [key, value] : root.asObject())
+    if (value.isNumber() && !sources.contains(key))
+      fail(path, key, "has no source: add sources." + key + " = {\"ref\": ..., \"date\": ...}");
+  if (const auto* p = spec.sourceOf("usd_per_hour_on_demand")) spec.source = p->ref;
+  else if (const auto* q = spec.sourceOf("peak_tflops_fp32")) spec.source = q->ref;
+  else if (!spec.sources.empty()) spec.source = spec.sources.front().ref;
+
+  const std::string stem = fs::path(path).stem().string();
+  if (fs::path(path).extension() == ".json" && stem != spec.id)
+    fail(path, "id", "\"" + spec.id + "\" must match the file name (" + stem + ".json)");
+  validate(spec);
+  return spec;
+}
+
+DeviceSpec parseDeviceFile(const std::string& path) { return parseDeviceJson(util::readFile(path), path); }
+
+const DeviceSpec* DeviceCatalog::find(const std::string& id) const {
+  for (const auto& d : m_devices)
+    if (d.id == id) return &d;
+  return nullptr;
+}
+
+std::string DeviceCatalog::idList() const {
+  std::string out;
+  for (const auto& d : m_devices) out += (out.empty() ? "" : ", ") + d.id;
+  return out;
+}
+
+const DeviceSpec& DeviceCatalog::at(const std::string& id) const {
+  if (const DeviceSpec* d = find(id)) return *d;
+  throw Error("unknown device '" + id + "' (known: " + idList() + ")");
+}
+
+void DeviceCatalog::add(DeviceSpec spec) {
+  auto same = std::find_if(m_devices.begin(), m_devices.end(), [&](const DeviceSpec& d) { return d.id == spec.id; });
+  if (same != m_devices.end()) m_devices.erase(same);
+  m_devices.push_back(std::move(spec));
+  auto year = [](const DeviceSpec& d) { return d.measured ? -1 : d.releaseYear; };
+  std::stable_sort(m_devices.begin(), m_devices.end(), [&](const DeviceSpec& a, const DeviceSpec& b) {
+    return std::make_tuple(!a.measured, kindOrder(a.kind), year(a), a.id) <
+           std::make_tuple(!b.measured, kindOrder(b.kind), year(b), b.id);
+  });
+}
+
+DeviceCatalog DeviceCatalog::loadDirs(const std::vector<std::string>& dirs) {
+  DeviceCatalog cat;
+  for (const auto& dir : dirs) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) continue;
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+      if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      try {
+        cat.add(parseDeviceFile(f.string()));
+      } catch (const std::exception& e) {
+        cat.m_loadErrors.emplace_back(e.what());
+      }
+    }
+  }
+  return cat;
+}
+
+DeviceCatalog DeviceCatalog::loadDefault() {
+  const std::string shipped = (fs::path(util::resourceDir()) / "devices").string();
+  DeviceCatalog cat = loadDirs({shipped, (fs::path(util::userDataDir()) / "devices").string()});
+  std::error_code ec;
+  if (!fs::is_directory(shipped, ec)) cat.m_loadErrors.push_back(shipped + ": the shipped device folder is missing");
+  try {
+    cat.add(hostDeviceSpec());
+  } catch (const std::exception& e) {
+    cat.m_loadErrors.push_back(std::string("host: ") + e.what());
+  }
+  return cat;
+}
+
+}  // namespace core::hw

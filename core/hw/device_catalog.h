@@ -1,0 +1,50 @@
+#pragma once
+// The hardware catalog: device files (one JSON object per file, units in the key names) parsed
+// into DeviceSpec. This is the only code that knows the file format; the key table is in
+// device_catalog.cpp and documented in resources/devices/README.md.
+//
+// A shipped device lives in resourceDir()/devices; a user adds one by dropping <id>.json into
+// userDataDir()/devices (a user file with a shipped id replaces the shipped one). A file that
+// fails validation is reported in loadErrors() and does not stop the others loading.
+#include <string>
+#include <vector>
+
+#include "core/hw/device_spec.h"
+
+namespace core::hw {
+
+class DeviceCatalog {
+public:
+  DeviceCatalog() = default;
+  // resourceDir()/devices + userDataDir()/devices, plus the measured `host` (cached in
+  // userDataDir()/host.json: the micro-benchmark runs once per machine).
+  static DeviceCatalog loadDefault();
+  // Every *.json in each folder, in order (later folders override earlier ids). A missing
+  // folder is skipped silently.
+  static DeviceCatalog loadDirs(const std::vector<std::string>& dirs);
+
+  const std::vector<DeviceSpec>& devices() const { return m_devices; }
+  const DeviceSpec* find(const std::string& id) const;
+  const DeviceSpec& at(const std::string& id) const;  // throws Error naming the id and the known ones
+  const std::vector<std::string>& loadErrors() const { return m_loadErrors; }
+
+  // Adds (or replaces, by id) a device; keeps the catalog's order (kind, year, id).
+  void add(DeviceSpec spec);
+  // Comma-separated ids, for error messages.
+  std::string idList() const;
+
+private:
+  std::vector<DeviceSpec> m_devices;
+  std::vector<std::string> m_loadErrors;
+};
+
+// Parses and validates one device file. Throws core::util::Error naming the file and the key
+// (unknown key, missing required key, wrong type, non-positive bandwidth, missing source...).
+DeviceSpec parseDeviceFile(const std::string& path);
+// Same, from text already read; `path` names it in errors and must end in <id>.json.
+DeviceSpec parseDeviceJson(const std::string& text, const std::string& path);
+
+// The keys a device file may hold, in the order a file is written.
+const std::vector<std::string>& deviceFileKeys();
+
+}  // namespace core::hw

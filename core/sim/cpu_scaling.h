@@ -1,0 +1,28 @@
+#pragma once
+// How a scalable cloud CPU behaves at a given vCPU count: compute grows with the vCPUs (two
+// per physical core share its vector units), memory bandwidth grows with cores until the
+// socket saturates, and every parallel op pays a synchronisation cost that grows with the
+// thread count and doubles once threads span two sockets (NUMA). Together they make the
+// speed-up flatten and reverse at high counts, as published for 64 vs 32 vCPUs.
+#include "core/hw/device_spec.h"
+#include "core/sim/sim_report.h"
+
+namespace core::sim {
+
+struct CpuResources {
+  int vcpus = 1;
+  int cores = 1;
+  int sockets = 1;
+  double flops = 0;             // FLOP/s at peak, all vCPUs, after the build factor
+  double memBytesPerSecond = 0; // effective (mem_efficiency applied)
+  double syncSecondsPerOp = 0;  // added to every parallel op's dispatch
+};
+
+// Cross-socket barriers cost about twice a local one (UPI round trip vs L3).
+inline constexpr double kCrossSocketSyncFactor = 2.0;
+
+// `peakTflopsPerVcpu` is the precision's peak per vCPU. Throws naming --vcpus when the count
+// is outside [1, vcpus_max].
+CpuResources cpuResources(const hw::DeviceSpec& d, double peakTflopsPerVcpu, int vcpus, CpuBuild build);
+
+}  // namespace core::sim

@@ -1,0 +1,70 @@
+#include "core/sim/execution_unit.h"
+
+#include <algorithm>
+
+#include "core/sim/cpu_scaling.h"
+#include "core/sim/precision_model.h"
+
+namespace core::sim {
+
+StackDefaults stackDefaults(hw::DeviceKind kind) {
+  switch (kind) {
+    case hw::DeviceKind::Cpu: return {0.3, 0.7, 1e-5, 2e-3, 0.0, 0.0, 0.5, 25.0, 10.0, 64, 0};
+    case hw::DeviceKind::Tpu: return {0.5, 0.8, 0.0, 0.01, 10.0, 0.1, 0.5, 25.0, 1.0, 128, 96};
+    case hw::DeviceKind::Gpu: break;
+  }
+  return {0.5, 0.75, 1e-5, 3e-3, 1.0, 0.01, 0.5, 25.0, 12.0, 128, 4};
+}
+
+ExecutionUnit resolveUnit(const hw::DeviceSpec& d, const SimConfig& c) {
+  const StackDefaults def = stackDefaults(d.kind);
+  const PeakChoice peak = peakFor(d, c.precision);
+  ExecutionUnit u;
+  u.kind = d.kind;
+  u.id = d.id;
+  u.precisionNote = peak.note;
+  u.gemmEfficiency = d.gemmEfficiency.value_or(def.gemmEfficiency);
+  u.activationBytes = activationBytes(c.precision);
+  u.stepOverheadSeconds = d.stepOverheadSeconds.value_or(def.stepOverheadSeconds);
+  u.compileSeconds = d.compileSeconds.value_or(def.compileSeconds);
+  u.compileSecondsPerLayer = d.compileSecondsPerLayer.value_or(def.compileSecondsPerLayer);
+  u.tile = d.matrixTile.value_or(def.tile);
+  u.hostLinkBytesPerSecond = d.hostLinkGBps.value_or(def.hostLinkGBps) * 1e9;
+  u.interconnectBytesPerSecond = d.interconnectGBps.value_or(0.0) * 1e9;
+  u.allreduceLatencySeconds = d.allreduceLatencySeconds.value_or(10e-6);
+  u.hostJpegBytesPerSecondPerVcpu = d.hostJpegMBpsPerVcpu.value_or(def.hostJpegMBpsPerVcpu) * 1e6;
+  const double reserve = d.frameworkReserveGib.value_or(def.frameworkReserveGib) * 1024.0 * 1024 * 1024;
+  const double launch = d.kernelLaunchSeconds.value_or(def.kernelLaunchSeconds);
+
+  if (d.kind == hw::DeviceKind::Cpu) {
+    const int vcpus = c.vcpus > 0 ? c.vcpus : d.vcpusDefault;
+    const CpuResources r = cpuResources(d, peak.tflops, vcpus, c.cpuBuild);
+    u.vcpus = vcpus;
+    u.peakFlops = r.flops;
+    u.peakTflopsNominal = peak.tflops * vcpus;
+    u.vectorFlops = r.flops;
+    u.memBytesPerSecond = r.memBytesPerSecond;
+    u.opSeconds = launch + r.syncSecondsPerOp;
+    u.asyncLaunch = false;
+    u.parallelUnits = vcpus;
+    u.memCapacityBytes = d.memGib * vcpus * 1024.0 * 1024 * 1024;
+    u.reserveBytes = reserve;
+    u.hostVcpus = d.hostVcpus.value_or(vcpus);
+    return u;
+  }
+  u.peakFlops = peak.tflops * 1e12;
+  u.peakTflopsNominal = peak.tflops;
+  u.vectorFlops = d.vectorTflopsFp32.value_or(d.peakTflopsFp32.value_or(peak.tflops / 8)) * 1e12;
+  u.memBytesPerSecond = d.memBandwidthGBps * 1e9 * d.memEfficiency.value_or(def.memEfficiency);
+  u.opSeconds = launch;
+  u.asyncLaunch = true;
+  u.replicas = d.kind == hw::DeviceKind::Tpu ? std::max(1, d.coresPerDevice) : 1;
+  u.systolic = d.kind == hw::DeviceKind::Tpu;
+  u.parallelUnits = d.computeUnits.value_or(d.kind == hw::DeviceKind::Tpu ? 1 : 40);
+  u.memCapacityBytes = d.memGib * 1024.0 * 1024 * 1024;
+  u.reserveBytes = reserve;
+  u.hostVcpus = d.hostVcpus.value_or(def.hostVcpus);
+  return u;
+}
+
+}  // namespace core::sim

@@ -1,0 +1,51 @@
+#pragma once
+// A device resolved for one configuration (precision, vCPUs, software build): the rates and
+// overheads the cost models use, with the device file's calibrated software-stack figures
+// (or the documented defaults of its kind when a user file leaves them out).
+#include <string>
+
+#include "core/hw/device_spec.h"
+#include "core/sim/sim_report.h"
+
+namespace core::sim {
+
+struct ExecutionUnit {
+  hw::DeviceKind kind = hw::DeviceKind::Gpu;
+  std::string id;
+  double peakFlops = 0;          // per device (board / GPU / all vCPUs), FLOP/s at the precision
+  double peakTflopsNominal = 0;  // per device, as in the file (no build factor)
+  double vectorFlops = 0;        // per device, outside the matrix units
+  double gemmEfficiency = 0.5;
+  double memBytesPerSecond = 0;  // per device, effective
+  double opSeconds = 0;          // per op dispatch / kernel launch (CPU: incl. thread sync)
+  bool asyncLaunch = true;       // GPU/TPU: launches overlap running kernels; CPU: they add
+  double stepOverheadSeconds = 0;
+  double compileSeconds = 0, compileSecondsPerLayer = 0;
+  int replicas = 1;              // TPU cores per board: each runs a replica on its batch share
+  int parallelUnits = 1;         // GPU SMs, CPU threads, MXUs per TPU core
+  int tile = 128;                // matrix-unit / GEMM tile edge
+  bool systolic = false;         // TPU MXU (weights stationary, batch streams)
+  double activationBytes = 4;    // per element at this precision
+  double memCapacityBytes = 0;   // per device
+  double reserveBytes = 0;       // per device, kept by the runtime
+  double hostLinkBytesPerSecond = 0;
+  double interconnectBytesPerSecond = 0;  // 0 = none given
+  double allreduceLatencySeconds = 0;
+  int hostVcpus = 1;             // per device
+  double hostJpegBytesPerSecondPerVcpu = 0;
+  int vcpus = 0;                 // CPU
+  std::string precisionNote;
+};
+
+// Defaults of the software-stack figures when a device file leaves them out, by kind.
+struct StackDefaults {
+  double gemmEfficiency, memEfficiency, kernelLaunchSeconds, stepOverheadSeconds, compileSeconds,
+      compileSecondsPerLayer, frameworkReserveGib, hostJpegMBpsPerVcpu, hostLinkGBps;
+  int tile, hostVcpus;
+};
+StackDefaults stackDefaults(hw::DeviceKind kind);
+
+// Throws core::util::Error naming the argument for impossible values (vCPUs out of range).
+ExecutionUnit resolveUnit(const hw::DeviceSpec& d, const SimConfig& c);
+
+}  // namespace core::sim

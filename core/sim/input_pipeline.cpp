@@ -1,0 +1,26 @@
+#include "core/sim/input_pipeline.h"
+
+#include <algorithm>
+
+namespace core::sim {
+
+double hostSecondsPerSample(const DataFeed& f, const ExecutionUnit& u) {
+  switch (f.format) {
+    case data::SampleFormat::Synthetic: return 0.0;
+    case data::SampleFormat::Jpeg:
+      return f.storedBytesPerSample / std::max(1.0, u.hostJpegBytesPerSecondPerVcpu);
+    case data::SampleFormat::RawPixels:
+    case data::SampleFormat::TokenIds:
+      return std::max(f.storedBytesPerSample, f.inputBytesPerSample) / kRawCopyBytesPerSecondPerVcpu;
+  }
+  return 0.0;
+}
+
+double inputSecondsPerStep(const DataFeed& f, const ExecutionUnit& u, double perDeviceBatch) {
+  if (f.format == data::SampleFormat::Synthetic) return 0.0;
+  const double host = perDeviceBatch * hostSecondsPerSample(f, u) / std::max(1, u.hostVcpus);
+  const double link = u.hostLinkBytesPerSecond > 0 ? perDeviceBatch * f.inputBytesPerSample / u.hostLinkBytesPerSecond : 0.0;
+  return std::max(host, link);
+}
+
+}  // namespace core::sim

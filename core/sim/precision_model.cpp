@@ -1,0 +1,42 @@
+#include "core/sim/precision_model.h"
+
+#include "core/util/error.h"
+
+namespace core::sim {
+
+PeakChoice peakFor(const hw::DeviceSpec& d, util::Precision p) {
+  using util::Precision;
+  const bool tpu = d.kind == hw::DeviceKind::Tpu;
+  const std::string name = util::precisionName(p);
+  auto fallback = [&](const std::optional<double>& v, const char* why) -> PeakChoice {
+    if (!v) throw util::Error("device '" + d.id + "' has no peak that applies to " + name);
+    return {*v, d.id + " " + why};
+  };
+  switch (p) {
+    case Precision::FP32:
+      if (d.peakTflopsFp32) return {*d.peakTflopsFp32, ""};
+      if (tpu) return fallback(d.peakTflopsBf16, "has no fp32 matrix units: XLA runs fp32 matmuls as bf16 passes");
+      break;
+    case Precision::TF32:
+      if (d.peakTflopsTf32) return {*d.peakTflopsTf32, ""};
+      if (d.peakTflopsFp32) return fallback(d.peakTflopsFp32, "has no TF32 tensor cores: runs at its fp32 peak");
+      if (tpu) return fallback(d.peakTflopsBf16, "has no TF32: runs bf16 passes");
+      break;
+    case Precision::FP16:
+      if (d.peakTflopsFp16) return {*d.peakTflopsFp16, ""};
+      if (tpu) return fallback(d.peakTflopsBf16, "has no fp16: mixed precision runs in bf16");
+      if (d.peakTflopsFp32) return fallback(d.peakTflopsFp32, "has no fast fp16 arithmetic: runs at its fp32 peak");
+      break;
+    case Precision::BF16:
+      if (d.peakTflopsBf16) return {*d.peakTflopsBf16, ""};
+      if (d.peakTflopsFp32) return fallback(d.peakTflopsFp32, "has no bf16 units: runs at its fp32 peak");
+      break;
+  }
+  throw util::Error("device '" + d.id + "' has no peak that applies to " + name);
+}
+
+double activationBytes(util::Precision p) {
+  return p == util::Precision::FP16 || p == util::Precision::BF16 ? 2.0 : 4.0;
+}
+
+}  // namespace core::sim

@@ -1,0 +1,31 @@
+#pragma once
+// Precision: which peak a device reaches at fp32 / tf32 / fp16 / bf16 (mixed precision as the
+// frameworks run it), with the rule for precisions a device has no units for, and how many
+// bytes an activation takes.
+#include <string>
+
+#include "core/hw/device_spec.h"
+#include "core/util/precision.h"
+
+namespace core::sim {
+
+struct PeakChoice {
+  double tflops = 0;     // per unit (CPU: per vCPU)
+  std::string note;      // empty when the device has units for this precision
+};
+
+// The rules, in order:
+//  fp32: peak_tflops_fp32; a TPU has none, and XLA runs fp32 matmuls as bf16 passes at its
+//        default precision, so its bf16 peak applies.
+//  tf32: peak_tflops_tf32 (Ampere+ tensor cores); otherwise the fp32 peak.
+//  fp16: peak_tflops_fp16 (tensor cores, or P100's packed fp16); otherwise fp32 (K80, CPUs:
+//        no fp16 arithmetic, the framework computes in fp32); a TPU runs bf16 instead.
+//  bf16: peak_tflops_bf16; otherwise the fp32 peak (V100 and older have no bf16 units).
+// Throws core::util::Error naming the device when no peak applies at all.
+PeakChoice peakFor(const hw::DeviceSpec& d, util::Precision p);
+
+// Bytes per activation element: 2 for fp16/bf16 (mixed precision stores activations in
+// 16 bits), 4 for fp32/tf32.
+double activationBytes(util::Precision p);
+
+}  // namespace core::sim

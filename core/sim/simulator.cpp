@@ -1,0 +1,32 @@
+#include "core/sim/simulator.h"
+
+#include "core/data/dataset_info.h"
+#include "core/nn/zoo.h"
+
+namespace core::sim {
+
+Simulator::Simulator(const hw::DeviceCatalog& catalog) : m_catalog(catalog) {}
+
+std::shared_ptr<const Workload> Simulator::workload(const std::string& modelId, const std::string& datasetId) const {
+  const auto key = std::make_pair(modelId, datasetId);
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (auto it = m_workloads.find(key); it != m_workloads.end()) return it->second;
+  }
+  const data::DatasetInfo& info = data::datasetInfo(datasetId);
+  nn::ModelInput input;
+  input.shape = info.inputShape;
+  input.classes = info.classes;
+  input.vocabulary = info.vocabulary;
+  nn::modelInfo(modelId);  // throws naming the model id when unknown
+  auto w = std::make_shared<const Workload>(makeWorkload(modelId, datasetId, nn::modelStats(modelId, input), dataFeedOf(info)));
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return m_workloads.emplace(key, std::move(w)).first->second;
+}
+
+SimReport Simulator::simulate(const SimConfig& c) const {
+  const hw::DeviceSpec& device = m_catalog.at(c.deviceId);
+  return simulateWorkload(*workload(c.modelId, c.datasetId), device, c);
+}
+
+}  // namespace core::sim

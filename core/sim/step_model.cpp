@@ -1,0 +1,78 @@
+#include "core/sim/step_model.h"
+
+#include <algorithm>
+
+#include "core/sim/data_parallel.h"
+#include "core/sim/input_pipeline.h"
+#include "core/sim/recurrent_cost.h"
+
+namespace core::sim {
+namespace {
+
+void accumulate(LayerTime& into, const LayerTime& t) {
+  into.compute += t.compute;
+  into.memory += t.memory;
+  into.overhead += t.overhead;
+}
+
+}  // namespace
+
+StepBreakdown StepEstimate::breakdown() const {
+  StepBreakdown b;
+  b.computeSeconds = forward.compute + backward.compute + optimizer.compute;
+  b.memorySeconds = forward.memory + backward.memory + optimizer.memory;
+  b.overheadSeconds = forward.overhead + backward.overhead + optimizer.overhead + stepOverheadSeconds;
+  b.inputSeconds = inputSeconds;
+  b.communicationSeconds = communicationSeconds;
+  return b;
+}
+
+Bound StepEstimate::bound() const {
+  const StepBreakdown b = breakdown();
+  if (b.inputSeconds > deviceSeconds) return Bound::Input;
+  Bound best = Bound::Compute;
+  double most = b.computeSeconds;
+  if (b.memorySeconds > most) best = Bound::Memory, most = b.memorySeconds;
+  if (b.overheadSeconds > most) best = Bound::Overhead, most = b.overheadSeconds;
+  if (b.communicationSeconds > most) best = Bound::Communication;
+  return best;
+}
+
+LayerTime optimizerTime(const Workload& w, const ExecutionUnit& u) {
+  const double params = static_cast<double>(w.params);
+  const double replicas = std::max(1, u.replicas);
+  const LayerTime t = roofline(10.0 * params, u.vectorFlops / replicas, 28.0 * params, u.memBytesPerSecond / replicas);
+  return withDispatch(t, static_cast<double>(w.paramTensors), u.opSeconds, u.asyncLaunch);
+}
+
+StepEstimate estimateStep(const Workload& w, const ExecutionUnit& u, double perDeviceBatch, int count) {
+  StepEstimate s;
+  for (const auto& l : w.layers) {
+    accumulate(s.forward, anyLayerTime(l, Pass::Forward, perDeviceBatch, u));
+    accumulate(s.backward, anyLayerTime(l, Pass::Backward, perDeviceBatch, u));
+    const int steps = l.isRecurrent() ? l.sequentialSteps * l.directions : 0;
+    s.ops += opsPerPass(l.kind, Pass::Forward) + opsPerPass(l.kind, Pass::Backward) +
+             steps * (opsPerRecurrentStep(Pass::Forward) + opsPerRecurrentStep(Pass::Backward));
+  }
+  s.ops += static_cast<int>(w.paramTensors);
+  s.optimizer = optimizerTime(w, u);
+  s.stepOverheadSeconds = u.stepOverheadSeconds;
+  const int participants = std::max(1, count) * std::max(1, u.replicas);
+  const double linkBw = u.interconnectBytesPerSecond > 0 ? u.interconnectBytesPerSecond : u.hostLinkBytesPerSecond;
+  s.allReduceSeconds = ringAllReduceSeconds(4.0 * static_cast<double>(w.params), participants, linkBw,
+                                            u.allreduceLatencySeconds);
+  s.communicationSeconds = exposedCommunicationSeconds(s.allReduceSeconds, s.backward.seconds());
+  s.inputSeconds = inputSecondsPerStep(w.feed, u, perDeviceBatch);
+  s.deviceSeconds = s.forward.seconds() + s.backward.seconds() + s.optimizer.seconds() + s.stepOverheadSeconds +
+                    s.communicationSeconds;
+  s.stepSeconds = std::max(s.deviceSeconds, s.inputSeconds);
+  s.evalStepSeconds = std::max(s.forward.seconds() + s.stepOverheadSeconds, s.inputSeconds);
+  s.flopsPerDevice = (w.forwardFlops + w.backwardFlops) * perDeviceBatch;
+  return s;
+}
+
+double firstEpochExtraSeconds(const Workload& w, const ExecutionUnit& u) {
+  return u.compileSeconds + u.compileSecondsPerLayer * static_cast<double>(w.layers.size());
+}
+
+}  // namespace core::sim

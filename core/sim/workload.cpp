@@ -1,0 +1,53 @@
+#include "core/sim/workload.h"
+
+#include <algorithm>
+
+namespace core::sim {
+
+Workload makeWorkload(const std::string& modelId, const std::string& datasetId, const nn::NetworkStats& stats,
+                      const DataFeed& feed) {
+  Workload w;
+  w.modelId = modelId;
+  w.datasetId = datasetId;
+  w.feed = feed;
+  if (w.feed.inputBytesPerSample <= 0) w.feed.inputBytesPerSample = 4.0 * static_cast<double>(stats.input.size());
+  w.layers.reserve(stats.layers.size());
+  for (const auto& l : stats.layers) {
+    LayerWork lw;
+    lw.name = l.name;
+    lw.kind = l.kind;
+    lw.forwardFlops = l.forwardFlops;
+    lw.backwardFlops = l.backwardFlops;
+    lw.forwardBytes = l.forwardBytes;
+    lw.savedBytes = l.savedBytes;
+    lw.weightBytes = l.weightBytes > 0 ? l.weightBytes : 4.0 * static_cast<double>(l.params);
+    lw.params = l.params;
+    lw.gemmM = l.gemmM;
+    lw.gemmK = l.gemmK;
+    lw.gemmN = std::max<std::int64_t>(1, l.gemmN);
+    lw.groups = std::max(1, l.gemmGroups);
+    lw.sequentialSteps = std::max(1, l.sequentialSteps);
+    lw.directions = std::max(1, l.directions);
+    w.params += l.params;
+    w.nonTrainableParams += l.nonTrainableParams;
+    if (l.params > 0) w.paramTensors += l.kind == nn::LayerKind::LSTM ? 3 * lw.directions : 2;
+    w.forwardFlops += l.forwardFlops;
+    w.backwardFlops += l.backwardFlops;
+    w.savedBytes += l.savedBytes;
+    w.maxLayerBytes = std::max(w.maxLayerBytes, l.forwardBytes);
+    w.layers.push_back(std::move(lw));
+  }
+  return w;
+}
+
+DataFeed dataFeedOf(const data::DatasetInfo& info) {
+  DataFeed f;
+  f.format = info.format;
+  f.storedBytesPerSample = info.storedBytesPerSample;
+  f.inputBytesPerSample = 4.0 * static_cast<double>(info.inputShape.size());
+  f.trainSize = info.trainSize;
+  f.testSize = info.testSize;
+  return f;
+}
+
+}  // namespace core::sim
