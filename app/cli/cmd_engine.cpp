@@ -1,13 +1,140 @@
-// Placeholder until the engine side lands: each command reports that it is not built yet.
+// accellab-cli models / datasets: what the engine knows, one line each (text) or JSON.
+// (train and bench live in engine_train.cpp and engine_bench.cpp.)
+#include <iomanip>
 #include <ostream>
+#include <sstream>
+
+#include "app/cli/args.h"
 #include "app/cli/commands.h"
+#include "app/cli/engine_options.h"
+#include "core/data/dataset_info.h"
+#include "core/data/dataset_loader.h"
+#include "core/nn/zoo.h"
+#include "core/util/error.h"
+#include "core/util/json.h"
+
 namespace app::cli {
-const char* const kTrainUsage = "Usage: accellab-cli train (not built yet)\n";
-int cmdTrain(const CommandArgs&, std::ostream&, std::ostream& err) { err << "accellab-cli train: not built yet\n"; return 3; }
-const char* const kBenchUsage = "Usage: accellab-cli bench (not built yet)\n";
-int cmdBench(const CommandArgs&, std::ostream&, std::ostream& err) { err << "accellab-cli bench: not built yet\n"; return 3; }
-const char* const kModelsUsage = "Usage: accellab-cli models (not built yet)\n";
-int cmdModels(const CommandArgs&, std::ostream&, std::ostream& err) { err << "accellab-cli models: not built yet\n"; return 3; }
-const char* const kDatasetsUsage = "Usage: accellab-cli datasets (not built yet)\n";
-int cmdDatasets(const CommandArgs&, std::ostream&, std::ostream& err) { err << "accellab-cli datasets: not built yet\n"; return 3; }
+
+using core::util::Json;
+
+const char* const kModelsUsage =
+    "Usage: accellab-cli models [--format text|json]\n"
+    "\n"
+    "Lists the model zoo: id, parameters at the model's usual input, and a one-line description.\n"
+    "JSON: an array of {id, description, reference, default_dataset, input_shape, params,\n"
+    "forward_gflop_per_image}. Reference models are large architectures for the simulator\n"
+    "(trainable here, but slow on a CPU).\n";
+
+const char* const kDatasetsUsage =
+    "Usage: accellab-cli datasets [--format text|json]\n"
+    "\n"
+    "Lists the datasets: id, train/test sizes, sample shape and a one-line description.\n"
+    "JSON: an array of {id, description, input_shape, classes, train_size, test_size, format,\n"
+    "stored_bytes_per_sample, vocabulary, trainable, available, data_dir, source}. \"available\"\n"
+    "says whether the files are in data_dir (the default folder) right now.\n";
+
+namespace {
+
+const char* formatName(core::data::SampleFormat f) {
+  switch (f) {
+    case core::data::SampleFormat::RawPixels: return "raw-pixels";
+    case core::data::SampleFormat::Jpeg: return "jpeg";
+    case core::data::SampleFormat::TokenIds: return "token-ids";
+    case core::data::SampleFormat::Synthetic: return "synthetic";
+  }
+  return "raw-pixels";
+}
+
+Json shapeJson(const core::nn::Shape& s) {
+  Json a = Json::array();
+  a.push(s.c);
+  a.push(s.h);
+  a.push(s.w);
+  return a;
+}
+
+std::string shapeText(const core::nn::Shape& s) {
+  return std::to_string(s.c) + "x" + std::to_string(s.h) + "x" + std::to_string(s.w);
+}
+
+// The model's stats at its usual input (the zoo's default shape, its dataset's classes).
+core::nn::NetworkStats usualStats(const core::nn::ModelInfo& m) {
+  core::nn::ModelInput in;
+  in.shape = {1, 1, 1};
+  in.classes = 10;
+  if (!m.defaultDataset.empty()) {
+    const auto& d = core::data::datasetInfo(m.defaultDataset);
+    in.classes = d.classes;
+    in.vocabulary = d.vocabulary;
+  }
+  return core::nn::modelStats(m.id, in);
+}
+
+}  // namespace
+
+int cmdModels(const CommandArgs& args, std::ostream& out, std::ostream&) {
+  const Args a(args);
+  a.allowOnly({"format", "help"});
+  const std::string format = formatOption(a, {"text", "json"});
+  Json list = Json::array();
+  std::ostringstream text;
+  for (const auto& m : core::nn::modelCatalog()) {
+    const core::nn::NetworkStats s = usualStats(m);
+    if (format == "json") {
+      Json j = Json::object();
+      j.set("id", m.id);
+      j.set("description", m.description);
+      j.set("reference", m.reference);
+      j.set("default_dataset", m.defaultDataset);
+      j.set("input_shape", shapeJson(s.input));
+      j.set("params", static_cast<long long>(s.totalParams()));
+      j.set("forward_gflop_per_image", s.forwardFlops() / 1e9);
+      list.push(std::move(j));
+    } else {
+      text << std::left << std::setw(14) << m.id << std::right << std::setw(13) << withThousands(s.totalParams())
+           << " params  " << m.description << (m.reference ? " [reference]" : "") << "\n";
+    }
+  }
+  if (format == "json") out << list.dump(2) << "\n";
+  else out << text.str();
+  return 0;
+}
+
+int cmdDatasets(const CommandArgs& args, std::ostream& out, std::ostream&) {
+  const Args a(args);
+  a.allowOnly({"format", "help"});
+  const std::string format = formatOption(a, {"text", "json"});
+  Json list = Json::array();
+  std::ostringstream text;
+  for (const auto& d : core::data::datasetCatalog()) {
+    const bool available = core::data::datasetAvailable(d.id);
+    if (format == "json") {
+      Json j = Json::object();
+      j.set("id", d.id);
+      j.set("description", d.description);
+      j.set("input_shape", shapeJson(d.inputShape));
+      j.set("classes", d.classes);
+      j.set("train_size", static_cast<long long>(d.trainSize));
+      j.set("test_size", static_cast<long long>(d.testSize));
+      j.set("format", formatName(d.format));
+      j.set("stored_bytes_per_sample", d.storedBytesPerSample);
+      j.set("vocabulary", d.vocabulary);
+      j.set("trainable", d.loadable);
+      j.set("available", available);
+      j.set("data_dir", core::data::defaultDataDir(d.id));
+      j.set("source", d.source);
+      list.push(std::move(j));
+    } else {
+      const std::string sizes = withThousands(d.trainSize) + "/" + withThousands(d.testSize);
+      text << std::left << std::setw(20) << d.id << std::setw(20) << sizes << std::setw(12) << shapeText(d.inputShape)
+           << d.description
+           << (d.loadable ? (available ? "" : " [files not found in " + core::data::defaultDataDir(d.id) + "]") : "")
+           << "\n";
+    }
+  }
+  if (format == "json") out << list.dump(2) << "\n";
+  else out << text.str();
+  return 0;
+}
+
 }  // namespace app::cli

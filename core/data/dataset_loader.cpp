@@ -65,6 +65,8 @@ std::string howToGet(const std::string& id) {
   std::error_code ec;
   const std::string where = fs::is_directory(dir, ec) ? "folder " + dir.string()
                                                        : "folder " + dir.string() + " (which does not exist)";
+  if (missing.size() == expectedFiles(id).size())
+    throw Error("dataset '" + id + "': none of its files are in " + where + ". Expected: " + files + ". " + howToGet(id));
   throw Error("dataset '" + id + "': missing " + list + " in " + where + ". Expected: " + files + ". " + howToGet(id));
 }
 
@@ -229,8 +231,9 @@ DatasetSplit loadDataset(const std::string& id, const LoadOptions& o) {
   const fs::path dir = o.dataDir.empty() ? fs::path(defaultDataDir(id)) : fs::path(o.dataDir);
   DatasetSplit s = isIdxDataset(info.id) ? loadIdx(info.id, dir) : loadCifar(dir);
   if (s.train.empty()) throw Error("dataset '" + id + "': the training set in " + dir.string() + " is empty");
-  s.train = s.train.limited(o.limit, o.seed);
-  s.test = s.test.limited(o.testLimit, o.seed + 1);
+  // limited() copies; skip it when everything is kept (a full Fashion-MNIST is 188 MB).
+  if (o.limit > 0 && o.limit < s.train.size()) s.train = s.train.limited(o.limit, o.seed);
+  if (o.testLimit > 0 && o.testLimit < s.test.size()) s.test = s.test.limited(o.testLimit, o.seed + 1);
   return s;
 }
 

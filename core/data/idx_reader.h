@@ -18,6 +18,7 @@ struct IdxArray {
 // Parses IDX bytes; `what` names the source in errors (wrong magic, unsupported type,
 // too many dimensions, truncated data, trailing bytes).
 IdxArray parseIdx(const std::vector<std::uint8_t>& bytes, const std::string& what);
+IdxArray parseIdx(std::vector<std::uint8_t>&& bytes, const std::string& what);  // reuses the buffer
 
 // Reads an IDX file, plain or gzip-compressed.
 IdxArray readIdxFile(const std::string& path);

@@ -15,6 +15,7 @@ struct BatchSample {
   std::int64_t images = 0;     // images seen so far in the run
   double wallSeconds = 0;      // since the run started (training time, pauses excluded)
   double stepSeconds = 0;      // this step alone
+  double learningRate = 0;     // used for this step (after the schedule)
 };
 
 struct EpochSample {
@@ -25,6 +26,7 @@ struct EpochSample {
   double hostImagesPerSecond = 0;
   double evalSeconds = 0;
   std::int64_t images = 0;         // training images in this epoch
+  double learningRate = 0;         // used for the epoch's last step
 };
 
 enum class RunStatus { NotStarted, Running, Paused, Finished, Stopped, Diverged, Failed };

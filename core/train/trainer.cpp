@@ -174,6 +174,7 @@ void Trainer::trainEpochs(const std::stop_token& stop, const data::DatasetSplit&
       s.images = images;
       s.wallSeconds = wallSeconds;
       s.stepSeconds = dt;
+      s.learningRate = lr;
       m_metrics.push(s);
       m_progress = (epoch + static_cast<double>(b + 1) / static_cast<double>(batcher.batchCount())) / c.epochs;
       if (m_onBatch) m_onBatch(s);
@@ -201,6 +202,7 @@ void Trainer::trainEpochs(const std::stop_token& stop, const data::DatasetSplit&
     es.hostImagesPerSecond = epochSeconds > 0 ? static_cast<double>(seen) / epochSeconds : 0;
     es.evalSeconds = secondsSince(e0);
     es.images = seen;
+    es.learningRate = schedule.rate(epoch, batcher.batchCount() - 1);
     if (!std::isfinite(es.testLoss)) {
       result.status = RunStatus::Diverged;
       result.message = "training diverged: the test loss is not finite after epoch " + std::to_string(epoch + 1) +

@@ -24,7 +24,13 @@ data::LoadOptions loadOptionsFor(const TrainConfig& c) {
   if (info.format == data::SampleFormat::Synthetic && info.id == "synthetic") {
     const nn::ModelInfo& model = nn::modelInfo(c.modelId);
     const data::DatasetInfo& like = data::datasetInfo(model.defaultDataset.empty() ? "fashion-mnist" : model.defaultDataset);
-    o.shape = like.inputShape;
+    // The zoo resolves an all-ones shape to the model's usual input (text models: their own
+    // sequence length, e.g. 100 tokens for imdb-bilstm although imdb is padded to 400).
+    nn::ModelInput usual;
+    usual.shape = {1, 1, 1};
+    usual.classes = like.classes;
+    usual.vocabulary = like.vocabulary;
+    o.shape = nn::modelStats(c.modelId, usual).input;
     o.classes = like.classes;
     o.vocabulary = like.vocabulary;
   }

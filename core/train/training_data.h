@@ -11,8 +11,8 @@ namespace core::train {
 // The model input a dataset implies (shape, classes, vocabulary).
 nn::ModelInput modelInputFor(const data::Dataset& d);
 
-// The LoadOptions for a run. Generated (synthetic) data takes the MODEL's input: the shape,
-// classes and vocabulary of the model's default dataset (mlp -> 1x28x28, resnet20 ->
+// The LoadOptions for a run. Generated (synthetic) data takes the MODEL's usual input: its
+// zoo input shape, and the classes and vocabulary of its default dataset (mlp -> 1x28x28, resnet20 ->
 // 3x32x32, fasttext -> token ids over imdb's vocabulary).
 data::LoadOptions loadOptionsFor(const TrainConfig& c);
 

@@ -235,6 +235,28 @@ TEST(Trainer, SyntheticDataTakesTheModelsInput) {
   EXPECT_EQ(loadOptionsFor(c).shape, (core::nn::Shape{1, 28, 28}));
   c.modelId = "resnet20";
   EXPECT_EQ(loadOptionsFor(c).shape, (core::nn::Shape{3, 32, 32}));
+  c.modelId = "imdb-bilstm";  // its own sequence length (100), imdb's vocabulary and binary labels
+  const auto text = loadOptionsFor(c);
+  EXPECT_EQ(text.shape, (core::nn::Shape{1, 100, 1}));
+  EXPECT_EQ(text.vocabulary, 20000);
+  EXPECT_EQ(text.classes, 1);
+}
+
+TEST(Trainer, TrainsATextModelOnSyntheticTokens) {
+  auto c = smallConfig();
+  c.modelId = "fasttext";
+  c.limit = 512;
+  c.testLimit = 256;
+  c.epochs = 3;
+  c.learningRate = 0.01;
+  Trainer t(c);
+  const RunResult r = t.run({});
+  ASSERT_EQ(r.status, RunStatus::Finished) << r.message;
+  std::vector<BatchSample> b;
+  std::vector<EpochSample> e;
+  t.metrics().drain(b, e);
+  ASSERT_EQ(e.size(), 3u);
+  EXPECT_GT(e.back().testAccuracy, 0.7);  // binary: chance is 0.5
 }
 
 TEST(MetricsChannel, DrainMovesEverythingOnce) {

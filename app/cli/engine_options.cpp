@@ -1,0 +1,85 @@
+#include "app/cli/engine_options.h"
+
+#include "core/data/dataset_info.h"
+#include "core/nn/zoo.h"
+#include "core/util/error.h"
+
+namespace app::cli {
+
+using core::util::Error;
+
+namespace {
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+}  // namespace
+
+std::string modelOption(const Args& a) {
+  const std::string id = a.required("model");
+  try {
+    core::nn::modelInfo(id);
+  } catch (const Error& e) {
+    throw Error(std::string("--model: ") + e.what());
+  }
+  return id;
+}
+
+std::string datasetOption(const Args& a, const std::string& fallback, bool trainable) {
+  const std::string id = a.str("dataset", fallback);
+  const core::data::DatasetInfo* info = nullptr;
+  try {
+    info = &core::data::datasetInfo(id);
+  } catch (const Error& e) {
+    throw Error(std::string("--dataset: ") + e.what());
+  }
+  if (trainable && !info->loadable) {
+    std::vector<std::string> ok;
+    for (const auto& d : core::data::datasetCatalog())
+      if (d.loadable) ok.push_back(d.id);
+    throw Error("--dataset: '" + id + "' is a descriptor only (sizes for the simulator), it cannot be trained on here; "
+                "trainable: " + joined(ok));
+  }
+  return id;
+}
+
+core::train::OptimizerKind optimizerOption(const Args& a, core::train::OptimizerKind fallback) {
+  if (!a.has("optimizer")) return fallback;
+  const std::string v = a.str("optimizer", "");
+  if (v == "adam") return core::train::OptimizerKind::Adam;
+  if (v == "sgd") return core::train::OptimizerKind::SGD;
+  throw Error("--optimizer: '" + v + "' is not one of adam, sgd");
+}
+
+core::train::Schedule scheduleOption(const Args& a) {
+  const std::string v = a.str("schedule", "constant");
+  if (v == "constant") return core::train::Schedule::Constant;
+  if (v == "step") return core::train::Schedule::Step;
+  if (v == "cosine") return core::train::Schedule::Cosine;
+  throw Error("--schedule: '" + v + "' is not one of constant, step, cosine");
+}
+
+core::util::Precision precisionOption(const Args& a) {
+  const std::string v = a.str("precision", "fp32");
+  if (const auto p = core::util::parsePrecision(v)) return *p;
+  throw Error("--precision: '" + v + "' is not one of fp32, tf32, bf16, fp16");
+}
+
+std::string formatOption(const Args& a, const std::vector<std::string>& allowed) {
+  const std::string v = a.str("format", allowed.front());
+  for (const auto& f : allowed)
+    if (v == f) return v;
+  throw Error("--format: '" + v + "' is not one of " + joined(allowed));
+}
+
+std::string withThousands(long long n) {
+  std::string digits = std::to_string(n < 0 ? -n : n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return n < 0 ? "-" + out : out;
+}
+
+}  // namespace app::cli
