@@ -38,13 +38,13 @@ protected:
 private:
   // Per-chunk scratch, kept across steps (no allocation in the hot path).
   struct Scratch {
-    Matrix col;    // (sub-batch * pixels) x patch
-    Matrix out;    // (sub-batch * pixels) x filters
-    Matrix dcol;   // (sub-batch * pixels) x patch
-    Vector dw;     // chunk > 0: partial weight + bias gradients
+    Vector col;  // (sub-batch * pixels) x patch, column-major; reused for the column gradient
+    Vector out;  // (sub-batch * pixels) x filters: the GEMM result / the gathered output gradient
+    Vector dw;   // chunk > 0: partial weight + bias gradients, reduced in chunk order
   };
+  // Samples per GEMM: enough rows for an efficient GEMM, a column buffer that stays in cache.
   int subBatch() const;
-  void ensureScratch(int chunks, bool backward);
+  Scratch& scratch(int chunk, int samples);
   Conv2DOptions m_o;
   ConvGeometry m_g;
   float* m_w = nullptr;

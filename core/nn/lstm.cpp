@@ -1,15 +1,27 @@
 #include "core/nn/lstm.h"
 
+#include <cmath>
+
 #include "core/nn/activation.h"
 #include "core/nn/init.h"
+#include "core/nn/gemm_precision.h"
+#include "core/util/parallel.h"
 #include "core/util/rng.h"
 
 namespace core::nn {
 
-struct LSTM::Chunk {};  // TEMPORARY (step 1)
+// Work buffers of one chunk of samples (nb of them). Per direction d, blocks are stored in
+// processing order k (k = t forward, k = T-1-t backward), nb columns each.
+struct LSTM::Chunk {
+  Matrix gx;                 // 4H x (nb*T): input contribution, column s*T + t (then its gradient)
+  Matrix gates[2];           // 4H x (T*nb): i, f, g, o after their activations
+  Matrix cell[2], hidden[2]; // H x ((T+1)*nb): states before step k (block k) and after (k+1)
+  Matrix dGates;             // 4H x (T*nb): gate pre-activation gradients
+  Matrix xq, hq, dh, dc;     // rounded input / hidden, running gradients
+  Vector dw;                 // chunk > 0: partial parameter gradients
+};
+
 LSTM::~LSTM() = default;
-const Matrix& LSTM::forward(const Matrix&, const PassContext&) { fail("forward not implemented yet"); }
-const Matrix& LSTM::backward(const Matrix&, const Matrix&, bool, const PassContext&) { fail("backward not implemented yet"); }
 
 LSTM::LSTM(int units, int directions, std::string name)
     : Layer(LayerKind::LSTM, std::move(name)), m_units(units), m_directions(directions) {
@@ -71,6 +83,160 @@ void LSTM::initParams(std::uint64_t seed) {
     bias.setZero();
     bias.segment(m_units, m_units).setOnes();  // unit_forget_bias
   }
+}
+
+}  // namespace core::nn
+
+// --- compute ------------------------------------------------------------------------------------
+
+namespace core::nn {
+namespace {
+inline float sigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }
+}  // namespace
+
+void LSTM::forwardDirection(int dir, const Matrix& x, std::ptrdiff_t b, std::ptrdiff_t e, Chunk& c,
+                            const PassContext& ctx) {
+  const Eigen::Index nb = e - b, H = m_units, G = 4 * H, F = m_features, T = m_steps;
+  const float* p = m_gemmParams + dir * directionParams();
+  const ConstMatrixMap wx(p, G, F), wh(p + G * F, G, H);
+  const ConstVectorMap bias(m_params + dir * directionParams() + G * F + G * H, G);
+  const bool round = ctx.precision != util::Precision::FP32;
+  // All steps' input contributions in one GEMM: x of sample s, step t is column s*T + t.
+  const float* xin = x.data() + b * x.rows();
+  if (round) {
+    c.xq.resize(F, nb * T);
+    copyRounded(xin, c.xq.data(), F * nb * T, ctx.precision);
+    xin = c.xq.data();
+  }
+  c.gx.resize(G, nb * T);
+  c.gx.noalias() = wx * ConstMatrixMap(xin, F, nb * T);
+  Matrix& gates = c.gates[dir];
+  Matrix& cell = c.cell[dir];
+  Matrix& hid = c.hidden[dir];
+  gates.resize(G, T * nb);
+  cell.resize(H, (T + 1) * nb);
+  hid.resize(H, (T + 1) * nb);
+  cell.leftCols(nb).setZero();
+  hid.leftCols(nb).setZero();
+  for (Eigen::Index k = 0; k < T; ++k) {
+    const Eigen::Index t = dir == 0 ? k : T - 1 - k;
+    auto pre = gates.middleCols(k * nb, nb);
+    pre = Eigen::Map<const Matrix, 0, Eigen::OuterStride<>>(c.gx.data() + t * G, G, nb, Eigen::OuterStride<>(T * G));
+    pre.colwise() += bias;
+    if (round) {
+      c.hq = hid.middleCols(k * nb, nb);
+      roundInPlace(c.hq.data(), c.hq.size(), ctx.precision);
+      pre.noalias() += wh * c.hq;
+    } else {
+      pre.noalias() += wh * hid.middleCols(k * nb, nb);
+    }
+    for (Eigen::Index s = 0; s < nb; ++s) {
+      float* g = gates.data() + (k * nb + s) * G;
+      const float* cPrev = cell.data() + (k * nb + s) * H;
+      float* cNew = cell.data() + ((k + 1) * nb + s) * H;
+      float* hNew = hid.data() + ((k + 1) * nb + s) * H;
+      for (Eigen::Index j = 0; j < H; ++j) {
+        const float i = sigmoid(g[j]), f = sigmoid(g[H + j]), gg = std::tanh(g[2 * H + j]), o = sigmoid(g[3 * H + j]);
+        g[j] = i;
+        g[H + j] = f;
+        g[2 * H + j] = gg;
+        g[3 * H + j] = o;
+        cNew[j] = f * cPrev[j] + i * gg;
+        hNew[j] = o * std::tanh(cNew[j]);
+      }
+    }
+  }
+  m_y.block(dir * H, b, H, nb) = hid.middleCols(T * nb, nb);
+}
+
+void LSTM::backwardDirection(int dir, const Matrix& x, const Matrix& dy, std::ptrdiff_t b, std::ptrdiff_t e, Chunk& c,
+                             float* dW, bool needDx, const PassContext& ctx) {
+  const Eigen::Index nb = e - b, H = m_units, G = 4 * H, F = m_features, T = m_steps;
+  const float* p = m_gemmParams + dir * directionParams();
+  const ConstMatrixMap wx(p, G, F), wh(p + G * F, G, H);
+  MatrixMap dWx(dW, G, F), dWh(dW + G * F, G, H);
+  VectorMap dB(dW + G * F + G * H, G);
+  const bool round = ctx.precision != util::Precision::FP32;
+  const Matrix& gates = c.gates[dir];
+  const Matrix& cell = c.cell[dir];
+  const Matrix& hid = c.hidden[dir];
+  c.dGates.resize(G, T * nb);
+  c.dh = dy.block(dir * H, b, H, nb);
+  c.dc.setZero(H, nb);
+  for (Eigen::Index k = T - 1; k >= 0; --k) {
+    for (Eigen::Index s = 0; s < nb; ++s) {
+      const float* g = gates.data() + (k * nb + s) * G;
+      const float* cPrev = cell.data() + (k * nb + s) * H;
+      const float* cNew = cell.data() + ((k + 1) * nb + s) * H;
+      float* dg = c.dGates.data() + (k * nb + s) * G;
+      float* dh = c.dh.data() + s * H;
+      float* dc = c.dc.data() + s * H;
+      for (Eigen::Index j = 0; j < H; ++j) {
+        const float i = g[j], f = g[H + j], gg = g[2 * H + j], o = g[3 * H + j];
+        const float tc = std::tanh(cNew[j]);
+        const float dcj = dc[j] + dh[j] * o * (1 - tc * tc);
+        dg[j] = dcj * gg * i * (1 - i);
+        dg[H + j] = dcj * cPrev[j] * f * (1 - f);
+        dg[2 * H + j] = dcj * i * (1 - gg * gg);
+        dg[3 * H + j] = dh[j] * tc * o * (1 - o);
+        dc[j] = dcj * f;
+      }
+    }
+    if (round) roundInPlace(c.dGates.data() + k * nb * G, nb * G, ctx.precision);
+    if (k > 0) c.dh.noalias() = wh.transpose() * c.dGates.middleCols(k * nb, nb);
+  }
+  // Weight gradients in single GEMMs over all steps.
+  dB += c.dGates.rowwise().sum();
+  if (round) {
+    c.hq = hid.leftCols(T * nb);
+    roundInPlace(c.hq.data(), c.hq.size(), ctx.precision);
+    dWh.noalias() += c.dGates * c.hq.transpose();
+  } else {
+    dWh.noalias() += c.dGates * hid.leftCols(T * nb).transpose();
+  }
+  // Reorder the gate gradients to the input's column order s*T + t.
+  c.gx.resize(G, nb * T);
+  for (Eigen::Index k = 0; k < T; ++k) {
+    const Eigen::Index t = dir == 0 ? k : T - 1 - k;
+    Eigen::Map<Matrix, 0, Eigen::OuterStride<>>(c.gx.data() + t * G, G, nb, Eigen::OuterStride<>(T * G)) =
+        c.dGates.middleCols(k * nb, nb);
+  }
+  const float* xin = round ? c.xq.data() : x.data() + b * x.rows();
+  if (round) copyRounded(x.data() + b * x.rows(), c.xq.data(), F * nb * T, ctx.precision);
+  dWx.noalias() += c.gx * ConstMatrixMap(xin, F, nb * T).transpose();
+  if (needDx) {
+    MatrixMap dx(m_dx.data() + b * x.rows(), F, nb * T);
+    if (dir == 0) dx.noalias() = wx.transpose() * c.gx;
+    else dx.noalias() += wx.transpose() * c.gx;
+  }
+}
+
+const Matrix& LSTM::forward(const Matrix& x, const PassContext& ctx) {
+  const Eigen::Index batch = x.cols();
+  m_y.resize(static_cast<Eigen::Index>(m_units) * m_directions, batch);
+  const int chunks = chunksFor(ctx, 8LL * m_units * (m_features + m_units) * m_steps * batch / 64, batch);
+  while (static_cast<int>(m_chunks.size()) < chunks) m_chunks.push_back(std::make_unique<Chunk>());
+  util::parallelChunks(batch, chunks, [&](int c, std::ptrdiff_t b, std::ptrdiff_t e) {
+    for (int d = 0; d < m_directions; ++d) forwardDirection(d, x, b, e, *m_chunks[static_cast<std::size_t>(c)], ctx);
+  });
+  return m_y;
+}
+
+const Matrix& LSTM::backward(const Matrix& x, const Matrix& dy, bool needDx, const PassContext& ctx) {
+  const Eigen::Index batch = x.cols();
+  const std::int64_t n = paramCount();
+  if (needDx) m_dx.resize(x.rows(), batch);
+  const int chunks = chunksFor(ctx, 8LL * m_units * (m_features + m_units) * m_steps * batch / 64, batch);
+  util::parallelChunks(batch, chunks, [&](int c, std::ptrdiff_t b, std::ptrdiff_t e) {
+    Chunk& ch = *m_chunks[static_cast<std::size_t>(c)];
+    if (c > 0) ch.dw.resize(n);
+    float* dW = c == 0 ? m_grads : ch.dw.data();
+    std::fill_n(dW, n, 0.0f);
+    for (int d = 0; d < m_directions; ++d) backwardDirection(d, x, dy, b, e, ch, dW + d * directionParams(), needDx, ctx);
+  });
+  VectorMap total(m_grads, n);
+  for (int c = 1; c < chunks; ++c) total += m_chunks[static_cast<std::size_t>(c)]->dw;
+  return m_dx;
 }
 
 }  // namespace core::nn

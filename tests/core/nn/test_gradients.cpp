@@ -1,0 +1,183 @@
+// Finite-difference gradient checks for every layer type (inputs and parameters).
+#include <gtest/gtest.h>
+
+#include "core/nn/activation.h"
+#include "core/nn/batch_norm.h"
+#include "core/nn/composite.h"
+#include "core/nn/conv2d.h"
+#include "core/nn/dense.h"
+#include "core/nn/depthwise_conv2d.h"
+#include "core/nn/dropout.h"
+#include "core/nn/embedding.h"
+#include "core/nn/lstm.h"
+#include "core/nn/pooling.h"
+#include "core/nn/shape_layers.h"
+#include "grad_check.h"
+
+namespace core::nn {
+namespace {
+
+using testing::expectGradientsMatch;
+using testing::GradCheckOptions;
+
+GradCheckOptions kinked() {  // piecewise-linear layers: a small step rarely crosses a kink
+  GradCheckOptions o;
+  o.step = 2e-3f;
+  return o;
+}
+
+std::unique_ptr<Conv2D> conv(int filters, int kh, int kw, int stride, Padding pad, Activation act, bool bias = true) {
+  Conv2DOptions o;
+  o.filters = filters;
+  o.kernelH = kh;
+  o.kernelW = kw;
+  o.strideH = o.strideW = stride;
+  o.padding = pad;
+  o.activation = act;
+  o.bias = bias;
+  return std::make_unique<Conv2D>(o, "conv");
+}
+
+TEST(Gradients, DenseWithEveryActivation) {
+  for (Activation a : {Activation::Linear, Activation::ELU, Activation::Tanh, Activation::Sigmoid}) {
+    Dense d(DenseOptions{5, a, true, Init::GlorotUniform}, std::string("dense_") + activationName(a));
+    expectGradientsMatch(d, {7, 1, 1});
+  }
+  Dense relu(DenseOptions{6, Activation::ReLU, true, Init::TorchDefault}, "dense_relu");
+  expectGradientsMatch(relu, {2, 3, 2}, kinked());  // any input shape is read as a vector
+  Dense noBias(DenseOptions{4, Activation::Tanh, false, Init::GlorotUniform}, "dense_nobias");
+  expectGradientsMatch(noBias, {5, 1, 1});
+}
+
+TEST(Gradients, Conv2DValidSameExplicitStridedAndRectangular) {
+  expectGradientsMatch(*conv(3, 3, 3, 1, Padding::valid(), Activation::Tanh), {2, 6, 5});
+  expectGradientsMatch(*conv(4, 3, 3, 2, Padding::same(), Activation::ELU), {3, 7, 6});   // TF asymmetric padding
+  expectGradientsMatch(*conv(2, 5, 5, 1, Padding::explicitPad(2, 2), Activation::Linear), {1, 6, 6});
+  expectGradientsMatch(*conv(3, 1, 3, 1, Padding::same(), Activation::Sigmoid, false), {2, 4, 5});
+  expectGradientsMatch(*conv(3, 3, 1, 2, Padding::valid(), Activation::ReLU), {2, 7, 5}, kinked());
+  expectGradientsMatch(*conv(4, 7, 7, 2, Padding::explicitPad(3, 3), Activation::Linear, false), {3, 9, 9});
+}
+
+TEST(Gradients, Conv2DAcrossSeveralSubBatches) {
+  // 16 x 32 x 32 input, 3x3 kernel: one sample per GEMM, so the batch spans several GEMMs.
+  GradCheckOptions o;
+  o.batch = 5;
+  o.probes = 12;
+  expectGradientsMatch(*conv(8, 3, 3, 1, Padding::same(), Activation::Tanh), {16, 32, 32}, o);
+}
+
+TEST(Gradients, DepthwiseConv2D) {
+  DepthwiseConv2DOptions o;
+  DepthwiseConv2D same(o, "depthwise_same");
+  expectGradientsMatch(same, {3, 5, 6});
+  o.strideH = o.strideW = 2;
+  o.bias = true;
+  o.padding = Padding::valid();
+  DepthwiseConv2D strided(o, "depthwise_strided");
+  expectGradientsMatch(strided, {2, 7, 7});
+}
+
+TEST(Gradients, Pooling) {
+  MaxPool2D max2(PoolOptions{2, 2, 0, 0, Padding::valid()}, "max2");
+  expectGradientsMatch(max2, {3, 6, 7}, kinked());  // odd width: the last column is dropped
+  MaxPool2D max3same(PoolOptions{3, 3, 2, 2, Padding::same()}, "max3_same");
+  expectGradientsMatch(max3same, {2, 7, 8}, kinked());
+  MaxPool2D max3pad(PoolOptions{3, 3, 2, 2, Padding::explicitPad(1, 1)}, "max3_pad1");
+  expectGradientsMatch(max3pad, {2, 6, 6}, kinked());
+  AvgPool2D avgSame(PoolOptions{3, 3, 1, 1, Padding::same()}, "avg3_same");
+  expectGradientsMatch(avgSame, {2, 5, 4});
+  AvgPool2D avg2(PoolOptions{2, 2, 0, 0, Padding::valid()}, "avg2");
+  expectGradientsMatch(avg2, {2, 4, 6});
+  GlobalAvgPool gapPixels(GlobalAvgPool::Over::Pixels, "gap");
+  expectGradientsMatch(gapPixels, {4, 3, 5});
+  GlobalAvgPool gapSteps(GlobalAvgPool::Over::Steps, "gap_steps");
+  expectGradientsMatch(gapSteps, {6, 5, 1});
+}
+
+TEST(Gradients, BatchNormTrainingMode) {
+  BatchNorm images(BatchNormOptions{}, "bn_images");
+  GradCheckOptions o;
+  o.batch = 4;
+  expectGradientsMatch(images, {3, 4, 5}, o);
+  BatchNorm vectors(BatchNormOptions{1e-5f, 0.9f, true, true}, "bn_vectors");
+  expectGradientsMatch(vectors, {6, 1, 1}, o);
+  BatchNorm centerOnly(BatchNormOptions{1e-3f, 0.99f, false, true}, "bn_center_only");
+  expectGradientsMatch(centerOnly, {2, 3, 3}, o);
+}
+
+TEST(Gradients, ActivationLayers) {
+  for (Activation a : {Activation::ELU, Activation::Tanh, Activation::Sigmoid}) {
+    ActivationLayer l(a, activationName(a));
+    expectGradientsMatch(l, {3, 4, 2});
+  }
+  ActivationLayer relu(Activation::ReLU, "relu");
+  expectGradientsMatch(relu, {3, 4, 2}, kinked());
+}
+
+TEST(Gradients, DropoutFlattenAndPadShortcut) {
+  Dropout drop(0.4f, "dropout");
+  expectGradientsMatch(drop, {5, 3, 2});
+  Flatten flat("flatten");
+  expectGradientsMatch(flat, {2, 3, 4});
+  PadShortcut pad(6, "pad_shortcut");
+  expectGradientsMatch(pad, {2, 5, 4});
+}
+
+TEST(Gradients, EmbeddingTable) {
+  Embedding emb(7, 4, "embedding");
+  GradCheckOptions o;
+  o.checkInput = false;  // token ids
+  o.batch = 4;
+  o.input = [](std::mt19937& rng, Eigen::Index) { return static_cast<float>(std::uniform_int_distribution<int>(0, 6)(rng)); };
+  expectGradientsMatch(emb, {1, 5, 1}, o);
+}
+
+TEST(Gradients, LstmOneAndTwoDirections) {
+  GradCheckOptions o;
+  o.batch = 3;
+  LSTM one(5, 1, "lstm");
+  expectGradientsMatch(one, {3, 4, 1}, o);
+  LSTM two(4, 2, "bilstm");
+  expectGradientsMatch(two, {3, 5, 1}, o);
+}
+
+TEST(Gradients, ResidualBlocks) {
+  Residual identity("res_identity", Activation::ELU);
+  identity.main().add(conv(3, 3, 3, 1, Padding::same(), Activation::Tanh));
+  identity.main().add(std::make_unique<BatchNorm>());
+  GradCheckOptions o;
+  o.batch = 4;
+  expectGradientsMatch(identity, {3, 4, 4}, o);
+
+  Residual projection("res_projection", Activation::Linear);
+  projection.main().add(conv(4, 3, 3, 2, Padding::explicitPad(1, 1), Activation::Tanh));
+  projection.shortcut().add(conv(4, 1, 1, 2, Padding::valid(), Activation::Linear, false));
+  projection.shortcut().add(std::make_unique<BatchNorm>());
+  expectGradientsMatch(projection, {2, 5, 5}, o);
+}
+
+TEST(Gradients, ConcatWithNestedBranches) {
+  Concat c("concat");
+  c.addBranch("a").add(conv(2, 1, 1, 1, Padding::valid(), Activation::Tanh));
+  Sequential& b = c.addBranch("b");
+  b.add(conv(3, 1, 1, 1, Padding::valid(), Activation::ELU));
+  auto inner = std::make_unique<Concat>("inner");
+  inner->addBranch("x").add(conv(2, 1, 3, 1, Padding::same(), Activation::Linear));
+  inner->addBranch("y").add(conv(2, 3, 1, 1, Padding::same(), Activation::Linear));
+  b.add(std::move(inner));
+  c.addBranch("pool").add(std::make_unique<AvgPool2D>(PoolOptions{3, 3, 1, 1, Padding::same()}));
+  expectGradientsMatch(c, {3, 4, 4});
+  EXPECT_EQ(c.outShape(), (Shape{2 + 4 + 3, 4, 4}));
+}
+
+TEST(Gradients, SequentialChainsLayers) {
+  Sequential s("seq");
+  s.add(conv(3, 3, 3, 1, Padding::same(), Activation::ELU));
+  s.add(std::make_unique<MaxPool2D>(PoolOptions{}));
+  s.add(std::make_unique<Flatten>());
+  s.add(std::make_unique<Dense>(DenseOptions{4, Activation::Tanh, true, Init::GlorotUniform}));
+  expectGradientsMatch(s, {2, 4, 4}, kinked());
+}
+
+}  // namespace
+}  // namespace core::nn

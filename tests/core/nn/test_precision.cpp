@@ -1,0 +1,162 @@
+// Mixed precision: GEMM inputs rounded to bf16 / fp16 / tf32, accumulation in fp32.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <bit>
+#include <limits>
+#include <random>
+
+#include "core/nn/conv2d.h"
+#include "core/nn/dense.h"
+#include "core/nn/depthwise_conv2d.h"
+#include "grad_check.h"
+#include "core/nn/gemm_precision.h"
+#include "core/nn/network.h"
+#include "core/nn/zoo.h"
+
+namespace core::nn {
+namespace {
+
+using util::Precision;
+
+TEST(Precision, Bfloat16RoundsToNearestEven) {
+  EXPECT_EQ(roundToPrecision(1.0f, Precision::BF16), 1.0f);
+  EXPECT_EQ(roundToPrecision(1.0f + 0x1p-8f, Precision::BF16), 1.0f);              // tie -> even (down)
+  EXPECT_EQ(roundToPrecision(1.0f + 3 * 0x1p-8f, Precision::BF16), 1.0f + 0x1p-6f);  // tie -> even (up)
+  EXPECT_EQ(roundToPrecision(1.0f + 0x1p-8f + 0x1p-12f, Precision::BF16), 1.0f + 0x1p-7f);
+  EXPECT_EQ(roundToPrecision(3.14159265f, Precision::BF16), 3.140625f);
+  EXPECT_EQ(roundToPrecision(-3.14159265f, Precision::BF16), -3.140625f);
+  EXPECT_EQ(roundToPrecision(3.39e38f, Precision::BF16), 0x1.fep127f);                           // bf16 max
+  EXPECT_EQ(roundToPrecision(3.4e38f, Precision::BF16), std::numeric_limits<float>::infinity());  // beyond it
+  EXPECT_TRUE(std::isnan(roundToPrecision(std::nanf(""), Precision::BF16)));
+}
+
+TEST(Precision, Float16RoundsAndOverflows) {
+  EXPECT_EQ(roundToPrecision(1.0f + 0x1p-11f, Precision::FP16), 1.0f);  // tie -> even
+  EXPECT_EQ(roundToPrecision(1.0f + 3 * 0x1p-11f, Precision::FP16), 1.0f + 0x1p-9f);
+  EXPECT_EQ(roundToPrecision(0.1f, Precision::FP16), 0.0999755859375f);
+  EXPECT_EQ(roundToPrecision(65504.0f, Precision::FP16), 65504.0f);
+  EXPECT_EQ(roundToPrecision(70000.0f, Precision::FP16), std::numeric_limits<float>::infinity());
+  EXPECT_EQ(roundToPrecision(1e-8f, Precision::FP16), 0.0f);           // below half the smallest subnormal
+  EXPECT_EQ(roundToPrecision(0x1p-24f, Precision::FP16), 0x1p-24f);   // smallest subnormal survives
+}
+
+TEST(Precision, Tf32KeepsTenMantissaBits) {
+  EXPECT_EQ(roundToPrecision(1.0f + 0x1p-11f, Precision::TF32), 1.0f);
+  EXPECT_EQ(roundToPrecision(1.0f + 0x1p-10f, Precision::TF32), 1.0f + 0x1p-10f);
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> u(-1e6f, 1e6f);
+  for (int i = 0; i < 1000; ++i) {  // 13 low bits cleared, within half a tf32 step
+    const float v = u(rng), r = roundToPrecision(v, Precision::TF32);
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(r) & 0x1fffu, 0u);
+    EXPECT_LE(std::abs(r - v), std::ldexp(std::abs(v), -11));
+  }
+  EXPECT_EQ(roundToPrecision(0.3f, Precision::FP32), 0.3f);
+}
+
+TEST(Precision, DenseMultipliesRoundedInputsAndWeights) {
+  Network net("p", Shape{3, 1, 1}, 2);
+  net.add(std::make_unique<Dense>(DenseOptions{2, Activation::Linear, false, Init::GlorotUniform}));
+  net.initialize(0);
+  net.params() << 1.0f + 0x1p-9f, 0.1f, 3.14159265f, -2.0f, 1.0f / 3, 0.5f;  // column-major 2x3
+  Eigen::MatrixXf x(3, 1);
+  x << 1.0f + 0x1p-9f, 0.3f, 7.1f;
+  auto logits = [&](Precision p) {
+    net.setPrecision(p);
+    const Eigen::MatrixXf prob = net.predict(x);
+    return std::log(prob(0, 0) / prob(1, 0));  // logit difference z0 - z1
+  };
+  auto expected = [&](Precision p) {
+    const auto r = [&](float v) { return static_cast<double>(roundToPrecision(v, p)); };
+    const Eigen::VectorXf& w = net.params();
+    const double z0 = r(w[0]) * r(x(0)) + r(w[2]) * r(x(1)) + r(w[4]) * r(x(2));
+    const double z1 = r(w[1]) * r(x(0)) + r(w[3]) * r(x(1)) + r(w[5]) * r(x(2));
+    return z0 - z1;
+  };
+  for (Precision p : {Precision::FP32, Precision::BF16, Precision::FP16}) EXPECT_NEAR(logits(p), expected(p), 1e-5) << precisionName(p);
+  EXPECT_GT(std::abs(expected(Precision::BF16) - expected(Precision::FP32)), 1e-3);  // the rounding is visible
+  EXPECT_EQ(net.precision(), Precision::FP16);
+  // Master weights stay fp32.
+  EXPECT_EQ(net.params()[0], 1.0f + 0x1p-9f);
+}
+
+// A layer in bf16 mode computes exactly what fp32 computes on pre-rounded inputs, weights
+// and output gradients: the rounding is applied to every GEMM input, forward and backward.
+void expectRoundedGemmInputs(Layer& layer, Shape in, Precision p) {
+  testing::BoundLayer b = testing::bindStandalone(layer, in, 3);
+  std::mt19937 rng(5);
+  std::normal_distribution<float> n(0, 1);
+  Matrix x(in.size(), 6), dy(layer.outShape().size(), 6);
+  for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = n(rng);
+  for (Eigen::Index i = 0; i < dy.size(); ++i) dy.data()[i] = n(rng);
+  const Vector master = b.params;
+  PassContext ctx;
+  ctx.training = true;
+  ctx.chunks = 2;
+  ctx.precision = p;
+  // Mixed precision: the GEMM weights are a rounded copy (the network keeps it).
+  Vector rounded = master;
+  roundInPlace(rounded.data(), rounded.size(), p);
+  ParamBinder mixed(b.params.data(), b.grads.data(), rounded.data(), b.state.data());
+  layer.bind(mixed);
+  const Matrix yMixed = layer.forward(x, ctx);
+  const Matrix dxMixed = layer.backward(x, dy, true, ctx);
+  const Vector gMixed = b.grads;
+
+  Matrix xr = x, dyr = dy;
+  roundInPlace(xr.data(), xr.size(), p);
+  roundInPlace(dyr.data(), dyr.size(), p);
+  b.params = rounded;
+  ParamBinder plain(b.params.data(), b.grads.data(), b.params.data(), b.state.data());
+  layer.bind(plain);
+  ctx.precision = Precision::FP32;
+  const Matrix yRef = layer.forward(xr, ctx);
+  const Matrix dxRef = layer.backward(xr, dyr, true, ctx);
+  EXPECT_LT((yMixed - yRef).cwiseAbs().maxCoeff(), 1e-5f) << layer.name();
+  EXPECT_LT((dxMixed - dxRef).cwiseAbs().maxCoeff(), 1e-5f) << layer.name();
+  EXPECT_LT((gMixed - b.grads).cwiseAbs().maxCoeff(), 1e-4f) << layer.name();
+  // ... and differs from plain fp32 on the unrounded values.
+  b.params = master;
+  layer.forward(x, ctx);
+  EXPECT_GT((yMixed - layer.forward(x, ctx)).cwiseAbs().maxCoeff(), 1e-4f) << layer.name();
+}
+
+TEST(Precision, LayersRoundEveryGemmInput) {
+  for (Precision p : {Precision::BF16, Precision::FP16}) {
+    Dense dense(DenseOptions{5, Activation::Linear, false, Init::GlorotUniform}, "dense");
+    expectRoundedGemmInputs(dense, {7, 1, 1}, p);
+    Conv2DOptions o;
+    o.filters = 4;
+    o.bias = false;
+    o.padding = Padding::same();
+    Conv2D conv(o, "conv");
+    expectRoundedGemmInputs(conv, {3, 5, 6}, p);
+    DepthwiseConv2D depthwise(DepthwiseConv2DOptions{}, "depthwise");
+    expectRoundedGemmInputs(depthwise, {3, 5, 5}, p);
+  }
+}
+
+TEST(Precision, Bf16TrainingStepStaysCloseToFp32) {
+  auto net = buildModel("mlp", ModelInput{{1, 28, 28}, 10, 0});
+  net->initialize(4);
+  std::mt19937 rng(2);
+  std::uniform_real_distribution<float> u(0, 1);
+  Eigen::MatrixXf x(784, 16);
+  for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = u(rng);
+  std::vector<int> y(16);
+  for (int i = 0; i < 16; ++i) y[static_cast<std::size_t>(i)] = i % 10;
+  const double fp32 = net->trainStep(x, y, 1).loss;
+  const Eigen::VectorXf g32 = net->grads();
+  net->setPrecision(Precision::BF16);
+  const double bf16 = net->trainStep(x, y, 1).loss;
+  const Eigen::VectorXf g16 = net->grads();
+  EXPECT_NE(fp32, bf16);
+  EXPECT_NEAR(fp32, bf16, 0.01 * fp32);
+  // ReLU units whose sign flips under rounding move a few percent of the gradient.
+  EXPECT_LT((g32 - g16).norm(), 0.1 * g32.norm());
+  net->setPrecision(Precision::FP32);
+  EXPECT_EQ(net->trainStep(x, y, 1).loss, fp32);
+}
+
+}  // namespace
+}  // namespace core::nn
