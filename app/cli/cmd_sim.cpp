@@ -1,13 +1,212 @@
-// Placeholder until the sim side lands: each command reports that it is not built yet.
+// accellab-cli simulate / sweep / devices: the simulator and the hardware catalog from the
+// command line. (validate lives in sim_validate.cpp.)
+#include <iomanip>
 #include <ostream>
+#include <sstream>
+
+#include "app/cli/args.h"
 #include "app/cli/commands.h"
+#include "app/cli/sim_json.h"
+#include "app/cli/sim_options.h"
+#include "core/sim/simulator.h"
+#include "core/util/error.h"
+#include "core/util/json.h"
+
 namespace app::cli {
-const char* const kSimulateUsage = "Usage: accellab-cli simulate (not built yet)\n";
-int cmdSimulate(const CommandArgs&, std::ostream&, std::ostream& err) { err << "accellab-cli simulate: not built yet\n"; return 3; }
-const char* const kSweepUsage = "Usage: accellab-cli sweep (not built yet)\n";
-int cmdSweep(const CommandArgs&, std::ostream&, std::ostream& err) { err << "accellab-cli sweep: not built yet\n"; return 3; }
-const char* const kValidateUsage = "Usage: accellab-cli validate (not built yet)\n";
-int cmdValidate(const CommandArgs&, std::ostream&, std::ostream& err) { err << "accellab-cli validate: not built yet\n"; return 3; }
-const char* const kDevicesUsage = "Usage: accellab-cli devices (not built yet)\n";
-int cmdDevices(const CommandArgs&, std::ostream&, std::ostream& err) { err << "accellab-cli devices: not built yet\n"; return 3; }
+
+using core::util::Error;
+using core::util::Json;
+
+const char* const kSimulateUsage =
+    "Usage: accellab-cli simulate --model M [--dataset D] --device X --batch B [--count N]\n"
+    "                             [--vcpus V] [--precision fp32|tf32|fp16|bf16] [--epochs E]\n"
+    "                             [--cpu-build compiled|pip] [--eval] [--steps-per-epoch S]\n"
+    "                             [--preemptible] [--format json|text]\n"
+    "\n"
+    "Predicts one training configuration from the model's layers and the device file: the step\n"
+    "time and what binds it, images/s, steady and first epoch, memory per device, and cost.\n"
+    "  --dataset D        default: the model's own dataset (accellab-cli models)\n"
+    "  --batch B          GLOBAL batch, split evenly over --count devices\n"
+    "  --count N          devices in synchronous data parallel (default 1)\n"
+    "  --vcpus V          scalable CPUs (cpu-skylake): vCPUs used (default: the device's)\n"
+    "  --precision P      fp16/bf16 = mixed precision; a device without units for P runs the\n"
+    "                     nearest precision it has (the explanation says so)\n"
+    "  --cpu-build        CPU software stack: compiled (default) or pip (2017 TensorFlow\n"
+    "                     without AVX2/FMA kernels)\n"
+    "  --eval             each epoch also runs a forward pass over the test split\n"
+    "  --preemptible      preemptible/spot price instead of on-demand\n"
+    "JSON keys: model, dataset, device, count, batch, precision, step_seconds, images_per_second,\n"
+    "epoch_seconds, first_epoch_seconds, usd_per_hour, usd_per_million_images, usd_per_run,\n"
+    "memory_bytes_per_device, fits_in_memory, bound, explanation, breakdown {compute_seconds,\n"
+    "memory_seconds, overhead_seconds, input_seconds, communication_seconds}, and more.\n"
+    "A configuration that does not fit prints fits_in_memory: false and exits 0.\n"
+    "Example: accellab-cli simulate --model resnet50 --dataset imagenet --device v100 --count 4 \\\n"
+    "           --batch 1024 --precision fp16\n";
+
+const char* const kSweepUsage =
+    "Usage: accellab-cli sweep --model M [--dataset D] [--device a,b,...] [--batch 16,32,...]\n"
+    "                          [--count 1,4] [--vcpus 8,16] [--precision fp32,bf16]\n"
+    "                          [--epochs E] [--cpu-build compiled|pip] [--preemptible]\n"
+    "\n"
+    "simulate over every combination of the lists, one JSON object per line (the keys of\n"
+    "`simulate`). Defaults: every catalog device except host, batches 32,64,...,1024, count 1,\n"
+    "the device's default vCPUs, fp32. A combination the simulator refuses (a batch the device\n"
+    "count cannot split, a vCPU count for a device without vCPUs) is skipped with a note on\n"
+    "stderr; configurations that do not fit are printed with fits_in_memory: false.\n";
+
+const char* const kDevicesUsage =
+    "Usage: accellab-cli devices [--format text|json] [--host]\n"
+    "\n"
+    "Lists the hardware catalog: the shipped device files, the user's own\n"
+    "(<user data dir>/devices/*.json, e.g. ~/.local/share/accellab/devices) and, with --host,\n"
+    "this machine as measured by a short micro-benchmark (run once, then cached). JSON: an array\n"
+    "of devices with their figures (units in the key names) and a source and date per figure.\n"
+    "Device files that fail validation are reported on stderr, naming the file and the key.\n";
+
+namespace {
+
+std::string fmt(double v, int precision = 3) {
+  std::ostringstream os;
+  os << std::setprecision(precision) << v;
+  return os.str();
+}
+
+void printText(const core::sim::SimReport& r, std::ostream& out) {
+  const auto& c = r.config;
+  out << c.modelId << " on " << c.datasetId << ", ";
+  if (c.count > 1) out << c.count << "x ";
+  out << c.deviceId;
+  if (r.vcpus > 0) out << " (" << r.vcpus << " vCPUs, " << core::sim::cpuBuildName(c.cpuBuild) << ")";
+  out << ", batch " << c.batch << ", " << core::util::precisionName(c.precision) << "\n"
+      << "  step            " << fmt(r.stepSeconds * 1e3) << " ms  (" << core::sim::boundName(r.bound) << "-bound)\n"
+      << "  breakdown       compute " << fmt(r.breakdown.computeSeconds * 1e3) << " ms, memory "
+      << fmt(r.breakdown.memorySeconds * 1e3) << " ms, overhead " << fmt(r.breakdown.overheadSeconds * 1e3)
+      << " ms, input " << fmt(r.breakdown.inputSeconds * 1e3) << " ms, communication "
+      << fmt(r.breakdown.communicationSeconds * 1e3) << " ms\n"
+      << "  throughput      " << fmt(r.imagesPerSecond, 4) << " images/s, " << fmt(r.achievedTflops) << " TFLOP/s per device ("
+      << fmt(100 * r.utilization) << "% of " << fmt(r.peakTflops) << ")\n"
+      << "  epoch           " << fmt(r.epochSeconds) << " s steady, " << fmt(r.firstEpochSeconds) << " s first ("
+      << r.stepsPerEpoch << " steps)\n"
+      << "  memory          " << fmt(r.memoryBytesPerDevice / (1 << 30)) << " of " << fmt(r.memoryCapacityBytes / (1 << 30))
+      << " GiB per device: " << (r.fitsInMemory ? "fits" : "DOES NOT FIT") << "\n"
+      << "  cost            ";
+  if (r.priceKnown)
+    out << "$" << fmt(r.usdPerHour) << "/h, $" << fmt(r.usdPerMillionImages) << " per million images, $"
+        << fmt(r.usdPerRun) << " per run";
+  else
+    out << "no price known";
+  out << "\n  why             " << r.explanation << "\n";
+}
+
+core::sim::SimConfig baseConfig(const Args& a) {
+  core::sim::SimConfig c;
+  c.modelId = simModelOption(a);
+  c.datasetId = simDatasetOption(a, c.modelId);
+  c.epochs = static_cast<int>(a.integer("epochs", 1, 1, 1000000));
+  c.preemptible = a.flag("preemptible");
+  c.cpuBuild = cpuBuildOption(a);
+  c.evalEachEpoch = a.flag("eval");
+  c.stepsPerEpoch = a.integer("steps-per-epoch", 0, 0, INT64_MAX);
+  return c;
+}
+
+}  // namespace
+
+int cmdSimulate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
+  const Args a(args, {"help", "preemptible", "eval"});
+  a.allowOnly({"model", "dataset", "device", "count", "vcpus", "batch", "precision", "epochs", "preemptible",
+               "cpu-build", "eval", "steps-per-epoch", "format", "help"});
+  const std::string format = a.str("format", "json");
+  if (format != "json" && format != "text") throw Error("--format: '" + format + "' is not one of json, text");
+  core::sim::SimConfig c = baseConfig(a);
+  const std::string device = a.required("device");
+  const core::hw::DeviceCatalog cat = loadSimCatalog(device == "host", err);
+  c.deviceId = deviceIdOption("--device", device, cat);
+  c.count = static_cast<int>(a.integer("count", 1, 1, 65536));
+  c.vcpus = static_cast<int>(a.integer("vcpus", 0, 1, 100000));
+  if (a.has("vcpus") && cat.at(c.deviceId).kind != core::hw::DeviceKind::Cpu)
+    throw Error("--vcpus: device '" + c.deviceId + "' is not a scalable CPU");
+  c.batch = static_cast<int>(a.integer("batch", 0, 1, 1 << 24));
+  if (!a.has("batch")) throw Error("missing required option --batch");
+  c.precision = parsePrecisionOption("--precision", a.str("precision", "fp32"));
+  const core::sim::Simulator sim(cat);
+  const core::sim::SimReport r = sim.simulate(c);
+  if (format == "text") printText(r, out);
+  else out << reportJson(r).dump(2) << "\n";
+  return 0;
+}
+
+int cmdSweep(const CommandArgs& args, std::ostream& out, std::ostream& err) {
+  const Args a(args, {"help", "preemptible", "eval"});
+  a.allowOnly({"model", "dataset", "device", "count", "vcpus", "batch", "precision", "epochs", "preemptible",
+               "cpu-build", "eval", "steps-per-epoch", "help"});
+  const core::sim::SimConfig base = baseConfig(a);
+  const auto deviceList = a.list("device", {});
+  bool wantHost = false;
+  for (const auto& d : deviceList) wantHost = wantHost || d == "host";
+  const core::hw::DeviceCatalog cat = loadSimCatalog(wantHost, err);
+  std::vector<std::string> devices;
+  if (deviceList.empty()) {
+    for (const auto& d : cat.devices())
+      if (!d.measured) devices.push_back(d.id);
+  } else {
+    for (const auto& d : deviceList) devices.push_back(deviceIdOption("--device", d, cat));
+  }
+  const auto batches = a.integerList("batch", {32, 64, 128, 256, 512, 1024}, 1, 1 << 24);
+  const auto counts = a.integerList("count", {1}, 1, 65536);
+  const auto vcpuList = a.integerList("vcpus", {0}, 1, 100000);
+  std::vector<core::util::Precision> precisions;
+  for (const auto& p : a.list("precision", {"fp32"})) precisions.push_back(parsePrecisionOption("--precision", p));
+  const core::sim::Simulator sim(cat);
+  for (const auto& device : devices) {
+    const bool cpu = cat.at(device).kind == core::hw::DeviceKind::Cpu;
+    for (auto vcpus : vcpuList) {
+      if (!cpu && vcpus != 0) continue;  // vCPU lists apply to scalable CPUs only
+      for (auto count : counts)
+        for (auto p : precisions)
+          for (auto b : batches) {
+            core::sim::SimConfig c = base;
+            c.deviceId = device;
+            c.vcpus = static_cast<int>(vcpus);
+            c.count = static_cast<int>(count);
+            c.precision = p;
+            c.batch = static_cast<int>(b);
+            try {
+              out << reportJson(sim.simulate(c)).dump() << "\n";
+            } catch (const Error& e) {
+              err << "accellab-cli sweep: skipped " << device << " count " << count << " batch " << b << ": " << e.what()
+                  << "\n";
+            }
+          }
+    }
+  }
+  return 0;
+}
+
+int cmdDevices(const CommandArgs& args, std::ostream& out, std::ostream& err) {
+  const Args a(args, {"help", "host"});
+  a.allowOnly({"format", "host", "help"});
+  const std::string format = a.str("format", "text");
+  if (format != "json" && format != "text") throw Error("--format: '" + format + "' is not one of text, json");
+  const core::hw::DeviceCatalog cat = loadSimCatalog(a.flag("host"), err);
+  if (format == "json") {
+    Json list = Json::array();
+    for (const auto& d : cat.devices()) list.push(deviceJson(d));
+    out << list.dump(2) << "\n";
+    return 0;
+  }
+  auto peak = [](const std::optional<double>& v) { return v ? fmt(*v, 4) : std::string("-"); };
+  out << std::left << std::setw(12) << "id" << std::setw(5) << "kind" << std::right << std::setw(8) << "fp32"
+      << std::setw(8) << "tf32" << std::setw(8) << "fp16" << std::setw(8) << "bf16" << std::setw(8) << "GiB"
+      << std::setw(8) << "GB/s" << std::setw(9) << "$/h" << "  name\n";
+  for (const auto& d : cat.devices()) {
+    out << std::left << std::setw(12) << d.id << std::setw(5) << core::hw::deviceKindName(d.kind) << std::right
+        << std::setw(8) << peak(d.peakTflopsFp32) << std::setw(8) << peak(d.peakTflopsTf32) << std::setw(8)
+        << peak(d.peakTflopsFp16) << std::setw(8) << peak(d.peakTflopsBf16) << std::setw(8) << fmt(d.memGib, 4)
+        << std::setw(8) << fmt(d.memBandwidthGBps, 4) << std::setw(9) << peak(d.usdPerHourOnDemand) << "  " << d.name
+        << (d.kind == core::hw::DeviceKind::Cpu ? " [per vCPU]" : "") << "\n";
+  }
+  return 0;
+}
+
 }  // namespace app::cli

@@ -15,7 +15,10 @@ std::shared_ptr<const Workload> Simulator::workload(const std::string& modelId, 
   }
   const data::DatasetInfo& info = data::datasetInfo(datasetId);
   nn::ModelInput input;
-  input.shape = info.inputShape;
+  // Images: the dataset's shape (e.g. tf-flowers at 331x331). Token sequences: the model's own
+  // length, as the Keras examples pad the same reviews to their own maxlen (fasttext 400,
+  // imdb-bilstm 100).
+  input.shape = info.format == data::SampleFormat::TokenIds ? nn::Shape{1, 1, 1} : info.inputShape;
   input.classes = info.classes;
   input.vocabulary = info.vocabulary;
   nn::modelInfo(modelId);  // throws naming the model id when unknown

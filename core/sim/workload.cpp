@@ -33,7 +33,14 @@ Workload makeWorkload(const std::string& modelId, const std::string& datasetId, 
     if (l.params > 0) w.paramTensors += l.kind == nn::LayerKind::LSTM ? 3 * lw.directions : 2;
     w.forwardFlops += l.forwardFlops;
     w.backwardFlops += l.backwardFlops;
-    w.savedBytes += l.savedBytes;
+    // An activation right after a convolution, dense or batch-norm layer is applied in place
+    // (or fused) by the frameworks: its output replaces the tensor before it, so the pair keeps
+    // one tensor for the backward pass, not two.
+    const bool inPlace = l.kind == nn::LayerKind::Activation && !w.layers.empty() &&
+                         (w.layers.back().kind == nn::LayerKind::BatchNorm || w.layers.back().kind == nn::LayerKind::Conv2D ||
+                          w.layers.back().kind == nn::LayerKind::Dense ||
+                          w.layers.back().kind == nn::LayerKind::DepthwiseConv2D);
+    if (!inPlace) w.savedBytes += l.savedBytes;
     w.maxLayerBytes = std::max(w.maxLayerBytes, l.forwardBytes);
     w.layers.push_back(std::move(lw));
   }
@@ -44,7 +51,7 @@ DataFeed dataFeedOf(const data::DatasetInfo& info) {
   DataFeed f;
   f.format = info.format;
   f.storedBytesPerSample = info.storedBytesPerSample;
-  f.inputBytesPerSample = 4.0 * static_cast<double>(info.inputShape.size());
+  f.inputBytesPerSample = 0;  // makeWorkload() takes it from the model's own input (fp32 / int32 ids)
   f.trainSize = info.trainSize;
   f.testSize = info.testSize;
   return f;

@@ -1,0 +1,65 @@
+#include "app/cli/sim_options.h"
+
+#include <filesystem>
+
+#include "core/data/dataset_info.h"
+#include "core/hw/host_probe.h"
+#include "core/nn/zoo.h"
+#include "core/util/error.h"
+#include "core/util/files.h"
+
+namespace app::cli {
+
+using core::util::Error;
+
+core::hw::DeviceCatalog loadSimCatalog(bool withHost, std::ostream& err) {
+  namespace fs = std::filesystem;
+  core::hw::DeviceCatalog cat = core::hw::DeviceCatalog::loadDirs(
+      {(fs::path(core::util::resourceDir()) / "devices").string(),
+       (fs::path(core::util::userDataDir()) / "devices").string()});
+  if (withHost) cat.add(core::hw::hostDeviceSpec());
+  for (const auto& e : cat.loadErrors()) err << "accellab-cli: warning: device file skipped: " << e << "\n";
+  return cat;
+}
+
+std::string simModelOption(const Args& a) {
+  const std::string id = a.required("model");
+  try {
+    core::nn::modelInfo(id);
+  } catch (const Error& e) {
+    throw Error(std::string("--model: ") + e.what());
+  }
+  return id;
+}
+
+std::string simDatasetOption(const Args& a, const std::string& modelId) {
+  const std::string fallback = core::nn::modelInfo(modelId).defaultDataset;
+  const std::string id = a.str("dataset", fallback);
+  if (id.empty()) throw Error("missing required option --dataset");
+  try {
+    core::data::datasetInfo(id);
+  } catch (const Error& e) {
+    throw Error(std::string("--dataset: ") + e.what());
+  }
+  return id;
+}
+
+std::string deviceIdOption(const std::string& option, const std::string& id, const core::hw::DeviceCatalog& cat) {
+  if (!cat.find(id)) throw Error(option + ": unknown device '" + id + "' (known: " + cat.idList() + ")");
+  return id;
+}
+
+core::util::Precision parsePrecisionOption(const std::string& option, const std::string& value) {
+  const auto p = core::util::parsePrecision(value);
+  if (!p) throw Error(option + ": '" + value + "' is not one of fp32, tf32, fp16, bf16");
+  return *p;
+}
+
+core::sim::CpuBuild cpuBuildOption(const Args& a) {
+  const std::string v = a.str("cpu-build", "compiled");
+  if (v == "compiled") return core::sim::CpuBuild::Compiled;
+  if (v == "pip") return core::sim::CpuBuild::Pip;
+  throw Error("--cpu-build: '" + v + "' is not one of compiled, pip");
+}
+
+}  // namespace app::cli

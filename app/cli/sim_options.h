@@ -1,0 +1,23 @@
+#pragma once
+// Option parsing shared by the simulator subcommands (simulate, sweep, validate, devices).
+#include <ostream>
+#include <string>
+
+#include "app/cli/args.h"
+#include "core/hw/device_catalog.h"
+#include "core/sim/sim_report.h"
+
+namespace app::cli {
+
+// The shipped and user device files; `withHost` adds the measured host (the micro-benchmark
+// runs once per machine, then its cache is read). Files that failed go to `err` as warnings.
+core::hw::DeviceCatalog loadSimCatalog(bool withHost, std::ostream& err);
+
+// Each throws core::util::Error naming the option.
+std::string simModelOption(const Args& a);
+std::string simDatasetOption(const Args& a, const std::string& modelId);
+std::string deviceIdOption(const std::string& option, const std::string& id, const core::hw::DeviceCatalog& cat);
+core::util::Precision parsePrecisionOption(const std::string& option, const std::string& value);
+core::sim::CpuBuild cpuBuildOption(const Args& a);
+
+}  // namespace app::cli

@@ -1,0 +1,131 @@
+// accellab-cli validate: the simulator against published measurements.
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+#include <string>
+
+#include "app/cli/args.h"
+#include "app/cli/commands.h"
+#include "app/cli/sim_options.h"
+#include "core/sim/simulator.h"
+#include "core/sim/validation.h"
+#include "core/util/error.h"
+#include "core/util/json.h"
+
+namespace app::cli {
+
+using core::util::Error;
+using core::util::Json;
+
+namespace {
+std::string usage() {
+  return std::string(
+             "Usage: accellab-cli validate --reference FILE [--format text|json] [--cpu-build compiled|pip]\n"
+             "\n"
+             "Runs the simulator on every row of a CSV in the format of calibration.csv and prints, per\n"
+             "row, the published and predicted values and the absolute percentage error; then the\n"
+             "median and mean absolute percentage error per device family and overall, and the rows\n"
+             "that miss most. JSON: {rows: [...], families: [...], overall: {...}}.\n\n") +
+         core::sim::kValidationRules;
+}
+
+std::string fixed(double v, int digits) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(digits) << v;
+  return os.str();
+}
+std::string sig(double v) {
+  std::ostringstream os;
+  os << std::setprecision(4) << v;
+  return os.str();
+}
+
+Json statsJson(const core::sim::ErrorStats& s) {
+  Json j = Json::object();
+  j.set("family", s.family);
+  j.set("rows", s.rows);
+  j.set("median_abs_pct_error", std::round(s.medianAbsPct * 100) / 100);
+  j.set("mean_abs_pct_error", std::round(s.meanAbsPct * 100) / 100);
+  j.set("oom_rows", s.oomRows);
+  j.set("oom_matched", s.oomMatched);
+  return j;
+}
+
+}  // namespace
+
+const std::string kValidateUsageText = usage();
+const char* const kValidateUsage = kValidateUsageText.c_str();
+
+int cmdValidate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
+  const Args a(args);
+  a.allowOnly({"reference", "format", "cpu-build", "help"});
+  const std::string format = a.str("format", "text");
+  if (format != "json" && format != "text") throw Error("--format: '" + format + "' is not one of text, json");
+  const std::string path = a.required("reference");
+  const auto rows = core::sim::readReferenceCsv(path);
+  const core::sim::Simulator sim(loadSimCatalog(false, err));
+  const core::sim::ValidationResult v = core::sim::validateRows(sim, rows, cpuBuildOption(a));
+
+  if (format == "json") {
+    Json j = Json::object();
+    Json list = Json::array();
+    for (const auto& r : v.rows) {
+      Json o = Json::object();
+      o.set("id", r.row.id);
+      o.set("family", r.family);
+      o.set("metric", r.row.metric);
+      o.set("published", r.row.value);
+      if (r.ok) {
+        o.set("predicted", r.predicted);
+        o.set("abs_pct_error", std::round(r.absPctError * 100) / 100);
+      } else {
+        o.set("error", r.error);
+      }
+      o.set("explanation", r.explanation);
+      list.push(o);
+    }
+    j.set("rows", list);
+    Json fam = Json::array();
+    for (const auto& f : v.families) fam.push(statsJson(f));
+    j.set("families", fam);
+    j.set("overall", statsJson(v.overall));
+    out << j.dump(2) << "\n";
+    return 0;
+  }
+
+  out << std::left << std::setw(42) << "row" << std::setw(22) << "metric" << std::right << std::setw(11) << "published"
+      << std::setw(11) << "predicted" << std::setw(9) << "error" << "\n";
+  for (const auto& r : v.rows) {
+    out << std::left << std::setw(42) << r.row.id << std::setw(22) << r.row.metric << std::right << std::setw(11)
+        << sig(r.row.value);
+    if (!r.ok) {
+      out << "  refused: " << r.error << "\n";
+      continue;
+    }
+    out << std::setw(11) << sig(r.predicted) << std::setw(8)
+        << (r.row.metric == "oom" ? (r.absPctError == 0 ? "match" : "MISS") : fixed(r.absPctError, 0) + "%") << "\n";
+  }
+  out << "\n" << std::left << std::setw(10) << "family" << std::right << std::setw(6) << "rows" << std::setw(10)
+      << "median" << std::setw(10) << "mean" << std::setw(8) << "oom" << "\n";
+  auto line = [&](const core::sim::ErrorStats& s) {
+    out << std::left << std::setw(10) << s.family << std::right << std::setw(6) << s.rows << std::setw(9)
+        << fixed(s.medianAbsPct, 1) << "%" << std::setw(9) << fixed(s.meanAbsPct, 1) << "%" << std::setw(8)
+        << (s.oomRows ? std::to_string(s.oomMatched) + "/" + std::to_string(s.oomRows) : std::string("-")) << "\n";
+  };
+  for (const auto& f : v.families) line(f);
+  line(v.overall);
+  // The rows that miss most, with the simulator's own sentence about them.
+  std::vector<const core::sim::RowResult*> worst;
+  for (const auto& r : v.rows)
+    if (r.ok && r.row.metric != "oom") worst.push_back(&r);
+  std::sort(worst.begin(), worst.end(), [](auto* x, auto* y) { return x->absPctError > y->absPctError; });
+  out << "\nLargest misses:\n";
+  for (std::size_t i = 0; i < worst.size() && i < 8; ++i)
+    out << "  " << worst[i]->row.id << " (" << fixed(worst[i]->absPctError, 0) << "%): " << worst[i]->explanation
+        << "\n";
+  return 0;
+}
+
+}  // namespace app::cli

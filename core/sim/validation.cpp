@@ -1,0 +1,330 @@
+#include "core/sim/validation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <regex>
+
+#include "core/sim/simulator.h"
+#include "core/util/error.h"
+#include "core/util/files.h"
+
+namespace core::sim {
+
+const char* const kValidationRules =
+    "How a row becomes a simulation (the rules read the row's tolerance_note):\n"
+    "  build=pip | build=compiled  CPU rows: TensorFlow without AVX2/FMA kernels (pip, 2017) or\n"
+    "                              compiled for the machine; no token: --cpu-build (default compiled).\n"
+    "  'validation'                each epoch also runs a forward pass over the test split\n"
+    "                              (e.g. \"epoch = 60k train + 10k validation pass\").\n"
+    "  'N epochs'                  a run of N epochs, the first one with compilation/warm-up\n"
+    "                              (\"wall time of 12 epochs incl. compile\"); else 'at epoch N'.\n"
+    "  'steps_per_epoch=N'         each epoch is N steps instead of a pass over the train split\n"
+    "                              (\"5 epochs x steps_per_epoch=100\" = 500 steps).\n"
+    "  'N-step run'                one run of N steps including the first-step compilation.\n"
+    "  'N images' + 'run average'  images_per_second = N / run time, the run being N / batch steps\n"
+    "                              (with compilation, and validation if named).\n"
+    "Metrics: step_seconds, images_per_second (steady state unless 'run average'), epoch_seconds\n"
+    "(steady), first_epoch_seconds (steady + compilation), time_to_train_seconds (the run),\n"
+    "ratio = time of the vs_* configuration / time of the row's configuration, both as the run\n"
+    "the note describes (N epochs, N-step run) or, when it names none, per image in steady\n"
+    "state; oom: 1 = does not fit, 0 = fits (counted apart, not in the percentages).\n"
+    "Error = |predicted - published| / published. Families: cpu (cpu-skylake), each GPU by id,\n"
+    "tpu (all TPU boards).\n";
+
+namespace {
+
+using util::Error;
+
+std::vector<std::vector<std::string>> parseCsv(const std::string& text, const std::string& path,
+                                               std::vector<int>& lines) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  std::string field;
+  bool quoted = false, fieldStarted = false;
+  int line = 1, rowLine = 1;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"') {
+        if (i + 1 < text.size() && text[i + 1] == '"') {
+          field += '"';
+          ++i;
+        } else {
+          quoted = false;
+        }
+      } else {
+        if (c == '\n') ++line;
+        field += c;
+      }
+      continue;
+    }
+    if (c == '"') {
+      if (fieldStarted && !field.empty())
+        throw Error(path + ":" + std::to_string(line) + ": a quote inside an unquoted field");
+      quoted = fieldStarted = true;
+    } else if (c == ',') {
+      row.push_back(std::move(field));
+      field.clear();
+      fieldStarted = false;
+    } else if (c == '\n' || c == '\r') {
+      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      row.push_back(std::move(field));
+      field.clear();
+      fieldStarted = false;
+      if (!(row.size() == 1 && row[0].empty())) {
+        rows.push_back(std::move(row));
+        lines.push_back(rowLine);
+      }
+      row.clear();
+      ++line;
+      rowLine = line;
+    } else {
+      field += c;
+      fieldStarted = true;
+    }
+  }
+  if (quoted) throw Error(path + ": unterminated quoted field starting on line " + std::to_string(rowLine));
+  if (fieldStarted || !row.empty()) {
+    row.push_back(std::move(field));
+    rows.push_back(std::move(row));
+    lines.push_back(rowLine);
+  }
+  return rows;
+}
+
+int intField(const std::string& v, const std::string& where, int fallback) {
+  if (v.empty()) return fallback;
+  try {
+    std::size_t used = 0;
+    const int x = std::stoi(v, &used);
+    if (used != v.size() || x < 0) throw std::invalid_argument(v);
+    return x;
+  } catch (const std::exception&) {
+    throw Error(where + ": '" + v + "' is not a whole number");
+  }
+}
+
+double realField(const std::string& v, const std::string& where) {
+  try {
+    std::size_t used = 0;
+    const double x = std::stod(v, &used);
+    if (used != v.size() || !std::isfinite(x)) throw std::invalid_argument(v);
+    return x;
+  } catch (const std::exception&) {
+    throw Error(where + ": '" + v + "' is not a number");
+  }
+}
+
+util::Precision precisionField(const std::string& v, const std::string& where) {
+  if (v.empty()) return util::Precision::FP32;
+  const auto p = util::parsePrecision(v);
+  if (!p) throw Error(where + ": unknown precision '" + v + "' (fp32, tf32, fp16, bf16)");
+  return *p;
+}
+
+std::int64_t numberWithCommas(const std::string& s) {
+  std::string digits;
+  for (char c : s)
+    if (c != ',') digits += c;
+  return std::stoll(digits);
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+ErrorStats summarise(const std::string& family, const std::vector<const RowResult*>& rows) {
+  ErrorStats s;
+  s.family = family;
+  std::vector<double> errs;
+  for (const RowResult* r : rows) {
+    if (r->row.metric == "oom") {
+      ++s.oomRows;
+      if (r->ok && r->absPctError == 0) ++s.oomMatched;
+      continue;
+    }
+    if (!r->ok) continue;
+    errs.push_back(r->absPctError);
+  }
+  s.rows = static_cast<int>(errs.size());
+  s.medianAbsPct = median(errs);
+  double sum = 0;
+  for (double e : errs) sum += e;
+  s.meanAbsPct = errs.empty() ? 0 : sum / static_cast<double>(errs.size());
+  return s;
+}
+
+struct RunFigures {
+  SimReport report;
+  double runSeconds = 0;       // the run the note describes
+  double secondsPerImage = 0;  // steady
+};
+
+SimConfig configFor(const ReferenceRow& row, const RowConfig& rc, const NoteRules& rules, CpuBuild build) {
+  SimConfig c;
+  c.modelId = row.model;
+  c.datasetId = row.dataset;
+  c.deviceId = rc.device;
+  c.vcpus = rc.vcpus;
+  c.count = std::max(1, rc.count);
+  c.batch = rc.batch;
+  c.precision = rc.precision;
+  c.cpuBuild = rules.build.value_or(build);
+  c.evalEachEpoch = rules.validation;
+  c.epochs = std::max(1, rules.epochs);
+  if (rules.stepsPerEpoch > 0) c.stepsPerEpoch = rules.stepsPerEpoch;
+  if (rules.totalSteps > 0) {
+    c.epochs = 1;
+    c.stepsPerEpoch = rules.totalSteps;
+  } else if (rules.images > 0 && rules.epochs == 0 && rules.stepsPerEpoch == 0 && rc.batch > 0) {
+    c.epochs = 1;
+    c.stepsPerEpoch = (rules.images + rc.batch - 1) / rc.batch;
+  }
+  return c;
+}
+
+RunFigures run(const Simulator& sim, const SimConfig& c) {
+  RunFigures f;
+  f.report = sim.simulate(c);
+  f.runSeconds = f.report.runSeconds;
+  f.secondsPerImage = f.report.stepSeconds / c.batch;
+  return f;
+}
+
+}  // namespace
+
+NoteRules parseNote(const std::string& note) {
+  NoteRules r;
+  std::smatch m;
+  static const std::regex epochs(R"((\d+) epochs)"), atEpoch(R"(at epoch (\d+))"),
+      steps(R"(steps_per_epoch=(\d+))"), stepRun(R"((\d+)-step run)"), images(R"(([\d,]+) images)"),
+      build(R"(build=(pip|compiled))");
+  if (std::regex_search(note, m, epochs)) r.epochs = std::stoi(m[1]);
+  else if (std::regex_search(note, m, atEpoch)) r.epochs = std::stoi(m[1]);
+  if (std::regex_search(note, m, steps)) r.stepsPerEpoch = std::stoll(m[1]);
+  if (std::regex_search(note, m, stepRun)) r.totalSteps = std::stoll(m[1]);
+  if (std::regex_search(note, m, images)) r.images = numberWithCommas(m[1]);
+  if (std::regex_search(note, m, build)) r.build = m[1] == "pip" ? CpuBuild::Pip : CpuBuild::Compiled;
+  r.validation = note.find("validation") != std::string::npos;
+  r.runAverage = note.find("run average") != std::string::npos;
+  return r;
+}
+
+std::vector<ReferenceRow> parseReferenceCsv(const std::string& text, const std::string& path) {
+  std::vector<int> lines;
+  const auto table = parseCsv(text, path, lines);
+  if (table.empty()) throw Error(path + ": empty file");
+  const std::vector<std::string> want = {"id", "model", "dataset", "device", "vcpus", "count", "batch", "precision",
+                                         "metric", "value", "vs_device", "vs_vcpus", "vs_count", "vs_batch",
+                                         "vs_precision", "tolerance_note", "source"};
+  std::map<std::string, std::size_t> col;
+  for (std::size_t i = 0; i < table[0].size(); ++i) col[table[0][i]] = i;
+  for (const auto& w : want)
+    if (!col.count(w)) throw Error(path + ":1: missing column '" + w + "'");
+  static const std::vector<std::string> metrics = {"images_per_second", "epoch_seconds", "first_epoch_seconds",
+                                                   "step_seconds", "ratio", "oom", "time_to_train_seconds"};
+  std::vector<ReferenceRow> rows;
+  for (std::size_t i = 1; i < table.size(); ++i) {
+    const auto& t = table[i];
+    const std::string where = path + ":" + std::to_string(lines[i]);
+    if (t.size() != table[0].size())
+      throw Error(where + ": " + std::to_string(t.size()) + " fields, the header has " + std::to_string(table[0].size()));
+    auto get = [&](const std::string& k) -> const std::string& { return t[col[k]]; };
+    ReferenceRow r;
+    r.line = lines[i];
+    r.id = get("id");
+    r.model = get("model");
+    r.dataset = get("dataset");
+    r.metric = get("metric");
+    r.note = get("tolerance_note");
+    r.source = get("source");
+    if (std::find(metrics.begin(), metrics.end(), r.metric) == metrics.end())
+      throw Error(where + ": column 'metric': unknown metric '" + r.metric + "'");
+    r.a.device = get("device");
+    r.a.vcpus = intField(get("vcpus"), where + ": column 'vcpus'", 0);
+    r.a.count = intField(get("count"), where + ": column 'count'", 1);
+    r.a.batch = intField(get("batch"), where + ": column 'batch'", 0);
+    r.a.precision = precisionField(get("precision"), where + ": column 'precision'");
+    r.value = realField(get("value"), where + ": column 'value'");
+    if (r.metric == "ratio") {
+      if (get("vs_device").empty()) throw Error(where + ": column 'vs_device': a ratio row needs the compared configuration");
+      RowConfig b;
+      b.device = get("vs_device");
+      b.vcpus = intField(get("vs_vcpus"), where + ": column 'vs_vcpus'", 0);
+      b.count = intField(get("vs_count"), where + ": column 'vs_count'", 1);
+      b.batch = intField(get("vs_batch"), where + ": column 'vs_batch'", r.a.batch);
+      b.precision = precisionField(get("vs_precision"), where + ": column 'vs_precision'");
+      r.b = b;
+    }
+    if (r.metric != "oom" && !(r.value > 0)) throw Error(where + ": column 'value': must be positive");
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+std::vector<ReferenceRow> readReferenceCsv(const std::string& path) {
+  return parseReferenceCsv(util::readFile(path), path);
+}
+
+std::string deviceFamily(const std::string& id) {
+  if (id.rfind("cpu", 0) == 0) return "cpu";
+  if (id.rfind("tpu", 0) == 0) return "tpu";
+  return id;
+}
+
+ValidationResult validateRows(const Simulator& sim, const std::vector<ReferenceRow>& rows, CpuBuild defaultBuild) {
+  ValidationResult out;
+  for (const auto& row : rows) {
+    RowResult r;
+    r.row = row;
+    r.family = deviceFamily(row.a.device);
+    try {
+      const NoteRules rules = parseNote(row.note);
+      const RunFigures a = run(sim, configFor(row, row.a, rules, defaultBuild));
+      r.explanation = a.report.explanation;
+      const SimReport& rep = a.report;
+      if (row.metric == "oom") {
+        r.predicted = rep.fitsInMemory ? 0 : 1;
+        r.absPctError = r.predicted == row.value ? 0 : 100;
+      } else {
+        if (row.metric == "images_per_second") {
+          r.predicted = rules.runAverage
+                            ? static_cast<double>(rep.stepsPerEpoch) * rep.config.epochs * rep.config.batch / rep.runSeconds
+                            : rep.imagesPerSecond;
+        } else if (row.metric == "epoch_seconds") {
+          r.predicted = rep.epochSeconds;
+        } else if (row.metric == "first_epoch_seconds") {
+          r.predicted = rep.firstEpochSeconds;
+        } else if (row.metric == "step_seconds") {
+          r.predicted = rep.stepSeconds;
+        } else if (row.metric == "time_to_train_seconds") {
+          r.predicted = rep.runSeconds;
+        } else {  // ratio
+          const RunFigures b = run(sim, configFor(row, *row.b, rules, defaultBuild));
+          const bool wholeRun = rules.epochs > 0 || rules.totalSteps > 0;
+          r.predicted = wholeRun ? b.runSeconds / a.runSeconds : b.secondsPerImage / a.secondsPerImage;
+        }
+        r.absPctError = std::abs(r.predicted - row.value) / row.value * 100.0;
+      }
+    } catch (const std::exception& e) {
+      r.ok = false;
+      r.error = e.what();
+    }
+    out.rows.push_back(std::move(r));
+  }
+  std::map<std::string, std::vector<const RowResult*>> byFamily;
+  std::vector<const RowResult*> all;
+  for (const auto& r : out.rows) {
+    byFamily[r.family].push_back(&r);
+    all.push_back(&r);
+  }
+  for (const auto& [family, list] : byFamily) out.families.push_back(summarise(family, list));
+  out.overall = summarise("overall", all);
+  return out;
+}
+
+}  // namespace core::sim
