@@ -3,7 +3,7 @@
 #include <QComboBox>
 #include <QDoubleValidator>
 #include <QFileDialog>
-#include <QFormLayout>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QIntValidator>
 #include <QLabel>
@@ -45,13 +45,24 @@ std::vector<int> ExperimentPanel::batchChoices() {
 
 ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
   setObjectName("ExperimentPanel");
-  auto* form = new QFormLayout(this);
-  form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+  // Two label/field pairs per row where the fields are short, so the Hardware dock below
+  // keeps its height.
+  auto* grid = new QGridLayout(this);
+  grid->setContentsMargins(6, 4, 6, 4);
+  grid->setVerticalSpacing(4);
+  grid->setColumnStretch(1, 1);
+  grid->setColumnStretch(3, 1);
+  auto place = [this, grid](int row, int column, const QString& label, QWidget* field, int span = 1) {
+    auto* l = new QLabel(label, this);
+    l->setBuddy(field);
+    grid->addWidget(l, row, column);
+    grid->addWidget(field, row, column + 1, 1, span);
+  };
 
   m_dataset = new QComboBox(this);
   m_dataset->setObjectName("dataset");
   m_dataset->setToolTip(tr("The dataset to train on (or to simulate)"));
-  form->addRow(tr("&Dataset:"), m_dataset);
+  place(0, 0, tr("&Dataset:"), m_dataset, 3);
 
   m_dataDir = new QLineEdit(this);
   m_dataDir->setObjectName("dataDir");
@@ -65,7 +76,10 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
   dirRow->setContentsMargins(0, 0, 0, 0);
   dirRow->addWidget(m_dataDir, 1);
   dirRow->addWidget(m_browse);
-  form->addRow(tr("Data &folder:"), dirRow);
+  auto* dirLabel = new QLabel(tr("Data &folder:"), this);
+  dirLabel->setBuddy(m_dataDir);
+  grid->addWidget(dirLabel, 1, 0);
+  grid->addLayout(dirRow, 1, 1, 1, 3);
 
   m_limit = new QSpinBox(this);
   m_limit->setObjectName("limit");
@@ -74,17 +88,18 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
   m_limit->setSpecialValueText(tr("all images"));
   m_limit->setSuffix(tr(" images"));
   m_limit->setGroupSeparatorShown(true);
-  m_limit->setToolTip(tr("Train on a shuffled subset of this many images (quick demos); \"all\" = the whole set"));
-  form->addRow(tr("&Subset:"), m_limit);
+  m_limit->setToolTip(tr("Train on a shuffled subset of this many images (quick demos) and test on a share of the "
+                         "test set in the same proportion; \"all\" = the whole set"));
+  place(2, 0, tr("&Subset:"), m_limit);
 
   m_datasetNote = new QLabel(this);
-  m_datasetNote->setWordWrap(true);
+  m_datasetNote->setWordWrap(false);
   m_datasetNote->setObjectName("datasetNote");
-  form->addRow(QString(), m_datasetNote);
+  grid->addWidget(m_datasetNote, 2, 2, 1, 2);
 
   m_model = new QComboBox(this);
   m_model->setObjectName("model");
-  form->addRow(tr("&Model:"), m_model);
+  place(3, 0, tr("&Model:"), m_model, 3);
 
   m_batch = new QComboBox(this);
   m_batch->setObjectName("batch");
@@ -93,18 +108,19 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
   for (int b : batchChoices()) m_batch->addItem(QString::number(b));
   m_batch->setValidator(new QIntValidator(1, kMaxBatch, m_batch));
   m_batch->setToolTip(tr("Global batch size: pick a power of two or type any size"));
-  form->addRow(tr("&Batch:"), m_batch);
+  place(4, 0, tr("&Batch:"), m_batch);
 
   m_epochs = new QSpinBox(this);
   m_epochs->setObjectName("epochs");
   m_epochs->setRange(1, 10000);
-  form->addRow(tr("&Epochs:"), m_epochs);
+  place(4, 2, tr("&Epochs:"), m_epochs);
 
   m_optimizer = new QComboBox(this);
   m_optimizer->setObjectName("optimizer");
   m_optimizer->addItem(tr("Adam"), static_cast<int>(OptimizerKind::Adam));
-  m_optimizer->addItem(tr("SGD, momentum 0.9"), static_cast<int>(OptimizerKind::SGD));
-  form->addRow(tr("&Optimizer:"), m_optimizer);
+  m_optimizer->addItem(tr("SGD"), static_cast<int>(OptimizerKind::SGD));
+  m_optimizer->setItemData(1, tr("SGD with momentum 0.9"), Qt::ToolTipRole);
+  place(5, 0, tr("&Optimizer:"), m_optimizer);
 
   m_learningRate = new QLineEdit(this);
   m_learningRate->setObjectName("learningRate");
@@ -113,26 +129,27 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
   lrValidator->setLocale(QLocale::c());
   m_learningRate->setValidator(lrValidator);
   m_learningRate->setToolTip(tr("Learning rate, e.g. 0.001 or 1e-3"));
-  form->addRow(tr("&Learning rate:"), m_learningRate);
+  m_learningRate->setAccessibleName(tr("Learning rate"));
+  place(5, 2, tr("&LR:"), m_learningRate);
 
   m_precision = new QComboBox(this);
   m_precision->setObjectName("precision");
   for (Precision p : {Precision::FP32, Precision::FP16, Precision::BF16})
     m_precision->addItem(QString::fromLatin1(core::util::precisionName(p)), static_cast<int>(p));
   m_precision->setToolTip(tr("fp16/bf16: mixed precision (16-bit GEMM inputs, fp32 accumulation)"));
-  form->addRow(tr("&Precision:"), m_precision);
+  place(6, 0, tr("&Precision:"), m_precision);
 
   m_seed = new QSpinBox(this);
   m_seed->setObjectName("seed");
   m_seed->setRange(0, std::numeric_limits<int>::max());
   m_seed->setToolTip(tr("Same seed and thread count: the same run, bit for bit"));
-  form->addRow(tr("S&eed:"), m_seed);
+  place(6, 2, tr("S&eed:"), m_seed);
 
   m_threads = new QSpinBox(this);
   m_threads->setObjectName("threads");
   m_threads->setRange(0, std::max(1, QThread::idealThreadCount()));
   m_threads->setSpecialValueText(tr("all cores"));
-  form->addRow(tr("&Threads:"), m_threads);
+  place(7, 0, tr("&Threads:"), m_threads);
 
   m_execution = new QComboBox(this);
   m_execution->setObjectName("execution");
@@ -140,7 +157,8 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
   m_execution->addItem(tr("Simulate only"), false);
   m_execution->setToolTip(tr("Train here: the model learns on this machine (measured) while the chosen devices "
                              "are simulated step for step. Simulate only: no training, instant."));
-  form->addRow(tr("E&xecution:"), m_execution);
+  place(8, 0, tr("E&xecution:"), m_execution, 3);
+  grid->setRowStretch(9, 1);
 
   connect(m_browse, &QToolButton::clicked, this, &ExperimentPanel::chooseDataFolder);
   connect(m_dataset, &QComboBox::currentIndexChanged, this, [this] {
@@ -191,6 +209,10 @@ core::train::TrainConfig ExperimentPanel::config() const {
   c.datasetId = m_dataset->currentData().toString().toStdString();
   c.dataDir = m_dataDir->text().trimmed().toStdString();
   c.limit = m_limit->value();
+  // The test set is cut in the same proportion as the training set (a quick demo stays quick).
+  for (const auto& d : m_datasets)
+    if (d.id == c.datasetId && c.limit > 0 && d.trainSize > 0 && c.limit < d.trainSize)
+      c.testLimit = std::max<std::int64_t>(1, c.limit * d.testSize / d.trainSize);
   c.modelId = m_model->currentData().toString().toStdString();
   c.batch = batchValue();
   c.epochs = m_epochs->value();
@@ -258,9 +280,10 @@ void ExperimentPanel::updateDatasetDependent() {
   } else {
     const QString size = QLocale().toString(static_cast<qlonglong>(info->trainSize));
     const QString source = QString::fromStdString(info->source);
-    m_datasetNote->setText(loadable ? tr("%1 training images · %2").arg(size, source)
-                                    : tr("%1 training images · known by its description only: "
-                                         "simulation only").arg(size));
+    m_datasetNote->setText(loadable ? tr("of %1").arg(size) : tr("of %1 · simulation only").arg(size));
+    m_datasetNote->setToolTip(loadable ? source
+                                       : tr("Known by its description only (sizes, shapes, classes): it can be "
+                                            "simulated but not trained on here."));
   }
 }
 

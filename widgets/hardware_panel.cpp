@@ -44,9 +44,12 @@ bool HardwarePanel::isScalableCpu(const core::hw::DeviceSpec& spec) {
 HardwarePanel::HardwarePanel(QWidget* parent) : QWidget(parent) {
   setObjectName("HardwarePanel");
   auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
   m_table = new QTableWidget(0, kColumns, this);
   m_table->setObjectName("deviceTable");
-  m_table->setHorizontalHeaderLabels({tr("Device"), tr("How many"), tr("Price"), tr("Precision"), tr("Estimate")});
+  m_table->setHorizontalHeaderLabels({tr("Device"), tr("How many"), tr("Price"), tr("Prec."), tr("Estimate")});
+  m_table->horizontalHeaderItem(kPrecision)->setToolTip(tr("Precision the device runs at"));
+  m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
   m_table->horizontalHeaderItem(kCount)->setToolTip(tr("Devices in synchronous data parallel, or vCPUs for a cloud CPU"));
   m_table->horizontalHeaderItem(kEstimate)->setToolTip(tr("Simulated at the current settings; hover for details"));
   m_table->verticalHeader()->hide();
@@ -137,13 +140,20 @@ void HardwarePanel::buildRow(int row, const core::hw::DeviceSpec& spec) {
   price->setObjectName("price_" + id);
   price->setFrame(false);
   auto money = [](double usd) { return QStringLiteral("$%1/h").arg(usd, 0, 'f', usd < 0.1 ? 4 : 2); };
-  if (spec.usdPerHourOnDemand) price->addItem(tr("on-demand %1").arg(money(*spec.usdPerHourOnDemand)), false);
-  if (spec.usdPerHourPreemptible) price->addItem(tr("preemptible %1").arg(money(*spec.usdPerHourPreemptible)), true);
+  if (spec.usdPerHourOnDemand) {
+    price->addItem(money(*spec.usdPerHourOnDemand), false);
+    price->setItemData(price->count() - 1, tr("on-demand price"), Qt::ToolTipRole);
+  }
+  if (spec.usdPerHourPreemptible) {
+    price->addItem(tr("%1 pre.").arg(money(*spec.usdPerHourPreemptible)), true);
+    price->setItemData(price->count() - 1, tr("preemptible (spot) price"), Qt::ToolTipRole);
+  }
   if (price->count() == 0) {
     price->addItem(tr("no price"), false);
     price->setEnabled(false);
   }
-  if (!spec.priceDate.empty()) price->setToolTip(tr("Price as of %1").arg(QString::fromStdString(spec.priceDate)));
+  price->setToolTip(tr("Price kind: on-demand, or preemptible (\"pre.\", spot)") +
+                    (spec.priceDate.empty() ? QString() : tr("; prices as of %1").arg(QString::fromStdString(spec.priceDate))));
   m_table->setCellWidget(row, kPrice, price);
 
   auto* precision = new QComboBox(m_table);
@@ -239,11 +249,15 @@ void HardwarePanel::setHostMeasured(bool measured) {
   if (measured) {
     item->setCheckState(Qt::Checked);
     item->setFlags(item->flags() & ~Qt::ItemIsEnabled);
-    item->setText(tr("this machine (measured)"));
   } else {
     item->setFlags(item->flags() | Qt::ItemIsEnabled);
-    item->setText(tr("this machine"));
   }
+  QFont f = item->font();
+  f.setItalic(measured);
+  item->setFont(f);
+  item->setToolTip(measured ? tr("This machine trains for real: its times are measured (the simulator's "
+                                 "prediction is kept for the host-check chart)")
+                            : tr("This machine, simulated like the other devices"));
   m_updating = wasUpdating;
 }
 

@@ -13,9 +13,10 @@ struct Side {
   widgets::DeviceChoice choice;
 };
 
-Side resolve(const ComparisonSide& s, const core::train::TrainConfig& config,
+Side resolve(const ComparisonSide& s, const Comparison& c, const core::train::TrainConfig& config,
              const QVector<widgets::DeviceChoice>& devices) {
   Side out{config, {}};
+  if (c.epochs > 0) out.config.epochs = c.epochs;
   out.choice.deviceId = s.deviceId;
   for (const auto& d : devices)
     if (d.deviceId == s.deviceId) out.choice = d;
@@ -41,8 +42,13 @@ ComparisonResult evaluateComparison(const SimService& sim, const Comparison& c, 
                                     const QVector<widgets::DeviceChoice>& devices) {
   ComparisonResult r;
   try {
-    const Side a = resolve(c.device, config, devices);
-    const core::sim::SimReport ra = sim.simulate(sim.simConfig(a.config, a.choice));
+    const Side a = resolve(c.device, c, config, devices);
+    auto simulate = [&](const Side& side) {
+      core::sim::SimConfig sc = sim.simConfig(side.config, side.choice);
+      sc.stepsPerEpoch = c.stepsPerEpoch;
+      return sim.simulate(sc);
+    };
+    const core::sim::SimReport ra = simulate(a);
     if (c.metric == Comparison::Metric::Fits) {
       r.ok = true;
       r.value = ra.fitsInMemory ? 1 : 0;
@@ -52,8 +58,8 @@ ComparisonResult evaluateComparison(const SimService& sim, const Comparison& c, 
                      .arg(ra.memoryCapacityBytes / (1024.0 * 1024 * 1024), 0, 'f', 1);
       return r;
     }
-    const Side b = resolve(c.versus, config, devices);
-    const core::sim::SimReport rb = sim.simulate(sim.simConfig(b.config, b.choice));
+    const Side b = resolve(c.versus, c, config, devices);
+    const core::sim::SimReport rb = simulate(b);
     if (!ra.fitsInMemory || !rb.fitsInMemory) {
       r.text = QObject::tr("out of memory (%1)").arg(!ra.fitsInMemory ? c.device.deviceId : c.versus.deviceId);
       return r;
@@ -68,7 +74,7 @@ ComparisonResult evaluateComparison(const SimService& sim, const Comparison& c, 
     r.detail = QObject::tr("%1: %2 · %3: %4 (simulated, %5 epochs incl. the first)")
                    .arg(sim.choiceLabel(a.choice), widgets::formatSeconds(ra.runSeconds), sim.choiceLabel(b.choice),
                         widgets::formatSeconds(rb.runSeconds))
-                   .arg(config.epochs);
+                   .arg(a.config.epochs);
   } catch (const std::exception& e) {
     r.ok = false;
     r.text = QObject::tr("not simulated");

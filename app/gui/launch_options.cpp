@@ -60,6 +60,11 @@ LaunchOptions parseLaunchOptions(const QStringList& arguments) {
   return o;
 }
 
-QString launchHelpText() { return Parser().parser.helpText(); }
+QString launchHelpText() {
+  QString text = Parser().parser.helpText();
+  // Without a QCoreApplication (--help needs no display) Qt cannot name the program.
+  text.replace("<executable_name>", "accellab");
+  return text;
+}
 
 }  // namespace app::gui

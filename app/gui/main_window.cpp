@@ -36,6 +36,10 @@
 #include "widgets/hardware_panel.h"
 #include "widgets/run_store.h"
 
+// The icons live in a static library: its resources must be initialised by name, from the
+// global namespace, or the linker drops them.
+static void initResources() { Q_INIT_RESOURCE(accellab); }
+
 namespace app::gui {
 namespace {
 
@@ -55,6 +59,7 @@ QDockWidget* makeDock(QMainWindow* window, const QString& title, const QString& 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_store(new widgets::RunStore(this)), m_sim(std::make_unique<SimService>()),
       m_session(new TrainingSession(m_store, m_sim.get(), this)) {
+  initResources();
   setWindowTitle(tr("AccelLab"));
   setObjectName("MainWindow");
   createActions();
@@ -95,6 +100,8 @@ void MainWindow::createCharts() {
 
 void MainWindow::createDocks() {
   setDockOptions(AnimatedDocks | AllowTabbedDocks);
+  // The left column (settings) runs the full height; the bottom docks sit under the charts.
+  setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
   m_experiment = new widgets::ExperimentPanel(this);
   m_experiment->setCatalogs(core::data::datasetCatalog(), core::nn::modelCatalog());
   m_experimentDock = makeDock(this, tr("Experiment"), "ExperimentDock", m_experiment);
@@ -118,8 +125,10 @@ void MainWindow::createDocks() {
   m_runsDock = makeDock(this, tr("Runs"), "RunsDock", m_runs);
   addDockWidget(Qt::BottomDockWidgetArea, m_runsDock);
   splitDockWidget(m_guideDock, m_runsDock, Qt::Horizontal);
-  resizeDocks({m_experimentDock, m_hardwareDock}, {430, 330}, Qt::Vertical);
+  resizeDocks({m_experimentDock, m_hardwareDock}, {300, 420}, Qt::Vertical);
+  resizeDocks({m_experimentDock}, {440}, Qt::Horizontal);
   resizeDocks({m_guideDock, m_runsDock}, {3, 2}, Qt::Horizontal);
+  resizeDocks({m_guideDock}, {160}, Qt::Vertical);
 }
 
 void MainWindow::createControllers() {

@@ -99,6 +99,8 @@ Preset parsePreset(const std::string& text, const QString& source) {
     } else {
       cmp.published = static_cast<double>(c.integer("published", 0, 1));
     }
+    cmp.epochs = static_cast<int>(c.integer("epochs", p.config.epochs, 1, 100000));
+    cmp.stepsPerEpoch = c.integer("steps_per_epoch", 0, 1, 1'000'000'000);
     cmp.approximate = c.boolean("approximate", false);
     cmp.source = QString::fromStdString(c.string("source", ""));
     c.finish();
@@ -148,6 +150,8 @@ std::string presetToJson(const Preset& p) {
     } else {
       o.set("published", static_cast<int>(c.published));
     }
+    if (c.epochs > 0 && c.epochs != p.config.epochs) o.set("epochs", c.epochs);
+    if (c.stepsPerEpoch > 0) o.set("steps_per_epoch", static_cast<long long>(c.stepsPerEpoch));
     if (c.approximate) o.set("approximate", true);
     if (!c.source.isEmpty()) o.set("source", c.source.toStdString());
     comparisons.push(std::move(o));

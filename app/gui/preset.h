@@ -32,6 +32,8 @@ struct Comparison {
   Metric metric = Metric::Speedup;
   ComparisonSide device;
   ComparisonSide versus;   // Speedup only
+  int epochs = 0;          // of the published runs (0 = the preset's epochs)
+  std::int64_t stepsPerEpoch = 0;  // when the article's epochs were not full passes (0 = full)
   double published = 0;    // the ratio, or 1 = fits / 0 = out of memory
   bool approximate = false;
   QString source;

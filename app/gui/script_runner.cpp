@@ -11,6 +11,7 @@
 #include "app/gui/preset_controller.h"
 #include "app/gui/run_controller.h"
 #include "app/gui/setup_controller.h"
+#include "app/gui/training_session.h"
 #include "widgets/experiment_panel.h"
 #include "widgets/run_store.h"
 
@@ -31,6 +32,9 @@ void err(const QString& line) {
 ScriptRunner::ScriptRunner(MainWindow* window, LaunchOptions options, QObject* parent)
     : QObject(parent), m_window(window), m_options(std::move(options)) {
   connect(m_window->runController(), &RunController::runFinished, this, &ScriptRunner::onRunFinished);
+  connect(m_window->session(), &TrainingSession::started, this, [this](int id) {
+    if (const widgets::Run* r = m_window->store()->run(id)) out(QStringLiteral("run %1 started: %2").arg(id).arg(r->name));
+  });
 }
 
 void ScriptRunner::start() {
@@ -55,7 +59,6 @@ void ScriptRunner::start() {
       finish(1);
       return;
     }
-    out(QStringLiteral("run %1 started: %2").arg(m_runId).arg(m_window->store()->run(m_runId)->name));
     return;  // onRunFinished continues (a simulation-only run has finished already: queued below)
   }
   exportAndFinish(true);

@@ -28,11 +28,14 @@ widgets::DeviceStatus statusFor(const core::sim::SimReport& r) {
     return s;
   }
   s.text = QObject::tr("≈ %1/epoch").arg(widgets::formatSeconds(r.epochSeconds));
-  if (r.priceKnown) s.text += QObject::tr(" · $%1/run").arg(QLocale().toString(r.usdPerRun, 'f', r.usdPerRun < 1 ? 3 : 2));
   s.detail = QObject::tr("%1 images/s · step %2 · first epoch %3 · bound by %4\n%5\nMemory: %6")
                  .arg(QLocale().toString(r.imagesPerSecond, 'f', 0), widgets::formatSeconds(r.stepSeconds),
                       widgets::formatSeconds(r.firstEpochSeconds), QString::fromLatin1(core::sim::boundName(r.bound)),
                       QString::fromStdString(r.explanation), memory);
+  s.detail += "\n" + (r.priceKnown ? QObject::tr("Cost: $%1 per run, $%2 per million images")
+                                        .arg(QLocale().toString(r.usdPerRun, 'f', r.usdPerRun < 1 ? 3 : 2),
+                                             QLocale().toString(r.usdPerMillionImages, 'f', 2))
+                                  : QObject::tr("No price known for this device"));
   if (!r.precisionNote.empty()) s.detail += "\n" + QString::fromStdString(r.precisionNote);
   return s;
 }
