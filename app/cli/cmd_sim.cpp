@@ -95,7 +95,15 @@ void printText(const core::sim::SimReport& r, std::ostream& out) {
         << fmt(r.usdPerRun) << " per run";
   else
     out << "no price known";
-  out << "\n  why             " << r.explanation << "\n";
+  out << "\n  why             " << r.explanation << "\n\n"
+      << "  layer                            kind             fwd ms    bwd ms   util  bound\n";
+  for (const auto& l : r.layers) {
+    std::string name = l.name;
+    if (name.size() > 32) name = name.substr(0, 29) + "...";
+    out << "  " << std::left << std::setw(33) << name << std::setw(14) << l.kind << std::right << std::setw(9)
+        << fmt(l.forwardSeconds * 1e3) << std::setw(10) << fmt(l.backwardSeconds * 1e3) << std::setw(7)
+        << fmt(l.utilization, 2) << "  " << core::sim::boundName(l.bound) << "\n";
+  }
 }
 
 core::sim::SimConfig baseConfig(const Args& a) {

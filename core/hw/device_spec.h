@@ -40,6 +40,7 @@ struct DeviceSpec {
   int coresPerDevice = 1;                 // TPU board: 8 TensorCores, one replica each
   std::optional<int> computeUnits;        // GPU: streaming multiprocessors
   std::optional<int> matrixTile;          // edge of the matrix unit / GEMM tile (TPU MXU 128)
+  std::optional<int> matrixTileMin;       // narrowest tile the stack's kernels fall back to
   std::optional<double> vectorTflopsFp32; // rate outside the matrix units (depthwise, elementwise)
   std::optional<double> hostLinkGBps;     // host -> device (PCIe, TPU infeed)
   std::optional<double> allreduceLatencySeconds;  // per ring hop
@@ -63,6 +64,7 @@ struct DeviceSpec {
   std::optional<double> compileSeconds;       // first step: graph build / XLA compile, fixed part
   std::optional<double> compileSecondsPerLayer;
   std::optional<double> syncSecondsPerThread; // CPU: per op, per extra thread (barrier/wake-up)
+  std::optional<double> crossSocketSyncFactor; // CPU: barrier cost across sockets vs within one
   std::optional<double> pipBuildFactor;       // CPU: compute rate of a no-AVX2/FMA build vs compiled
   std::optional<double> frameworkReserveGib;  // memory the runtime keeps (context, workspace)
 

@@ -22,9 +22,14 @@ CpuResources cpuResources(const hw::DeviceSpec& d, double peakTflopsPerVcpu, int
   const double socketBw = d.memBandwidthGBps * 1e9 * r.sockets;
   const double coreBw = d.memBandwidthPerCoreGBps ? *d.memBandwidthPerCoreGBps * 1e9 * r.cores : socketBw;
   r.memBytesPerSecond = std::min(socketBw, coreBw) * d.memEfficiency.value_or(0.7);
-  const double numa = r.sockets > 1 ? kCrossSocketSyncFactor : 1.0;
-  r.syncSecondsPerOp = d.syncSecondsPerThread.value_or(0.0) * (vcpus - 1) * numa;
+  const double numa = r.sockets > 1 ? d.crossSocketSyncFactor.value_or(kDefaultCrossSocketSyncFactor) : 1.0;
+  r.syncSecondsPerThread = d.syncSecondsPerThread.value_or(0.0) * numa;
   return r;
+}
+
+int threadsForBlocks(double blocks, int vcpus) {
+  if (!(blocks >= 1)) return 1;
+  return static_cast<int>(std::min<double>(std::max(1, vcpus), std::ceil(blocks)));
 }
 
 }  // namespace core::sim

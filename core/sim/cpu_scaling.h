@@ -15,11 +15,16 @@ struct CpuResources {
   int sockets = 1;
   double flops = 0;             // FLOP/s at peak, all vCPUs, after the build factor
   double memBytesPerSecond = 0; // effective (mem_efficiency applied)
-  double syncSecondsPerOp = 0;  // added to every parallel op's dispatch
+  double syncSecondsPerThread = 0;  // per parallel op, per thread beyond the first (NUMA incl.)
 };
 
-// Cross-socket barriers cost about twice a local one (UPI round trip vs L3).
-inline constexpr double kCrossSocketSyncFactor = 2.0;
+// Threads one op keeps busy: its independent blocks (GEMM tiles, or chunks of an elementwise
+// pass), at most the vCPUs. Small ops stay on a few threads and pay no wider barrier.
+int threadsForBlocks(double blocks, int vcpus);
+
+// Cross-socket barriers cost more than a local one (UPI round trip vs L3); the device file's
+// cross_socket_sync_factor says how much, else this default.
+inline constexpr double kDefaultCrossSocketSyncFactor = 2.0;
 
 // `peakTflopsPerVcpu` is the precision's peak per vCPU. Throws naming --vcpus when the count
 // is outside [1, vcpus_max].

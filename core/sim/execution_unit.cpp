@@ -4,12 +4,13 @@
 
 #include "core/sim/cpu_scaling.h"
 #include "core/sim/precision_model.h"
+#include "core/sim/utilization.h"
 
 namespace core::sim {
 
 StackDefaults stackDefaults(hw::DeviceKind kind) {
   switch (kind) {
-    case hw::DeviceKind::Cpu: return {0.3, 0.7, 1e-5, 2e-3, 0.0, 0.0, 0.5, 25.0, 10.0, 64, 0};
+    case hw::DeviceKind::Cpu: return {0.3, 0.7, 1e-5, 2e-3, 0.0, 0.0, 0.5, 25.0, 10.0, 16, 0};
     case hw::DeviceKind::Tpu: return {0.5, 0.8, 0.0, 0.01, 10.0, 0.1, 0.5, 25.0, 1.0, 128, 96};
     case hw::DeviceKind::Gpu: break;
   }
@@ -29,6 +30,7 @@ ExecutionUnit resolveUnit(const hw::DeviceSpec& d, const SimConfig& c) {
   u.compileSeconds = d.compileSeconds.value_or(def.compileSeconds);
   u.compileSecondsPerLayer = d.compileSecondsPerLayer.value_or(def.compileSecondsPerLayer);
   u.tile = d.matrixTile.value_or(def.tile);
+  u.tileMin = std::min(u.tile, d.matrixTileMin.value_or(kMinTile));
   u.hostLinkBytesPerSecond = d.hostLinkGBps.value_or(def.hostLinkGBps) * 1e9;
   u.interconnectBytesPerSecond = d.interconnectGBps.value_or(0.0) * 1e9;
   u.allreduceLatencySeconds = d.allreduceLatencySeconds.value_or(10e-6);
@@ -44,7 +46,8 @@ ExecutionUnit resolveUnit(const hw::DeviceSpec& d, const SimConfig& c) {
     u.peakTflopsNominal = peak.tflops * vcpus;
     u.vectorFlops = r.flops;
     u.memBytesPerSecond = r.memBytesPerSecond;
-    u.opSeconds = launch + r.syncSecondsPerOp;
+    u.opSeconds = launch;
+    u.syncSecondsPerThread = r.syncSecondsPerThread;
     u.asyncLaunch = false;
     u.parallelUnits = vcpus;
     u.memCapacityBytes = d.memGib * vcpus * 1024.0 * 1024 * 1024;
@@ -60,6 +63,7 @@ ExecutionUnit resolveUnit(const hw::DeviceSpec& d, const SimConfig& c) {
   u.asyncLaunch = true;
   u.replicas = d.kind == hw::DeviceKind::Tpu ? std::max(1, d.coresPerDevice) : 1;
   u.systolic = d.kind == hw::DeviceKind::Tpu;
+  u.fusesElementwise = d.kind == hw::DeviceKind::Tpu;  // TPUs only run XLA-compiled graphs
   u.parallelUnits = d.computeUnits.value_or(d.kind == hw::DeviceKind::Tpu ? 1 : 40);
   u.memCapacityBytes = d.memGib * 1024.0 * 1024 * 1024;
   u.reserveBytes = reserve;

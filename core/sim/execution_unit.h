@@ -19,12 +19,16 @@ struct ExecutionUnit {
   double memBytesPerSecond = 0;  // per device, effective
   double opSeconds = 0;          // per op dispatch / kernel launch (CPU: incl. thread sync)
   bool asyncLaunch = true;       // GPU/TPU: launches overlap running kernels; CPU: they add
+  double syncSecondsPerThread = 0;  // CPU: per parallel op, per thread beyond the first
   double stepOverheadSeconds = 0;
   double compileSeconds = 0, compileSecondsPerLayer = 0;
   int replicas = 1;              // TPU cores per board: each runs a replica on its batch share
   int parallelUnits = 1;         // GPU SMs, CPU threads, MXUs per TPU core
   int tile = 128;                // matrix-unit / GEMM tile edge
+  int tileMin = 16;              // narrowest tile the kernels use for narrow outputs
   bool systolic = false;         // TPU MXU (weights stationary, batch streams)
+  bool fusesElementwise = false; // the stack compiles the graph (XLA on TPU): elementwise layers
+                                 // fuse into their producer and cost no traffic of their own
   double activationBytes = 4;    // per element at this precision
   double memCapacityBytes = 0;   // per device
   double reserveBytes = 0;       // per device, kept by the runtime

@@ -1,7 +1,9 @@
 #include "core/sim/layer_cost.h"
 
 #include <algorithm>
+#include <cmath>
 
+#include "core/sim/cpu_scaling.h"
 #include "core/sim/utilization.h"
 
 namespace core::sim {
@@ -12,21 +14,23 @@ namespace {
 constexpr double kVectorPathEfficiency = 0.25;
 
 double shapeUtilization(const GemmShape& g, const ExecutionUnit& u) {
-  return u.systolic ? systolicUtilization(g, u.tile) : tiledUtilization(g, u.tile, u.parallelUnits);
+  return u.systolic ? systolicUtilization(g, u.tile) : tiledUtilization(g, u.tile, u.parallelUnits, u.tileMin);
 }
 
 }  // namespace
 
 int opsPerPass(nn::LayerKind kind, Pass pass) {
+  // Ops of a Keras layer in a TensorFlow graph (the stacks of the published measurements).
   const bool fwd = pass == Pass::Forward;
   switch (kind) {
     case nn::LayerKind::Dense:
     case nn::LayerKind::Conv2D:
-    case nn::LayerKind::DepthwiseConv2D: return fwd ? 2 : 3;  // GEMM + bias; dgrad, wgrad, bias grad
-    case nn::LayerKind::BatchNorm: return fwd ? 2 : 3;        // moments + normalise; grads
+    case nn::LayerKind::DepthwiseConv2D: return fwd ? 3 : 4;  // GEMM, bias, activation; their grads
+    case nn::LayerKind::BatchNorm: return fwd ? 4 : 5;        // moments, normalise, scale, running stats
+    case nn::LayerKind::Dropout: return fwd ? 4 : 1;          // random, add, floor, multiply; mask grad
     case nn::LayerKind::Flatten: return 0;                    // a reshape: no kernel
     case nn::LayerKind::LSTM: return 2;                       // input projection, output gather
-    default: return 1;                                        // elementwise / pooling / merge
+    default: return fwd ? 1 : 1;                              // elementwise / pooling / merge
   }
 }
 
@@ -38,9 +42,24 @@ double gemmUtilization(const LayerWork& l, Pass pass, double samples, const Exec
   const double n = static_cast<double>(l.gemmN) * std::max(1.0, samples);
   if (u.systolic) return shapeUtilization({m, n, k}, u);
   if (pass == Pass::Forward) return shapeUtilization({m, n * groups, k}, u);
-  const double dgrad = shapeUtilization({k, n * groups, m}, u);
+  // Weight gradient: (M x K) over the pixels of the batch. Input gradient: a transposed
+  // convolution, (in channels x pixels) over out channels x kernel window (dense: K x N over M).
   const double wgrad = shapeUtilization({m, k * groups, n}, u);
+  if (!l.inputGradient) return wgrad;
+  const bool conv = l.kind == nn::LayerKind::Conv2D || l.kind == nn::LayerKind::DepthwiseConv2D;
+  const double inPerGroup = conv && l.inChannels > 0 ? std::max(1.0, l.inChannels / groups) : k;
+  const double window = std::max(1.0, k / inPerGroup);
+  const double dgrad = shapeUtilization({inPerGroup, n * groups, m * window}, u);
   return 2.0 / (1.0 / std::max(dgrad, 1e-9) + 1.0 / std::max(wgrad, 1e-9));  // equal FLOPs: harmonic mean
+}
+
+int opThreads(double flops, double bytes, bool gemm, const ExecutionUnit& u) {
+  if (u.kind != hw::DeviceKind::Cpu) return 1;
+  return threadsForBlocks(gemm ? flops / kGemmGrainFlops : bytes / kElementwiseGrainBytes, u.vcpus);
+}
+
+double perOpSeconds(const ExecutionUnit& u, int threads) {
+  return u.opSeconds + u.syncSecondsPerThread * std::max(0, threads - 1);
 }
 
 LayerTime roofline(double flops, double flopsPerSecond, double bytes, double bytesPerSecond) {
@@ -67,20 +86,30 @@ LayerTime withDispatch(LayerTime t, double ops, double opSeconds, bool async) {
 }
 
 LayerTime layerTime(const LayerWork& l, Pass pass, double samplesPerDevice, const ExecutionUnit& u) {
+  if (u.fusesElementwise && l.fusable()) return {};  // fused into the op before it
   const double replicas = std::max(1, u.replicas);
   const double samples = samplesPerDevice / replicas;
   const double peak = u.peakFlops / replicas, vec = u.vectorFlops / replicas, bw = u.memBytesPerSecond / replicas;
   const bool fwd = pass == Pass::Forward;
-  const double flops = (fwd ? l.forwardFlops : l.backwardFlops) * samples;
+  // Without an input gradient a GEMM layer's backward pass is its weight gradient alone.
+  const double backward =
+      l.inputGradient || !l.isGemm() ? l.backwardFlops : std::max(0.0, l.backwardFlops - l.forwardFlops);
+  const double flops = (fwd ? l.forwardFlops : backward) * samples;
+  if (!fwd && flops == 0 && l.params == 0) return {};  // nothing to differentiate
   const double act = u.activationBytes / 4.0;
   const double bytes = fwd ? l.forwardBytes * samples * act + l.weightBytes * act
                            : 2.0 * l.forwardBytes * samples * act + l.weightBytes * (act + 1.0);
   double rate = vec * u.gemmEfficiency;
   if (l.isGemm()) {
     const double matrix = peak * u.gemmEfficiency * gemmUtilization(l, pass, samples, u);
-    rate = std::max(matrix, vec * u.gemmEfficiency * kVectorPathEfficiency);
+    // Grouped (depthwise) convolutions have dedicated direct kernels on the vector units; with
+    // separate matrix units (TPU MXU, tensor cores) any shape they handle badly can also run
+    // there. Otherwise the GEMM is the only path.
+    const bool direct = l.groups > 1 || peak > vec;
+    rate = direct ? std::max(matrix, vec * u.gemmEfficiency * kVectorPathEfficiency) : matrix;
   }
-  return withDispatch(roofline(flops, rate, bytes, bw), opsPerPass(l.kind, pass), u.opSeconds, u.asyncLaunch);
+  const double perOp = perOpSeconds(u, opThreads(flops, bytes, l.isGemm(), u));
+  return withDispatch(roofline(flops, rate, bytes, bw), opsPerPass(l.kind, pass), perOp, u.asyncLaunch);
 }
 
 }  // namespace core::sim

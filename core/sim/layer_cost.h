@@ -28,6 +28,15 @@ double gemmUtilization(const LayerWork& l, Pass pass, double samples, const Exec
 // binds, and is returned in its slot (the other is 0).
 LayerTime roofline(double flops, double flopsPerSecond, double bytes, double bytesPerSecond);
 
+// CPU: threads one op keeps busy. The thread pool hands each thread at least a grain of work
+// (about 1 MFLOP, or 128 KB for elementwise passes: roughly 15 us), so small ops stay on a
+// few threads and pay no wide barrier. 1 on other devices.
+inline constexpr double kGemmGrainFlops = 1e6;
+inline constexpr double kElementwiseGrainBytes = 128.0 * 1024;
+int opThreads(double flops, double bytes, bool gemm, const ExecutionUnit& u);
+// Dispatch seconds of one op that runs on `threads` threads.
+double perOpSeconds(const ExecutionUnit& u, int threads);
+
 // Adds `ops` dispatches of `opSeconds` to `t`: asynchronously launched ops hide behind the
 // work they launch (only an excess shows, as overhead); synchronous ones add.
 LayerTime withDispatch(LayerTime t, double ops, double opSeconds, bool async);

@@ -22,7 +22,9 @@ struct MemoryEstimate {
   }
 };
 
-// `samples` on this replica; `bytesPerActivation` 4 or 2.
-MemoryEstimate replicaMemory(const Workload& w, double samples, double bytesPerActivation, double reserveBytes);
+// `samples` on this replica; `bytesPerActivation` 4 or 2; `fused`: elementwise layers keep no
+// tensors of their own (XLA).
+MemoryEstimate replicaMemory(const Workload& w, double samples, double bytesPerActivation, double reserveBytes,
+                             bool fused = false);
 
 }  // namespace core::sim

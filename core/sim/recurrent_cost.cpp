@@ -29,8 +29,10 @@ LayerTime recurrentLayerTime(const LayerWork& l, Pass pass, double samplesPerDev
   const double bytes = fwd ? actBytes + weightBytes * act : 2.0 * actBytes + weightBytes * (act + 1.0);
   const double util = l.isGemm() ? gemmUtilization(step, pass, samples, u) : 1.0;
   const double rate = std::max(peak * u.gemmEfficiency * util, 1.0);
-  const LayerTime one =
-      withDispatch(roofline(flops, rate, bytes, bw), opsPerRecurrentStep(pass), u.opSeconds, u.asyncLaunch);
+  // The step's GEMM spreads over its tiles' threads; its elementwise ops are too small to split.
+  const double gemmOp = perOpSeconds(u, opThreads(flops, bytes, l.isGemm(), u));
+  const double perOp = (gemmOp + (opsPerRecurrentStep(pass) - 1) * u.opSeconds) / opsPerRecurrentStep(pass);
+  const LayerTime one = withDispatch(roofline(flops, rate, bytes, bw), opsPerRecurrentStep(pass), perOp, u.asyncLaunch);
 
   LayerTime total;
   total.compute = one.compute * perStep;

@@ -3,6 +3,7 @@
 // them as JSON and the GUI charts them.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/util/precision.h"
 
@@ -39,6 +40,16 @@ struct StepBreakdown {
   double communicationSeconds = 0;
 };
 
+// One layer's share of the step (forward + backward on one device).
+struct LayerSeconds {
+  std::string name;
+  std::string kind;               // nn::layerKindName
+  double forwardSeconds = 0;
+  double backwardSeconds = 0;
+  double utilization = 0;         // matrix-unit utilisation of its GEMMs from their shape (1 if none)
+  Bound bound = Bound::Compute;   // compute, memory or overhead (dispatch)
+};
+
 struct SimReport {
   SimConfig config;
   double stepSeconds = 0;
@@ -67,6 +78,7 @@ struct SimReport {
   double compileSeconds = 0;        // first-epoch extra (graph build, XLA compile, warm-up)
   double peakTflops = 0;            // per device at this precision (after fallbacks)
   std::string precisionNote;        // e.g. "k80 has no fp16 units: runs at its fp32 peak"
+  std::vector<LayerSeconds> layers; // per layer, in execution order
 };
 
 }  // namespace core::sim

@@ -127,7 +127,7 @@ SimReport simulateWorkload(const Workload& w, const hw::DeviceSpec& d, const Sim
   r.firstEpochSeconds = r.epochSeconds + r.compileSeconds;
   r.runSeconds = r.firstEpochSeconds + (c.epochs - 1) * r.epochSeconds;
 
-  const MemoryEstimate mem = replicaMemory(w, perReplica, u.activationBytes, 0.0);
+  const MemoryEstimate mem = replicaMemory(w, perReplica, u.activationBytes, 0.0, u.fusesElementwise);
   r.memoryBytesPerDevice = mem.total() * replicas + u.reserveBytes;
   r.memoryCapacityBytes = u.memCapacityBytes;
   r.fitsInMemory = r.memoryBytesPerDevice <= r.memoryCapacityBytes;
@@ -141,6 +141,7 @@ SimReport simulateWorkload(const Workload& w, const hw::DeviceSpec& d, const Sim
   r.peakTflops = u.peakTflopsNominal;
   r.achievedTflops = s.flopsPerDevice / s.stepSeconds / 1e12;
   r.utilization = r.peakTflops > 0 ? r.achievedTflops / r.peakTflops : 0.0;
+  r.layers = s.layers;
   r.explanation = explain(r, s, u, w);
   return r;
 }

@@ -42,19 +42,32 @@ LayerTime optimizerTime(const Workload& w, const ExecutionUnit& u) {
   const double params = static_cast<double>(w.params);
   const double replicas = std::max(1, u.replicas);
   const LayerTime t = roofline(10.0 * params, u.vectorFlops / replicas, 28.0 * params, u.memBytesPerSecond / replicas);
-  return withDispatch(t, static_cast<double>(w.paramTensors), u.opSeconds, u.asyncLaunch);
+  const double ops = static_cast<double>(w.paramTensors) * kOptimizerOpsPerTensor;
+  return withDispatch(t, ops, u.opSeconds, u.asyncLaunch);
 }
 
 StepEstimate estimateStep(const Workload& w, const ExecutionUnit& u, double perDeviceBatch, int count) {
   StepEstimate s;
+  s.layers.reserve(w.layers.size());
   for (const auto& l : w.layers) {
-    accumulate(s.forward, anyLayerTime(l, Pass::Forward, perDeviceBatch, u));
-    accumulate(s.backward, anyLayerTime(l, Pass::Backward, perDeviceBatch, u));
+    const LayerTime f = anyLayerTime(l, Pass::Forward, perDeviceBatch, u);
+    const LayerTime b = anyLayerTime(l, Pass::Backward, perDeviceBatch, u);
+    accumulate(s.forward, f);
+    accumulate(s.backward, b);
+    LayerSeconds ls;
+    ls.name = l.name;
+    ls.kind = nn::layerKindName(l.kind);
+    ls.forwardSeconds = f.seconds();
+    ls.backwardSeconds = b.seconds();
+    ls.utilization = gemmUtilization(l, Pass::Forward, perDeviceBatch / std::max(1, u.replicas), u);
+    const double c = f.compute + b.compute, m = f.memory + b.memory, o = f.overhead + b.overhead;
+    ls.bound = o > c && o > m ? Bound::Overhead : m > c ? Bound::Memory : Bound::Compute;
+    s.layers.push_back(std::move(ls));
     const int steps = l.isRecurrent() ? l.sequentialSteps * l.directions : 0;
     s.ops += opsPerPass(l.kind, Pass::Forward) + opsPerPass(l.kind, Pass::Backward) +
              steps * (opsPerRecurrentStep(Pass::Forward) + opsPerRecurrentStep(Pass::Backward));
   }
-  s.ops += static_cast<int>(w.paramTensors);
+  s.ops += static_cast<int>(w.paramTensors) * kOptimizerOpsPerTensor;
   s.optimizer = optimizerTime(w, u);
   s.stepOverheadSeconds = u.stepOverheadSeconds;
   const int participants = std::max(1, count) * std::max(1, u.replicas);

@@ -21,12 +21,15 @@ struct StepEstimate {
   double evalStepSeconds = 0;        // forward only, for a validation pass
   double flopsPerDevice = 0;         // forward + backward FLOPs of one device's share
   int ops = 0;                       // ops dispatched per step
+  std::vector<LayerSeconds> layers;  // per layer
   StepBreakdown breakdown() const;
   Bound bound() const;
 };
 
 // The optimizer update: an elementwise pass over every trainable parameter (Adam reads w, g,
-// m, v and writes w, m, v: 28 bytes each), one fused op per parameter tensor.
+// m, v and writes w, m, v: 28 bytes each), kOptimizerOpsPerTensor elementwise ops per
+// parameter tensor (Keras 2 optimizers are unfused: moments, square, sqrt, divide, assigns).
+inline constexpr int kOptimizerOpsPerTensor = 8;
 LayerTime optimizerTime(const Workload& w, const ExecutionUnit& u);
 
 // `perDeviceBatch` samples on each of `count` devices.

@@ -24,8 +24,13 @@ double systolicUtilization(const GemmShape& g, int tile);
 
 // Tiled GEMM on `units` parallel processors (GPU SMs, CPU threads): the output is cut into
 // tile x tile blocks run in waves over the units (a partial last wave idles the rest; a long
-// contraction is split to fill the units); a block's fixed load/store cost is amortised over
-// its contraction (contraction / (contraction + 2 tile)).
-double tiledUtilization(const GemmShape& g, int tile, int units);
+// contraction is split to fill the units); a block's fixed cost (prologue, epilogue, operand
+// staging) is amortised over its contraction: contraction / (contraction + kTileFixedCost x
+// tile edge).
+inline constexpr double kTileFixedCost = 2.0;
+// `tileMin`: the narrowest tile the stack falls back to for narrow outputs (older GPU stacks
+// only had large tiles).
+inline constexpr int kMinTile = 16;
+double tiledUtilization(const GemmShape& g, int tile, int units, int tileMin = kMinTile);
 
 }  // namespace core::sim

@@ -12,12 +12,14 @@ Workload makeWorkload(const std::string& modelId, const std::string& datasetId, 
   w.feed = feed;
   if (w.feed.inputBytesPerSample <= 0) w.feed.inputBytesPerSample = 4.0 * static_cast<double>(stats.input.size());
   w.layers.reserve(stats.layers.size());
+  bool trainableBefore = false;
   for (const auto& l : stats.layers) {
     LayerWork lw;
     lw.name = l.name;
     lw.kind = l.kind;
     lw.forwardFlops = l.forwardFlops;
     lw.backwardFlops = l.backwardFlops;
+    if (!trainableBefore && l.params == 0) lw.backwardFlops = 0;  // nothing to differentiate yet
     lw.forwardBytes = l.forwardBytes;
     lw.savedBytes = l.savedBytes;
     lw.weightBytes = l.weightBytes > 0 ? l.weightBytes : 4.0 * static_cast<double>(l.params);
@@ -26,6 +28,11 @@ Workload makeWorkload(const std::string& modelId, const std::string& datasetId, 
     lw.gemmK = l.gemmK;
     lw.gemmN = std::max<std::int64_t>(1, l.gemmN);
     lw.groups = std::max(1, l.gemmGroups);
+    lw.inChannels = l.inShape.c;
+    // Frameworks only differentiate what leads to a parameter: the layers before the first
+    // trainable one, and that layer's input gradient, are skipped in the backward pass.
+    lw.inputGradient = trainableBefore;
+    if (l.params > 0) trainableBefore = true;
     lw.sequentialSteps = std::max(1, l.sequentialSteps);
     lw.directions = std::max(1, l.directions);
     w.params += l.params;
@@ -41,6 +48,7 @@ Workload makeWorkload(const std::string& modelId, const std::string& datasetId, 
                           w.layers.back().kind == nn::LayerKind::Dense ||
                           w.layers.back().kind == nn::LayerKind::DepthwiseConv2D);
     if (!inPlace) w.savedBytes += l.savedBytes;
+    if (!lw.fusable()) w.savedBytesFused += l.savedBytes;
     w.maxLayerBytes = std::max(w.maxLayerBytes, l.forwardBytes);
     w.layers.push_back(std::move(lw));
   }

@@ -23,10 +23,17 @@ struct LayerWork {
   std::int64_t params = 0;
   std::int64_t gemmM = 0, gemmK = 0, gemmN = 0;  // per sample; gemmM == 0: not a GEMM
   int groups = 1;
+  int inChannels = 0;        // per sample input channels (images) or features
+  bool inputGradient = true; // false for leading layers: nothing before them needs a gradient
   int sequentialSteps = 1;
   int directions = 1;
   bool isGemm() const { return gemmM > 0 && gemmK > 0; }
   bool isRecurrent() const { return sequentialSteps > 1; }
+  // Elementwise layers a compiling stack (XLA) fuses into the op that produces their input:
+  // no tensor of their own is written, read or kept.
+  bool fusable() const {
+    return kind == nn::LayerKind::Activation || kind == nn::LayerKind::Dropout || kind == nn::LayerKind::Residual;
+  }
 };
 
 // How samples reach the device.
@@ -49,6 +56,7 @@ struct Workload {
   double forwardFlops = 0;               // per sample
   double backwardFlops = 0;              // per sample
   double savedBytes = 0;                 // per sample, fp32
+  double savedBytesFused = 0;            // same when elementwise layers are fused (XLA)
   double maxLayerBytes = 0;              // per sample: the largest single-layer working set
 };
 
