@@ -63,7 +63,7 @@ core::train::TrainConfig trainConfigFromJson(const JsonReader& in) {
   c.testLimit = in.integer("test_limit", 0, 0, std::numeric_limits<std::int32_t>::max());
   c.optimizer = in.choice("optimizer", {"adam", "sgd"}, std::string("adam")) == "sgd" ? core::train::OptimizerKind::SGD
                                                                                       : core::train::OptimizerKind::Adam;
-  c.learningRate = in.number("learning_rate", c.learningRate, 1e-12, 100);
+  c.learningRate = in.number("learning_rate", c.learningRate, 1e-12, 1e9);
   c.momentum = in.number("momentum", c.momentum, 0, 1);
   c.nesterov = in.boolean("nesterov", c.nesterov);
   c.weightDecay = in.number("weight_decay", c.weightDecay, 0, 1);

@@ -3,13 +3,24 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QTableWidget>
+#include <QHBoxLayout>
+#include <QScrollArea>
 #include <QVBoxLayout>
 
 namespace app::gui {
 
 GuidePanel::GuidePanel(QWidget* parent) : QWidget(parent) {
   setObjectName("GuidePanel");
-  auto* layout = new QVBoxLayout(this);
+  // Title, mode and explanation scroll together; the comparison table keeps its place.
+  auto* text = new QWidget(this);
+  auto* textLayout = new QVBoxLayout(text);
+  textLayout->setContentsMargins(0, 0, 0, 0);
+  auto* scroll = new QScrollArea(this);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setWidget(text);
+  auto* layout = new QHBoxLayout(this);
+  layout->setContentsMargins(4, 2, 4, 2);
   m_title = new QLabel(this);
   m_title->setWordWrap(true);
   QFont f = m_title->font();
@@ -28,12 +39,15 @@ GuidePanel::GuidePanel(QWidget* parent) : QWidget(parent) {
   m_table->setSelectionMode(QAbstractItemView::NoSelection);
   m_table->setWordWrap(true);
   m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+  m_table->setMinimumWidth(320);
   m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
   m_table->horizontalHeader()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
-  layout->addWidget(m_title);
-  layout->addWidget(m_mode);
-  layout->addWidget(m_explanation);
-  layout->addWidget(m_table, 1);
+  textLayout->addWidget(m_title);
+  textLayout->addWidget(m_mode);
+  textLayout->addWidget(m_explanation);
+  textLayout->addStretch(1);
+  layout->addWidget(scroll, 3);
+  layout->addWidget(m_table, 2);
   setPreset(nullptr);
 }
 

@@ -162,7 +162,10 @@ void RunController::updateActions() {
 
 void RunController::loadHistory() {
   try {
-    loadRunHistory(*m_p.store, m_historyPath);
+    const QStringList skipped = loadRunHistory(*m_p.store, m_historyPath);
+    if (!skipped.isEmpty())
+      m_p.messages->showMessage(MessageBar::Level::Warning, tr("Some runs of the history could not be read and were left out"),
+                                skipped.join('\n'));
   } catch (const std::exception& e) {
     m_p.messages->showMessage(MessageBar::Level::Warning, tr("The run history could not be read"), QString::fromUtf8(e.what()));
   }

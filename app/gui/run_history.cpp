@@ -323,14 +323,21 @@ std::string runsToJson(const std::vector<widgets::Run>& runs) {
   return root.dump(1) + "\n";
 }
 
-std::vector<widgets::Run> runsFromJson(const std::string& text, const QString& source) {
+std::vector<widgets::Run> runsFromJson(const std::string& text, const QString& source, QStringList* skipped) {
   const std::string src = source.toStdString();
   const Json root = Json::parse(text, src);
   const JsonReader in(root, src);
   in.choice("format", {"accellab-runs"});
   in.integer("version", kFormatVersion, kFormatVersion);
   std::vector<widgets::Run> runs;
-  for (const JsonReader& r : in.objects("runs")) runs.push_back(runFromJson(r));
+  for (const JsonReader& r : in.objects("runs")) {
+    try {
+      runs.push_back(runFromJson(r));
+    } catch (const std::exception& e) {
+      if (!skipped) throw;
+      *skipped << QString::fromUtf8(e.what());
+    }
+  }
   in.finish();
   return runs;
 }
@@ -345,11 +352,12 @@ void saveRunHistory(const widgets::RunStore& store, const QString& path) {
     throw Error(path.toStdString() + ": cannot save the run history: " + file.errorString().toStdString());
 }
 
-void loadRunHistory(widgets::RunStore& store, const QString& path) {
-  if (!QFileInfo::exists(path)) return;
+QStringList loadRunHistory(widgets::RunStore& store, const QString& path) {
+  QStringList skipped;
+  if (!QFileInfo::exists(path)) return skipped;
   std::vector<widgets::Run> runs;
   try {
-    runs = runsFromJson(core::util::readFile(path.toStdString()), path);
+    runs = runsFromJson(core::util::readFile(path.toStdString()), path, &skipped);
   } catch (const std::exception& e) {
     const QString aside = path + ".broken";
     QFile::remove(aside);
@@ -357,6 +365,7 @@ void loadRunHistory(widgets::RunStore& store, const QString& path) {
     throw Error(std::string(e.what()) + " (the file was moved to " + aside.toStdString() + "; runs start empty)");
   }
   for (auto& r : runs) store.addRun(std::move(r));
+  return skipped;
 }
 
 }  // namespace app::gui

@@ -27,11 +27,11 @@ widgets::DeviceStatus statusFor(const core::sim::SimReport& r) {
                            "precision.").arg(r.config.batch).arg(memory);
     return s;
   }
-  s.text = QObject::tr("≈ %1/epoch").arg(widgets::formatSeconds(r.epochSeconds));
-  s.detail = QObject::tr("%1 images/s · step %2 · first epoch %3 · bound by %4\n%5\nMemory: %6")
+  s.text = widgets::formatSeconds(r.epochSeconds);
+  s.detail = QObject::tr("≈ %7 per epoch (simulated)\n%1 images/s · step %2 · first epoch %3 · bound by %4\n%5\nMemory: %6")
                  .arg(QLocale().toString(r.imagesPerSecond, 'f', 0), widgets::formatSeconds(r.stepSeconds),
                       widgets::formatSeconds(r.firstEpochSeconds), QString::fromLatin1(core::sim::boundName(r.bound)),
-                      QString::fromStdString(r.explanation), memory);
+                      QString::fromStdString(r.explanation), memory, widgets::formatSeconds(r.epochSeconds));
   s.detail += "\n" + (r.priceKnown ? QObject::tr("Cost: $%1 per run, $%2 per million images")
                                         .arg(QLocale().toString(r.usdPerRun, 'f', r.usdPerRun < 1 ? 3 : 2),
                                              QLocale().toString(r.usdPerMillionImages, 'f', 2))
