@@ -49,7 +49,10 @@ double gemmUtilization(const LayerWork& l, Pass pass, double samples, const Exec
   const bool conv = l.kind == nn::LayerKind::Conv2D || l.kind == nn::LayerKind::DepthwiseConv2D;
   const double inPerGroup = conv && l.inChannels > 0 ? std::max(1.0, l.inChannels / groups) : k;
   const double window = std::max(1.0, k / inPerGroup);
-  const double dgrad = shapeUtilization({inPerGroup, n * groups, m * window}, u);
+  double dgrad = shapeUtilization({inPerGroup, n * groups, m * window}, u);
+  // Fewer input channels than the narrowest tile (a first layer on RGB or grey images): the
+  // libraries compute that gradient with a direct kernel on the vector units instead.
+  if (inPerGroup < u.tileMin) dgrad = std::max(dgrad, kVectorPathEfficiency);
   return 2.0 / (1.0 / std::max(dgrad, 1e-9) + 1.0 / std::max(wgrad, 1e-9));  // equal FLOPs: harmonic mean
 }
 

@@ -1,0 +1,171 @@
+// The hardware catalog: shipped files parse, every figure has a source, and broken files are
+// refused with the file and key named, without stopping the others from loading.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "core/hw/device_catalog.h"
+#include "core/util/error.h"
+#include "core/util/json.h"
+
+namespace fs = std::filesystem;
+using core::hw::DeviceCatalog;
+using core::hw::parseDeviceJson;
+using core::util::Error;
+
+namespace {
+
+const std::string kShipped = std::string(ACCELLAB_SOURCE_RESOURCES) + "/devices";
+
+// A minimal valid device, as text, with `extra` keys spliced in (and their sources).
+std::string deviceText(const std::string& extra = "", const std::string& extraSources = "") {
+  return R"({"id": "lab", "name": "Lab GPU", "kind": "gpu", "peak_tflops_fp32": 10, "mem_gib": 8,
+             "mem_bandwidth_gbps": 400)" +
+         extra + R"(, "sources": {"peak_tflops_fp32": {"ref": "datasheet", "date": "2020"},
+             "mem_gib": {"ref": "datasheet", "date": "2020"},
+             "mem_bandwidth_gbps": {"ref": "datasheet", "date": "2020"})" +
+         extraSources + "}}";
+}
+
+std::string errorOf(const std::string& text, const std::string& path = "/x/lab.json") {
+  try {
+    parseDeviceJson(text, path);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() / ("accellab-hw-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+                                        "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  void write(const std::string& name, const std::string& text) const { std::ofstream(path / name) << text; }
+};
+
+}  // namespace
+
+TEST(DeviceCatalog, ShipsTheTenDevicesWithASourcePerFigure) {
+  const DeviceCatalog cat = DeviceCatalog::loadDirs({kShipped});
+  EXPECT_TRUE(cat.loadErrors().empty()) << (cat.loadErrors().empty() ? "" : cat.loadErrors().front());
+  for (const char* id : {"cpu-skylake", "k80", "p100", "v100", "t4", "a100", "h100", "tpu-v2-8", "tpu-v3-8", "tpu-v4-8"})
+    ASSERT_NE(cat.find(id), nullptr) << id;
+  EXPECT_EQ(cat.devices().size(), 10u);
+  for (const auto& d : cat.devices()) {
+    const auto root = core::util::Json::parseFile(d.filePath);
+    for (const auto& [key, value] : root.asObject()) {
+      if (!value.isNumber()) continue;
+      const auto* s = d.sourceOf(key);
+      ASSERT_NE(s, nullptr) << d.id << ": " << key;
+      EXPECT_FALSE(s->ref.empty());
+      EXPECT_FALSE(s->date.empty());
+    }
+  }
+}
+
+TEST(DeviceCatalog, SeedFiguresMatchTheVendorNumbers) {
+  const DeviceCatalog cat = DeviceCatalog::loadDirs({kShipped});
+  EXPECT_DOUBLE_EQ(*cat.at("v100").peakTflopsFp16, 125);
+  EXPECT_DOUBLE_EQ(cat.at("v100").memBandwidthGBps, 900);
+  EXPECT_DOUBLE_EQ(*cat.at("k80").peakTflopsFp32, 4.37);  // one GK210 die
+  EXPECT_FALSE(cat.at("k80").peakTflopsFp16.has_value());  // no fp16 arithmetic: not set
+  EXPECT_DOUBLE_EQ(*cat.at("tpu-v3-8").peakTflopsBf16, 492);
+  EXPECT_FALSE(cat.at("tpu-v3-8").peakTflopsFp32.has_value());
+  EXPECT_EQ(cat.at("tpu-v3-8").coresPerDevice, 8);
+  EXPECT_DOUBLE_EQ(*cat.at("a100").peakTflopsTf32, 156);
+  EXPECT_EQ(cat.at("cpu-skylake").kind, core::hw::DeviceKind::Cpu);
+  EXPECT_DOUBLE_EQ(*cat.at("p100").usdPerHourOnDemand, 1.46);
+}
+
+TEST(DeviceCatalog, UnknownKeyIsNamedWithTheFile) {
+  const std::string e = errorOf(deviceText(R"(, "mem_bandwith_gbps": 3)"));
+  EXPECT_NE(e.find("/x/lab.json"), std::string::npos) << e;
+  EXPECT_NE(e.find("mem_bandwith_gbps"), std::string::npos) << e;
+  EXPECT_NE(e.find("unknown key"), std::string::npos) << e;
+}
+
+TEST(DeviceCatalog, MissingRequiredKeyIsNamed) {
+  std::string text = deviceText();
+  text.replace(text.find(R"("name": "Lab GPU", )"), std::string(R"("name": "Lab GPU", )").size(), "");
+  const std::string e = errorOf(text);
+  EXPECT_NE(e.find("'name'"), std::string::npos) << e;
+  EXPECT_NE(e.find("missing required key"), std::string::npos) << e;
+}
+
+TEST(DeviceCatalog, NonPositiveBandwidthIsRefused) {
+  std::string text = deviceText();
+  text.replace(text.find("400"), 3, "0");
+  const std::string e = errorOf(text);
+  EXPECT_NE(e.find("mem_bandwidth_gbps"), std::string::npos) << e;
+  EXPECT_NE(e.find("positive"), std::string::npos) << e;
+  EXPECT_NE(errorOf(deviceText(R"(, "interconnect_gbps": -5)", R"(, "interconnect_gbps": {"ref": "r", "date": "d"})"))
+                .find("interconnect_gbps"),
+            std::string::npos);
+}
+
+TEST(DeviceCatalog, EveryFigureNeedsASourceAndEverySourceAFigure) {
+  EXPECT_NE(errorOf(deviceText(R"(, "usd_per_hour_on_demand": 1, "price_date": "2020")")).find("has no source"),
+            std::string::npos);
+  EXPECT_NE(errorOf(deviceText("", R"(, "interconnect_gbps": {"ref": "r", "date": "d"})")).find("does not set"),
+            std::string::npos);
+  const std::string noDate =
+      errorOf(deviceText(R"(, "compile_seconds": 1)", R"(, "compile_seconds": {"ref": "r"})"));
+  EXPECT_NE(noDate.find("sources.compile_seconds.date"), std::string::npos) << noDate;
+  EXPECT_NE(errorOf(deviceText(R"(, "mem_gib": 4)")).find("duplicate key"), std::string::npos);
+}
+
+TEST(DeviceCatalog, NotSetDiffersFromZero) {
+  const auto absent = parseDeviceJson(deviceText(), "/x/lab.json");
+  EXPECT_FALSE(absent.compileSeconds.has_value());
+  EXPECT_FALSE(absent.interconnectGBps.has_value());
+  const auto zero = parseDeviceJson(deviceText(R"(, "compile_seconds": 0)", R"(, "compile_seconds": {"ref": "r", "date": "d"})"),
+                                    "/x/lab.json");
+  ASSERT_TRUE(zero.compileSeconds.has_value());
+  EXPECT_EQ(*zero.compileSeconds, 0.0);
+  EXPECT_NE(errorOf(deviceText(R"(, "compile_seconds": null)")).find("null"), std::string::npos);
+}
+
+TEST(DeviceCatalog, IdMustMatchTheFileNameAndFractionsStayInRange) {
+  EXPECT_NE(errorOf(deviceText(), "/x/other.json").find("must match the file name"), std::string::npos);
+  EXPECT_NE(errorOf(deviceText(R"(, "gemm_efficiency": 1.5)", R"(, "gemm_efficiency": {"ref": "r", "date": "d"})"))
+                .find("(0, 1]"),
+            std::string::npos);
+  std::string fpga = deviceText();
+  fpga.replace(fpga.find(R"("kind": "gpu")"), 13, R"("kind": "fpga")");
+  EXPECT_NE(errorOf(fpga).find("\"cpu\", \"gpu\" or \"tpu\""), std::string::npos) << errorOf(fpga);
+}
+
+TEST(DeviceCatalog, ABrokenUserFileDoesNotStopTheOthers) {
+  TempDir user;
+  user.write("lab.json", deviceText());
+  user.write("broken.json", R"({"id": "broken", "name": "x", "kind": "gpu"})");
+  user.write("v100.json", [] {
+    std::string t = deviceText();
+    t.replace(t.find(R"("id": "lab")"), 11, R"("id": "v100")");
+    return t;
+  }());
+  const DeviceCatalog cat = DeviceCatalog::loadDirs({kShipped, user.path.string(), (user.path / "missing").string()});
+  ASSERT_EQ(cat.loadErrors().size(), 1u);
+  EXPECT_NE(cat.loadErrors()[0].find("broken.json"), std::string::npos) << cat.loadErrors()[0];
+  ASSERT_NE(cat.find("lab"), nullptr);
+  EXPECT_EQ(cat.at("v100").name, "Lab GPU");  // the user's file replaces the shipped one
+  EXPECT_EQ(cat.devices().size(), 11u);
+}
+
+TEST(DeviceCatalog, UnknownIdIsNamedWithTheKnownOnes) {
+  const DeviceCatalog cat = DeviceCatalog::loadDirs({kShipped});
+  try {
+    cat.at("v1000");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("v1000"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("tpu-v3-8"), std::string::npos);
+  }
+}

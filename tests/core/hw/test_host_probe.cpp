@@ -1,0 +1,48 @@
+// The measured `host` device: a measurement becomes a valid spec, and the cache is reused.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "core/hw/host_probe.h"
+#include "core/util/files.h"
+
+namespace fs = std::filesystem;
+
+TEST(HostProbe, SpecFromAMeasurementIsPerVcpuAndValid) {
+  core::hw::HostMeasurement m;
+  m.cpuModel = "Test CPU";
+  m.vcpus = 4;
+  m.cores = 2;
+  m.vectorIsa = "avx2";
+  m.buildIsa = "avx2";
+  m.gemmGflopsPerThread = 60;
+  m.gemmGflopsAll = 200;
+  m.memBandwidthGBps = 20;
+  m.memGib = 16;
+  m.measuredAt = "2025-01-01";
+  const auto s = core::hw::hostSpecFromMeasurement(m);
+  EXPECT_EQ(s.id, "host");
+  EXPECT_TRUE(s.measured);
+  EXPECT_EQ(s.kind, core::hw::DeviceKind::Cpu);
+  EXPECT_DOUBLE_EQ(*s.peakTflopsFp32, 0.05);  // 200 GFLOP/s over 4 vCPUs
+  EXPECT_EQ(s.vcpusDefault, 4);
+  EXPECT_EQ(s.vcpusPerCore, 2);
+  EXPECT_DOUBLE_EQ(s.memGib, 4);
+  EXPECT_NE(s.sourceOf("peak_tflops_fp32"), nullptr);
+  EXPECT_NO_THROW(core::hw::validate(s));
+}
+
+TEST(HostProbe, MeasuresOnceThenReadsTheCache) {
+  const fs::path dir = fs::temp_directory_path() / "accellab-host-cache-test";
+  fs::remove_all(dir);
+  const std::string cache = (dir / "host.json").string();
+  const auto first = core::hw::cachedHostMeasurement(cache);
+  ASSERT_TRUE(fs::exists(cache));
+  EXPECT_GT(first.gemmGflopsAll, 1.0);
+  EXPECT_GT(first.memBandwidthGBps, 0.5);
+  EXPECT_GE(first.vcpus, first.cores);
+  const auto second = core::hw::cachedHostMeasurement(cache);
+  EXPECT_EQ(second.gemmGflopsAll, first.gemmGflopsAll);  // read back, not measured again
+  EXPECT_EQ(second.measuredAt, first.measuredAt);
+  fs::remove_all(dir);
+}

@@ -1,0 +1,83 @@
+// The published phenomena the simulator must reproduce (issue 4), from the models' own layers.
+#include <gtest/gtest.h>
+
+#include "core/nn/zoo.h"
+#include "sim_test_support.h"
+
+using namespace core::sim;
+using core::util::Precision;
+
+namespace {
+SimReport sim(const SimConfig& c) { return simtest::simulator().simulate(c); }
+}  // namespace
+
+TEST(Phenomena, TpuV3SlowerThanP100AtBatch32FasterFrom512OnCifarCnn) {
+  const auto ips = [](const std::string& dev, int b, Precision p) {
+    return sim(simtest::config("cifar-cnn", "cifar10", dev, b, p)).imagesPerSecond;
+  };
+  EXPECT_LT(ips("tpu-v3-8", 32, Precision::BF16), ips("p100", 32, Precision::FP32));
+  for (int b : {512, 1024, 2048})
+    EXPECT_GT(ips("tpu-v3-8", b, Precision::BF16), ips("p100", b, Precision::FP32)) << "batch " << b;
+}
+
+TEST(Phenomena, SixtyFourVcpusNoFasterThanThirtyTwoOnMnistCnn) {
+  auto c = simtest::config("mnist-cnn", "mnist", "cpu-skylake", 128, Precision::FP32, 1, 32);
+  const double t32 = sim(c).epochSeconds;
+  c.vcpus = 64;
+  const double t64 = sim(c).epochSeconds;
+  c.vcpus = 8;
+  const double t8 = sim(c).epochSeconds;
+  EXPECT_GE(t64, t32);
+  EXPECT_LT(t32, 0.8 * t8);  // but more vCPUs did help up to there
+}
+
+TEST(Phenomena, FirstTpuEpochClearlyLonger) {
+  const SimReport r = sim(simtest::config("cifar-cnn", "cifar10", "tpu-v3-8", 1024, Precision::BF16));
+  EXPECT_GT(r.firstEpochSeconds, 2 * r.epochSeconds);
+  EXPECT_GT(r.compileSeconds, 1.0);
+}
+
+TEST(Phenomena, XceptionBatch128DoesNotFitAP100ButFitsATpuV3) {
+  EXPECT_FALSE(sim(simtest::config("xception", "tf-flowers", "p100", 128)).fitsInMemory);
+  EXPECT_TRUE(sim(simtest::config("xception", "tf-flowers", "p100", 16)).fitsInMemory);
+  EXPECT_TRUE(sim(simtest::config("xception", "tf-flowers", "tpu-v3-8", 128, Precision::BF16)).fitsInMemory);
+}
+
+TEST(Phenomena, BidirectionalLstmSlowerOnK80ThanOn32Vcpus) {
+  const double k80 = sim(simtest::config("imdb-bilstm", "imdb", "k80", 32)).epochSeconds;
+  const double cpu = sim(simtest::config("imdb-bilstm", "imdb", "cpu-skylake", 32, Precision::FP32, 1, 32)).epochSeconds;
+  EXPECT_GT(k80, 1.5 * cpu);
+  // ... while the K80 wins the convolutional model.
+  EXPECT_LT(sim(simtest::config("mnist-cnn", "mnist", "k80", 128)).epochSeconds,
+            sim(simtest::config("mnist-cnn", "mnist", "cpu-skylake", 128, Precision::FP32, 1, 32)).epochSeconds);
+}
+
+TEST(Phenomena, ResNet50OneTpuV2LevelWithFourV100s) {
+  const double tpu = sim(simtest::config("resnet50", "synthetic-imagenet", "tpu-v2-8", 1024, Precision::BF16)).imagesPerSecond;
+  const double gpu =
+      sim(simtest::config("resnet50", "synthetic-imagenet", "v100", 1024, Precision::FP16, 4)).imagesPerSecond;
+  EXPECT_NEAR(tpu / gpu, 1.0, 0.10);
+}
+
+TEST(Phenomena, ColabCnnAboutThreeTimesFasterOnTpuV2ThanK80) {
+  auto c = simtest::config("colab-cnn", "fashion-mnist", "tpu-v2-8", 1024, Precision::BF16);
+  c.stepsPerEpoch = 100;
+  c.epochs = 5;
+  c.evalEachEpoch = true;
+  const double tpu = sim(c).runSeconds;
+  c.deviceId = "k80";
+  c.precision = Precision::FP32;
+  const double k80 = sim(c).runSeconds;
+  // Published: "TPU ~3x faster" (40+ s vs 2+ min). The K80 stack figures are shared with the
+  // 2017 minimaxir runs, which makes this 2018 Colab K80 slower: see the report.
+  EXPECT_GT(k80 / tpu, 2.0);
+  EXPECT_LT(k80 / tpu, 5.5);
+}
+
+TEST(Phenomena, ResNet50CountsMatchThePublishedOnes) {
+  const SimReport r = sim(simtest::config("resnet50", "imagenet", "v100", 64));
+  const auto w = simtest::simulator().workload("resnet50", "imagenet");
+  EXPECT_NEAR(static_cast<double>(w->params) / 1e6, 25.6, 0.1);
+  EXPECT_NEAR(w->forwardFlops / 2 / 1e9, 4.1, 0.1);  // multiply-adds at 224x224
+  EXPECT_GT(r.stepSeconds, 0);
+}

@@ -1,0 +1,133 @@
+// The whole simulation of one configuration: step, epochs, memory outcome, price, errors.
+#include <gtest/gtest.h>
+
+#include "core/hw/host_probe.h"
+#include "core/util/error.h"
+#include "sim_test_support.h"
+
+using namespace core::sim;
+using core::util::Precision;
+
+namespace {
+std::string errorOf(const SimConfig& c) {
+  try {
+    simtest::simulator().simulate(c);
+  } catch (const core::util::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(Simulator, HandMadeNetworkScalesWithTheBatch) {
+  const Workload w = simtest::workloadOf({simtest::dense("a", 784, 512), simtest::dense("b", 512, 10)});
+  const auto& v100 = simtest::catalog().at("v100");
+  SimConfig c = simtest::config("hand", "hand", "v100", 32);
+  const SimReport small = simulateWorkload(w, v100, c);
+  c.batch = 1024;
+  const SimReport large = simulateWorkload(w, v100, c);
+  EXPECT_GT(large.imagesPerSecond, 5 * small.imagesPerSecond);  // fixed costs amortised
+  EXPECT_EQ(small.bound, Bound::Overhead);
+  EXPECT_EQ(large.stepsPerEpoch, 10);  // ceil(10000 / 1024)
+  EXPECT_NEAR(large.epochSeconds, 10 * large.stepSeconds, 1e-12);
+  EXPECT_GT(large.firstEpochSeconds, large.epochSeconds);
+  const StepBreakdown& b = large.breakdown;
+  EXPECT_NEAR(b.computeSeconds + b.memorySeconds + b.overheadSeconds + b.communicationSeconds, large.stepSeconds,
+              1e-9 + 1e-9 * large.stepSeconds);
+  EXPECT_FALSE(large.explanation.empty());
+}
+
+TEST(Simulator, DataParallelSplitsTheBatchAndPaysTheAllReduce) {
+  const Workload w = simtest::workloadOf({simtest::dense("a", 4096, 4096), simtest::dense("b", 4096, 4096)});
+  const auto& v100 = simtest::catalog().at("v100");
+  SimConfig one = simtest::config("hand", "hand", "v100", 256);
+  SimConfig four = one;
+  four.count = 4;
+  const SimReport r1 = simulateWorkload(w, v100, one), r4 = simulateWorkload(w, v100, four);
+  EXPECT_EQ(r4.perDeviceBatch, 64);
+  EXPECT_GT(r4.breakdown.communicationSeconds, 0);
+  EXPECT_EQ(r1.breakdown.communicationSeconds, 0);
+  EXPECT_GT(r4.imagesPerSecond, r1.imagesPerSecond);
+  EXPECT_LT(r4.imagesPerSecond, 4 * r1.imagesPerSecond);
+  EXPECT_DOUBLE_EQ(r4.usdPerHour, 4 * r1.usdPerHour);
+}
+
+TEST(Simulator, OutOfMemoryIsAReportNotAnError) {
+  const SimReport r = simtest::simulator().simulate(simtest::config("vgg16", "imagenet", "k80", 512));
+  EXPECT_FALSE(r.fitsInMemory);
+  EXPECT_GT(r.memoryBytesPerDevice, r.memoryCapacityBytes);
+  EXPECT_NE(r.explanation.find("does not fit"), std::string::npos);
+  EXPECT_GT(r.stepSeconds, 0);
+}
+
+TEST(Simulator, BadConfigurationsNameTheArgument) {
+  EXPECT_NE(errorOf(simtest::config("resnet50", "imagenet", "v100", 0)).find("--batch"), std::string::npos);
+  EXPECT_NE(errorOf(simtest::config("resnet50", "imagenet", "v100", 100, Precision::FP32, 3)).find("--batch"),
+            std::string::npos);
+  EXPECT_NE(errorOf(simtest::config("resnet50", "imagenet", "cpu-skylake", 64, Precision::FP32, 2)).find("--count"),
+            std::string::npos);
+  EXPECT_NE(errorOf(simtest::config("resnet50", "imagenet", "cpu-skylake", 64, Precision::FP32, 1, 500)).find("--vcpus"),
+            std::string::npos);
+  EXPECT_NE(errorOf(simtest::config("resnet51", "imagenet", "v100", 64)).find("resnet51"), std::string::npos);
+  EXPECT_NE(errorOf(simtest::config("resnet50", "imagenet2", "v100", 64)).find("imagenet2"), std::string::npos);
+  EXPECT_NE(errorOf(simtest::config("resnet50", "imagenet", "v200", 64)).find("v200"), std::string::npos);
+}
+
+TEST(Simulator, PricesPerHourPerImageAndPerRun) {
+  SimConfig c = simtest::config("resnet50", "imagenet", "v100", 256, Precision::FP16);
+  c.epochs = 3;
+  const SimReport r = simtest::simulator().simulate(c);
+  ASSERT_TRUE(r.priceKnown);
+  EXPECT_DOUBLE_EQ(r.usdPerHour, 3.06);
+  EXPECT_NEAR(r.usdPerMillionImages, 3.06 / 3600 / r.imagesPerSecond * 1e6, 1e-9);
+  EXPECT_NEAR(r.runSeconds, r.firstEpochSeconds + 2 * r.epochSeconds, 1e-6);
+  EXPECT_NEAR(r.usdPerRun, 3.06 * r.runSeconds / 3600, 1e-9);
+  c.deviceId = "cpu-skylake";
+  c.vcpus = 16;
+  c.preemptible = true;
+  c.precision = Precision::FP32;
+  EXPECT_NEAR(simtest::simulator().simulate(c).usdPerHour, 16 * 0.00795, 1e-12);
+}
+
+TEST(Simulator, ValidationPassAndStepsPerEpochOverride) {
+  SimConfig c = simtest::config("mlp", "mnist", "k80", 128);
+  const SimReport plain = simtest::simulator().simulate(c);
+  c.evalEachEpoch = true;
+  const SimReport eval = simtest::simulator().simulate(c);
+  EXPECT_GT(eval.evalSecondsPerEpoch, 0);
+  EXPECT_NEAR(eval.epochSeconds, plain.epochSeconds + eval.evalSecondsPerEpoch, 1e-9);
+  c.stepsPerEpoch = 100;
+  EXPECT_EQ(simtest::simulator().simulate(c).stepsPerEpoch, 100);
+}
+
+TEST(Simulator, PrecisionMattersWhereTheUnitsExist) {
+  const auto run = [](const std::string& dev, Precision p) {
+    return simtest::simulator().simulate(simtest::config("resnet50", "synthetic-imagenet", dev, 256, p)).imagesPerSecond;
+  };
+  EXPECT_GT(run("v100", Precision::FP16), 1.5 * run("v100", Precision::FP32));  // tensor cores
+  EXPECT_NEAR(run("k80", Precision::FP16), run("k80", Precision::FP32), 0.25 * run("k80", Precision::FP32));
+  const SimReport r = simtest::simulator().simulate(simtest::config("resnet50", "imagenet", "k80", 64, Precision::FP16));
+  EXPECT_FALSE(r.precisionNote.empty());
+}
+
+TEST(Simulator, HostPredictionForTheEnginesModels) {
+  // The GUI shows the host's predicted step beside the engine's measured one.
+  core::hw::HostMeasurement m;
+  m.cpuModel = "Test";
+  m.vcpus = 2;
+  m.cores = 2;
+  m.vectorIsa = m.buildIsa = "avx512";
+  m.gemmGflopsPerThread = 150;
+  m.gemmGflopsAll = 300;
+  m.memBandwidthGBps = 15;
+  m.memGib = 24;
+  m.measuredAt = "2025-01-01";
+  core::hw::DeviceCatalog cat = simtest::catalog();
+  cat.add(core::hw::hostSpecFromMeasurement(m));
+  const Simulator sim(cat);
+  const SimReport mlp = sim.simulate(simtest::config("mlp", "fashion-mnist", "host", 128));
+  const SimReport cnn = sim.simulate(simtest::config("colab-cnn", "fashion-mnist", "host", 128));
+  EXPECT_GT(mlp.imagesPerSecond, 5 * cnn.imagesPerSecond);
+  EXPECT_GT(cnn.stepSeconds, 0.05);   // ~64 GFLOP per step on ~300 GFLOP/s
+  EXPECT_LT(cnn.stepSeconds, 2.0);
+}

@@ -1,0 +1,82 @@
+// The validator: CSV reading, the note rules, and the calibration bars on calibration.csv
+// (a regression in any cost model shows up here).
+#include <gtest/gtest.h>
+
+#include "core/sim/validation.h"
+#include "core/util/error.h"
+#include "sim_test_support.h"
+
+using namespace core::sim;
+
+namespace {
+const std::string kHeader =
+    "id,model,dataset,device,vcpus,count,batch,precision,metric,value,vs_device,vs_vcpus,vs_count,vs_batch,"
+    "vs_precision,tolerance_note,source\n";
+
+std::string errorOf(const std::string& text) {
+  try {
+    parseReferenceCsv(text, "ref.csv");
+  } catch (const core::util::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(Validation, NotesBecomeRunRules) {
+  const NoteRules a = parseNote("approx ~100x; wall time of 12 epochs incl. compile");
+  EXPECT_EQ(a.epochs, 12);
+  EXPECT_FALSE(a.validation);
+  const NoteRules b = parseNote("5 epochs x steps_per_epoch=100 = 500 steps (512,000 images); a 10k validation pass");
+  EXPECT_EQ(b.epochs, 5);
+  EXPECT_EQ(b.stepsPerEpoch, 100);
+  EXPECT_EQ(b.images, 512000);
+  EXPECT_TRUE(b.validation);
+  EXPECT_EQ(parseNote("approx ~9 h to 75.7% top-1 (reached at epoch 64 per RM10)").epochs, 64);
+  EXPECT_EQ(parseNote("approx ~3x (article); whole 500-step run").totalSteps, 500);
+  ASSERT_TRUE(parseNote("build=pip (TF 1.2.1 pip build)").build.has_value());
+  EXPECT_EQ(*parseNote("build=pip (TF 1.2.1 pip build)").build, CpuBuild::Pip);
+  EXPECT_FALSE(parseNote("build=gpu (one K80 die)").build.has_value());
+  EXPECT_TRUE(parseNote("run average incl. compile + validation").runAverage);
+}
+
+TEST(Validation, MalformedCsvNamesTheLineAndColumn) {
+  EXPECT_NE(errorOf("id,model\n").find("missing column"), std::string::npos);
+  const std::string bad = kHeader + "R1,mlp,mnist,k80,,1,128,fp32,epoch_seconds,abc,,,,,,note,src\n";
+  EXPECT_NE(errorOf(bad).find("ref.csv:2"), std::string::npos) << errorOf(bad);
+  EXPECT_NE(errorOf(bad).find("value"), std::string::npos);
+  EXPECT_NE(errorOf(kHeader + "R1,mlp,mnist,k80,,1,128,fp64,epoch_seconds,1,,,,,,n,s\n").find("fp64"), std::string::npos);
+  EXPECT_NE(errorOf(kHeader + "R1,mlp,mnist,k80,,1,128,fp32,joules,1,,,,,,n,s\n").find("joules"), std::string::npos);
+  EXPECT_NE(errorOf(kHeader + "R1,mlp,mnist,k80,,1,128,fp32,ratio,2,,,,,,n,s\n").find("vs_device"), std::string::npos);
+  EXPECT_NE(errorOf(kHeader + "R1,mlp,\"mnist,k80\n").find("unterminated"), std::string::npos);
+  const auto rows = parseReferenceCsv(kHeader + "R1,mlp,mnist,k80,,1,128,fp32,epoch_seconds,3.2,,,,,,\"a, b\",s\n", "x");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].note, "a, b");
+}
+
+TEST(Validation, ARowTheSimulatorRefusesIsReportedNotFatal) {
+  const auto rows = parseReferenceCsv(kHeader + "R1,mlp,mnist,k80,,3,128,fp32,epoch_seconds,3.2,,,,,,n,s\n"
+                                                 "R2,mlp,mnist,k80,,1,128,fp32,epoch_seconds,3.2,,,,,,n,s\n",
+                                      "x");
+  const ValidationResult v = validateRows(simtest::simulator(), rows);
+  ASSERT_EQ(v.rows.size(), 2u);
+  EXPECT_FALSE(v.rows[0].ok);
+  EXPECT_NE(v.rows[0].error.find("--batch"), std::string::npos);
+  EXPECT_TRUE(v.rows[1].ok);
+  EXPECT_EQ(v.overall.rows, 1);
+}
+
+TEST(Validation, CalibrationMediansStayUnderTheBar) {
+  const auto rows = readReferenceCsv(std::string(ACCELLAB_TEST_DATA) + "/sim/calibration.csv");
+  const ValidationResult v = validateRows(simtest::simulator(), rows);
+  for (const auto& r : v.rows) EXPECT_TRUE(r.ok) << r.row.id << ": " << r.error;
+  EXPECT_LE(v.overall.medianAbsPct, 25.0);
+  for (const auto& f : v.families) {
+    EXPECT_LE(f.medianAbsPct, 25.0) << f.family;
+    EXPECT_EQ(f.oomMatched, f.oomRows) << f.family;
+  }
+  // Every family of the reference is there.
+  std::vector<std::string> names;
+  for (const auto& f : v.families) names.push_back(f.family);
+  EXPECT_EQ(names, (std::vector<std::string>{"cpu", "k80", "p100", "tpu", "v100"}));
+}
