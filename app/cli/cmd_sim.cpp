@@ -1,5 +1,8 @@
 // accellab-cli simulate / sweep / devices: the simulator and the hardware catalog from the
 // command line. (validate lives in sim_validate.cpp.)
+#include <algorithm>
+#include <chrono>
+#include <ctime>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
@@ -8,6 +11,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/sim_json.h"
 #include "app/cli/sim_options.h"
+#include "core/nn/zoo.h"
 #include "core/sim/simulator.h"
 #include "core/util/error.h"
 #include "core/util/json.h"
@@ -44,12 +48,14 @@ const char* const kSimulateUsage =
     "           --batch 1024 --precision fp16\n";
 
 const char* const kSweepUsage =
-    "Usage: accellab-cli sweep --model M [--dataset D] [--device a,b,...] [--batch 16,32,...]\n"
+    "Usage: accellab-cli sweep --model M|all [--dataset D] [--device a,b,...] [--batch 16,32,...]\n"
     "                          [--count 1,4] [--vcpus 8,16] [--precision fp32,bf16]\n"
-    "                          [--epochs E] [--cpu-build compiled|pip] [--preemptible]\n"
+    "                          [--epochs E] [--cpu-build compiled|pip] [--preemptible] [--time]\n"
     "\n"
     "simulate over every combination of the lists, one JSON object per line (the keys of\n"
-    "`simulate`). Defaults: every catalog device except host, batches 32,64,...,1024, count 1,\n"
+    "`simulate`). --model all: every zoo model on its own dataset. --time: print to stderr how\n"
+    "long the simulations took (without the JSON output). Defaults: every catalog device\n"
+    "except host, batches 32,64,...,1024, count 1,\n"
     "the device's default vCPUs, fp32. A combination the simulator refuses (a batch the device\n"
     "count cannot split, a vCPU count for a device without vCPUs) is skipped with a note on\n"
     "stderr; configurations that do not fit are printed with fits_in_memory: false.\n";
@@ -106,15 +112,21 @@ void printText(const core::sim::SimReport& r, std::ostream& out) {
   }
 }
 
-core::sim::SimConfig baseConfig(const Args& a) {
+// The options every configuration of a run shares (not model, dataset or device).
+core::sim::SimConfig runOptions(const Args& a) {
   core::sim::SimConfig c;
-  c.modelId = simModelOption(a);
-  c.datasetId = simDatasetOption(a, c.modelId);
   c.epochs = static_cast<int>(a.integer("epochs", 1, 1, 1000000));
   c.preemptible = a.flag("preemptible");
   c.cpuBuild = cpuBuildOption(a);
   c.evalEachEpoch = a.flag("eval");
   c.stepsPerEpoch = a.integer("steps-per-epoch", 0, 0, INT64_MAX);
+  return c;
+}
+
+core::sim::SimConfig baseConfig(const Args& a) {
+  core::sim::SimConfig c = runOptions(a);
+  c.modelId = simModelOption(a);
+  c.datasetId = simDatasetOption(a, c.modelId);
   return c;
 }
 
@@ -145,10 +157,21 @@ int cmdSimulate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
 }
 
 int cmdSweep(const CommandArgs& args, std::ostream& out, std::ostream& err) {
-  const Args a(args, {"help", "preemptible", "eval"});
+  const Args a(args, {"help", "preemptible", "eval", "time"});
   a.allowOnly({"model", "dataset", "device", "count", "vcpus", "batch", "precision", "epochs", "preemptible",
-               "cpu-build", "eval", "steps-per-epoch", "help"});
-  const core::sim::SimConfig base = baseConfig(a);
+               "cpu-build", "eval", "steps-per-epoch", "time", "help"});
+  std::vector<core::sim::SimConfig> bases;
+  if (a.str("model", "") == "all") {
+    if (a.has("dataset")) throw Error("--dataset: not with --model all (each model runs on its own dataset)");
+    for (const auto& m : core::nn::modelCatalog()) {
+      core::sim::SimConfig c = runOptions(a);
+      c.modelId = m.id;
+      c.datasetId = m.defaultDataset;
+      bases.push_back(c);
+    }
+  } else {
+    bases.push_back(baseConfig(a));
+  }
   const auto deviceList = a.list("device", {});
   bool wantHost = false;
   for (const auto& d : deviceList) wantHost = wantHost || d == "host";
@@ -166,27 +189,48 @@ int cmdSweep(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   std::vector<core::util::Precision> precisions;
   for (const auto& p : a.list("precision", {"fp32"})) precisions.push_back(parsePrecisionOption("--precision", p));
   const core::sim::Simulator sim(cat);
-  for (const auto& device : devices) {
-    const bool cpu = cat.at(device).kind == core::hw::DeviceKind::Cpu;
-    for (auto vcpus : vcpuList) {
-      if (!cpu && vcpus != 0) continue;  // vCPU lists apply to scalable CPUs only
-      for (auto count : counts)
-        for (auto p : precisions)
-          for (auto b : batches) {
-            core::sim::SimConfig c = base;
-            c.deviceId = device;
-            c.vcpus = static_cast<int>(vcpus);
-            c.count = static_cast<int>(count);
-            c.precision = p;
-            c.batch = static_cast<int>(b);
-            try {
-              out << reportJson(sim.simulate(c)).dump() << "\n";
-            } catch (const Error& e) {
-              err << "accellab-cli sweep: skipped " << device << " count " << count << " batch " << b << ": " << e.what()
-                  << "\n";
+  double simSeconds = 0;
+  std::size_t done = 0, skipped = 0;
+  const std::clock_t cpu0 = std::clock();
+  double cpuOutsideSims = 0;  // CPU time spent writing JSON, not simulating
+  for (const auto& base : bases) {
+    sim.workload(base.modelId, base.datasetId);  // layer stats once per (model, dataset), cached
+    for (const auto& device : devices) {
+      const bool cpu = cat.at(device).kind == core::hw::DeviceKind::Cpu;
+      for (auto vcpus : vcpuList) {
+        if (!cpu && vcpus != 0) continue;  // vCPU lists apply to scalable CPUs only
+        for (auto count : counts)
+          for (auto p : precisions)
+            for (auto b : batches) {
+              core::sim::SimConfig c = base;
+              c.deviceId = device;
+              c.vcpus = static_cast<int>(vcpus);
+              c.count = static_cast<int>(count);
+              c.precision = p;
+              c.batch = static_cast<int>(b);
+              c.perLayer = false;
+              try {
+                const auto t0 = std::chrono::steady_clock::now();
+                const core::sim::SimReport r = sim.simulate(c);
+                simSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                ++done;
+                const std::clock_t w0 = std::clock();
+                out << reportJson(r).dump() << "\n";
+                cpuOutsideSims += static_cast<double>(std::clock() - w0) / CLOCKS_PER_SEC;
+              } catch (const Error& e) {
+                ++skipped;
+                err << "accellab-cli sweep: skipped " << c.modelId << " on " << device << " count " << count << " batch "
+                    << b << ": " << e.what() << "\n";
+              }
             }
-          }
+      }
     }
+  }
+  if (a.flag("time")) {
+    const double cpuSims = static_cast<double>(std::clock() - cpu0) / CLOCKS_PER_SEC - cpuOutsideSims;
+    err << "accellab-cli sweep: " << done << " configurations simulated in " << fmt(simSeconds * 1e3, 4)
+        << " ms wall, " << fmt(cpuSims * 1e3, 4) << " ms CPU (" << fmt(simSeconds / std::max<std::size_t>(1, done) * 1e6, 3)
+        << " us each); " << skipped << " skipped\n";
   }
   return 0;
 }

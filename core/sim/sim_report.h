@@ -27,6 +27,7 @@ struct SimConfig {
   CpuBuild cpuBuild = CpuBuild::Compiled;
   bool evalEachEpoch = false;      // a forward pass over the test split after every epoch
   std::int64_t stepsPerEpoch = 0;  // 0 = ceil(train size / batch)
+  bool perLayer = true;            // fill SimReport::layers (sweeps leave it off: faster)
 };
 
 enum class Bound { Compute, Memory, Overhead, Input, Communication };

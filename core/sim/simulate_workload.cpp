@@ -112,7 +112,7 @@ SimReport simulateWorkload(const Workload& w, const hw::DeviceSpec& d, const Sim
   const int replicas = std::max(1, u.replicas);
   // A replica's share rounds up: XLA pads the per-core batch.
   const double perReplica = std::ceil(static_cast<double>(r.perDeviceBatch) / replicas);
-  const StepEstimate s = estimateStep(w, u, perReplica * replicas, c.count);
+  const StepEstimate s = estimateStep(w, u, perReplica * replicas, c.count, c.perLayer);
 
   r.stepSeconds = s.stepSeconds;
   r.breakdown = s.breakdown();

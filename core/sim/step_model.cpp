@@ -46,14 +46,19 @@ LayerTime optimizerTime(const Workload& w, const ExecutionUnit& u) {
   return withDispatch(t, ops, u.opSeconds, u.asyncLaunch);
 }
 
-StepEstimate estimateStep(const Workload& w, const ExecutionUnit& u, double perDeviceBatch, int count) {
+StepEstimate estimateStep(const Workload& w, const ExecutionUnit& u, double perDeviceBatch, int count,
+                          bool perLayer) {
   StepEstimate s;
-  s.layers.reserve(w.layers.size());
+  if (perLayer) s.layers.reserve(w.layers.size());
   for (const auto& l : w.layers) {
     const LayerTime f = anyLayerTime(l, Pass::Forward, perDeviceBatch, u);
     const LayerTime b = anyLayerTime(l, Pass::Backward, perDeviceBatch, u);
     accumulate(s.forward, f);
     accumulate(s.backward, b);
+    const int steps = l.isRecurrent() ? l.sequentialSteps * l.directions : 0;
+    s.ops += opsPerPass(l.kind, Pass::Forward) + opsPerPass(l.kind, Pass::Backward) +
+             steps * (opsPerRecurrentStep(Pass::Forward) + opsPerRecurrentStep(Pass::Backward));
+    if (!perLayer) continue;
     LayerSeconds ls;
     ls.name = l.name;
     ls.kind = nn::layerKindName(l.kind);
@@ -63,9 +68,6 @@ StepEstimate estimateStep(const Workload& w, const ExecutionUnit& u, double perD
     const double c = f.compute + b.compute, m = f.memory + b.memory, o = f.overhead + b.overhead;
     ls.bound = o > c && o > m ? Bound::Overhead : m > c ? Bound::Memory : Bound::Compute;
     s.layers.push_back(std::move(ls));
-    const int steps = l.isRecurrent() ? l.sequentialSteps * l.directions : 0;
-    s.ops += opsPerPass(l.kind, Pass::Forward) + opsPerPass(l.kind, Pass::Backward) +
-             steps * (opsPerRecurrentStep(Pass::Forward) + opsPerRecurrentStep(Pass::Backward));
   }
   s.ops += static_cast<int>(w.paramTensors) * kOptimizerOpsPerTensor;
   s.optimizer = optimizerTime(w, u);

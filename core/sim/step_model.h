@@ -33,7 +33,8 @@ inline constexpr int kOptimizerOpsPerTensor = 8;
 LayerTime optimizerTime(const Workload& w, const ExecutionUnit& u);
 
 // `perDeviceBatch` samples on each of `count` devices.
-StepEstimate estimateStep(const Workload& w, const ExecutionUnit& u, double perDeviceBatch, int count);
+StepEstimate estimateStep(const Workload& w, const ExecutionUnit& u, double perDeviceBatch, int count,
+                          bool perLayer = true);
 
 // Extra seconds of the first epoch: graph construction / XLA compilation (fixed + per layer).
 double firstEpochExtraSeconds(const Workload& w, const ExecutionUnit& u);
