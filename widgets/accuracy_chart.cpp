@@ -2,6 +2,7 @@
 
 #include <qcustomplot.h>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <algorithm>
@@ -34,6 +35,11 @@ AccuracyChart::AccuracyChart(QWidget* parent)
   m_axisBox->addItem(tr("against time per device"));
   m_axisBox->setToolTip(tr("Time to accuracy: each device's (simulated) training seconds"));
   controls()->addWidget(m_axisBox);
+  m_logTimeBox = new QCheckBox(tr("Log time"), this);
+  m_logTimeBox->setToolTip(tr("Logarithmic time axis: compare devices that differ 100×"));
+  m_logTimeBox->setVisible(false);
+  controls()->addWidget(m_logTimeBox);
+  connect(m_logTimeBox, &QCheckBox::toggled, this, &AccuracyChart::setLogTime);
   connect(m_axisBox, &QComboBox::currentIndexChanged, this,
           [this](int i) { setAxis(i == 1 ? Axis::Seconds : Axis::Epoch); });
   setExplanation(
@@ -51,8 +57,20 @@ void AccuracyChart::setAxis(Axis axis) {
     const QSignalBlocker block(m_axisBox);
     m_axisBox->setCurrentIndex(axis == Axis::Seconds ? 1 : 0);
   }
+  m_logTimeBox->setVisible(axis == Axis::Seconds);
   fitToData();   // follow the data again in the new view
   refreshNow();
+}
+
+void AccuracyChart::setLogTime(bool on) {
+  if (m_logTime == on) return;
+  m_logTime = on;
+  {
+    const QSignalBlocker block(m_logTimeBox);
+    m_logTimeBox->setChecked(on);
+  }
+  refreshNow();
+  fitToData();
 }
 
 QVector<Series> AccuracyChart::series() const {
@@ -163,6 +181,7 @@ void AccuracyChart::rebuild() {
   QStringList notes;
   if (m_axis == Axis::Epoch) {
     x->setLabel(tr("epoch"));
+    x->setScaleType(QCPAxis::stLinear);
     QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
     ticker->setTickStep(1);
     ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
@@ -183,7 +202,13 @@ void AccuracyChart::rebuild() {
     }
   } else {
     x->setLabel(tr("training time per device (s)"));
-    x->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    if (m_logTime) {
+      x->setScaleType(QCPAxis::stLogarithmic);
+      x->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    } else {
+      x->setScaleType(QCPAxis::stLinear);
+      x->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    }
     y2->setVisible(false);
     for (const Series& s : all) {
       if (s.source == SeriesSource::Reference) continue;
@@ -214,7 +239,7 @@ void AccuracyChart::adjustFit() {
   if (m_axis == Axis::Epoch) {
     x->setRange(0.5, std::max(1.5, std::floor(x->range().upper) + 0.5));
     if (y2->range().lower < 0) y2->setRangeLower(0);
-  } else if (x->range().lower < 0) {
+  } else if (!m_logTime && x->range().lower < 0) {
     x->setRangeLower(0);
   }
   if (y->range().upper > 100) y->setRangeUpper(101);

@@ -4,6 +4,7 @@
 // "reached at" per device in the legend.
 #include "widgets/chart_base.h"
 
+class QCheckBox;
 class QComboBox;
 
 namespace widgets {
@@ -17,6 +18,9 @@ public:
 
   void setAxis(Axis axis);
   Axis axis() const { return m_axis; }
+  // Time axis on a log scale (devices 100× apart); only in the Seconds view.
+  void setLogTime(bool on);
+  bool logTime() const { return m_logTime; }
 
 protected:
   void rebuild() override;
@@ -27,7 +31,9 @@ private:
   QVector<Series> timeSeries() const;
   static QString deviceLabelFromSeries(const Series& s);
   Axis m_axis = Axis::Epoch;
+  bool m_logTime = false;
   QComboBox* m_axisBox = nullptr;
+  QCheckBox* m_logTimeBox = nullptr;
 };
 
 // Time (s) at which `accuracy` (fraction) first reaches `target`, with the epoch's

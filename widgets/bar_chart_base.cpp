@@ -33,8 +33,15 @@ void BarChartBase::addValueLabel(double x, double y, const QString& text, QCPAxi
   label->setClipAxisRect(keyAxis->axisRect());
   label->position->setAxes(keyAxis, valueAxis);
   label->position->setCoords(x, y);
-  label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-  label->setPadding(QMargins(0, 0, 0, static_cast<int>(2 * presentationScale())));
+  if (shownRuns().size() > 1) {
+    // Overlaid runs make bars narrow: write the value upwards so neighbours never collide.
+    label->setRotation(-90);
+    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    label->setPadding(QMargins(static_cast<int>(3 * presentationScale()), 0, 0, 0));
+  } else {
+    label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+    label->setPadding(QMargins(0, 0, 0, static_cast<int>(2 * presentationScale())));
+  }
   label->setText(text);
   label->setColor(textColor());
   label->setFont(chartFont(presentationScale() * 0.85));
@@ -60,9 +67,13 @@ void BarChartBase::addMissingLabel(double x, const QString& text, QCPAxis* keyAx
 void BarChartBase::fitBars(QCPAxisRect* rect, int categories) {
   rect->axis(QCPAxis::atBottom)->setRange(-0.6, std::max(0, categories - 1) + 0.6);
   QCPAxis* y = rect->axis(QCPAxis::atLeft);
+  const bool upright = shownRuns().size() > 1;   // value labels written upwards need room
   if (y->scaleType() == QCPAxis::stLinear) {
     y->setRangeLower(0);
     if (y->range().upper <= 0) y->setRangeUpper(1);
+    if (upright) y->setRangeUpper(y->range().upper * 1.15);
+  } else if (upright) {
+    y->setRangeUpper(y->range().upper * 3);
   }
 }
 

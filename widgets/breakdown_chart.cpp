@@ -3,6 +3,7 @@
 #include <qcustomplot.h>
 
 #include <QCheckBox>
+#include <QMap>
 #include <cmath>
 #include <limits>
 
@@ -158,6 +159,14 @@ void BreakdownChart::rebuild() {
         if (!s.y.isEmpty() && std::isfinite(s.y[0])) bars->addData(s.plotX[0], s.y[0]);
       }
     }
+  }
+  // The step total on top of each stack.
+  QMap<QPair<int, double>, double> totals;
+  for (const Series& s : all)
+    if (!s.y.isEmpty() && std::isfinite(s.y[0])) totals[{s.styleIndex, s.plotX[0]}] += s.y[0];
+  for (auto it = totals.cbegin(); it != totals.cend(); ++it) {
+    if (it.value() <= 0 || m_share) continue;
+    addValueLabel(it.key().second, it.value(), formatValue(it.value()) + tr(" ms"), x, y);
   }
   cats.applyTo(x);
   m_categories = cats.size();

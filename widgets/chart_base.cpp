@@ -72,7 +72,11 @@ ChartBase::ChartBase(const QString& chartId, const QString& title, QWidget* pare
   m_titleElement = new QCPTextElement(m_plot, title, chartFont(1.2, true));
   m_plot->plotLayout()->addElement(0, 0, m_titleElement);
   m_plot->axisRect()->insetLayout()->take(m_plot->legend);
-  m_plot->plotLayout()->addElement(2, 0, m_plot->legend);
+  // The legend sits in a padded cell under the plot, so its frame is never cut off.
+  auto* legendCell = new QCPLayoutGrid;
+  legendCell->setMargins(QMargins(6, 2, 6, 6));
+  m_plot->plotLayout()->addElement(2, 0, legendCell);
+  legendCell->addElement(0, 0, m_plot->legend);
   m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
   m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
   m_plot->plotLayout()->setRowSpacing(2);

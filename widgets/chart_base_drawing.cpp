@@ -2,6 +2,7 @@
 
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -67,6 +68,11 @@ QVector<Series> ChartBase::referenceSeries(
     const Run* run = runs[static_cast<std::size_t>(ri)];
     for (const ReferenceMark& m : run->references) {
       if (m.chart != chart) continue;
+      // Runs of the same preset carry the same published figures: draw each once.
+      const bool seen = std::any_of(out.cbegin(), out.cend(), [&](const Series& o) {
+        return o.deviceId == m.deviceId && o.label == m.label && o.y.value(0) == m.value * valueScale;
+      });
+      if (seen) continue;
       const std::optional<double> x = xOf(m, ri);
       if (!x) continue;
       Series s;
@@ -108,14 +114,24 @@ void ChartBase::drawReferences(const QVector<Series>& all, QCPAxis* keyAxis, QCP
       registerPlottable(points, kReferenceKey, s.xUnit, s.yUnit);
     }
     points->addData(x, y);
+    // An invisible anchor at the point; the label sits a few pixels to its right.
+    auto* anchor = new QCPItemTracer(m_plot);
+    anchor->setStyle(QCPItemTracer::tsNone);
+    anchor->setClipAxisRect(keyAxis->axisRect());
+    anchor->position->setAxes(keyAxis, valueAxis);
+    anchor->position->setCoords(x, y);
     auto* label = new QCPItemText(m_plot);
     label->setClipAxisRect(keyAxis->axisRect());
-    label->position->setAxes(keyAxis, valueAxis);
-    label->position->setCoords(x, y);
-    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-    label->setPadding(QMargins(static_cast<int>(7 * m_scale), 0, 0, static_cast<int>(3 * m_scale)));
+    label->position->setParentAnchor(anchor->position);
+    label->position->setCoords(9 * m_scale, 0);
+    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    label->setPadding(QMargins(3, 1, 3, 1));
     label->setText(s.label);
     label->setColor(c.reference);
+    // A light box keeps the label readable over bars and lines.
+    QColor box = c.legendBackground;
+    box.setAlpha(215);
+    label->setBrush(QBrush(box));
     label->setFont(chartFont(m_scale * 0.9));
     label->setProperty(kKeyProperty, kReferenceKey);
   }

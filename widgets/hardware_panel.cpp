@@ -47,7 +47,7 @@ HardwarePanel::HardwarePanel(QWidget* parent) : QWidget(parent) {
   layout->setContentsMargins(4, 4, 4, 4);
   m_table = new QTableWidget(0, kColumns, this);
   m_table->setObjectName("deviceTable");
-  m_table->setHorizontalHeaderLabels({tr("Device"), tr("How many"), tr("Price"), tr("Prec."), tr("Estimate")});
+  m_table->setHorizontalHeaderLabels({tr("Device"), tr("How many"), tr("Price"), tr("Prec."), tr("≈ Epoch")});
   m_table->horizontalHeaderItem(kPrecision)->setToolTip(tr("Precision the device runs at"));
   m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
   m_table->horizontalHeaderItem(kCount)->setToolTip(tr("Devices in synchronous data parallel, or vCPUs for a cloud CPU"));
@@ -56,8 +56,14 @@ HardwarePanel::HardwarePanel(QWidget* parent) : QWidget(parent) {
   m_table->setSelectionMode(QAbstractItemView::NoSelection);
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_table->setFocusPolicy(Qt::NoFocus);
-  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  m_table->horizontalHeader()->setStretchLastSection(true);
+  QHeaderView* header = m_table->horizontalHeader();
+  header->setSectionResizeMode(QHeaderView::Interactive);
+  header->setSectionResizeMode(kDevice, QHeaderView::ResizeToContents);
+  header->setStretchLastSection(true);
+  const int em = fontMetrics().horizontalAdvance(QLatin1Char('M'));
+  header->resizeSection(kCount, 6 * em);
+  header->resizeSection(kPrice, 7 * em);
+  header->resizeSection(kPrecision, 5 * em);
   m_table->setWordWrap(false);
   layout->addWidget(m_table, 1);
   m_note = new QLabel(this);

@@ -151,7 +151,7 @@ void HostCheckChart::adjustFit() {
   QCPAxis* x = mainRect()->axis(QCPAxis::atBottom);
   QCPAxis* y = mainRect()->axis(QCPAxis::atLeft);
   if (x->range().lower < 0) x->setRangeLower(0);
-  if (y->range().lower < 0) y->setRangeLower(0);
+  y->setRangeLower(0);   // the gap between prediction and measurement at its true scale
 }
 
 }  // namespace widgets

@@ -92,7 +92,8 @@ QString formatValue(double v) {
   const QLocale loc = QLocale::c();
   const double a = std::abs(v);
   if (a >= 1000) return QLocale(QLocale::English).toString(v, 'f', 0);
-  if (a >= 100) return loc.toString(v, 'f', 1);
+  if (a >= 100) return loc.toString(v, 'f', 0);
+  if (a >= 10) return loc.toString(v, 'f', 1);
   if (a >= 1) return loc.toString(v, 'f', 2);
   if (a == 0) return QStringLiteral("0");
   return loc.toString(v, 'g', 3);

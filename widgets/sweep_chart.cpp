@@ -156,6 +156,10 @@ void SweepChart::rebuild() {
   for (const Series& s : all) {
     if (s.source == SeriesSource::Reference) continue;
     if (s.name == "out_of_memory") {
+      QStringList batches;
+      for (double b : s.x) batches << QString::number(b);
+      notes << tr("%1 does not fit in memory at batch %2.")
+                   .arg(s.label.section(QStringLiteral(" — "), 0, 0), batches.join(", "));
       for (double b : s.x) {
         auto* mark = new QCPItemText(plot());
         mark->setClipAxisRect(mainRect());

@@ -1,0 +1,102 @@
+#pragma once
+// A small synthetic run for the widget tests: 3 epochs × 20 steps trained "on this machine",
+// with the host (measured) and two simulated devices, plus helpers for extra cases.
+#include <cmath>
+
+#include "widgets/run_store.h"
+
+namespace testdata {
+
+inline core::sim::SimReport report(const char* deviceId, int count, double stepSeconds,
+                                   double usdPerHour, bool fits = true) {
+  core::sim::SimReport r;
+  r.config.deviceId = deviceId;
+  r.config.count = count;
+  r.config.batch = 128;
+  r.config.epochs = 3;
+  r.stepSeconds = stepSeconds;
+  r.breakdown.computeSeconds = stepSeconds * 0.5;
+  r.breakdown.memorySeconds = stepSeconds * 0.3;
+  r.breakdown.overheadSeconds = stepSeconds * 0.1;
+  r.breakdown.inputSeconds = stepSeconds * 0.05;
+  r.breakdown.communicationSeconds = stepSeconds * 0.05;
+  r.bound = core::sim::Bound::Compute;
+  r.explanation = std::string(deviceId) + " is compute-bound: the convolutions dominate.";
+  r.stepsPerEpoch = 20;
+  r.imagesPerSecond = 128.0 / stepSeconds;
+  r.epochSeconds = 20 * stepSeconds;
+  r.firstEpochSeconds = r.epochSeconds * 3;
+  r.runSeconds = r.firstEpochSeconds + 2 * r.epochSeconds;
+  r.priceKnown = usdPerHour > 0;
+  r.usdPerHour = usdPerHour;
+  if (r.priceKnown) {
+    r.usdPerMillionImages = usdPerHour / 3600.0 / r.imagesPerSecond * 1e6;
+    r.usdPerRun = usdPerHour * r.runSeconds / 3600.0;
+  }
+  r.fitsInMemory = fits;
+  return r;
+}
+
+inline widgets::DeviceResult device(const char* id, int count, bool measured, double stepSeconds,
+                                    double usdPerHour, bool fits = true) {
+  widgets::DeviceResult d;
+  d.deviceId = id;
+  d.count = count;
+  d.measured = measured;
+  d.report = report(id, count, stepSeconds, usdPerHour, fits);
+  if (fits) {
+    for (int e = 0; e < 3; ++e)
+      d.epochSeconds.push_back(e == 0 ? d.report.firstEpochSeconds : d.report.epochSeconds);
+  }
+  return d;
+}
+
+// host (measured, no price), 4× V100 and TPU v2-8 (simulated, priced).
+inline widgets::Run syntheticRun() {
+  widgets::Run run;
+  run.name = "colab-cnn · fashion-mnist · b128";
+  run.config.batch = 128;
+  run.config.epochs = 3;
+  run.status = core::train::RunStatus::Finished;
+  run.targetAccuracy = 0.8;
+  std::int64_t step = 0;
+  double wall = 0;
+  for (int e = 1; e <= 3; ++e) {
+    for (int i = 0; i < 20; ++i) {
+      core::train::BatchSample b;
+      b.epoch = e;
+      b.step = ++step;
+      b.loss = 2.3 * std::exp(-0.05 * static_cast<double>(step)) + 0.2 + 0.05 * std::sin(step);
+      b.accuracy = 1 - b.loss / 2.5;
+      b.images = step * 128;
+      b.stepSeconds = 0.05 + (step <= 3 ? 0.05 : 0.0);
+      wall += b.stepSeconds;
+      b.wallSeconds = wall;
+      run.batches.push_back(b);
+    }
+    core::train::EpochSample s;
+    s.epoch = e;
+    s.trainLoss = 1.0 / e;
+    s.testLoss = 1.1 / e;
+    s.trainAccuracy = 0.6 + 0.1 * e;
+    s.testAccuracy = 0.58 + 0.1 * e;
+    s.images = 20 * 128;
+    s.hostSeconds = 20 * 0.05 + (e == 1 ? 0.15 : 0);
+    s.hostImagesPerSecond = static_cast<double>(s.images) / s.hostSeconds;
+    run.epochs.push_back(s);
+  }
+  run.devices = {device("host", 1, true, 0.045, 0), device("v100", 4, false, 0.004, 12.24),
+                 device("tpu-v2-8", 1, false, 0.003, 4.5)};
+  run.references = {
+      {"epoch_time", "tpu-v2-8", 1, 0.5, "published: TPU 1st epoch"},
+      {"throughput", "v100", NAN, 30000, "published: ≈30k images/s"},
+  };
+  return run;
+}
+
+inline const QStringList& syntheticDevices() {
+  static const QStringList ids = {"host", "v100", "tpu-v2-8"};
+  return ids;
+}
+
+}  // namespace testdata

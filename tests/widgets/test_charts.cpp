@@ -1,0 +1,328 @@
+// The charts, fed from a RunStore with a synthetic run: every chart shows every device,
+// legend clicks hide series, log-y toggles, hover names values, themes change the plot.
+#include <qcustomplot.h>
+
+#include <QCheckBox>
+#include <QtTest>
+#include <cmath>
+
+#include "synthetic_run.h"
+#include "widgets/accuracy_chart.h"
+#include "widgets/batch_loss_chart.h"
+#include "widgets/breakdown_chart.h"
+#include "widgets/chart_deck.h"
+#include "widgets/cost_chart.h"
+#include "widgets/epoch_time_chart.h"
+#include "widgets/host_check_chart.h"
+#include "widgets/sweep_chart.h"
+#include "widgets/throughput_chart.h"
+
+using namespace widgets;
+
+namespace {
+
+bool hasPointsFor(const QVector<Series>& series, const QString& deviceId) {
+  for (const Series& s : series) {
+    if (s.deviceId != deviceId || s.source == SeriesSource::Reference) continue;
+    for (double y : s.y)
+      if (std::isfinite(y)) return true;
+  }
+  return false;
+}
+
+const Series* findSeries(const QVector<Series>& all, const QString& name, const QString& device) {
+  for (const Series& s : all)
+    if (s.name == name && s.deviceId == device) return &s;
+  return nullptr;
+}
+
+std::vector<core::sim::SimReport> sweepReports() {
+  std::vector<core::sim::SimReport> out;
+  for (int b = 16; b <= 1024; b *= 2) {
+    // The GPU is ahead at small batches, the TPU at large ones; the GPU runs out at 1024.
+    auto gpu = testdata::report("v100", 1, 0.002 + b * 0.00004, 3.06, b < 1024);
+    gpu.config.batch = b;
+    gpu.imagesPerSecond = b / gpu.stepSeconds;
+    auto tpu = testdata::report("tpu-v2-8", 1, 0.006 + b * 0.00002, 4.5);
+    tpu.config.batch = b;
+    tpu.imagesPerSecond = b / tpu.stepSeconds;
+    out.push_back(gpu);
+    out.push_back(tpu);
+  }
+  return out;
+}
+
+}  // namespace
+
+class TestCharts : public QObject {
+  Q_OBJECT
+private slots:
+  void init() {
+    m_store = new RunStore;
+    m_runId = m_store->addRun(testdata::syntheticRun());
+    m_deck = new ChartDeck(m_store);
+    m_deck->sweepChart()->setReports(sweepReports());
+    m_deck->resize(1200, 900);
+    m_deck->refreshAll();
+  }
+  void cleanup() {
+    delete m_deck;
+    delete m_store;
+  }
+
+  void deckHasEveryChart() {
+    QStringList ids;
+    for (ChartBase* c : m_deck->charts()) ids << c->chartId();
+    QCOMPARE(ids, (QStringList{"epoch_time", "accuracy", "batch_loss", "throughput", "cost",
+                               "breakdown", "sweep", "host_check"}));
+    for (ChartBase* c : m_deck->charts()) QVERIFY2(!c->explanation().isEmpty(), qPrintable(c->chartId()));
+  }
+
+  void everyDeviceChartHasPointsForEveryDevice() {
+    auto* accuracy = static_cast<AccuracyChart*>(m_deck->chart("accuracy"));
+    accuracy->setAxis(AccuracyChart::Axis::Seconds);
+    for (const QString id : {"epoch_time", "accuracy", "throughput", "breakdown"}) {
+      ChartBase* c = m_deck->chart(id);
+      c->refreshNow();
+      QVERIFY2(c->visibleGraphPoints() > 0, qPrintable(id));
+      for (const QString& dev : testdata::syntheticDevices())
+        QVERIFY2(hasPointsFor(c->series(), dev), qPrintable(id + " / " + dev));
+    }
+    // Drawn, not only listed: one point per epoch per device.
+    for (const QString& dev : testdata::syntheticDevices())
+      QCOMPARE(m_deck->chart("epoch_time")->visibleGraphPoints(dev), 3);
+    // Cost: the priced devices have bars; the host has no price and says so.
+    const auto cost = m_deck->chart("cost")->series();
+    QVERIFY(hasPointsFor(cost, "v100"));
+    QVERIFY(hasPointsFor(cost, "tpu-v2-8"));
+    QCOMPARE(findSeries(cost, "usd_per_million_images", "host")->note, QString("no price"));
+    // The sweep's devices; the host check holds the measured host and its prediction.
+    QVERIFY(hasPointsFor(m_deck->chart("sweep")->series(), "v100"));
+    QVERIFY(hasPointsFor(m_deck->chart("sweep")->series(), "tpu-v2-8"));
+    const auto host = m_deck->chart("host_check")->series();
+    QVERIFY(findSeries(host, "measured_step_ms", "host")->y.size() == 60);
+    QCOMPARE(findSeries(host, "predicted_step_ms", "host")->y.value(0), 45.0);
+    QVERIFY(m_deck->chart("host_check")->notes().contains("measured / predicted = 1.11×"));
+    QVERIFY(m_deck->chart("batch_loss")->visibleGraphPoints() >= 120);
+  }
+
+  void measuredAndSimulatedAreNamedInLegends() {
+    ChartBase* c = m_deck->chart("epoch_time");
+    QStringList names;
+    for (int i = 0; i < c->plot()->legend->itemCount(); ++i)
+      if (auto* item = qobject_cast<QCPPlottableLegendItem*>(c->plot()->legend->item(i)))
+        names << item->plottable()->name();
+    QVERIFY(names.filter("(measured)").size() == 1);
+    QVERIFY(names.filter("(simulated)").size() == 2);
+    QVERIFY(names.contains("published (reference)"));
+  }
+
+  void firstEpochCompilationIsNoted() {
+    const QString notes = m_deck->chart("epoch_time")->notes();
+    QVERIFY2(notes.contains("compilation"), qPrintable(notes));
+  }
+
+  void legendClickHidesAndShowsTheSeries() {
+    ChartBase* c = m_deck->chart("epoch_time");
+    m_deck->show();
+    m_deck->maximise(c);
+    QVERIFY(QTest::qWaitForWindowExposed(m_deck));
+    c->refreshNow();
+    c->plot()->replot(QCustomPlot::rpImmediateRefresh);
+    QCPLegend* legend = c->plot()->legend;
+    QCPPlottableLegendItem* target = nullptr;
+    for (int i = 0; i < legend->itemCount(); ++i) {
+      auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i));
+      if (item && item->plottable()->property("deviceId").toString() == "v100") target = item;
+    }
+    QVERIFY(target);
+    const QString key = target->plottable()->property("seriesKey").toString();
+    const int before = c->visibleGraphPoints("v100");
+    QCOMPARE(before, 3);
+    QTest::mouseClick(c->plot(), Qt::LeftButton, {}, target->outerRect().center());
+    QVERIFY(c->isSeriesHidden(key));
+    QVERIFY(!target->plottable()->visible());
+    QCOMPARE(c->visibleGraphPoints("v100"), 0);
+    QCOMPARE(c->visibleGraphPoints("tpu-v2-8"), 3);
+    // Stays hidden when new data arrives, and a second click shows it again.
+    m_store->appendSamples(m_runId, {}, {core::train::EpochSample{}});
+    c->refreshNow();
+    QCOMPARE(c->visibleGraphPoints("v100"), 0);
+    c->plot()->replot(QCustomPlot::rpImmediateRefresh);
+    for (int i = 0; i < legend->itemCount(); ++i) {
+      auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i));
+      if (item && item->plottable()->property("seriesKey").toString() == key) target = item;
+    }
+    QTest::mouseClick(c->plot(), Qt::LeftButton, {}, target->outerRect().center());
+    QVERIFY(!c->isSeriesHidden(key));
+    QCOMPARE(c->visibleGraphPoints("v100"), 3);
+  }
+
+  void logToggleSwitchesTheValueAxis() {
+    ChartBase* c = m_deck->chart("epoch_time");
+    QVERIFY(c->supportsLogY());
+    auto* box = c->findChild<QCheckBox*>();
+    QVERIFY(box);
+    QCPAxis* y = c->plot()->axisRect()->axis(QCPAxis::atLeft);
+    QCOMPARE(y->scaleType(), QCPAxis::stLinear);
+    box->click();
+    QVERIFY(c->logY());
+    QCOMPARE(y->scaleType(), QCPAxis::stLogarithmic);
+    QVERIFY(y->range().lower > 0);
+    // The fastest device (TPU, 0.06 s) and the slowest (host, 1.15 s) are both in range.
+    QVERIFY(y->range().lower < 0.06 && y->range().upper > 1.15);
+    box->click();
+    QCOMPARE(y->scaleType(), QCPAxis::stLinear);
+    QVERIFY(!m_deck->chart("accuracy")->supportsLogY());
+  }
+
+  void hoverShowsExactValues() {
+    ChartBase* c = m_deck->chart("epoch_time");
+    c->resize(900, 600);
+    c->plot()->replot(QCustomPlot::rpImmediateRefresh);
+    QCPGraph* v100 = nullptr;
+    for (int i = 0; i < c->plot()->graphCount(); ++i)
+      if (c->plot()->graph(i)->property("deviceId").toString() == "v100") v100 = c->plot()->graph(i);
+    QVERIFY(v100);
+    const double x = v100->keyAxis()->coordToPixel(2);
+    const double y = v100->valueAxis()->coordToPixel(0.08);
+    const QString text = c->hoverText(QPointF(x, y));
+    QVERIFY2(text.contains("4× V100") || text.contains("V100"), qPrintable(text));
+    QVERIFY2(text.contains("epoch 2"), qPrintable(text));
+    QVERIFY2(text.contains("0.08 s"), qPrintable(text));
+    QVERIFY(c->hoverText(QPointF(2, 2)).isEmpty());
+  }
+
+  void outOfMemoryDevicesAreShownAsSuch() {
+    Run run = testdata::syntheticRun();
+    run.devices.push_back(testdata::device("k80", 1, false, 0.02, 0.7, /*fits=*/false));
+    m_store->clear();
+    m_store->addRun(run);
+    m_deck->refreshAll();
+    const auto tp = m_deck->chart("throughput")->series();
+    const Series* k80 = findSeries(tp, "images_per_second", "k80");
+    QVERIFY(k80);
+    QCOMPARE(k80->note, QString("out of memory"));
+    QVERIFY(!std::isfinite(k80->y.value(0)));   // not a zero bar
+    QVERIFY(m_deck->chart("epoch_time")->notes().contains("does not fit"));
+    QCOMPARE(findSeries(m_deck->chart("cost")->series(), "usd_per_run", "k80")->note,
+             QString("out of memory"));
+  }
+
+  void sweepMarksOutOfMemoryAndNamesTheCrossover() {
+    auto* sweep = m_deck->sweepChart();
+    const auto all = sweep->series();
+    const Series* oom = findSeries(all, "out_of_memory", "v100");
+    QVERIFY(oom);
+    QCOMPARE(oom->x, QVector<double>{1024});
+    const Series* gpu = findSeries(all, "images_per_second", "v100");
+    QCOMPARE(gpu->x.size(), 6);   // 16 … 512
+    QCOMPARE(sweep->plot()->axisRect()->axis(QCPAxis::atBottom)->scaleType(), QCPAxis::stLogarithmic);
+    QVERIFY2(sweep->notes().contains("Fastest: V100") && sweep->notes().contains("TPU-V2-8"),
+             qPrintable(sweep->notes()));
+    sweep->setMetric(SweepChart::Metric::UsdPerMillionImages);
+    QVERIFY(findSeries(sweep->series(), "usd_per_million_images", "tpu-v2-8"));
+  }
+
+  void timeToAccuracyNamesWhereTheTargetIsReached() {
+    auto* accuracy = static_cast<AccuracyChart*>(m_deck->chart("accuracy"));
+    accuracy->setAxis(AccuracyChart::Axis::Seconds);
+    const auto all = accuracy->series();
+    const Series* tpu = findSeries(all, "test_accuracy_vs_seconds", "tpu-v2-8");
+    QVERIFY(tpu);
+    // Test accuracy 68%, 78%, 88%: 80% is reached in epoch 3, after 0.18 + 0.06 + 0.06 s.
+    QVERIFY2(tpu->label.contains("80.0% at"), qPrintable(tpu->label));
+    QCOMPARE(reachedAtSeconds({1, 2, 3}, {0.5, 0.7, 0.9}, 0.8), 3.0);
+    QVERIFY(std::isnan(reachedAtSeconds({1, 2}, {0.5, 0.7}, 0.8)));
+  }
+
+  void smoothingIsADebiasedEma() {
+    const QVector<double> flat(10, 2.0);
+    for (double v : debiasedEma(flat, 0.9)) QCOMPARE(v, 2.0);   // no pull towards zero
+    QCOMPARE(debiasedEma({1, 3}, 0.0), (QVector<double>{1, 3}));
+    const auto s = debiasedEma({1, 3}, 0.5);
+    QCOMPARE(s[0], 1.0);
+    QCOMPARE(s[1], (0.5 * 0.5 + 0.5 * 3) / 0.75);
+    QVERIFY(std::isnan(debiasedEma({1, NAN, 3}, 0.5)[1]));
+    auto* loss = static_cast<BatchLossChart*>(m_deck->chart("batch_loss"));
+    loss->setSmoothing(0.9);
+    loss->refreshNow();
+    QVERIFY(findSeries(loss->series(), "batch_loss_smoothed", "")->label.contains("0.90"));
+  }
+
+  void breakdownStacksEveryPartAndSaysWhatBinds() {
+    auto* c = static_cast<BreakdownChart*>(m_deck->chart("breakdown"));
+    const auto all = c->series();
+    QCOMPARE(all.size(), 15);   // 3 devices × 5 parts
+    QCOMPARE(findSeries(all, "compute_ms", "v100")->y.value(0), 2.0);
+    QVERIFY(c->notes().contains("compute-bound"));
+    c->setShowShare(true);
+    QCOMPARE(findSeries(c->series(), "memory_share", "v100")->y.value(0), 30.0);
+  }
+
+  void hiddenRunsLeaveTheCharts() {
+    Run second = testdata::syntheticRun();
+    second.name = "second";
+    const int id2 = m_store->addRun(second);
+    m_deck->refreshAll();
+    ChartBase* c = m_deck->chart("epoch_time");
+    QCOMPARE(c->visibleGraphPoints("v100"), 6);
+    QVERIFY(c->series().front().label.startsWith("#"));   // runs told apart when overlaid
+    m_store->setVisible(id2, false);
+    c->refreshNow();
+    QCOMPARE(c->visibleGraphPoints("v100"), 3);
+  }
+
+  void redrawsAreCoalesced() {
+    ChartBase* c = m_deck->chart("batch_loss");
+    QTest::qWait(60);   // let pending refreshes run
+    int count = 0;
+    connect(c, &ChartBase::refreshed, this, [&count] { ++count; });
+    for (int i = 0; i < 200; ++i) {
+      core::train::BatchSample b;
+      b.step = 100 + i;
+      b.loss = 1.0;
+      m_store->appendSamples(m_runId, {b}, {});
+    }
+    QCOMPARE(count, 0);   // nothing redrawn per sample
+    QTRY_COMPARE_WITH_TIMEOUT(count, 1, 1000);
+    QTest::qWait(80);
+    QCOMPARE(count, 1);
+  }
+
+  void themeSwitchChangesThePlotBackground() {
+    ChartBase* c = m_deck->chart("throughput");
+    auto corner = [c] { return c->plot()->toPixmap(400, 300).toImage().pixelColor(3, 3); };
+    QVERIFY(corner().lightness() > 200);
+    m_deck->setTheme(ChartTheme::Dark);
+    QVERIFY(corner().lightness() < 60);
+    QCOMPARE(c->plot()->xAxis->tickLabelColor(), chartColors(ChartTheme::Dark).text);
+    m_deck->setTheme(ChartTheme::Light);
+    QVERIFY(corner().lightness() > 200);
+  }
+
+  void presentationScaleEnlargesFonts() {
+    ChartBase* c = m_deck->chart("epoch_time");
+    const double before = c->plot()->xAxis->tickLabelFont().pointSizeF();
+    m_deck->setPresentationScale(1.6);
+    QCOMPARE(c->plot()->xAxis->tickLabelFont().pointSizeF(), before * 1.6);
+  }
+
+  void maximiseShowsOneChart() {
+    m_deck->show();
+    ChartBase* c = m_deck->chart("cost");
+    m_deck->maximise(c);
+    QVERIFY(c->isVisible());
+    QVERIFY(!m_deck->chart("epoch_time")->isVisible());
+    m_deck->maximise(nullptr);
+    QVERIFY(m_deck->chart("epoch_time")->isVisible());
+  }
+
+private:
+  RunStore* m_store = nullptr;
+  ChartDeck* m_deck = nullptr;
+  int m_runId = 0;
+};
+
+QTEST_MAIN(TestCharts)
+#include "test_charts.moc"
