@@ -1,18 +1,218 @@
+// The main window as a user meets it: docks, menus, standard shortcuts, enablement that
+// follows state, presentation mode, themes, settings read back as written, devices flagged
+// out of memory before a run, a simulation-only preset, a device file that fails validation.
+#include <QDir>
 #include <QDockWidget>
+#include <QFile>
+#include <QMenuBar>
+#include <QSettings>
+#include <QTemporaryDir>
 #include <QtTest>
 
+#include "app/gui/appearance.h"
+#include "app/gui/guide_panel.h"
 #include "app/gui/main_window.h"
+#include "app/gui/message_bar.h"
+#include "app/gui/preset_controller.h"
+#include "app/gui/setup_controller.h"
+#include "app/gui/training_session.h"
+#include "app_test_env.h"
+#include "core/util/files.h"
+#include "widgets/chart_base.h"
+#include "widgets/chart_deck.h"
+#include "widgets/experiment_panel.h"
+#include "widgets/hardware_panel.h"
+#include "widgets/run_store.h"
+
+using app::gui::MainWindow;
+
+namespace {
+
+QStringList menuTitles(QMenuBar* bar) {
+  QStringList out;
+  for (QAction* a : bar->actions()) out << a->text().remove('&');
+  return out;
+}
+
+bool hasShortcut(QAction* a, const QKeySequence& key) { return a->shortcuts().contains(key); }
+
+}  // namespace
 
 class TestMainWindow : public QObject {
   Q_OBJECT
+  QTemporaryDir m_dir;
+
 private slots:
-  void opensWithItsDocks() {
-    app::gui::MainWindow w;
+  void initTestCase() {
+    app_test::isolate(m_dir);
+    QApplication::setApplicationName("AccelLab");
+    QApplication::setOrganizationName("AccelLab");
+  }
+
+  void opensWithItsDocksAndMenus() {
+    MainWindow w;
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QCOMPARE(w.windowTitle(), QString("AccelLab"));
-    QVERIFY(w.experimentDock() && w.experimentDock()->isVisible());
-    QVERIFY(w.hardwareDock() && w.hardwareDock()->isVisible());
+    for (QDockWidget* d : {w.experimentDock(), w.hardwareDock(), w.guideDock(), w.runsDock()}) QVERIFY(d && d->isVisible());
+    QCOMPARE(menuTitles(w.menuBar()), QStringList({"File", "Edit", "View", "Run", "Help"}));
+    // A first start opens the preset that trains for real.
+    QVERIFY(w.presetController()->current());
+    QCOMPARE(w.presetController()->current()->id, QString("e3-colab-fashion"));
+    QCOMPARE(w.experimentPanel()->config().modelId, std::string("colab-cnn"));
+    QCOMPARE(w.hardwarePanel()->choices().size(), 3);  // this machine (measured), k80, tpu-v2-8
+  }
+
+  void shortcutsAndStatusTips() {
+    MainWindow w;
+    const auto& a = w.actions();
+    QVERIFY(hasShortcut(a.run, QKeySequence(Qt::CTRL | Qt::Key_R)));
+    QVERIFY(hasShortcut(a.pause, QKeySequence(Qt::Key_Space)));
+    QVERIFY(hasShortcut(a.stop, QKeySequence(Qt::Key_Escape)));
+    QVERIFY(hasShortcut(a.presentation, QKeySequence(Qt::Key_F11)));
+    // Explicit fallbacks where Qt 6.4 has no standard binding on every desktop.
+    QVERIFY(hasShortcut(a.quit, QKeySequence(Qt::CTRL | Qt::Key_Q)));
+    QVERIFY(hasShortcut(a.savePreset, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S)));
+    QVERIFY(hasShortcut(a.preferences, QKeySequence(Qt::CTRL | Qt::Key_Comma)));
+    for (QAction* act : {a.openPreset, a.savePreset, a.exportChart, a.exportAllCharts, a.exportCsv, a.exportJson, a.quit,
+                         a.copyChart, a.preferences, a.presentation, a.run, a.pause, a.stop, a.hideRun, a.deleteRun, a.about})
+      QVERIFY2(!act->statusTip().isEmpty(), qPrintable(act->text()));
+    for (QAction* act : {a.run, a.pause, a.stop, a.quit, a.openPreset}) QVERIFY2(!act->icon().isNull(), qPrintable(act->text()));
+  }
+
+  void enablementFollowsState() {
+    MainWindow w;
+    const auto& a = w.actions();
+    QVERIFY(a.run->isEnabled());
+    QVERIFY(!a.pause->isEnabled());
+    QVERIFY(!a.stop->isEnabled());
+    QVERIFY(!a.deleteRun->isEnabled());  // nothing selected
+    QVERIFY(!a.showAllCharts->isEnabled());
+    w.deck()->maximise(w.deck()->chart("throughput"));
+    QVERIFY(a.showAllCharts->isEnabled());
+    a.showAllCharts->trigger();
+    QVERIFY(!w.deck()->maximisedChart());
+  }
+
+  void presentationModeToggles() {
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    const int font = QApplication::font().pointSize();
+    w.actions().presentation->trigger();
+    QVERIFY(w.appearance()->presentation());
+    QVERIFY(w.windowState() & Qt::WindowFullScreen);
+    QVERIFY(!w.experimentDock()->isVisible());
+    QVERIFY(!w.hardwareDock()->isVisible());
+    QVERIFY(QApplication::font().pointSize() > font);
+    QVERIFY(w.deck()->charts().first()->presentationScale() > 1.0);
+    w.actions().presentation->trigger();
+    QVERIFY(!w.appearance()->presentation());
+    QVERIFY(!(w.windowState() & Qt::WindowFullScreen));
+    QTRY_VERIFY(w.experimentDock()->isVisible());
+    QVERIFY(w.hardwareDock()->isVisible());
+    QCOMPARE(QApplication::font().pointSize(), font);
+    QCOMPARE(w.deck()->charts().first()->presentationScale(), 1.0);
+  }
+
+  void themeAndSettingsAreReadBackAsWritten() {
+    {
+      MainWindow w;
+      w.actions().darkTheme->trigger();
+      QCOMPARE(w.deck()->charts().first()->theme(), widgets::ChartTheme::Dark);
+      QVERIFY(QApplication::palette().color(QPalette::Window).lightness() < 100);
+      core::train::TrainConfig c = w.experimentPanel()->config();
+      c.batch = 256;
+      c.epochs = 3;
+      w.experimentPanel()->setConfig(c);
+      auto k80 = *w.hardwarePanel()->settings("k80");
+      k80.count = 2;
+      w.hardwarePanel()->setChoices({k80});
+      w.writeSettings();
+    }
+    MainWindow again;
+    QCOMPARE(again.appearance()->theme(), widgets::ChartTheme::Dark);
+    QVERIFY(again.actions().darkTheme->isChecked());
+    QCOMPARE(again.experimentPanel()->config().batch, 256);
+    QCOMPARE(again.experimentPanel()->config().epochs, 3);
+    const auto choices = again.hardwarePanel()->choices();
+    QVERIFY(std::any_of(choices.begin(), choices.end(), [](const auto& c) { return c.deviceId == "k80" && c.count == 2; }));
+    QVERIFY(std::none_of(choices.begin(), choices.end(), [](const auto& c) { return c.deviceId == "tpu-v2-8"; }));
+    QCOMPARE(again.presetController()->current()->id, QString("e3-colab-fashion"));
+    again.actions().lightTheme->trigger();
+    again.writeSettings();
+    QSettings().clear();
+  }
+
+  void outOfMemoryIsFlaggedBeforeTheRun() {
+    MainWindow w;
+    QVERIFY(w.presetController()->apply("e1"));
+    w.setupController()->updateNow();
+    using Kind = widgets::DeviceStatus::Kind;
+    QCOMPARE(w.hardwarePanel()->deviceStatus("p100").kind, Kind::Ok);  // batch 16
+    core::train::TrainConfig c = w.experimentPanel()->config();
+    c.batch = 128;
+    w.experimentPanel()->setConfig(c);
+    w.setupController()->updateNow();
+    QCOMPARE(w.hardwarePanel()->deviceStatus("p100").kind, Kind::OutOfMemory);
+    QVERIFY(w.hardwarePanel()->deviceStatus("p100").detail.contains("GiB"));
+    QCOMPARE(w.hardwarePanel()->deviceStatus("tpu-v3-8").kind, Kind::Ok);
+    // The guide sets AccelLab's figures beside the published ones.
+    QVERIFY(w.guidePanel()->comparisonRows() >= 4);
+    for (int i = 0; i < w.guidePanel()->comparisonRows(); ++i)
+      QVERIFY2(!w.guidePanel()->appValue(i).isEmpty() && w.guidePanel()->appValue(i) != "…", qPrintable(w.guidePanel()->appValue(i)));
+    QVERIFY(w.guidePanel()->modeText().contains("Simulation only"));
+  }
+
+  void aSimulationOnlyPresetRunsAtOnce() {
+    MainWindow w;
+    QVERIFY(w.presetController()->apply("e5"));
+    QVERIFY(!w.experimentPanel()->trainHere());
+    w.actions().run->trigger();
+    QVERIFY(!w.session()->isActive());
+    const widgets::Run* r = w.store()->run(w.store()->currentRunId());
+    QVERIFY(r);
+    QCOMPARE(r->status, core::train::RunStatus::Finished);
+    QVERIFY(r->batches.empty());  // nothing trained here
+    QCOMPARE(r->devices.size(), 3);
+    for (const auto& d : r->devices) {
+      QVERIFY(!d.measured);
+      QCOMPARE(d.epochSeconds.size(), 20);
+      QVERIFY(d.epochSeconds[0] >= d.epochSeconds[1]);  // the first epoch carries compilation / warm-up
+    }
+    QCOMPARE(r->references.size(), 3);
+    w.deck()->refreshAll();
+    QVERIFY(w.deck()->chart("epoch_time")->visibleGraphPoints("tpu-v3-8") > 0);
+  }
+
+  void aUserPresetIsSavedAndListed() {
+    MainWindow w;
+    const QString path = w.presetController()->saveUserPreset("E3 for my class");
+    QVERIFY(QFile::exists(path));
+    QVERIFY(path.startsWith(QString::fromStdString(core::util::userDataDir())));
+    QVERIFY(w.presetController()->library().find("e3-for-my-class"));
+    QCOMPARE(w.presetController()->library().find("e3-for-my-class")->references.size(), 2);  // kept from E3
+    QFile::remove(path);
+  }
+
+  void aBadDeviceFileIsReportedAndTheAppWorks() {
+    const QString dir = QDir(QString::fromStdString(core::util::userDataDir())).filePath("devices");
+    QDir().mkpath(dir);
+    const QString file = QDir(dir).filePath("my-gpu.json");
+    {
+      QFile f(file);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(R"({"id": "my-gpu", "name": "Mine", "kind": "gpu", "mem_bandwith_gbps": 100})");
+    }
+    MainWindow w;
+    QFile::remove(file);
+    QCOMPARE(w.messageBar()->level(), app::gui::MessageBar::Level::Warning);
+    const QString text = w.messageBar()->text();
+    QVERIFY2(text.contains("my-gpu.json"), qPrintable(text));
+    QVERIFY2(text.contains("mem_bandwith_gbps"), qPrintable(text));
+    QVERIFY(!w.hardwarePanel()->deviceIds().contains("my-gpu"));
+    QVERIFY(w.hardwarePanel()->deviceIds().contains("k80"));
+    QVERIFY(w.actions().run->isEnabled());
   }
 };
 

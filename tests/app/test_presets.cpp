@@ -1,0 +1,175 @@
+// Presets: the five shipped files load and say what they re-create; broken files are
+// rejected with errors that name the file and the key; a saved preset reads back the same.
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <cmath>
+
+#include "app/gui/preset.h"
+#include "app_test_env.h"
+#include "core/data/dataset_info.h"
+#include "core/hw/device_catalog.h"
+#include "core/nn/zoo.h"
+
+using app::gui::Preset;
+using app::gui::PresetLibrary;
+using app::gui::PresetMode;
+
+namespace {
+
+const char* kMinimal = R"({
+  "id": "tiny",
+  "title": "Tiny",
+  "mode": "train",
+  "experiment": {"dataset": "fashion-mnist", "model": "mlp", "batch": 64},
+  "devices": [{"id": "k80"}]
+})";
+
+QString parseError(const QString& text) {
+  try {
+    app::gui::parsePreset(text.toStdString(), "broken.json");
+  } catch (const std::exception& e) {
+    return QString::fromUtf8(e.what());
+  }
+  return {};
+}
+
+void write(const QString& path, const QByteArray& bytes) {
+  QFile f(path);
+  QVERIFY(f.open(QIODevice::WriteOnly));
+  f.write(bytes);
+}
+
+}  // namespace
+
+class TestPresets : public QObject {
+  Q_OBJECT
+  QTemporaryDir m_dir;
+
+private slots:
+  void initTestCase() { app_test::isolate(m_dir); }
+
+  void shippedPresetsLoadAndNameRealThings() {
+    PresetLibrary lib;
+    lib.load(PresetLibrary::builtinFolder(), QString());
+    QVERIFY2(lib.errors().isEmpty(), qPrintable(lib.errors().join('\n')));
+    QCOMPARE(lib.ids(), QStringList({"e1-kaggle-flowers", "e2-riseml-imagenet", "e3-colab-fashion", "e4-gce-cpu-gpu",
+                                     "e5-kaggle-cifar10"}));
+    const auto catalog = core::hw::DeviceCatalog::loadDirs({PresetLibrary::builtinFolder().replace("presets", "devices").toStdString()});
+    for (const Preset& p : lib.presets()) {
+      QVERIFY2(!p.explanation.isEmpty() && !p.modeNote.isEmpty(), qPrintable(p.id));
+      QVERIFY_THROWS_NO_EXCEPTION(core::data::datasetInfo(p.config.datasetId));
+      QVERIFY_THROWS_NO_EXCEPTION(core::nn::modelInfo(p.config.modelId));
+      QVERIFY2(p.devices.size() >= 2, qPrintable(p.id));
+      for (const auto& d : p.devices) QVERIFY2(catalog.find(d.deviceId.toStdString()), qPrintable(p.id + ": " + d.deviceId));
+      for (const auto& r : p.references) {
+        QVERIFY2(catalog.find(r.deviceId.toStdString()), qPrintable(p.id + ": reference " + r.deviceId));
+        QVERIFY(r.value > 0 && !r.label.isEmpty());
+      }
+      for (const auto& c : p.comparisons) {
+        QVERIFY2(!c.source.isEmpty(), qPrintable(c.label));
+        QVERIFY2(c.published > 0 || c.metric == app::gui::Comparison::Metric::Fits, qPrintable(c.label));
+      }
+      // Trains for real only where the engine can load the data (ImageNet, flowers: never).
+      if (p.mode == PresetMode::Train) QVERIFY2(core::data::datasetInfo(p.config.datasetId).loadable, qPrintable(p.id));
+    }
+    const Preset* e3 = lib.find("e3");
+    QVERIFY(e3);
+    QCOMPARE(e3->config.modelId, std::string("colab-cnn"));
+    QCOMPARE(e3->config.batch, 1024);
+    QCOMPARE(e3->devices.size(), 2);
+    QCOMPARE(e3->devices[1].precision, std::optional(core::util::Precision::BF16));
+    QVERIFY(!lib.find("e"));        // ambiguous prefix
+    QVERIFY(!lib.find("nothing"));
+  }
+
+  void brokenFilesNameFileAndKey_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("expected");
+    const QString ok = kMinimal;
+    QTest::newRow("syntax") << QString("{\"id\": ") << "broken.json";
+    QTest::newRow("unknown key") << QString(ok).replace("\"mode\"", "\"moed\": 1, \"mode\"") << "broken.json: moed: unknown key";
+    QTest::newRow("bad mode") << QString(ok).replace("\"train\"", "\"fly\"") << "broken.json: mode: \"fly\" is not one of";
+    QTest::newRow("missing model") << QString(ok).replace("\"model\": \"mlp\", ", "") << "broken.json: experiment.model: missing";
+    QTest::newRow("batch zero") << QString(ok).replace("\"batch\": 64", "\"batch\": 0") << "broken.json: experiment.batch: value 0";
+    QTest::newRow("device key") << QString(ok).replace("{\"id\": \"k80\"}", "{\"id\": \"k80\", \"cuont\": 2}")
+                                << "broken.json: devices[0].cuont: unknown key";
+    QTest::newRow("precision") << QString(ok).replace("{\"id\": \"k80\"}", "{\"id\": \"k80\", \"precision\": \"fp8\"}")
+                               << "broken.json: devices[0].precision";
+    QTest::newRow("twice") << QString(ok).replace("{\"id\": \"k80\"}", "{\"id\": \"k80\"}, {\"id\": \"k80\"}")
+                           << "broken.json: devices[1].id: device \"k80\" is listed twice";
+    QTest::newRow("chart") << QString(ok).replace("\"devices\"", "\"references\": [{\"chart\": \"pie\", \"device\": \"k80\", "
+                                                                 "\"value\": 1, \"label\": \"x\"}], \"devices\"")
+                           << "broken.json: references[0].chart: \"pie\" is not one of";
+    QTest::newRow("bad id") << QString(ok).replace("\"tiny\"", "\"Tiny One\"") << "broken.json: id:";
+  }
+  void brokenFilesNameFileAndKey() {
+    QFETCH(QString, text);
+    QFETCH(QString, expected);
+    const QString error = parseError(text);
+    QVERIFY2(error.startsWith(expected), qPrintable(error));
+  }
+
+  void savedPresetReadsBackTheSame() {
+    PresetLibrary lib;
+    lib.load(PresetLibrary::builtinFolder(), QString());
+    for (const Preset& p : lib.presets()) {
+      const std::string text = app::gui::presetToJson(p);
+      const Preset q = app::gui::parsePreset(text, "copy.json");
+      QCOMPARE(q.id, p.id);
+      QCOMPARE(q.title, p.title);
+      QCOMPARE(q.mode, p.mode);
+      QCOMPARE(q.config.batch, p.config.batch);
+      QCOMPARE(q.config.learningRate, p.config.learningRate);
+      QCOMPARE(q.config.limit, p.config.limit);
+      QCOMPARE(q.devices, p.devices);
+      QCOMPARE(q.references.size(), p.references.size());
+      for (int i = 0; i < q.references.size(); ++i) {
+        QCOMPARE(q.references[i].value, p.references[i].value);
+        QCOMPARE(std::isnan(q.references[i].x), std::isnan(p.references[i].x));
+      }
+      QCOMPARE(q.comparisons.size(), p.comparisons.size());
+      QCOMPARE(app::gui::presetToJson(q), text);
+    }
+  }
+
+  void userPresetsJoinAndOverride() {
+    QTemporaryDir user;
+    const Preset* e3 = nullptr;
+    PresetLibrary shipped;
+    shipped.load(PresetLibrary::builtinFolder(), QString());
+    e3 = shipped.find("e3");
+    Preset mine = *e3;
+    mine.title = "E3, my way";
+    mine.config.epochs = 2;
+    app::gui::savePresetFile(mine, QDir(user.path()).filePath(mine.id + ".json"));
+    Preset other = *e3;
+    other.id = "other";
+    other.title = "Other";
+    app::gui::savePresetFile(other, QDir(user.path()).filePath("other.json"));
+    write(QDir(user.path()).filePath("wrong-name.json"), app::gui::presetToJson(other).c_str());
+    write(QDir(user.path()).filePath("junk.json"), "{");
+
+    PresetLibrary lib;
+    lib.load(PresetLibrary::builtinFolder(), user.path());
+    QCOMPARE(lib.presets().size(), 6);
+    QCOMPARE(lib.find("e3-colab-fashion")->title, QString("E3, my way"));
+    QVERIFY(lib.find("e3-colab-fashion")->user);
+    QVERIFY(lib.find("other"));
+    QCOMPARE(lib.errors().size(), 2);
+    QVERIFY(lib.errors().join('\n').contains("wrong-name.json: id: \"other\" differs from the file name"));
+    QVERIFY(lib.errors().join('\n').contains("junk.json"));
+  }
+
+  void idsFromTitles() {
+    QCOMPARE(app::gui::presetIdFromTitle("E3 · Colab (mine)!"), QString("e3-colab-mine"));
+    QCOMPARE(app::gui::presetIdFromTitle("···"), QString("my-preset"));
+    QVERIFY(app::gui::isValidPresetId("e3-colab"));
+    QVERIFY(!app::gui::isValidPresetId("E3"));
+    QVERIFY(!app::gui::isValidPresetId("../x"));
+  }
+};
+
+QTEST_MAIN(TestPresets)
+#include "test_presets.moc"
