@@ -61,11 +61,12 @@ const char* const kSweepUsage =
     "stderr; configurations that do not fit are printed with fits_in_memory: false.\n";
 
 const char* const kDevicesUsage =
-    "Usage: accellab-cli devices [--format text|json] [--host]\n"
+    "Usage: accellab-cli devices [--format text|json] [--host [--remeasure]]\n"
     "\n"
     "Lists the hardware catalog: the shipped device files, the user's own\n"
     "(<user data dir>/devices/*.json, e.g. ~/.local/share/accellab/devices) and, with --host,\n"
-    "this machine as measured by a short micro-benchmark (run once, then cached). JSON: an array\n"
+    "this machine as measured by a short micro-benchmark (run once, then cached; --remeasure runs\n"
+    "it again, e.g. when the cache was measured on a busy machine). JSON: an array\n"
     "of devices with their figures (units in the key names) and a source and date per figure.\n"
     "Device files that fail validation are reported on stderr, naming the file and the key.\n";
 
@@ -236,11 +237,12 @@ int cmdSweep(const CommandArgs& args, std::ostream& out, std::ostream& err) {
 }
 
 int cmdDevices(const CommandArgs& args, std::ostream& out, std::ostream& err) {
-  const Args a(args, {"help", "host"});
-  a.allowOnly({"format", "host", "help"});
+  const Args a(args, {"help", "host", "remeasure"});
+  a.allowOnly({"format", "host", "remeasure", "help"});
+  if (a.flag("remeasure") && !a.flag("host")) throw Error("--remeasure: only with --host");
   const std::string format = a.str("format", "text");
   if (format != "json" && format != "text") throw Error("--format: '" + format + "' is not one of text, json");
-  const core::hw::DeviceCatalog cat = loadSimCatalog(a.flag("host"), err);
+  const core::hw::DeviceCatalog cat = loadSimCatalog(a.flag("host"), err, a.flag("remeasure"));
   if (format == "json") {
     Json list = Json::array();
     for (const auto& d : cat.devices()) list.push(deviceJson(d));

@@ -12,12 +12,12 @@ namespace app::cli {
 
 using core::util::Error;
 
-core::hw::DeviceCatalog loadSimCatalog(bool withHost, std::ostream& err) {
+core::hw::DeviceCatalog loadSimCatalog(bool withHost, std::ostream& err, bool remeasureHost) {
   namespace fs = std::filesystem;
   core::hw::DeviceCatalog cat = core::hw::DeviceCatalog::loadDirs(
       {(fs::path(core::util::resourceDir()) / "devices").string(),
        (fs::path(core::util::userDataDir()) / "devices").string()});
-  if (withHost) cat.add(core::hw::hostDeviceSpec());
+  if (withHost) cat.add(core::hw::hostDeviceSpec(remeasureHost));
   for (const auto& e : cat.loadErrors()) err << "accellab-cli: warning: device file skipped: " << e << "\n";
   return cat;
 }

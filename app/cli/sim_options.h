@@ -11,7 +11,7 @@ namespace app::cli {
 
 // The shipped and user device files; `withHost` adds the measured host (the micro-benchmark
 // runs once per machine, then its cache is read). Files that failed go to `err` as warnings.
-core::hw::DeviceCatalog loadSimCatalog(bool withHost, std::ostream& err);
+core::hw::DeviceCatalog loadSimCatalog(bool withHost, std::ostream& err, bool remeasureHost = false);
 
 // Each throws core::util::Error naming the option.
 std::string simModelOption(const Args& a);

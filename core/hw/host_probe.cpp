@@ -186,10 +186,10 @@ HostMeasurement measureHost() {
   return m;
 }
 
-HostMeasurement cachedHostMeasurement(const std::string& cachePath) {
+HostMeasurement cachedHostMeasurement(const std::string& cachePath, bool remeasure) {
   const CpuInfo info = readCpuInfo();
   std::error_code ec;
-  if (fs::exists(cachePath, ec)) {
+  if (!remeasure && fs::exists(cachePath, ec)) {
     try {
       HostMeasurement m = fromJson(util::Json::parseFile(cachePath));
       if (m.cpuModel == (info.model.empty() ? "unknown CPU" : info.model) && m.vcpus == util::currentConcurrency() &&
@@ -254,9 +254,9 @@ DeviceSpec hostSpecFromMeasurement(const HostMeasurement& m) {
   return s;
 }
 
-DeviceSpec hostDeviceSpec() {
+DeviceSpec hostDeviceSpec(bool remeasure) {
   const std::string cache = (fs::path(util::userDataDir()) / "host.json").string();
-  return hostSpecFromMeasurement(cachedHostMeasurement(cache));
+  return hostSpecFromMeasurement(cachedHostMeasurement(cache, remeasure));
 }
 
 }  // namespace core::hw

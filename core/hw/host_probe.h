@@ -26,10 +26,11 @@ struct HostMeasurement {
 HostMeasurement measureHost();
 // Reads `cachePath` when it holds a measurement of this CPU (same model and vCPU count);
 // otherwise measures and writes it (atomically). A broken cache is re-measured, not fatal.
-HostMeasurement cachedHostMeasurement(const std::string& cachePath);
+HostMeasurement cachedHostMeasurement(const std::string& cachePath, bool remeasure = false);
 // The `host` device spec from a measurement (pure).
 DeviceSpec hostSpecFromMeasurement(const HostMeasurement& m);
-// cachedHostMeasurement(userDataDir()/host.json) -> spec.
-DeviceSpec hostDeviceSpec();
+// cachedHostMeasurement(userDataDir()/host.json) -> spec. `remeasure`: ignore the cache
+// (e.g. it was measured while the machine was busy) and write a fresh one.
+DeviceSpec hostDeviceSpec(bool remeasure = false);
 
 }  // namespace core::hw

@@ -56,9 +56,10 @@ double gemmUtilization(const LayerWork& l, Pass pass, double samples, const Exec
   return 2.0 / (1.0 / std::max(dgrad, 1e-9) + 1.0 / std::max(wgrad, 1e-9));  // equal FLOPs: harmonic mean
 }
 
-int opThreads(double flops, double bytes, bool gemm, const ExecutionUnit& u) {
+int opThreads(double flops, double bytes, double gemmOutputs, bool gemm, const ExecutionUnit& u) {
   if (u.kind != hw::DeviceKind::Cpu) return 1;
-  return threadsForBlocks(gemm ? flops / kGemmGrainFlops : bytes / kElementwiseGrainBytes, u.vcpus);
+  if (!gemm) return threadsForBlocks(bytes / kElementwiseGrainBytes, u.vcpus);
+  return threadsForBlocks(std::min(flops / kGemmGrainFlops, std::ceil(gemmOutputs / kParallelBlockOutputs)), u.vcpus);
 }
 
 double perOpSeconds(const ExecutionUnit& u, int threads) {
@@ -111,7 +112,8 @@ LayerTime layerTime(const LayerWork& l, Pass pass, double samplesPerDevice, cons
     const bool direct = l.groups > 1 || peak > vec;
     rate = direct ? std::max(matrix, vec * u.gemmEfficiency * kVectorPathEfficiency) : matrix;
   }
-  const double perOp = perOpSeconds(u, opThreads(flops, bytes, l.isGemm(), u));
+  const double outputs = static_cast<double>(l.gemmM) * static_cast<double>(l.gemmN) * samples;
+  const double perOp = perOpSeconds(u, opThreads(flops, bytes, outputs, l.isGemm(), u));
   return withDispatch(roofline(flops, rate, bytes, bw), opsPerPass(l.kind, pass), perOp, u.asyncLaunch);
 }
 

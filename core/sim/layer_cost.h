@@ -29,11 +29,13 @@ double gemmUtilization(const LayerWork& l, Pass pass, double samples, const Exec
 LayerTime roofline(double flops, double flopsPerSecond, double bytes, double bytesPerSecond);
 
 // CPU: threads one op keeps busy. The thread pool hands each thread at least a grain of work
-// (about 1 MFLOP, or 128 KB for elementwise passes: roughly 15 us), so small ops stay on a
-// few threads and pay no wide barrier. 1 on other devices.
+// (about 1 MFLOP, or 128 KB for elementwise passes: roughly 15 us), and a GEMM is shared out
+// in output blocks of kParallelBlockOutputs (64 x 64), so small ops stay on a few threads and
+// pay no wide barrier. 1 on other devices.
 inline constexpr double kGemmGrainFlops = 1e6;
+inline constexpr double kParallelBlockOutputs = 64.0 * 64.0;
 inline constexpr double kElementwiseGrainBytes = 128.0 * 1024;
-int opThreads(double flops, double bytes, bool gemm, const ExecutionUnit& u);
+int opThreads(double flops, double bytes, double gemmOutputs, bool gemm, const ExecutionUnit& u);
 // Dispatch seconds of one op that runs on `threads` threads.
 double perOpSeconds(const ExecutionUnit& u, int threads);
 

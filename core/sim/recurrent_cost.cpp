@@ -30,7 +30,7 @@ LayerTime recurrentLayerTime(const LayerWork& l, Pass pass, double samplesPerDev
   const double util = l.isGemm() ? gemmUtilization(step, pass, samples, u) : 1.0;
   const double rate = std::max(peak * u.gemmEfficiency * util, 1.0);
   // The step's GEMM spreads over its tiles' threads; its elementwise ops are too small to split.
-  const double gemmOp = perOpSeconds(u, opThreads(flops, bytes, l.isGemm(), u));
+  const double gemmOp = perOpSeconds(u, opThreads(flops, bytes, static_cast<double>(l.gemmM) * samples, l.isGemm(), u));
   const double perOp = (gemmOp + (opsPerRecurrentStep(pass) - 1) * u.opSeconds) / opsPerRecurrentStep(pass);
   const LayerTime one = withDispatch(roofline(flops, rate, bytes, bw), opsPerRecurrentStep(pass), perOp, u.asyncLaunch);
 
