@@ -230,9 +230,9 @@ DeviceSpec hostSpecFromMeasurement(const HostMeasurement& m) {
   // The AccelLab engine as the software stack: the peak above is a measured GEMM rate, so the
   // efficiency is the share of it the engine's layers reach (im2col, small GEMMs), and the
   // overheads are the engine's per-layer TBB dispatch and per-step bookkeeping.
-  s.gemmEfficiency = 0.6;
+  s.gemmEfficiency = 0.8;
   s.memEfficiency = 0.8;
-  s.kernelLaunchSeconds = 4e-6;
+  s.kernelLaunchSeconds = 2e-5;
   s.stepOverheadSeconds = 1e-4;
   s.syncSecondsPerThread = 2e-6;
   s.compileSeconds = 0;
