@@ -90,11 +90,13 @@ void PresetController::apply(const Preset& preset) {
     problems << tr("%1: mode: “train” needs a dataset the engine can load; “%2” is simulated only")
                     .arg(QDir::toNativeSeparators(preset.filePath), QString::fromStdString(preset.config.datasetId));
   m_current = preset;
-  if (problems.isEmpty()) {
-    m_messages->clearMessage();
-  } else {
+  // Clear only what an earlier preset said, not other news (a skipped device file).
+  if (!m_lastProblem.isEmpty() && m_messages->text() == m_lastProblem) m_messages->clearMessage();
+  m_lastProblem.clear();
+  if (!problems.isEmpty()) {
     m_messages->showMessage(MessageBar::Level::Warning, tr("The preset “%1” was loaded with problems").arg(preset.title),
                             problems.join('\n'));
+    m_lastProblem = m_messages->text();
   }
   Q_EMIT presetChanged(m_current);
 }

@@ -59,6 +59,7 @@ private:
   QMenu* m_menu;
   PresetLibrary m_library;
   std::optional<Preset> m_current;
+  QString m_lastProblem;  // the message this controller last showed
 };
 
 }  // namespace app::gui

@@ -19,6 +19,7 @@
 #include "app/gui/preset_controller.h"
 #include "app/gui/run_controller.h"
 #include "app/gui/run_history.h"
+#include "app/gui/run_status_widget.h"
 #include "app/gui/runs_panel.h"
 #include "app/gui/setup_controller.h"
 #include "app/gui/training_session.h"
@@ -265,10 +266,15 @@ private slots:
     const int id = startRun();
     QVERIFY(id > 0 && id != m_firstRun);
     QTRY_VERIFY_WITH_TIMEOUT(!run(id)->batches.empty(), kRunTimeoutMs);
+    // The status bar shows live images/s and the progress with an ETA.
+    QTRY_VERIFY(m_window->runStatus()->rateText().contains("images/s"));
+    QVERIFY(m_window->runStatus()->etaText().contains("epoch 1/1"));
+    QVERIFY(m_window->runStatus()->etaText().contains("ETA"));
 
     m_window->actions().pause->trigger();
     QVERIFY(m_window->actions().pause->isChecked());
     QTRY_COMPARE(run(id)->status, RunStatus::Paused);
+    QVERIFY(m_window->runStatus()->etaText().contains("paused"));
     QTest::qWait(2500);  // the batch in flight ends, and it is drained
     const std::size_t frozen = run(id)->batches.size();
     QTest::qWait(2000);
