@@ -246,4 +246,8 @@ void AccuracyChart::adjustFit() {
   if (y->range().lower < 0) y->setRangeLower(0);
 }
 
+QString AccuracyChart::emptyText() const {
+  return tr("No finished epochs yet. Accuracy comes from real training on this machine; simulation-only runs have none.");
+}
+
 }  // namespace widgets

@@ -25,6 +25,7 @@ public:
 protected:
   void rebuild() override;
   void adjustFit() override;
+  QString emptyText() const override;
 
 private:
   QVector<Series> epochSeries() const;

@@ -4,12 +4,27 @@
 
 #include <cmath>
 
+#include "widgets/run_store.h"
+
 namespace widgets {
 
 Qt::BrushStyle BarChartBase::brushStyleFor(int styleIndex) {
-  static const Qt::BrushStyle styles[] = {Qt::SolidPattern, Qt::BDiagPattern, Qt::Dense4Pattern,
-                                          Qt::DiagCrossPattern, Qt::FDiagPattern};
+  // Runs after the first are hatched (never a dense dot pattern: it reads as another colour).
+  static const Qt::BrushStyle styles[] = {Qt::SolidPattern, Qt::BDiagPattern, Qt::FDiagPattern,
+                                          Qt::DiagCrossPattern, Qt::CrossPattern};
   return styles[styleIndex % 5];
+}
+
+DeviceCategories BarChartBase::categories() const {
+  DeviceCategories cats;
+  const auto runs = shownRuns();
+  for (int ri = 0; ri < static_cast<int>(runs.size()); ++ri)
+    for (const DeviceResult& d : runs[static_cast<std::size_t>(ri)]->devices) cats.add(ri, d);
+  return cats;
+}
+
+QString BarChartBase::emptyText() const {
+  return tr("No devices to show yet: choose devices and press Run, or tick a run in the runs list.");
 }
 
 QCPBars* BarChartBase::addBar(const Series& s, QCPAxis* keyAxis, QCPAxis* valueAxis,

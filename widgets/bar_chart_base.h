@@ -3,6 +3,7 @@
 // runs told apart by fill pattern, value labels on top, and "out of memory" / "no price"
 // written where a bar would be instead of a misleading zero.
 #include "widgets/chart_base.h"
+#include "widgets/device_categories.h"
 
 class QCPBars;
 
@@ -14,6 +15,8 @@ public:
   using ChartBase::ChartBase;
 
 protected:
+  // Categories for every device of the shown runs (first pass done).
+  DeviceCategories categories() const;
   // One bar (one point at s.plotX[0]) for a per-device series; key from the series.
   QCPBars* addBar(const Series& s, QCPAxis* keyAxis, QCPAxis* valueAxis, double width);
   // The value printed above a bar.
@@ -23,6 +26,7 @@ protected:
   // Bars start at zero (linear) and categories get half a slot of margin.
   void fitBars(QCPAxisRect* rect, int categories);
   static Qt::BrushStyle brushStyleFor(int styleIndex);
+  QString emptyText() const override;
 };
 
 }  // namespace widgets

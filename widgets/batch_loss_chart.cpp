@@ -127,4 +127,8 @@ void BatchLossChart::adjustFit() {
   if (y->scaleType() == QCPAxis::stLinear && y->range().lower < 0) y->setRangeLower(0);
 }
 
+QString BatchLossChart::emptyText() const {
+  return tr("No training steps yet: runs that train on this machine show their loss here.");
+}
+
 }  // namespace widgets

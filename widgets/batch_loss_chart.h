@@ -23,6 +23,7 @@ public:
 protected:
   void rebuild() override;
   void adjustFit() override;
+  QString emptyText() const override;
 
 private:
   double m_smoothing = 0.6;

@@ -3,7 +3,6 @@
 #include <qcustomplot.h>
 
 #include <QCheckBox>
-#include <QMap>
 #include <cmath>
 #include <limits>
 
@@ -56,6 +55,7 @@ BreakdownChart::BreakdownChart(QWidget* parent)
     : BarChartBase("breakdown", tr("Why: where a training step's time goes"), parent) {
   m_shareBox = new QCheckBox(tr("Share of step"), this);
   m_shareBox->setToolTip(tr("Show each part as a percentage of the step time"));
+  m_shareBox->setChecked(m_share);
   controls()->addWidget(m_shareBox);
   connect(m_shareBox, &QCheckBox::toggled, this, &BreakdownChart::setShowShare);
   setExplanation(
@@ -64,7 +64,7 @@ BreakdownChart::BreakdownChart(QWidget* parent)
          "input (feeding data) and communication (synchronising devices). The largest part "
          "binds: speeding up anything else barely helps. For this machine it is the "
          "prediction; see the host check for how it compares with measurement."));
-  mainRect()->axis(QCPAxis::atLeft)->setLabel(tr("milliseconds per step"));
+  mainRect()->axis(QCPAxis::atLeft)->setLabel(tr("share of step time (%)"));
 }
 
 void BreakdownChart::setShowShare(bool share) {
@@ -83,11 +83,11 @@ void BreakdownChart::setShowShare(bool share) {
 QVector<Series> BreakdownChart::series() const {
   QVector<Series> out;
   const auto runs = shownRuns();
-  DeviceCategories cats(static_cast<int>(runs.size()));
+  const DeviceCategories cats = categories();
   for (int ri = 0; ri < static_cast<int>(runs.size()); ++ri) {
     const Run& run = *runs[static_cast<std::size_t>(ri)];
     for (const DeviceResult& d : run.devices) {
-      const double px = cats.add(ri, d);
+      const double px = cats.position(ri, d);
       const auto& b = d.report.breakdown;
       double total = 0;
       for (const Component& c : components()) total += b.*c.seconds;
@@ -122,12 +122,12 @@ void BreakdownChart::rebuild() {
   QCPAxis* x = mainRect()->axis(QCPAxis::atBottom);
   QCPAxis* y = mainRect()->axis(QCPAxis::atLeft);
   const auto runs = shownRuns();
-  DeviceCategories cats(static_cast<int>(runs.size()));
+  DeviceCategories cats = categories();
   QStringList notes;
   for (int ri = 0; ri < static_cast<int>(runs.size()); ++ri) {
     const Run& run = *runs[static_cast<std::size_t>(ri)];
     for (const DeviceResult& d : run.devices) {
-      const double px = cats.add(ri, d);
+      const double px = cats.position(ri, d);
       QString sub = d.measured ? tr("predicted, ") : QString();
       sub += outOfMemory(d) ? tr("out of memory") : boundText(d.report.bound);
       cats.setSubLabel(px, sub);
@@ -160,13 +160,16 @@ void BreakdownChart::rebuild() {
       }
     }
   }
-  // The step total on top of each stack.
-  QMap<QPair<int, double>, double> totals;
-  for (const Series& s : all)
-    if (!s.y.isEmpty() && std::isfinite(s.y[0])) totals[{s.styleIndex, s.plotX[0]}] += s.y[0];
-  for (auto it = totals.cbegin(); it != totals.cend(); ++it) {
-    if (it.value() <= 0 || m_share) continue;
-    addValueLabel(it.key().second, it.value(), formatValue(it.value()) + tr(" ms"), x, y);
+  // The step time on top of each stack (in ms also in the share view).
+  for (int ri = 0; ri < static_cast<int>(runs.size()); ++ri) {
+    for (const DeviceResult& d : runs[static_cast<std::size_t>(ri)]->devices) {
+      const double ms = d.report.stepSeconds * 1000.0;
+      double stackMs = 0;
+      for (const Component& c : components()) stackMs += d.report.breakdown.*c.seconds * 1000.0;
+      if (ms <= 0 || stackMs <= 0) continue;
+      // The parts may overlap in time (the step is less than their sum): label the step.
+      addValueLabel(cats.position(ri, d), m_share ? 100.0 : stackMs, formatValue(ms) + tr(" ms"), x, y);
+    }
   }
   cats.applyTo(x);
   m_categories = cats.size();
@@ -175,7 +178,7 @@ void BreakdownChart::rebuild() {
 
 void BreakdownChart::adjustFit() {
   fitBars(mainRect(), m_categories);
-  if (m_share) mainRect()->axis(QCPAxis::atLeft)->setRange(0, 105);
+  if (m_share) mainRect()->axis(QCPAxis::atLeft)->setRange(0, shownRuns().size() > 1 ? 125 : 108);
 }
 
 }  // namespace widgets

@@ -22,7 +22,7 @@ protected:
   void adjustFit() override;
 
 private:
-  bool m_share = false;
+  bool m_share = true;
   QCheckBox* m_shareBox = nullptr;
   int m_categories = 0;
 };

@@ -9,6 +9,7 @@
 #include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -73,10 +74,10 @@ ChartBase::ChartBase(const QString& chartId, const QString& title, QWidget* pare
   m_plot->plotLayout()->addElement(0, 0, m_titleElement);
   m_plot->axisRect()->insetLayout()->take(m_plot->legend);
   // The legend sits in a padded cell under the plot, so its frame is never cut off.
-  auto* legendCell = new QCPLayoutGrid;
-  legendCell->setMargins(QMargins(6, 2, 6, 6));
-  m_plot->plotLayout()->addElement(2, 0, legendCell);
-  legendCell->addElement(0, 0, m_plot->legend);
+  m_legendCell = new QCPLayoutGrid;
+  m_legendCell->setMargins(QMargins(6, 2, 6, 6));
+  m_plot->plotLayout()->addElement(2, 0, m_legendCell);
+  m_legendCell->addElement(0, 0, m_plot->legend);
   m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
   m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
   m_plot->plotLayout()->setRowSpacing(2);
@@ -112,6 +113,7 @@ ChartBase::ChartBase(const QString& chartId, const QString& title, QWidget* pare
   connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent*) { fitToData(); });
   connect(m_plot, &QCustomPlot::mouseMove, this, &ChartBase::onMouseMove);
   connect(m_plot, &QCustomPlot::mouseWheel, this, [this](QWheelEvent*) { m_autoFit = false; });
+  connect(m_plot, &QCustomPlot::beforeReplot, this, &ChartBase::placeReferenceLabels);
 
   applyChartTheme(m_plot, m_theme, m_scale);
 }
@@ -155,8 +157,11 @@ void ChartBase::doRefresh() {
   m_plot->clearPlottables();
   m_fitExtras.clear();
   rebuild();
+  addEmptyNote();
   applyChartTheme(m_plot, m_theme, m_scale);
+  autoLogY();
   applyLogY();
+  layoutForWidth(m_plot->width());
   applyHiddenStates();
   if (m_autoFit) {
     fitToData();
@@ -197,7 +202,9 @@ void ChartBase::enableLogYToggle() {
 }
 
 void ChartBase::setLogY(bool on) {
-  if (!supportsLogY() || m_logY == on) return;
+  if (!supportsLogY()) return;
+  m_logYChosen = true;
+  if (m_logY == on) return;
   m_logY = on;
   {
     const QSignalBlocker block(m_logYBox);
@@ -205,6 +212,33 @@ void ChartBase::setLogY(bool on) {
   }
   applyLogY();
   fitToData();
+}
+
+void ChartBase::autoLogY() {
+  if (!supportsLogY() || m_logYChosen) return;
+  double lo = std::numeric_limits<double>::max();
+  double hi = 0;
+  for (int i = 0; i < m_plot->plottableCount(); ++i) {
+    QCPAbstractPlottable* p = m_plot->plottable(i);
+    if (!p->visible() || p->property(kKeyProperty).toString() == kReferenceKey) continue;
+    if (p->valueAxis()->axisType() != QCPAxis::atLeft) continue;
+    auto* iface = p->interface1D();
+    if (!iface) continue;
+    for (int k = 0; k < iface->dataCount(); ++k) {
+      const double v = iface->dataMainValue(k);
+      if (!std::isfinite(v) || v <= 0) continue;
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+  }
+  if (hi <= 0) return;
+  // Hysteresis: on above 30×, off again only below 10×, so live data does not flicker.
+  const double ratio = hi / lo;
+  const bool want = m_logY ? ratio > 10 : ratio > 30;
+  if (want == m_logY) return;
+  m_logY = want;
+  const QSignalBlocker block(m_logYBox);
+  m_logYBox->setChecked(want);
 }
 
 void ChartBase::applyLogY() {
@@ -395,9 +429,97 @@ QString ChartBase::hoverText(const QPointF& pixel) const {
       xText = QStringLiteral("%1 %2").arg(xUnit, QString::number(key, 'f', 0));
   }
   const QString yUnit = bestPlottable->property(kYUnitProperty).toString();
-  QString name = bestPlottable->name();
-  if (name.isEmpty()) name = bestPlottable->property("hoverName").toString();
+  QString name = bestPlottable->property("hoverName").toString();
+  if (name.isEmpty()) name = bestPlottable->name();
   return QStringLiteral("%1\n%2\n%3%4").arg(name, xText, formatValue(value), unitSuffix(yUnit));
+}
+
+QString ChartBase::emptyText() const {
+  return tr("No runs to show yet: press Run, or tick a run in the runs list.");
+}
+
+void ChartBase::addEmptyNote() {
+  bool empty = true;
+  for (int i = 0; i < m_plot->plottableCount() && empty; ++i) {
+    QCPAbstractPlottable* p = m_plot->plottable(i);
+    if (p->property(kKeyProperty).toString() == kReferenceKey || !p->interface1D()) continue;
+    for (int k = 0; k < p->interface1D()->dataCount(); ++k)
+      if (std::isfinite(p->interface1D()->dataMainValue(k))) {
+        empty = false;
+        break;
+      }
+  }
+  if (!empty) return;
+  auto* text = new QCPItemText(m_plot);
+  text->setClipToAxisRect(false);
+  text->position->setType(QCPItemPosition::ptAxisRectRatio);
+  text->position->setAxisRect(mainRect());
+  text->position->setCoords(0.5, 0.5);
+  text->setPositionAlignment(Qt::AlignCenter);
+  text->setText(emptyText());
+  QColor c = colors().text;
+  c.setAlpha(150);
+  text->setColor(c);
+  text->setFont(chartFont(m_scale));
+  text->setObjectName("emptyNote");
+}
+
+void ChartBase::layoutForWidth(int width) {
+  QCPLegend* legend = m_plot->legend;
+  const int n = legend->itemCount();
+  if (n == 0) {
+    // An empty legend would leave a frame under the plot: take it out of the layout.
+    if (m_legendCell->elementCount() > 0 && m_legendCell->elementAt(0)) {
+      m_legendCell->take(legend);
+      m_legendCell->simplify();
+      legend->setVisible(false);
+      m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
+    }
+  } else {
+    if (!legend->visible()) {
+      m_legendCell->addElement(0, 0, legend);
+      legend->setVisible(true);
+    }
+    int widest = 1;
+    for (int i = 0; i < n; ++i)
+      if (QCPAbstractLegendItem* item = legend->item(i))
+        widest = std::max(widest, item->minimumOuterSizeHint().width());
+    const int spacing = legend->columnSpacing();
+    const int usable = std::max(1, width - 24);
+    const int columns = std::clamp(usable / (widest + spacing), 1, std::min(n, 4));
+    if (legend->wrap() != columns) {
+      legend->setWrap(columns);
+      legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    }
+  }
+  placeReferenceLabels();
+}
+
+void ChartBase::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  layoutForWidth(m_plot->width());
+}
+
+void ChartBase::placeReferenceLabels() {
+  // Labels of marks in the right part of the plot go to the left of their star, so they
+  // are not cut off at the edge.
+  for (int i = 0; i < m_plot->itemCount(); ++i) {
+    auto* label = qobject_cast<QCPItemText*>(m_plot->item(i));
+    if (!label || !label->property("referenceLabel").toBool()) continue;
+    if (!label->clipAxisRect()) continue;
+    QCPAxis* axis = label->clipAxisRect()->axis(QCPAxis::atBottom);
+    const QCPRange r = axis->range();
+    const double x = label->property("referenceX").toDouble();
+    double frac = 0;
+    if (axis->scaleType() == QCPAxis::stLogarithmic && r.lower > 0 && x > 0) {
+      frac = std::log(x / r.lower) / std::log(r.upper / r.lower);
+    } else if (r.size() > 0) {
+      frac = (x - r.lower) / r.size();
+    }
+    const bool left = frac > 0.6;
+    label->setPositionAlignment((left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter);
+    label->position->setCoords((left ? -9 : 9) * m_scale, 0);
+  }
 }
 
 void ChartBase::setMaximised(bool maximised) {

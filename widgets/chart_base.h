@@ -19,6 +19,7 @@ class QCPAbstractLegendItem;
 class QCPAxis;
 class QCPAxisRect;
 class QCPGraph;
+class QCPLayoutGrid;
 class QCPTextElement;
 class QCheckBox;
 class QHBoxLayout;
@@ -26,6 +27,7 @@ class QLabel;
 class QToolButton;
 class QTimer;
 class QMouseEvent;
+class QResizeEvent;
 
 namespace widgets {
 
@@ -63,6 +65,8 @@ public:
 
   bool supportsLogY() const { return m_logYBox != nullptr; }
   bool logY() const { return m_logY; }
+  // Sets log-y by hand; from then on the chart no longer picks it by itself. (Until the
+  // user chooses, log-y turns on when the shown values span more than ~30×.)
   void setLogY(bool on);
 
   // Fits every axis to the visible data and resumes following new data (double-click).
@@ -81,6 +85,9 @@ public:
 
   // Size the exports use (pixels at 1×).
   static QSize exportSize() { return {1000, 620}; }
+  // Lays the legend out in as many columns as fit `width` pixels (exports call this with
+  // their width, then with plot()->width() again) and places reference labels.
+  void layoutForWidth(int width);
 
   void setMaximised(bool maximised);
 
@@ -94,6 +101,9 @@ protected:
   virtual void rebuild() = 0;
   // Called after a fit; bar charts start at zero, log axes stay positive (override).
   virtual void adjustFit() {}
+  // What the empty chart says (no runs, no data yet).
+  virtual QString emptyText() const;
+  void resizeEvent(QResizeEvent* event) override;
 
   QHBoxLayout* controls() const { return m_controls; }
   void enableLogYToggle();
@@ -140,7 +150,10 @@ private:
   void onMouseMove(QMouseEvent* event);
   void applyHiddenStates();
   void applyLogY();
+  void autoLogY();
   void doRefresh();
+  void placeReferenceLabels();
+  void addEmptyNote();
 
   QString m_chartId;
   QString m_title;
@@ -156,10 +169,12 @@ private:
   ChartTheme m_theme = ChartTheme::Light;
   double m_scale = 1.0;
   bool m_logY = false;
+  bool m_logYChosen = false;   // the user decided; no automatic switching
   bool m_autoFit = true;
   bool m_fitting = false;
   QSet<QString> m_hidden;
   QVector<QPair<QCPAxis*, double>> m_fitExtras;
+  QCPLayoutGrid* m_legendCell = nullptr;
 };
 
 }  // namespace widgets

@@ -96,25 +96,31 @@ QVector<Series> ChartBase::referenceSeries(
 
 void ChartBase::drawReferences(const QVector<Series>& all, QCPAxis* keyAxis, QCPAxis* valueAxis) {
   const ChartColors c = colors();
-  QCPGraph* points = nullptr;
+  bool inLegend = false;
   for (const Series& s : all) {
     if (s.source != SeriesSource::Reference || s.y.isEmpty()) continue;
     const double x = s.plotX.isEmpty() ? s.x.value(0) : s.plotX.value(0);
     const double y = s.y[0];
+    const QFontMetrics metrics(chartFont(m_scale * 0.9));
+    const QString shortLabel = metrics.elidedText(s.label, Qt::ElideRight, static_cast<int>(330 * m_scale));
     if (!std::isfinite(x)) {
-      addHorizontalLine(y, s.label, c.reference, keyAxis, valueAxis, Qt::DotLine);
+      addHorizontalLine(y, shortLabel, c.reference, keyAxis, valueAxis, Qt::DotLine);
       continue;
     }
-    if (!points) {
-      points = m_plot->addGraph(keyAxis, valueAxis);
-      points->setName(tr("published (reference)"));
-      points->setLineStyle(QCPGraph::lsNone);
-      points->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssStar, QPen(c.reference, pen(2.0)),
-                                              QBrush(c.reference), 13 * m_scale));
-      registerPlottable(points, kReferenceKey, s.xUnit, s.yUnit);
-    }
-    points->addData(x, y);
-    // An invisible anchor at the point; the label sits a few pixels to its right.
+    // One graph per mark, so hovering a star names its source; one legend entry for all.
+    QCPGraph* point = m_plot->addGraph(keyAxis, valueAxis);
+    point->setName(tr("published (reference)"));
+    point->setLineStyle(QCPGraph::lsNone);
+    point->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssStar, QPen(c.reference, pen(2.0)),
+                                           QBrush(c.reference), 13 * m_scale));
+    point->setProperty("hoverName", s.label);
+    point->setProperty("deviceId", s.deviceId);
+    registerPlottable(point, kReferenceKey, s.xUnit, s.yUnit);
+    if (inLegend) point->removeFromLegend();
+    inLegend = true;
+    point->addData(x, y);
+    // An invisible anchor at the point; the label sits a few pixels beside it (the side is
+    // chosen in placeReferenceLabels so it stays inside the plot).
     auto* anchor = new QCPItemTracer(m_plot);
     anchor->setStyle(QCPItemTracer::tsNone);
     anchor->setClipAxisRect(keyAxis->axisRect());
@@ -126,7 +132,7 @@ void ChartBase::drawReferences(const QVector<Series>& all, QCPAxis* keyAxis, QCP
     label->position->setCoords(9 * m_scale, 0);
     label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
     label->setPadding(QMargins(3, 1, 3, 1));
-    label->setText(s.label);
+    label->setText(shortLabel);
     label->setColor(c.reference);
     // A light box keeps the label readable over bars and lines.
     QColor box = c.legendBackground;
@@ -134,6 +140,8 @@ void ChartBase::drawReferences(const QVector<Series>& all, QCPAxis* keyAxis, QCP
     label->setBrush(QBrush(box));
     label->setFont(chartFont(m_scale * 0.9));
     label->setProperty(kKeyProperty, kReferenceKey);
+    label->setProperty("referenceLabel", true);
+    label->setProperty("referenceX", x);
   }
 }
 

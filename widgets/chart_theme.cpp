@@ -53,7 +53,9 @@ void applyChartTheme(QCustomPlot* plot, ChartTheme theme, double scale) {
     rect->setBackground(QBrush(c.background));
     for (QCPAxis* axis : rect->axes()) styleAxis(axis, c, scale);
   }
-  for (QCPLayoutElement* e : plot->plotLayout()->elements(true)) {
+  QList<QCPLayoutElement*> elements = plot->plotLayout()->elements(true);
+  if (!elements.contains(plot->legend)) elements << plot->legend;   // out of the layout when empty
+  for (QCPLayoutElement* e : elements) {
     if (auto* legend = qobject_cast<QCPLegend*>(e)) {
       legend->setBrush(QBrush(c.legendBackground));
       legend->setBorderPen(QPen(c.legendBorder));

@@ -75,7 +75,7 @@ CostChart::CostChart(QWidget* parent) : BarChartBase("cost", tr("Cost"), parent)
 QVector<Series> CostChart::series() const {
   QVector<Series> out;
   const auto runs = shownRuns();
-  DeviceCategories cats(static_cast<int>(runs.size()));
+  const DeviceCategories cats = categories();
   for (int ri = 0; ri < static_cast<int>(runs.size()); ++ri) {
     const Run& run = *runs[static_cast<std::size_t>(ri)];
     for (const DeviceResult& d : run.devices) {
@@ -91,7 +91,7 @@ QVector<Series> CostChart::series() const {
       s.color = deviceColor(d.deviceId);
       s.styleIndex = ri;
       s.x = {kNaN};
-      s.plotX = {cats.add(ri, d)};
+      s.plotX = {cats.position(ri, d)};
       s.note = c.note;
       s.name = "usd_per_million_images";
       s.y = {c.perMillion};
@@ -114,9 +114,7 @@ QVector<Series> CostChart::series() const {
 void CostChart::rebuild() {
   QCPAxisRect* left = mainRect();
   const auto runs = shownRuns();
-  DeviceCategories cats(static_cast<int>(runs.size()));
-  for (int ri = 0; ri < static_cast<int>(runs.size()); ++ri)
-    for (const DeviceResult& d : runs[static_cast<std::size_t>(ri)]->devices) cats.add(ri, d);
+  const DeviceCategories cats = categories();
   const QVector<Series> all = series();
   QStringList notes;
   QVector<Series> leftRefs, rightRefs;

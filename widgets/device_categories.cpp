@@ -2,6 +2,7 @@
 
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "widgets/run_data.h"
@@ -9,40 +10,51 @@
 
 namespace widgets {
 
-DeviceCategories::DeviceCategories(int runCount) : m_runCount(std::max(1, runCount)) {}
-
 QString DeviceCategories::keyOf(const DeviceResult& d) {
   return QStringLiteral("%1|%2|%3|%4").arg(d.deviceId).arg(d.count).arg(d.vcpus).arg(d.measured);
 }
 
-double DeviceCategories::barWidth() const { return 0.8 / m_runCount; }
-
-double DeviceCategories::slot(int category, int runIndex) const {
-  if (m_runCount == 1) return category;
-  return category + (runIndex - (m_runCount - 1) / 2.0) * barWidth();
-}
-
-double DeviceCategories::add(int runIndex, const DeviceResult& d) {
-  const double x = add(runIndex, keyOf(d), deviceShortName(d));
-  m_slotsByDevice[QStringLiteral("%1/%2").arg(runIndex).arg(d.deviceId)].push_back(x);
-  return x;
-}
-
-double DeviceCategories::add(int runIndex, const QString& key, const QString& label) {
+void DeviceCategories::add(int runIndex, const DeviceResult& d) {
+  const QString key = keyOf(d);
   auto category = static_cast<int>(m_keys.indexOf(key));
   if (category < 0) {
     category = static_cast<int>(m_keys.size());
     m_keys << key;
-    m_labels << label;
+    m_labels << deviceShortName(d);
     m_subLabels << QString();
+    m_runs.push_back({});
   }
-  return slot(category, runIndex);
+  auto& runs = m_runs[category];
+  if (!runs.contains(runIndex)) {
+    runs.push_back(runIndex);
+    std::sort(runs.begin(), runs.end());
+  }
+  const QString deviceKey = QStringLiteral("%1/%2").arg(runIndex).arg(d.deviceId);
+  if (!m_firstKeyOfDevice.contains(deviceKey)) m_firstKeyOfDevice.insert(deviceKey, key);
+}
+
+double DeviceCategories::barWidth() const {
+  qsizetype most = 1;
+  for (const auto& runs : m_runs) most = std::max(most, runs.size());
+  return 0.8 / static_cast<double>(most);
+}
+
+double DeviceCategories::slot(int category, int runIndex) const {
+  const auto& runs = m_runs[category];
+  const auto i = runs.indexOf(runIndex);
+  if (runs.size() <= 1 || i < 0) return category;
+  return category + (static_cast<double>(i) - (static_cast<double>(runs.size()) - 1) / 2.0) * barWidth();
+}
+
+double DeviceCategories::position(int runIndex, const DeviceResult& d) const {
+  const auto category = static_cast<int>(m_keys.indexOf(keyOf(d)));
+  return category < 0 ? 0.0 : slot(category, runIndex);
 }
 
 std::optional<double> DeviceCategories::position(int runIndex, const QString& deviceId) const {
-  const auto it = m_slotsByDevice.find(QStringLiteral("%1/%2").arg(runIndex).arg(deviceId));
-  if (it == m_slotsByDevice.end() || it->isEmpty()) return std::nullopt;
-  return it->front();
+  const auto it = m_firstKeyOfDevice.find(QStringLiteral("%1/%2").arg(runIndex).arg(deviceId));
+  if (it == m_firstKeyOfDevice.end()) return std::nullopt;
+  return slot(static_cast<int>(m_keys.indexOf(*it)), runIndex);
 }
 
 void DeviceCategories::setSubLabel(double position, const QString& text) {

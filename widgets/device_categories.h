@@ -1,6 +1,8 @@
 #pragma once
-// The category axis of the bar charts: one category per device (across the shown runs),
-// with one bar slot per run inside it, so overlaid runs stand side by side.
+// The category axis of the bar charts: one category per device set-up (across the shown
+// runs). Overlaid runs stand side by side inside a category; only the runs that have the
+// device take a slot there, so no gaps are left for runs without it.
+// Use in two passes: add() every (run, device), then ask positions.
 #include <QMap>
 #include <QString>
 #include <QStringList>
@@ -15,16 +17,13 @@ struct DeviceResult;
 
 class DeviceCategories {
 public:
-  explicit DeviceCategories(int runCount);
-
-  // Registers (run, device) and returns the bar's centre on the key axis.
-  double add(int runIndex, const DeviceResult& d);
-  // Same, for an arbitrary category key and label (sweep-free uses).
-  double add(int runIndex, const QString& key, const QString& label);
-  double barWidth() const;
-  int size() const { return static_cast<int>(m_keys.size()); }
-  // The slot of a device id for a run (first category with that id), if drawn.
+  void add(int runIndex, const DeviceResult& d);
+  // The bar's centre on the key axis; add() must have registered (run, device).
+  double position(int runIndex, const DeviceResult& d) const;
+  // The slot of a device id for a run (first category with that id), if registered.
   std::optional<double> position(int runIndex, const QString& deviceId) const;
+  double barWidth() const;   // the same for every bar
+  int size() const { return static_cast<int>(m_keys.size()); }
   // Adds a second line under a category's label ("memory-bound").
   void setSubLabel(double position, const QString& text);
   // Installs a text ticker with the labels; the axis shows every category.
@@ -34,11 +33,11 @@ public:
 
 private:
   double slot(int category, int runIndex) const;
-  int m_runCount;
   QStringList m_keys;
   QStringList m_labels;
   QStringList m_subLabels;
-  QMap<QString, QVector<double>> m_slotsByDevice;   // "run/deviceId" -> positions
+  QVector<QVector<int>> m_runs;             // per category: run indices, ascending
+  QMap<QString, QString> m_firstKeyOfDevice;   // "run/deviceId" -> category key
 };
 
 }  // namespace widgets

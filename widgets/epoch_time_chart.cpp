@@ -67,17 +67,21 @@ void EpochTimeChart::rebuild() {
   QCPAxis* x = mainRect()->axis(QCPAxis::atBottom);
   QCPAxis* y = mainRect()->axis(QCPAxis::atLeft);
   const QVector<Series> all = series();
-  QStringList notes;
+  QStringList warmups, oom;
   m_maxEpoch = 1;
   for (const Series& s : all) {
     for (double e : s.x)
       if (std::isfinite(e)) m_maxEpoch = std::max(m_maxEpoch, e);
     if (s.source == SeriesSource::Reference) continue;
+    // Overlaid runs of the same devices repeat the same figures: say each once.
+    const QString device = s.label.mid(s.label.indexOf(QStringLiteral(" · ")) < 0
+                                           ? 0
+                                           : s.label.indexOf(QStringLiteral(" · ")) + 3);
     if (!s.note.isEmpty()) {
-      Series oom = s;
-      oom.label = s.label + tr(" — out of memory");
-      addLine(oom, x, y);
-      notes << tr("%1 does not fit in memory at this batch.").arg(s.label);
+      Series marked = s;
+      marked.label = s.label + tr(" — out of memory");
+      addLine(marked, x, y);
+      if (!oom.contains(device)) oom << device;
       continue;
     }
     addLine(s, x, y);
@@ -86,11 +90,16 @@ void EpochTimeChart::rebuild() {
       QVector<double> rest(s.y.begin() + 1, s.y.end());
       std::sort(rest.begin(), rest.end());
       const double median = rest[rest.size() / 2];
-      if (median > 0 && s.y[0] > 1.3 * median)
-        notes << tr("%1: first epoch %2, then %3 (compilation / warm-up).")
-                     .arg(s.label, formatSeconds(s.y[0]), formatSeconds(median));
+      const QString text =
+          tr("%1 %2 → %3").arg(device, formatSeconds(s.y[0]), formatSeconds(median));
+      if (median > 0 && s.y[0] > 1.3 * median && !warmups.contains(text)) warmups << text;
     }
   }
+  QStringList notes;
+  if (!warmups.isEmpty())
+    notes << tr("First epoch includes compilation / warm-up: %1.").arg(warmups.join("; "));
+  if (!oom.isEmpty())
+    notes << tr("Does not fit in memory at this batch: %1.").arg(oom.join(", "));
   drawReferences(all, x, y);
   setNotes(notes.join('\n'));
 }

@@ -154,4 +154,8 @@ void HostCheckChart::adjustFit() {
   y->setRangeLower(0);   // the gap between prediction and measurement at its true scale
 }
 
+QString HostCheckChart::emptyText() const {
+  return tr("No run measured on this machine yet: this chart needs a run that trains here.");
+}
+
 }  // namespace widgets

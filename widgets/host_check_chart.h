@@ -14,6 +14,7 @@ public:
 protected:
   void rebuild() override;
   void adjustFit() override;
+  QString emptyText() const override;
 };
 
 }  // namespace widgets

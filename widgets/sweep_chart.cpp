@@ -23,7 +23,8 @@ QString sweepKey(const core::sim::SimConfig& c) {
 }
 
 QString sweepLabel(const core::sim::SimConfig& c) {
-  QString name = QString::fromStdString(c.deviceId).toUpper();
+  QString name = c.deviceId == "host" ? SweepChart::tr("this machine")
+                                      : QString::fromStdString(c.deviceId).toUpper();
   if (c.count > 1) name = QStringLiteral("%1× %2").arg(c.count).arg(name);
   if (c.vcpus > 0) name += SweepChart::tr(" (%1 vCPUs)").arg(c.vcpus);
   return name;
@@ -233,6 +234,10 @@ void SweepChart::rebuild() {
   }
   drawReferences(all, x, y);
   setNotes(notes.join('\n'));
+}
+
+QString SweepChart::emptyText() const {
+  return tr("No sweep yet: choose devices; every batch size is simulated at once.");
 }
 
 void SweepChart::adjustFit() {

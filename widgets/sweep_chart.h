@@ -29,6 +29,7 @@ public:
 protected:
   void rebuild() override;
   void adjustFit() override;
+  QString emptyText() const override;
 
 private:
   std::vector<core::sim::SimReport> m_reports;

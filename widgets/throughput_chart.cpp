@@ -25,7 +25,7 @@ ThroughputChart::ThroughputChart(QWidget* parent)
 QVector<Series> ThroughputChart::series() const {
   QVector<Series> out;
   const auto runs = shownRuns();
-  DeviceCategories cats(static_cast<int>(runs.size()));
+  const DeviceCategories cats = categories();
   for (int ri = 0; ri < static_cast<int>(runs.size()); ++ri) {
     const Run& run = *runs[static_cast<std::size_t>(ri)];
     for (const DeviceResult& d : run.devices) {
@@ -41,7 +41,7 @@ QVector<Series> ThroughputChart::series() const {
       s.color = deviceColor(d.deviceId);
       s.styleIndex = ri;
       s.x = {std::numeric_limits<double>::quiet_NaN()};
-      s.plotX = {cats.add(ri, d)};
+      s.plotX = {cats.position(ri, d)};
       double v = std::numeric_limits<double>::quiet_NaN();
       if (outOfMemory(d)) {
         s.note = tr("out of memory");
@@ -67,9 +67,7 @@ void ThroughputChart::rebuild() {
   QCPAxis* x = mainRect()->axis(QCPAxis::atBottom);
   QCPAxis* y = mainRect()->axis(QCPAxis::atLeft);
   const auto runs = shownRuns();
-  DeviceCategories cats(static_cast<int>(runs.size()));
-  for (int ri = 0; ri < static_cast<int>(runs.size()); ++ri)
-    for (const DeviceResult& d : runs[static_cast<std::size_t>(ri)]->devices) cats.add(ri, d);
+  const DeviceCategories cats = categories();
   const QVector<Series> all = series();
   for (const Series& s : all) {
     if (s.source == SeriesSource::Reference) continue;
