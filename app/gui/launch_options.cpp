@@ -62,8 +62,10 @@ LaunchOptions parseLaunchOptions(const QStringList& arguments) {
 
 QString launchHelpText() {
   QString text = Parser().parser.helpText();
-  // Without a QCoreApplication (--help needs no display) Qt cannot name the program.
-  text.replace("<executable_name>", "accellab");
+  // Qt names the program from the running executable (or "<executable_name>" when there is
+  // no application object: --help needs no display); the command is always accellab.
+  const qsizetype end = text.indexOf(" [options]");
+  if (text.startsWith("Usage: ") && end > 0) text.replace(7, end - 7, "accellab");
   return text;
 }
 
