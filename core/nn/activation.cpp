@@ -1,5 +1,7 @@
 #include "core/nn/activation.h"
 
+#include <algorithm>
+
 #include "core/util/parallel.h"
 
 namespace core::nn {
@@ -37,26 +39,40 @@ double activationBackwardFlops(Activation a) {
   return 0;
 }
 
+// Written as plain loops and select-free Eigen expressions: both vectorise (Eigen 3.4's
+// select() does not, and would fall back to scalar expf).
 void applyActivation(Activation a, float* y, std::int64_t n) {
   Eigen::Map<Eigen::ArrayXf> v(y, n);
   switch (a) {
     case Activation::Linear: break;
-    case Activation::ReLU: v = v.max(0.0f); break;
-    case Activation::ELU: v = (v > 0.0f).select(v, v.min(0.0f).exp() - 1.0f); break;
+    case Activation::ReLU:
+      for (std::int64_t i = 0; i < n; ++i) y[i] = y[i] > 0.0f ? y[i] : 0.0f;
+      break;
+    case Activation::ELU:  // max(v, exp(min(v, 0)) - 1) == v for v > 0, exp(v) - 1 otherwise
+      v = v.max(v.min(0.0f).exp() - 1.0f);
+      break;
     case Activation::Tanh: v = v.tanh(); break;
     case Activation::Sigmoid: v = 1.0f / (1.0f + (-v).exp()); break;
   }
 }
 
 void activationGradient(Activation a, const float* y, const float* dy, float* g, std::int64_t n) {
-  Eigen::Map<const Eigen::ArrayXf> yv(y, n), d(dy, n);
-  Eigen::Map<Eigen::ArrayXf> gv(g, n);
   switch (a) {
-    case Activation::Linear: if (g != dy) gv = d; break;
-    case Activation::ReLU: gv = (yv > 0.0f).select(d, 0.0f); break;
-    case Activation::ELU: gv = (yv > 0.0f).select(d, d * (yv + 1.0f)); break;
-    case Activation::Tanh: gv = d * (1.0f - yv.square()); break;
-    case Activation::Sigmoid: gv = d * yv * (1.0f - yv); break;
+    case Activation::Linear:
+      if (g != dy) std::copy_n(dy, n, g);
+      break;
+    case Activation::ReLU:
+      for (std::int64_t i = 0; i < n; ++i) g[i] = y[i] > 0.0f ? dy[i] : 0.0f;
+      break;
+    case Activation::ELU:
+      for (std::int64_t i = 0; i < n; ++i) g[i] = dy[i] * (y[i] > 0.0f ? 1.0f : y[i] + 1.0f);
+      break;
+    case Activation::Tanh:
+      for (std::int64_t i = 0; i < n; ++i) g[i] = dy[i] * (1.0f - y[i] * y[i]);
+      break;
+    case Activation::Sigmoid:
+      for (std::int64_t i = 0; i < n; ++i) g[i] = dy[i] * y[i] * (1.0f - y[i]);
+      break;
   }
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/nn/conv_gemm.h"
+#include "core/nn/direct_conv.h"
 #include "core/nn/gemm_precision.h"
 #include "core/util/parallel.h"
 #include "core/util/rng.h"
@@ -17,24 +19,31 @@ Conv2D::Conv2D(Conv2DOptions o, std::string name) : Layer(LayerKind::Conv2D, std
 Shape Conv2D::inferShape(Shape in) {
   const WindowAxis y = windowAxis(in.h, m_o.kernelH, m_o.strideH, m_o.padding.mode, m_o.padding.h);
   const WindowAxis x = windowAxis(in.w, m_o.kernelW, m_o.strideW, m_o.padding.mode, m_o.padding.w);
-  m_g = ConvGeometry{in.c, in.h, in.w, m_o.kernelH, m_o.kernelW, m_o.strideH, m_o.strideW,
-                   y.padBefore, x.padBefore, y.out, x.out};
+  const ConvGeometry g{in.c, in.h, in.w, m_o.kernelH, m_o.kernelW, m_o.strideH, m_o.strideW,
+                      y.padBefore, x.padBefore, y.out, x.out};
+  if (y.out > 0 && x.out > 0) {
+    m_plan = ConvPlan(g);
+    const bool canDirect = g.strideH == 1 && g.strideW == 1 && g.padTop <= g.kernelH - 1 && g.padLeft <= g.kernelW - 1;
+    m_direct = canDirect && (m_o.algorithm == ConvAlgorithm::Direct ||
+                             (m_o.algorithm == ConvAlgorithm::Auto && (g.channels <= 8 || m_o.filters <= 16)));
+    if (m_direct || hasTransposedForm(g)) m_transposedPlan = ConvPlan(transposedGeometry(g, m_o.filters));
+  }
   return {m_o.filters, y.out, x.out};
 }
 
 std::int64_t Conv2D::paramCount() const {
-  return static_cast<std::int64_t>(m_o.filters) * m_g.patchSize() + (m_o.bias ? m_o.filters : 0);
+  return static_cast<std::int64_t>(m_o.filters) * m_plan.g.patchSize() + (m_o.bias ? m_o.filters : 0);
 }
 
 void Conv2D::appendStats(std::vector<LayerStats>& out) const {
   LayerStats s = baseStats();
-  const double m = m_o.filters, k = static_cast<double>(m_g.patchSize()), n = static_cast<double>(m_g.outPixels());
+  const double m = m_o.filters, k = static_cast<double>(m_plan.g.patchSize()), n = static_cast<double>(m_plan.g.outPixels());
   const double outs = m * n;
   s.forwardFlops = 2 * m * k * n + (m_o.bias ? outs : 0) + outs * activationForwardFlops(m_o.activation);
   s.backwardFlops = 4 * m * k * n + (m_o.bias ? outs : 0) + outs * activationBackwardFlops(m_o.activation);
   s.gemmM = m_o.filters;
-  s.gemmK = m_g.patchSize();
-  s.gemmN = m_g.outPixels();
+  s.gemmK = m_plan.g.patchSize();
+  s.gemmN = m_plan.g.outPixels();
   out.push_back(s);
 }
 
@@ -49,8 +58,8 @@ void Conv2D::bind(ParamBinder& binder) {
 void Conv2D::initParams(std::uint64_t seed) {
   util::Rng rng = util::makeRng(seed, static_cast<std::uint64_t>(layerIndex()));
   const double taps = static_cast<double>(m_o.kernelH) * m_o.kernelW;
-  const double fanIn = m_g.channels * taps, fanOut = m_o.filters * taps;
-  const std::int64_t nw = static_cast<std::int64_t>(m_o.filters) * m_g.patchSize();
+  const double fanIn = m_plan.g.channels * taps, fanOut = m_o.filters * taps;
+  const std::int64_t nw = static_cast<std::int64_t>(m_o.filters) * m_plan.g.patchSize();
   initWeights(m_o.init, m_w, nw, fanIn, fanOut, rng);
   if (m_o.bias) initBias(m_o.init, m_w + nw, m_o.filters, fanIn, rng);
 }
@@ -59,109 +68,120 @@ void Conv2D::initParams(std::uint64_t seed) {
 
 // --- compute ------------------------------------------------------------------------------------
 
-
 namespace core::nn {
-namespace {
-constexpr std::int64_t kColumnBufferFloats = 1 << 18;  // 1 MiB of im2col per GEMM
-constexpr std::int64_t kMinGemmRows = 256;
-}  // namespace
-
-int Conv2D::subBatch() const {
-  const std::int64_t pixels = m_g.outPixels(), patch = m_g.patchSize();
-  std::int64_t n = kColumnBufferFloats / std::max<std::int64_t>(1, pixels * patch);
-  n = std::max(n, (kMinGemmRows + pixels - 1) / pixels);
-  return static_cast<int>(std::clamp<std::int64_t>(n, 1, 4096));
-}
-
-Conv2D::Scratch& Conv2D::scratch(int chunk, int samples) {
-  if (static_cast<int>(m_scratch.size()) <= chunk) m_scratch.resize(static_cast<std::size_t>(chunk) + 1);
-  Scratch& s = m_scratch[static_cast<std::size_t>(chunk)];
-  const std::int64_t rows = static_cast<std::int64_t>(std::min(samples, subBatch())) * m_g.outPixels();
-  if (s.col.size() < rows * m_g.patchSize()) s.col.resize(rows * m_g.patchSize());
-  if (s.out.size() < rows * m_o.filters) s.out.resize(rows * m_o.filters);
-  return s;
-}
 
 const Matrix& Conv2D::forward(const Matrix& x, const PassContext& ctx) {
-  const Eigen::Index batch = x.cols(), filters = m_o.filters, patch = m_g.patchSize(), pixels = m_g.outPixels();
+  const Eigen::Index batch = x.cols(), filters = m_o.filters, patch = m_plan.g.patchSize(), pixels = m_plan.g.outPixels();
   const Eigen::Index outRows = filters * pixels;
   m_y.resize(outRows, batch);
-  const ConstMatrixMap w(m_wGemm, filters, patch);
+  // out (pixels x filters) = patches (pixels x patch) * W^T; W is filters x patch.
+  const GemmOperand wt{m_wGemm, filters, Transpose::Yes};
+  if (!m_direct) m_packedW.pack(gemmB(wt), patch, filters, ctx.precision);
   const float* bias = m_o.bias ? m_w + filters * patch : nullptr;
+  const std::int64_t padded = m_plan.paddedSize();
+  m_padded.resize(padded * batch);
   const int chunks = chunksFor(ctx, 2 * filters * patch * pixels * batch / 64, batch);
-  for (int c = 0; c < chunks; ++c) scratch(c, static_cast<int>(util::chunkRange(batch, chunks, c).end - util::chunkRange(batch, chunks, c).begin));
-  util::parallelChunks(batch, chunks, [&](int c, std::ptrdiff_t b, std::ptrdiff_t e) {
-    Scratch& s = m_scratch[static_cast<std::size_t>(c)];
-    for (std::ptrdiff_t s0 = b; s0 < e; s0 += subBatch()) {
-      const int n = static_cast<int>(std::min<std::ptrdiff_t>(subBatch(), e - s0));
-      const Eigen::Index rows = n * pixels;
-      im2col(m_g, x.data() + s0 * x.rows(), n, s.col.data(), rows);
-      if (ctx.precision != util::Precision::FP32) roundInPlace(s.col.data(), rows * patch, ctx.precision);
-      MatrixMap out(s.out.data(), rows, filters);
-      out.noalias() = MatrixMap(s.col.data(), rows, patch) * w.transpose();
-      // Scatter to channel-major samples, adding the bias and applying the activation.
-      for (int k = 0; k < n; ++k) {
-        float* y = m_y.data() + (s0 + k) * outRows;
-        for (Eigen::Index f = 0; f < filters; ++f) {
-          const float* src = s.out.data() + f * rows + k * pixels;
-          float* dst = y + f * pixels;
-          const float bf = bias ? bias[f] : 0.0f;
-          for (Eigen::Index p = 0; p < pixels; ++p) dst[p] = src[p] + bf;
-        }
-        applyActivation(m_o.activation, y, outRows);
+  util::parallelChunks(batch, chunks, [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
+    for (std::ptrdiff_t s0 = b; s0 < e; s0 += maxSamplesPerGemm(m_plan)) {
+      const int n = static_cast<int>(std::min<std::ptrdiff_t>(maxSamplesPerGemm(m_plan), e - s0));
+      float* pad = m_padded.data() + s0 * padded;
+      padImages(m_plan, x.data() + s0 * x.rows(), n, pad);
+      if (m_direct) {
+        if (ctx.precision != util::Precision::FP32) roundInPlace(pad, n * padded, ctx.precision);
+        directConvForward(m_plan, pad, n, m_wGemm, static_cast<int>(filters), bias, m_o.activation, m_y.data() + s0 * outRows);
+        continue;
       }
+      const ConvPatches in{&m_plan, pad, n};
+      MapsStore out{m_y.data() + s0 * outRows, filters, pixels, bias, m_o.activation};
+      gemm(n * pixels, filters, patch, patchesAsA(in), m_packedW, storeToMaps(out), ctx.precision);
     }
   });
   return m_y;
 }
 
 const Matrix& Conv2D::backward(const Matrix& x, const Matrix& dy, bool needDx, const PassContext& ctx) {
-  const Eigen::Index batch = x.cols(), filters = m_o.filters, patch = m_g.patchSize(), pixels = m_g.outPixels();
+  const Eigen::Index batch = x.cols(), filters = m_o.filters, patch = m_plan.g.patchSize(), pixels = m_plan.g.outPixels();
   const Eigen::Index outRows = filters * pixels, nParams = paramCount();
-  const bool round = ctx.precision != util::Precision::FP32;
-  const ConstMatrixMap w(m_wGemm, filters, patch);
   m_gy.resize(outRows, batch);
-  if (needDx) m_dx.resize(x.rows(), batch);
-  const int chunks = chunksFor(ctx, 2 * filters * patch * pixels * batch / 64, batch);
-  for (int c = 0; c < chunks; ++c) {
-    scratch(c, static_cast<int>(util::chunkRange(batch, chunks, c).end - util::chunkRange(batch, chunks, c).begin));
-    if (c > 0 && m_scratch[static_cast<std::size_t>(c)].dw.size() != nParams) m_scratch[static_cast<std::size_t>(c)].dw.resize(nParams);
+  const bool transposed = m_direct || hasTransposedForm(m_plan.g);
+  const FlippedWeights flipped{m_wGemm, &m_plan.g, static_cast<int>(filters)};
+  const int channels = m_plan.g.channels;
+  if (needDx) {
+    m_dx.resize(x.rows(), batch);
+    if (m_direct) {
+      // The input gradient is a direct convolution of gy with the flipped kernel:
+      // weights channels x (filters * kh * kw), column-major.
+      const std::int64_t kk = static_cast<std::int64_t>(m_plan.g.kernelH) * m_plan.g.kernelW;
+      m_flipped.resize(channels * filters * kk);
+      for (Eigen::Index f = 0; f < filters; ++f)
+        for (int c = 0; c < channels; ++c)
+          for (std::int64_t t = 0; t < kk; ++t)
+            m_flipped[c + channels * (f * kk + t)] = m_wGemm[f + filters * (c * kk + (kk - 1 - t))];
+    } else if (transposed) {
+      // dx = gy (*) flipped W: a stride-1 convolution, stored channel-major.
+      m_packedW.pack(flippedWeightsAsB(flipped), filters * m_plan.g.kernelH * m_plan.g.kernelW, m_plan.g.channels,
+                     ctx.precision);
+    } else {
+      // dpatches (pixels x patch) = gy (pixels x filters) * W (filters x patch), scattered back.
+      const GemmOperand w{m_wGemm, filters, Transpose::No};
+      m_packedW.pack(gemmB(w), filters, patch, ctx.precision);
+    }
   }
+  const int chunks = chunksFor(ctx, 2 * filters * patch * pixels * batch / 64, batch);
+  m_chunkGrads.resize(static_cast<std::size_t>(chunks));
+  const std::int64_t padded = m_plan.paddedSize(), paddedGy = m_transposedPlan.paddedSize();
+  if (needDx && transposed) m_paddedGy.resize(paddedGy * batch);
+  const int perGemm = std::min(maxSamplesPerGemm(m_plan), transposed ? maxSamplesPerGemm(m_transposedPlan) : 1 << 20);
   util::parallelChunks(batch, chunks, [&](int c, std::ptrdiff_t b, std::ptrdiff_t e) {
-    Scratch& s = m_scratch[static_cast<std::size_t>(c)];
-    float* dwAll = c == 0 ? m_dw : s.dw.data();
-    MatrixMap dw(dwAll, filters, patch);
-    VectorMap db(dwAll + filters * patch, m_o.bias ? filters : 0);
-    dw.setZero();
-    db.setZero();
+    Vector& own = m_chunkGrads[static_cast<std::size_t>(c)];
+    if (c > 0 && own.size() != nParams) own.resize(nParams);
+    float* grads = c == 0 ? m_dw : own.data();
     activationGradient(m_o.activation, m_y.data() + b * outRows, dy.data() + b * outRows, m_gy.data() + b * outRows,
                        outRows * (e - b));
-    for (std::ptrdiff_t s0 = b; s0 < e; s0 += subBatch()) {
-      const int n = static_cast<int>(std::min<std::ptrdiff_t>(subBatch(), e - s0));
-      const Eigen::Index rows = n * pixels;
-      // Gather the output gradient as (samples * pixels) x filters.
-      for (int k = 0; k < n; ++k) {
-        const float* g = m_gy.data() + (s0 + k) * outRows;
-        for (Eigen::Index f = 0; f < filters; ++f)
-          std::copy_n(g + f * pixels, pixels, s.out.data() + f * rows + k * pixels);
+    VectorMap db(grads + filters * patch, m_o.bias ? filters : 0);
+    db.setZero();
+    for (std::ptrdiff_t s0 = b; s0 < e; s0 += perGemm) {
+      const int n = static_cast<int>(std::min<std::ptrdiff_t>(perGemm, e - s0));
+      float* gy = m_gy.data() + s0 * outRows;
+      for (int s = 0; s < n && m_o.bias; ++s) db += ConstMatrixMap(gy + s * outRows, pixels, filters).colwise().sum().transpose();
+      const ConvPatches in{&m_plan, m_padded.data() + s0 * padded, n};
+      const ChannelMaps g{gy, filters, pixels, n};
+      if (m_direct) {  // the padded input was rounded in the forward pass
+        if (ctx.precision != util::Precision::FP32) roundInPlace(gy, n * outRows, ctx.precision);
+        directConvWeightGradient(m_plan, m_padded.data() + s0 * padded, n, gy, static_cast<int>(filters), grads, s0 > b);
+        if (!needDx) continue;
+        float* pad = m_paddedGy.data() + s0 * paddedGy;
+        padImages(m_transposedPlan, gy, n, pad);
+        directConvForward(m_transposedPlan, pad, n, m_flipped.data(), channels, nullptr, Activation::Linear,
+                          m_dx.data() + s0 * x.rows());
+        continue;
       }
-      MatrixMap gOut(s.out.data(), rows, filters);
-      if (m_o.bias) db += gOut.colwise().sum().transpose();
-      if (round) roundInPlace(s.out.data(), rows * filters, ctx.precision);
-      MatrixMap col(s.col.data(), rows, patch);
-      im2col(m_g, x.data() + s0 * x.rows(), n, s.col.data(), rows);
-      if (round) roundInPlace(s.col.data(), rows * patch, ctx.precision);
-      dw.noalias() += gOut.transpose() * col;
+      // dW (filters x patch) (+)= gy^T (filters x pixels) * patches (pixels x patch).
+      GemmC dw;
+      dw.data = grads;
+      dw.ld = filters;
+      dw.accumulate = s0 > b;
+      gemm(filters, patch, n * pixels, mapsTransposedAsA(g), patchesAsB(in), dw, ctx.precision);
       if (!needDx) continue;
-      col.noalias() = gOut * w;  // the column gradient, in the same buffer
       float* dx = m_dx.data() + s0 * x.rows();
-      std::fill_n(dx, n * x.rows(), 0.0f);
-      col2im(m_g, s.col.data(), rows, n, dx);
+      if (transposed) {
+        float* pad = m_paddedGy.data() + s0 * paddedGy;
+        padImages(m_transposedPlan, gy, n, pad);
+        const ConvPatches gyPatches{&m_transposedPlan, pad, n};
+        const std::int64_t inPixels = static_cast<std::int64_t>(m_plan.g.height) * m_plan.g.width;
+        MapsStore store{dx, m_plan.g.channels, inPixels, nullptr, Activation::Linear};
+        gemm(n * inPixels, m_plan.g.channels, m_transposedPlan.g.patchSize(), patchesAsA(gyPatches), m_packedW,
+             storeToMaps(store), ctx.precision);
+      } else {
+        std::fill_n(dx, n * x.rows(), 0.0f);
+        PatchGradientStore store{&m_plan, dx};
+        gemm(n * pixels, patch, filters, mapsAsA(g), m_packedW, storePatchGradient(store), ctx.precision);
+      }
     }
   });
   // Partial gradients added in chunk order: identical for the same chunk count.
   VectorMap total(m_dw, nParams);
-  for (int c = 1; c < chunks; ++c) total += m_scratch[static_cast<std::size_t>(c)].dw;
+  for (int c = 1; c < chunks; ++c) total += m_chunkGrads[static_cast<std::size_t>(c)];
   return m_dx;
 }
 

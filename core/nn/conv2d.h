@@ -1,15 +1,20 @@
 #pragma once
 // 2-D convolution (cross-correlation, as every framework), groups = 1, with optional bias and
 // fused activation. Weights: filters x (channels * kh * kw), i.e. PyTorch's OIHW.
-// Computed as GEMMs over several samples at once: im2col of a sub-batch, one GEMM, and a
-// scatter that adds the bias and applies the activation.
+// Computed as implicit GEMMs over a chunk of samples (core/nn/conv_gemm.h): patches are
+// packed straight from the input, outputs stored channel-major with bias and activation.
 #include "core/nn/activation.h"
-#include "core/nn/conv_kernels.h"
+#include "core/nn/conv_geometry.h"
+#include "core/nn/gemm.h"
 #include "core/nn/init.h"
 #include "core/nn/layer.h"
 #include "core/nn/padding.h"
 
 namespace core::nn {
+
+// How the layer computes: GEMMs over packed patches, or direct loops (stride 1 only) that
+// win when there are few channels; Auto picks by shape.
+enum class ConvAlgorithm { Auto, Gemm, Direct };
 
 struct Conv2DOptions {
   int filters = 1;
@@ -19,6 +24,7 @@ struct Conv2DOptions {
   bool bias = true;
   Activation activation = Activation::Linear;
   Init init = Init::GlorotUniform;
+  ConvAlgorithm algorithm = ConvAlgorithm::Auto;
 };
 
 class Conv2D final : public Layer {
@@ -30,28 +36,26 @@ public:
   void initParams(std::uint64_t seed) override;
   const Matrix& forward(const Matrix& x, const PassContext& ctx) override;
   const Matrix& backward(const Matrix& x, const Matrix& dy, bool needDx, const PassContext& ctx) override;
-  const ConvGeometry& geometry() const { return m_g; }
+  const ConvGeometry& geometry() const { return m_plan.g; }
+  bool usesDirect() const { return m_direct; }
 
 protected:
   Shape inferShape(Shape in) override;
 
 private:
-  // Per-chunk scratch, kept across steps (no allocation in the hot path).
-  struct Scratch {
-    Vector col;  // (sub-batch * pixels) x patch, column-major; reused for the column gradient
-    Vector out;  // (sub-batch * pixels) x filters: the GEMM result / the gathered output gradient
-    Vector dw;   // chunk > 0: partial weight + bias gradients, reduced in chunk order
-  };
-  // Samples per GEMM: enough rows for an efficient GEMM, a column buffer that stays in cache.
-  int subBatch() const;
-  Scratch& scratch(int chunk, int samples);
   Conv2DOptions m_o;
-  ConvGeometry m_g;
+  ConvPlan m_plan;            // input patches (forward, weight gradient)
+  ConvPlan m_transposedPlan;  // output-gradient patches (input gradient, stride 1)
   float* m_w = nullptr;
   float* m_dw = nullptr;
   const float* m_wGemm = nullptr;
-  std::vector<Scratch> m_scratch;
-  Matrix m_gy;  // dy * f'(y)
+  PackedB m_packedW;              // the weights packed once per pass, shared by the chunks
+  std::vector<Vector> m_chunkGrads;  // chunk > 0: partial weight + bias gradients
+  Vector m_padded;                // the input, zero-padded (kept for the weight gradient)
+  Vector m_paddedGy;              // the output gradient, padded for the transposed convolution
+  Vector m_flipped;               // direct input gradient: flipped, transposed weights
+  bool m_direct = false;
+  Matrix m_gy;                    // dy * f'(y)
 };
 
 }  // namespace core::nn

@@ -1,6 +1,6 @@
 #include "core/nn/dense.h"
 
-#include "core/nn/gemm_precision.h"
+#include "core/nn/gemm.h"
 #include "core/util/parallel.h"
 #include "core/util/rng.h"
 
@@ -45,20 +45,13 @@ void Dense::initParams(std::uint64_t seed) {
 
 const Matrix& Dense::forward(const Matrix& x, const PassContext& ctx) {
   const Eigen::Index k = inputs(), m = m_o.units, batch = x.cols();
-  const ConstMatrixMap w(m_wGemm, m, k);
   const float* bias = m_o.bias ? m_w + m * k : nullptr;
-  const bool round = ctx.precision != util::Precision::FP32;
-  if (round) m_xq.resize(k, batch);
   m_y.resize(m, batch);
   const int chunks = chunksFor(ctx, 2 * m * k * batch / 8, batch);
   util::parallelChunks(batch, chunks, [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
     const Eigen::Index n = e - b;
-    if (round) {
-      copyRounded(x.data() + b * k, m_xq.data() + b * k, k * n, ctx.precision);
-      m_y.middleCols(b, n).noalias() = w * m_xq.middleCols(b, n);
-    } else {
-      m_y.middleCols(b, n).noalias() = w * x.middleCols(b, n);
-    }
+    sgemm(m, n, k, {m_wGemm, m, Transpose::No}, {x.data() + b * k, k, Transpose::No}, m_y.data() + b * m, m, false,
+          ctx.precision);
     if (bias) m_y.middleCols(b, n).colwise() += ConstVectorMap(bias, m);
     applyActivation(m_o.activation, m_y.data() + b * m, m * n);
   });
@@ -67,29 +60,25 @@ const Matrix& Dense::forward(const Matrix& x, const PassContext& ctx) {
 
 const Matrix& Dense::backward(const Matrix& x, const Matrix& dy, bool needDx, const PassContext& ctx) {
   const Eigen::Index k = inputs(), m = m_o.units, batch = x.cols();
-  const bool round = ctx.precision != util::Precision::FP32;
-  const Matrix& xin = round ? m_xq : x;
   const Matrix* g = &dy;
-  if (m_o.activation != Activation::Linear || round) {
+  if (m_o.activation != Activation::Linear) {
     m_g.resize(m, batch);
     activationGradient(m_o.activation, m_y.data(), dy.data(), m_g.data(), m * batch);
-    if (round) roundInPlace(m_g.data(), m_g.size(), ctx.precision);
     g = &m_g;
   }
   // Weight and bias gradients: rows of dW split across chunks, no reduction needed.
-  MatrixMap dw(m_dw, m, k);
   const int rowChunks = chunksFor(ctx, 2 * m * k * batch / 8, m);
   util::parallelChunks(m, rowChunks, [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
     const Eigen::Index r = e - b;
-    dw.middleRows(b, r).noalias() = g->middleRows(b, r) * xin.transpose();
+    sgemm(r, k, batch, {g->data() + b, m, Transpose::No}, {x.data(), k, Transpose::Yes}, m_dw + b, m, false, ctx.precision);
     if (m_o.bias) VectorMap(m_dw + m * k + b, r) = g->middleRows(b, r).rowwise().sum();
   });
   if (!needDx) return m_dx;
-  const ConstMatrixMap w(m_wGemm, m, k);
   m_dx.resize(k, batch);
   const int chunks = chunksFor(ctx, 2 * m * k * batch / 8, batch);
   util::parallelChunks(batch, chunks, [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
-    m_dx.middleCols(b, e - b).noalias() = w.transpose() * g->middleCols(b, e - b);
+    sgemm(k, e - b, m, {m_wGemm, m, Transpose::Yes}, {g->data() + b * m, m, Transpose::No}, m_dx.data() + b * k, k, false,
+          ctx.precision);
   });
   return m_dx;
 }

@@ -36,7 +36,6 @@ private:
   float* m_w = nullptr;
   float* m_dw = nullptr;
   const float* m_wGemm = nullptr;
-  Matrix m_xq;  // rounded input (non-fp32 precision)
   Matrix m_g;   // dy * f'(y)
 };
 

@@ -1,7 +1,7 @@
 #pragma once
 // Depthwise 2-D convolution (depth multiplier 1): one kh x kw filter per channel. With a 1x1
 // Conv2D after it, this is Keras' SeparableConv2D (Xception).
-#include "core/nn/conv_kernels.h"
+#include "core/nn/conv_geometry.h"
 #include "core/nn/init.h"
 #include "core/nn/layer.h"
 #include "core/nn/padding.h"

@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "core/nn/eigen.h"  // <immintrin.h>, GCC 12 warnings silenced
 #include "core/util/parallel.h"
 
 namespace core::nn {
@@ -63,26 +64,64 @@ const Matrix& MaxPool2D::forward(const Matrix& x, const PassContext& ctx) {
         const float* xc = xs + static_cast<std::int64_t>(c) * in.h * in.w;
         const std::int32_t base = c * in.h * in.w;
         for (int oy = 0; oy < out.h; ++oy) {
-          for (int ox = 0; ox < out.w; ++ox) {
-            float best;
-            std::int32_t arg;
-            if (fast) {
-              const int i0 = 2 * oy * in.w + 2 * ox, i1 = i0 + in.w;
-              arg = i0;
-              best = xc[i0];
-              if (xc[i0 + 1] > best) best = xc[arg = i0 + 1];
-              if (xc[i1] > best) best = xc[arg = i1];
-              if (xc[i1 + 1] > best) best = xc[arg = i1 + 1];
-            } else {
-              const PoolWindow wnd = window(oy, ox, m_o, m_padTop, m_padLeft, in.h, in.w);
-              best = -std::numeric_limits<float>::infinity();
-              arg = wnd.y0 * in.w + wnd.x0;
-              for (int iy = wnd.y0; iy < wnd.y1; ++iy)
-                for (int ix = wnd.x0; ix < wnd.x1; ++ix)
-                  if (xc[iy * in.w + ix] > best) best = xc[arg = iy * in.w + ix];
+          float* yrow = ys + (c * out.h + oy) * out.w;
+          std::int32_t* arow = as + (c * out.h + oy) * out.w;
+          if (fast) {  // branch-free 2x2 / 2 (the common case; random data defeats branch prediction)
+            const float* r0 = xc + 2 * oy * in.w;
+            const float* r1 = r0 + in.w;
+            const std::int32_t i0 = base + 2 * oy * in.w;
+            int ox = 0;
+#if defined(__AVX512F__)
+            // 16 outputs at a time: de-interleave even/odd columns of both rows.
+            const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+            const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+            const __m512i lane2 = _mm512_slli_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), 1);
+            for (; ox < out.w; ox += 16) {
+              const int n = std::min(16, out.w - ox);
+              const __mmask16 lo = static_cast<__mmask16>(n >= 8 ? 0xffff : (1u << (2 * n)) - 1u);
+              const __mmask16 hi = static_cast<__mmask16>(n <= 8 ? 0 : n >= 16 ? 0xffff : (1u << (2 * (n - 8))) - 1u);
+              const float* p0 = r0 + 2 * ox;
+              const float* p1 = r1 + 2 * ox;
+              const __m512 a0 = _mm512_maskz_loadu_ps(lo, p0), a1 = _mm512_maskz_loadu_ps(hi, p0 + 16);
+              const __m512 b0 = _mm512_maskz_loadu_ps(lo, p1), b1 = _mm512_maskz_loadu_ps(hi, p1 + 16);
+              const __m512 a = _mm512_permutex2var_ps(a0, even, a1), b = _mm512_permutex2var_ps(a0, odd, a1);
+              const __m512 c = _mm512_permutex2var_ps(b0, even, b1), d = _mm512_permutex2var_ps(b0, odd, b1);
+              const __mmask16 ab = _mm512_cmp_ps_mask(b, a, _CMP_GT_OQ), cd = _mm512_cmp_ps_mask(d, c, _CMP_GT_OQ);
+              const __m512 m1 = _mm512_mask_blend_ps(ab, a, b), m2 = _mm512_mask_blend_ps(cd, c, d);
+              const __mmask16 second = _mm512_cmp_ps_mask(m2, m1, _CMP_GT_OQ);
+              const __m512i col = _mm512_add_epi32(_mm512_set1_epi32(i0 + 2 * ox), lane2);
+              const __m512i j1 = _mm512_mask_add_epi32(col, ab, col, _mm512_set1_epi32(1));
+              const __m512i col2 = _mm512_add_epi32(col, _mm512_set1_epi32(in.w));
+              const __m512i j2 = _mm512_mask_add_epi32(col2, cd, col2, _mm512_set1_epi32(1));
+              const __mmask16 keep = static_cast<__mmask16>(n >= 16 ? 0xffff : (1u << n) - 1u);
+              _mm512_mask_storeu_ps(yrow + ox, keep, _mm512_mask_blend_ps(second, m1, m2));
+              _mm512_mask_storeu_epi32(arow + ox, keep, _mm512_mask_blend_epi32(second, j1, j2));
             }
-            ys[(c * out.h + oy) * out.w + ox] = best;
-            as[(c * out.h + oy) * out.w + ox] = base + arg;
+#endif
+            for (; ox < out.w; ++ox) {
+              const float a = r0[2 * ox], b = r0[2 * ox + 1], cc = r1[2 * ox], d = r1[2 * ox + 1];
+              const bool ab = b > a, cd = d > cc;
+              const float m1 = ab ? b : a, m2 = cd ? d : cc;
+              const std::int32_t j1 = i0 + 2 * ox + (ab ? 1 : 0), j2 = i0 + in.w + 2 * ox + (cd ? 1 : 0);
+              const bool second = m2 > m1;
+              yrow[ox] = second ? m2 : m1;
+              arow[ox] = second ? j2 : j1;
+            }
+            continue;
+          }
+          for (int ox = 0; ox < out.w; ++ox) {
+            const PoolWindow wnd = window(oy, ox, m_o, m_padTop, m_padLeft, in.h, in.w);
+            float best = -std::numeric_limits<float>::infinity();
+            std::int32_t arg = wnd.y0 * in.w + wnd.x0;
+            for (int iy = wnd.y0; iy < wnd.y1; ++iy)
+              for (int ix = wnd.x0; ix < wnd.x1; ++ix) {
+                const float v = xc[iy * in.w + ix];
+                const bool better = v > best;
+                best = better ? v : best;
+                arg = better ? iy * in.w + ix : arg;
+              }
+            yrow[ox] = best;
+            arow[ox] = base + arg;
           }
         }
       }

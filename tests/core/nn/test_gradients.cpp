@@ -26,8 +26,10 @@ GradCheckOptions kinked() {  // piecewise-linear layers: a small step rarely cro
   return o;
 }
 
-std::unique_ptr<Conv2D> conv(int filters, int kh, int kw, int stride, Padding pad, Activation act, bool bias = true) {
+std::unique_ptr<Conv2D> conv(int filters, int kh, int kw, int stride, Padding pad, Activation act, bool bias = true,
+                             ConvAlgorithm algorithm = ConvAlgorithm::Auto) {
   Conv2DOptions o;
+  o.algorithm = algorithm;
   o.filters = filters;
   o.kernelH = kh;
   o.kernelW = kw;
@@ -50,20 +52,31 @@ TEST(Gradients, DenseWithEveryActivation) {
 }
 
 TEST(Gradients, Conv2DValidSameExplicitStridedAndRectangular) {
-  expectGradientsMatch(*conv(3, 3, 3, 1, Padding::valid(), Activation::Tanh), {2, 6, 5});
-  expectGradientsMatch(*conv(4, 3, 3, 2, Padding::same(), Activation::ELU), {3, 7, 6});   // TF asymmetric padding
-  expectGradientsMatch(*conv(2, 5, 5, 1, Padding::explicitPad(2, 2), Activation::Linear), {1, 6, 6});
-  expectGradientsMatch(*conv(3, 1, 3, 1, Padding::same(), Activation::Sigmoid, false), {2, 4, 5});
+  // Both algorithms (implicit GEMM and direct) where the direct one applies (stride 1).
+  for (ConvAlgorithm a : {ConvAlgorithm::Gemm, ConvAlgorithm::Direct}) {
+    SCOPED_TRACE(a == ConvAlgorithm::Gemm ? "gemm" : "direct");
+    expectGradientsMatch(*conv(3, 3, 3, 1, Padding::valid(), Activation::Tanh, true, a), {2, 6, 5});
+    expectGradientsMatch(*conv(2, 5, 5, 1, Padding::explicitPad(2, 2), Activation::Linear, true, a), {1, 6, 6});
+    expectGradientsMatch(*conv(3, 1, 3, 1, Padding::same(), Activation::Sigmoid, false, a), {2, 4, 5});
+    expectGradientsMatch(*conv(3, 4, 4, 1, Padding::same(), Activation::ELU, true, a), {2, 5, 6});  // asymmetric padding
+    expectGradientsMatch(*conv(20, 3, 3, 1, Padding::same(), Activation::Tanh, true, a), {17, 5, 19});  // wide rows
+  }
+  expectGradientsMatch(*conv(4, 3, 3, 2, Padding::same(), Activation::ELU), {3, 7, 6});  // TF asymmetric padding
   expectGradientsMatch(*conv(3, 3, 1, 2, Padding::valid(), Activation::ReLU), {2, 7, 5}, kinked());
   expectGradientsMatch(*conv(4, 7, 7, 2, Padding::explicitPad(3, 3), Activation::Linear, false), {3, 9, 9});
 }
 
-TEST(Gradients, Conv2DAcrossSeveralSubBatches) {
-  // 16 x 32 x 32 input, 3x3 kernel: one sample per GEMM, so the batch spans several GEMMs.
+TEST(Gradients, Conv2DAcrossSeveralGemmBlocks) {
+  // 16 x 32 x 32 input: 1024 output pixels per sample, so the GEMMs span several row blocks
+  // and depth panels of pixels.
   GradCheckOptions o;
   o.batch = 5;
   o.probes = 12;
   expectGradientsMatch(*conv(8, 3, 3, 1, Padding::same(), Activation::Tanh), {16, 32, 32}, o);
+  // 48 channels x 3 x 3 = 432 taps: the forward GEMM accumulates two depth panels.
+  expectGradientsMatch(*conv(5, 3, 3, 1, Padding::same(), Activation::ELU), {48, 5, 5}, o);
+  // 400 filters: the input-gradient GEMM accumulates two depth panels.
+  expectGradientsMatch(*conv(400, 1, 1, 1, Padding::valid(), Activation::Linear), {3, 3, 2}, o);
 }
 
 TEST(Gradients, DepthwiseConv2D) {

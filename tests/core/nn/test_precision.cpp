@@ -125,12 +125,21 @@ TEST(Precision, LayersRoundEveryGemmInput) {
   for (Precision p : {Precision::BF16, Precision::FP16}) {
     Dense dense(DenseOptions{5, Activation::Linear, false, Init::GlorotUniform}, "dense");
     expectRoundedGemmInputs(dense, {7, 1, 1}, p);
-    Conv2DOptions o;
-    o.filters = 4;
-    o.bias = false;
-    o.padding = Padding::same();
-    Conv2D conv(o, "conv");
-    expectRoundedGemmInputs(conv, {3, 5, 6}, p);
+    for (ConvAlgorithm a : {ConvAlgorithm::Gemm, ConvAlgorithm::Direct}) {
+      Conv2DOptions o;
+      o.filters = 4;
+      o.bias = false;
+      o.padding = Padding::same();
+      o.algorithm = a;
+      Conv2D conv(o, a == ConvAlgorithm::Gemm ? "conv_gemm" : "conv_direct");
+      expectRoundedGemmInputs(conv, {3, 5, 6}, p);
+    }
+    Conv2DOptions strided;
+    strided.filters = 4;
+    strided.bias = false;
+    strided.strideH = strided.strideW = 2;
+    Conv2D conv2(strided, "conv_strided");
+    expectRoundedGemmInputs(conv2, {20, 7, 7}, p);
     DepthwiseConv2D depthwise(DepthwiseConv2DOptions{}, "depthwise");
     expectRoundedGemmInputs(depthwise, {3, 5, 5}, p);
   }

@@ -1,0 +1,341 @@
+#include "core/nn/conv_gemm.h"
+
+#include <algorithm>
+
+#include "core/nn/eigen.h"  // <immintrin.h>, GCC 12 warnings silenced
+
+namespace core::nn {
+namespace {
+
+// A maximal stretch of consecutive rows inside one output row of one sample.
+struct Run {
+  std::int64_t sample;
+  int oy, ox0, len;
+  std::int64_t offset;  // position of its first row within the packed range
+};
+
+// Splits rows [r0, r0 + count) into runs; returns the number written to `out`.
+template <std::size_t N>
+int rowRuns(const ConvGeometry& g, std::int64_t r0, std::int64_t count, Run (&out)[N]) {
+  const std::int64_t pixels = g.outPixels();
+  int n = 0;
+  std::int64_t off = 0;
+  while (off < count) {
+    const std::int64_t r = r0 + off, s = r / pixels, pix = r % pixels;
+    const int oy = static_cast<int>(pix / g.outW), ox = static_cast<int>(pix % g.outW);
+    const int len = static_cast<int>(std::min<std::int64_t>(g.outW - ox, count - off));
+    out[n++] = Run{s, oy, ox, len, off};
+    off += len;
+  }
+  return n;
+}
+
+// Output columns [ox0, ox1) of a run whose input column for tap kx is inside the image.
+inline void validColumns(const ConvGeometry& g, int kx, int first, int len, int& l0, int& l1) {
+  // ix = (first + l) * sw + kx - padLeft in [0, width)
+  const int base = first * g.strideW + kx - g.padLeft;
+  l0 = base >= 0 ? 0 : (-base + g.strideW - 1) / g.strideW;
+  const int hi = g.width - base;  // need l * sw < hi
+  l1 = hi <= 0 ? 0 : std::min(len, (hi + g.strideW - 1) / g.strideW);
+  if (l1 < l0) l1 = l0;
+}
+
+// Offset of output pixel row r (over the chunk's samples) in the padded images.
+struct PixelCursor {
+  const ConvPlan& plan;
+  std::int64_t sample;
+  int oy, ox;
+  PixelCursor(const ConvPlan& p, std::int64_t r)
+      : plan(p), sample(r / p.g.outPixels()), oy(static_cast<int>(r % p.g.outPixels() / p.g.outW)),
+        ox(static_cast<int>(r % p.g.outPixels() % p.g.outW)) {}
+  std::int32_t offset() const {
+    return static_cast<std::int32_t>(sample * plan.paddedSize() +
+                                     static_cast<std::int64_t>(oy) * plan.g.strideH * plan.paddedW +
+                                     static_cast<std::int64_t>(ox) * plan.g.strideW);
+  }
+  void next() {
+    if (++ox == plan.g.outW) {
+      ox = 0;
+      if (++oy == plan.g.outH) {
+        oy = 0;
+        ++sample;
+      }
+    }
+  }
+};
+
+void packPatchesA(const void* ctx, std::int64_t i0, std::int64_t p0, std::int64_t mc, std::int64_t kc, float* dst) {
+  const ConvPatches& in = *static_cast<const ConvPatches*>(ctx);
+  const std::int32_t* taps = in.plan->tapOffsets.data() + p0;
+  PixelCursor cursor(*in.plan, i0);
+  for (std::int64_t ir = 0; ir < mc; ir += kGemmMr) {
+    const std::int64_t mr = std::min(kGemmMr, mc - ir);
+    alignas(64) std::int32_t pix[kGemmMr] = {};
+    for (std::int64_t i = 0; i < mr; ++i, cursor.next()) pix[i] = cursor.offset();
+    float* strip = dst + ir * kc;
+#if defined(__AVX512F__)
+    if (in.plan->g.strideW == 1) {
+      // Consecutive pixels of one output row are consecutive in the padded input: copy
+      // each run with masked vector loads (cheaper than gathers).
+      struct Seg {
+        std::int32_t src, dst;
+        __mmask16 mask;
+      };
+      Seg segs[kGemmMr + 1];
+      int n = 0;
+      for (std::int64_t i = 0; i < kGemmMr;) {
+        std::int64_t len = 1;
+        if (i < mr)
+          while (i + len < mr && len < 16 && pix[i + len] == pix[i] + len) ++len;
+        else
+          len = std::min<std::int64_t>(16, kGemmMr - i);  // padding lanes: zeros
+        segs[n++] = Seg{i < mr ? pix[i] : -1, static_cast<std::int32_t>(i), static_cast<__mmask16>((1u << len) - 1u)};
+        i += len;
+      }
+      for (std::int64_t p = 0; p < kc; ++p) {
+        const float* base = in.padded + taps[p];
+        float* out = strip + p * kGemmMr;
+        for (int q = 0; q < n; ++q) {
+          const __m512 v = segs[q].src >= 0 ? _mm512_maskz_loadu_ps(segs[q].mask, base + segs[q].src) : _mm512_setzero_ps();
+          _mm512_mask_storeu_ps(out + segs[q].dst, segs[q].mask, v);
+        }
+      }
+      continue;
+    }
+    const __m512i lo = _mm512_load_si512(pix), hi = _mm512_load_si512(pix + 16);
+    const __mmask16 mlo = mr >= 16 ? 0xffff : static_cast<__mmask16>((1u << mr) - 1u);
+    const __mmask16 mhi = mr >= 32 ? 0xffff : mr <= 16 ? 0 : static_cast<__mmask16>((1u << (mr - 16)) - 1u);
+    for (std::int64_t p = 0; p < kc; ++p) {
+      const float* base = in.padded + taps[p];
+      _mm512_store_ps(strip + p * kGemmMr, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), mlo, lo, base, 4));
+      _mm512_store_ps(strip + p * kGemmMr + 16, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), mhi, hi, base, 4));
+    }
+#else
+    for (std::int64_t p = 0; p < kc; ++p) {
+      const float* base = in.padded + taps[p];
+      float* out = strip + p * kGemmMr;
+      for (std::int64_t i = 0; i < kGemmMr; ++i) out[i] = i < mr ? base[pix[i]] : 0.0f;
+    }
+#endif
+  }
+}
+
+void packPatchesB(const void* ctx, std::int64_t p0, std::int64_t j0, std::int64_t kc, std::int64_t nc, float* dst) {
+  const ConvPatches& in = *static_cast<const ConvPatches*>(ctx);
+  std::int32_t pix[kGemmKc];
+  PixelCursor cursor(*in.plan, p0);
+  for (std::int64_t p = 0; p < kc; ++p, cursor.next()) pix[p] = cursor.offset();
+  for (std::int64_t jr = 0; jr < nc; jr += kGemmNr) {
+    const std::int64_t nr = std::min(kGemmNr, nc - jr);
+    float* strip = dst + jr * kc;
+    alignas(32) std::int32_t taps[kGemmNr] = {};
+    for (std::int64_t j = 0; j < nr; ++j) taps[j] = in.plan->tapOffsets[static_cast<std::size_t>(j0 + jr + j)];
+#if defined(__AVX512F__)
+    const __m256i idx = _mm256_load_si256(reinterpret_cast<const __m256i*>(taps));
+    const __mmask8 mask = static_cast<__mmask8>((1u << nr) - 1u);
+    for (std::int64_t p = 0; p < kc; ++p)
+      _mm256_storeu_ps(strip + p * kGemmNr, _mm256_mmask_i32gather_ps(_mm256_setzero_ps(), mask, idx, in.padded + pix[p], 4));
+#else
+    for (std::int64_t p = 0; p < kc; ++p) {
+      const float* base = in.padded + pix[p];
+      for (std::int64_t j = 0; j < kGemmNr; ++j) strip[p * kGemmNr + j] = j < nr ? base[taps[j]] : 0.0f;
+    }
+#endif
+  }
+}
+
+// Rows [r0, r0 + count) of the (samples * pixels) dimension split by sample.
+struct Segment {
+  std::int64_t sample, pixel, len, offset;
+};
+template <std::size_t N>
+int sampleSegments(std::int64_t pixels, std::int64_t r0, std::int64_t count, Segment (&out)[N]) {
+  int n = 0;
+  std::int64_t off = 0;
+  while (off < count) {
+    const std::int64_t r = r0 + off, s = r / pixels, pix = r % pixels, len = std::min(pixels - pix, count - off);
+    out[n++] = Segment{s, pix, len, off};
+    off += len;
+  }
+  return n;
+}
+
+void packMapsA(const void* ctx, std::int64_t i0, std::int64_t p0, std::int64_t mc, std::int64_t kc, float* dst) {
+  const ChannelMaps& m = *static_cast<const ChannelMaps*>(ctx);
+  const std::int64_t sampleSize = m.channels * m.pixels;
+  for (std::int64_t ir = 0; ir < mc; ir += kGemmMr) {
+    const std::int64_t mr = std::min(kGemmMr, mc - ir);
+    float* strip = dst + ir * kc;
+    Segment segs[kGemmMr];
+    const int n = sampleSegments(m.pixels, i0 + ir, mr, segs);
+    for (std::int64_t p = 0; p < kc; ++p) {
+      float* out = strip + p * kGemmMr;
+      for (int q = 0; q < n; ++q) {
+        const float* src = m.data + segs[q].sample * sampleSize + (p0 + p) * m.pixels + segs[q].pixel;
+        for (std::int64_t l = 0; l < segs[q].len; ++l) out[segs[q].offset + l] = src[l];
+      }
+      for (std::int64_t i = mr; i < kGemmMr; ++i) out[i] = 0.0f;
+    }
+  }
+}
+
+void packMapsTransposedA(const void* ctx, std::int64_t i0, std::int64_t p0, std::int64_t mc, std::int64_t kc, float* dst) {
+  const ChannelMaps& m = *static_cast<const ChannelMaps*>(ctx);
+  const std::int64_t sampleSize = m.channels * m.pixels;
+  Segment segs[kGemmKc];
+  const int n = sampleSegments(m.pixels, p0, kc, segs);
+  for (std::int64_t ir = 0; ir < mc; ir += kGemmMr) {
+    const std::int64_t mr = std::min(kGemmMr, mc - ir);
+    float* strip = dst + ir * kc;
+    for (std::int64_t i = 0; i < kGemmMr; ++i) {
+      if (i >= mr) {
+        for (std::int64_t p = 0; p < kc; ++p) strip[p * kGemmMr + i] = 0.0f;
+        continue;
+      }
+      for (int q = 0; q < n; ++q) {
+        const float* src = m.data + segs[q].sample * sampleSize + (i0 + ir + i) * m.pixels + segs[q].pixel;
+        float* out = strip + segs[q].offset * kGemmMr + i;
+        for (std::int64_t l = 0; l < segs[q].len; ++l) out[l * kGemmMr] = src[l];
+      }
+    }
+  }
+}
+
+void storeMaps(void* ctx, const float* tile, std::int64_t i0, std::int64_t j0, std::int64_t mr, std::int64_t nr, bool first,
+               bool last) {
+  const MapsStore& s = *static_cast<const MapsStore*>(ctx);
+  Segment segs[kGemmMr];
+  const int n = sampleSegments(s.pixels, i0, mr, segs);
+  for (std::int64_t j = 0; j < nr; ++j) {
+    const std::int64_t ch = j0 + j;
+    const float* col = tile + j * kGemmMr;
+    for (int q = 0; q < n; ++q) {
+      float* dst = s.data + (segs[q].sample * s.channels + ch) * s.pixels + segs[q].pixel;
+      const float* src = col + segs[q].offset;
+      const std::int64_t len = segs[q].len;
+      if (first) {
+        for (std::int64_t l = 0; l < len; ++l) dst[l] = src[l];
+      } else {
+        for (std::int64_t l = 0; l < len; ++l) dst[l] += src[l];
+      }
+      if (last) {
+        if (s.bias) {
+          const float b = s.bias[ch];
+          for (std::int64_t l = 0; l < len; ++l) dst[l] += b;
+        }
+        applyActivation(s.activation, dst, len);
+      }
+    }
+  }
+}
+
+void storePatchGrad(void* ctx, const float* tile, std::int64_t i0, std::int64_t j0, std::int64_t mr, std::int64_t nr, bool,
+                    bool) {
+  const PatchGradientStore& s = *static_cast<const PatchGradientStore*>(ctx);
+  const ConvGeometry& g = s.plan->g;
+  Run runs[kGemmMr];
+  const int nRuns = rowRuns(g, i0, mr, runs);
+  for (std::int64_t j = 0; j < nr; ++j) {
+    const ConvTap t = s.plan->taps[static_cast<std::size_t>(j0 + j)];
+    const int c = t.channel, ky = t.ky, kx = t.kx;
+    const float* col = tile + j * kGemmMr;
+    for (int r = 0; r < nRuns; ++r) {
+      const Run& run = runs[r];
+      const int iy = run.oy * g.strideH + ky - g.padTop;
+      if (iy < 0 || iy >= g.height) continue;
+      int l0, l1;
+      validColumns(g, kx, run.ox0, run.len, l0, l1);
+      float* row = s.images + run.sample * g.inSize() + (static_cast<std::int64_t>(c) * g.height + iy) * g.width;
+      const int base = run.ox0 * g.strideW + kx - g.padLeft;
+      const float* src = col + run.offset;
+      for (int l = l0; l < l1; ++l) row[base + l * g.strideW] += src[l];
+    }
+  }
+}
+
+void packFlipped(const void* ctx, std::int64_t p0, std::int64_t j0, std::int64_t kc, std::int64_t nc, float* dst) {
+  const FlippedWeights& w = *static_cast<const FlippedWeights*>(ctx);
+  const ConvGeometry& g = *w.forward;
+  const std::int64_t taps = static_cast<std::int64_t>(g.kernelH) * g.kernelW;
+  for (std::int64_t jr = 0; jr < nc; jr += kGemmNr) {
+    const std::int64_t nr = std::min(kGemmNr, nc - jr);
+    float* strip = dst + jr * kc;
+    for (std::int64_t p = 0; p < kc; ++p) {
+      const std::int64_t q = p0 + p, f = q / taps, t = q % taps;
+      const std::int64_t flipped = taps - 1 - t;  // (kh-1-ky, kw-1-kx)
+      float* out = strip + p * kGemmNr;
+      for (std::int64_t j = 0; j < nr; ++j) out[j] = w.weights[f + w.filters * ((j0 + jr + j) * taps + flipped)];
+      for (std::int64_t j = nr; j < kGemmNr; ++j) out[j] = 0.0f;
+    }
+  }
+}
+
+}  // namespace
+
+bool hasTransposedForm(const ConvGeometry& g) {
+  // Few input channels would leave most of each micro-tile's columns empty: the patch
+  // scatter is cheaper there.
+  return g.strideH == 1 && g.strideW == 1 && g.padTop <= g.kernelH - 1 && g.padLeft <= g.kernelW - 1 &&
+         g.channels >= 16;
+}
+
+ConvGeometry transposedGeometry(const ConvGeometry& g, int filters) {
+  ConvGeometry t;
+  t.channels = filters;
+  t.height = g.outH;
+  t.width = g.outW;
+  t.kernelH = g.kernelH;
+  t.kernelW = g.kernelW;
+  t.padTop = g.kernelH - 1 - g.padTop;
+  t.padLeft = g.kernelW - 1 - g.padLeft;
+  t.outH = g.height;
+  t.outW = g.width;
+  return t;
+}
+
+GemmB flippedWeightsAsB(const FlippedWeights& w) { return {packFlipped, &w}; }
+
+void padImages(const ConvPlan& plan, const float* images, int samples, float* padded) {
+  const ConvGeometry& g = plan.g;
+  const std::int64_t plane = static_cast<std::int64_t>(plan.paddedH) * plan.paddedW;
+  for (int s = 0; s < samples; ++s)
+    for (int c = 0; c < g.channels; ++c) {
+      const float* src = images + s * g.inSize() + static_cast<std::int64_t>(c) * g.height * g.width;
+      float* dst = padded + s * plan.paddedSize() + c * plane;
+      std::fill_n(dst, plane, 0.0f);
+      // Padded row y holds input row y - padTop; columns likewise (cropped when the windows
+      // do not reach the last rows/columns of a 'valid' convolution).
+      for (int y = 0; y < plan.paddedH; ++y) {
+        const int iy = y - g.padTop;
+        if (iy < 0 || iy >= g.height) continue;
+        const int x0 = std::max(0, g.padLeft), x1 = std::min(plan.paddedW, g.width + g.padLeft);
+        for (int x = x0; x < x1; ++x) dst[static_cast<std::int64_t>(y) * plan.paddedW + x] = src[iy * g.width + x - g.padLeft];
+      }
+    }
+}
+
+int maxSamplesPerGemm(const ConvPlan& plan) {
+  const std::int64_t limit = (std::int64_t{1} << 31) / std::max<std::int64_t>(1, plan.paddedSize()) - 1;
+  return static_cast<int>(std::clamp<std::int64_t>(limit, 1, 1 << 20));
+}
+
+GemmA patchesAsA(const ConvPatches& p) { return {packPatchesA, &p}; }
+GemmB patchesAsB(const ConvPatches& p) { return {packPatchesB, &p}; }
+GemmA mapsAsA(const ChannelMaps& m) { return {packMapsA, &m}; }
+GemmA mapsTransposedAsA(const ChannelMaps& m) { return {packMapsTransposedA, &m}; }
+
+GemmC storeToMaps(MapsStore& s) {
+  GemmC c;
+  c.store = storeMaps;
+  c.ctx = &s;
+  return c;
+}
+
+GemmC storePatchGradient(PatchGradientStore& s) {
+  GemmC c;
+  c.store = storePatchGrad;
+  c.ctx = &s;
+  return c;
+}
+
+}  // namespace core::nn

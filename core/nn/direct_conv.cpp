@@ -1,0 +1,165 @@
+#include "core/nn/direct_conv.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "core/nn/eigen.h"  // <immintrin.h>, GCC 12 warnings silenced
+
+namespace core::nn {
+namespace {
+constexpr int kLanes = 16;
+constexpr int kFilterGroup = 8;  // filters sharing each input load (forward)
+constexpr int kWgFilters = 4;    // weight gradient: 4 filters x 4 taps of accumulators
+constexpr int kWgTaps = 4;
+
+#if defined(__AVX512F__)
+using Vec = __m512;
+inline Vec load(const float* p, __mmask16 m) { return _mm512_maskz_loadu_ps(m, p); }
+inline Vec fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
+inline Vec splat(float v) { return _mm512_set1_ps(v); }
+inline Vec zero() { return _mm512_setzero_ps(); }
+inline void store(float* p, Vec v, __mmask16 m) { _mm512_mask_storeu_ps(p, m, v); }
+inline float sum(Vec v) { return _mm512_reduce_add_ps(v); }
+inline __mmask16 maskOf(int n) { return n >= kLanes ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << n) - 1u); }
+#else
+struct Vec {
+  float v[kLanes];
+};
+using __mmask16 = int;
+inline Vec load(const float* p, int n) {
+  Vec r{};
+  for (int i = 0; i < n && i < kLanes; ++i) r.v[i] = p[i];
+  return r;
+}
+inline Vec fma(Vec a, Vec b, Vec c) {
+  for (int i = 0; i < kLanes; ++i) c.v[i] += a.v[i] * b.v[i];
+  return c;
+}
+inline Vec splat(float x) {
+  Vec r;
+  std::fill(r.v, r.v + kLanes, x);
+  return r;
+}
+inline Vec zero() { return Vec{}; }
+inline void store(float* p, Vec v, int n) {
+  for (int i = 0; i < n && i < kLanes; ++i) p[i] = v.v[i];
+}
+inline float sum(Vec v) {
+  float s = 0;
+  for (float x : v.v) s += x;
+  return s;
+}
+inline int maskOf(int n) { return n; }
+#endif
+
+}  // namespace
+
+namespace {
+
+// One row segment (up to 16 pixels) of NF filters: accumulators stay in registers.
+template <int NF>
+inline void forwardRow(const float* row, const std::int32_t* tapOffsets, std::int64_t taps, const float* weights, int filters,
+                       int f0, __mmask16 m, const float* bias, float* out, std::int64_t pixels) {
+  Vec acc[NF];
+#pragma GCC unroll 8
+  for (int f = 0; f < NF; ++f) acc[f] = splat(bias ? bias[f0 + f] : 0.0f);
+  for (std::int64_t t = 0; t < taps; ++t) {
+    const Vec x = load(row + tapOffsets[t], m);
+    const float* w = weights + f0 + static_cast<std::int64_t>(filters) * t;
+#pragma GCC unroll 8
+    for (int f = 0; f < NF; ++f) acc[f] = fma(splat(w[f]), x, acc[f]);
+  }
+#pragma GCC unroll 8
+  for (int f = 0; f < NF; ++f) store(out + f * pixels, acc[f], m);
+}
+
+using ForwardRowFn = void (*)(const float*, const std::int32_t*, std::int64_t, const float*, int, int, __mmask16, const float*,
+                              float*, std::int64_t);
+constexpr ForwardRowFn kForwardRow[kFilterGroup + 1] = {nullptr,         forwardRow<1>, forwardRow<2>, forwardRow<3>, forwardRow<4>,
+                                                        forwardRow<5>,   forwardRow<6>, forwardRow<7>, forwardRow<8>};
+
+}  // namespace
+
+void directConvForward(const ConvPlan& plan, const float* padded, int samples, const float* weights, int filters,
+                       const float* bias, Activation activation, float* y) {
+  const ConvGeometry& g = plan.g;
+  const std::int64_t taps = g.patchSize(), pixels = g.outPixels(), pw = plan.paddedW;
+  const std::int32_t* tapOffsets = plan.tapOffsets.data();
+  for (int s = 0; s < samples; ++s) {
+    const float* xs = padded + s * plan.paddedSize();
+    float* ys = y + static_cast<std::int64_t>(s) * filters * pixels;
+    for (int f0 = 0; f0 < filters; f0 += kFilterGroup) {
+      const int nf = std::min(kFilterGroup, filters - f0);
+      const ForwardRowFn rowFn = kForwardRow[nf];
+      for (int oy = 0; oy < g.outH; ++oy)
+        for (int ox = 0; ox < g.outW; ox += kLanes)
+          rowFn(xs + oy * pw + ox, tapOffsets, taps, weights, filters, f0, maskOf(g.outW - ox), bias,
+                ys + f0 * pixels + oy * g.outW + ox, pixels);
+      for (int f = 0; f < nf; ++f) applyActivation(activation, ys + (f0 + f) * pixels, pixels);
+    }
+  }
+}
+
+namespace {
+
+// NF filters x NT taps of weight gradient, summed over every sample, row and pixel.
+template <int NF, int NT>
+void weightGradBlock(const ConvPlan& plan, const float* padded, int samples, const float* gy, int filters, int f0,
+                     std::int64_t t0, float* dw, bool accumulate) {
+  const ConvGeometry& g = plan.g;
+  const std::int64_t pixels = g.outPixels(), pw = plan.paddedW;
+  std::int32_t offs[NT];
+  for (int t = 0; t < NT; ++t) offs[t] = plan.tapOffsets[static_cast<std::size_t>(t0 + t)];
+  Vec acc[NF][NT];
+#pragma GCC unroll 4
+  for (int f = 0; f < NF; ++f)
+#pragma GCC unroll 4
+    for (int t = 0; t < NT; ++t) acc[f][t] = zero();
+  for (int s = 0; s < samples; ++s) {
+    const float* xs = padded + s * plan.paddedSize();
+    const float* gs = gy + (static_cast<std::int64_t>(s) * filters + f0) * pixels;
+    for (int oy = 0; oy < g.outH; ++oy)
+      for (int ox = 0; ox < g.outW; ox += kLanes) {
+        const __mmask16 m = maskOf(g.outW - ox);
+        const float* grow = gs + oy * g.outW + ox;
+        const float* xrow = xs + oy * pw + ox;
+        Vec gv[NF], xv[NT];
+#pragma GCC unroll 4
+        for (int f = 0; f < NF; ++f) gv[f] = load(grow + f * pixels, m);
+#pragma GCC unroll 4
+        for (int t = 0; t < NT; ++t) xv[t] = load(xrow + offs[t], m);
+#pragma GCC unroll 4
+        for (int f = 0; f < NF; ++f)
+#pragma GCC unroll 4
+          for (int t = 0; t < NT; ++t) acc[f][t] = fma(gv[f], xv[t], acc[f][t]);
+      }
+  }
+  for (int f = 0; f < NF; ++f)
+    for (int t = 0; t < NT; ++t) {
+      float& out = dw[(f0 + f) + static_cast<std::int64_t>(filters) * (t0 + t)];
+      out = (accumulate ? out : 0.0f) + sum(acc[f][t]);
+    }
+}
+
+using WeightGradFn = void (*)(const ConvPlan&, const float*, int, const float*, int, int, std::int64_t, float*, bool);
+template <int NF>
+constexpr WeightGradFn kWeightGradRow[kWgTaps + 1] = {nullptr, weightGradBlock<NF, 1>, weightGradBlock<NF, 2>,
+                                                      weightGradBlock<NF, 3>, weightGradBlock<NF, 4>};
+constexpr const WeightGradFn* kWeightGrad[kWgFilters + 1] = {nullptr, kWeightGradRow<1>, kWeightGradRow<2>, kWeightGradRow<3>,
+                                                             kWeightGradRow<4>};
+
+}  // namespace
+
+void directConvWeightGradient(const ConvPlan& plan, const float* padded, int samples, const float* gy, int filters,
+                              float* dw, bool accumulate) {
+  const std::int64_t taps = plan.g.patchSize();
+  for (int f0 = 0; f0 < filters; f0 += kWgFilters) {
+    const int nf = std::min(kWgFilters, filters - f0);
+    for (std::int64_t t0 = 0; t0 < taps; t0 += kWgTaps) {
+      const int nt = static_cast<int>(std::min<std::int64_t>(kWgTaps, taps - t0));
+      kWeightGrad[nf][nt](plan, padded, samples, gy, filters, f0, t0, dw, accumulate);
+    }
+  }
+}
+
+}  // namespace core::nn

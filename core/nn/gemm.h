@@ -1,0 +1,86 @@
+#pragma once
+// Single-threaded packed SGEMM for the engine's layers (the callers split work across
+// threads): C = op(A) * op(B). Blocked for cache in Goto's loop order around a 32 x 8
+// AVX-512 micro-kernel (a portable kernel where AVX-512 is not compiled in).
+//
+// Operands are reached through packing callbacks, so a layer can feed the GEMM straight
+// from its own layout (a convolution packs image patches without an im2col buffer) and
+// receive finished tiles through a store callback (scatter, bias, activation). Plain
+// column-major matrices have ready-made packers. With a 16-bit precision the operands are
+// rounded while they are packed: mixed precision costs no extra pass.
+#include <cstdint>
+#include <vector>
+
+#include "core/util/precision.h"
+
+namespace core::nn {
+
+inline constexpr std::int64_t kGemmMr = 32;   // micro-tile rows
+inline constexpr std::int64_t kGemmNr = 8;    // micro-tile columns
+inline constexpr std::int64_t kGemmKc = 384;  // depth of a packed panel
+inline constexpr std::int64_t kGemmMc = 384;  // rows of a packed A block
+inline constexpr std::int64_t kGemmNc = 2048; // columns of a packed B panel
+
+// Packs rows [i0, i0 + mc) x depth [p0, p0 + kc) of A into strips of kGemmMr rows; strip r
+// starts at dst + r * kGemmMr * kc and holds kc groups of kGemmMr values (rows past mc zero).
+using PackAFn = void (*)(const void* ctx, std::int64_t i0, std::int64_t p0, std::int64_t mc, std::int64_t kc, float* dst);
+// Packs depth [p0, p0 + kc) x columns [j0, j0 + nc) of B into strips of kGemmNr columns;
+// strip s starts at dst + s * kGemmNr * kc and holds kc groups of kGemmNr values (zero-padded).
+using PackBFn = void (*)(const void* ctx, std::int64_t p0, std::int64_t j0, std::int64_t kc, std::int64_t nc, float* dst);
+// Receives the partial product of one depth panel for C rows [i0, i0 + mr) x columns
+// [j0, j0 + nr): `tile` is kGemmMr x kGemmNr, column-major. Panels arrive in depth order;
+// `first` / `last` mark the first and last panel of that tile.
+using StoreFn = void (*)(void* ctx, const float* tile, std::int64_t i0, std::int64_t j0, std::int64_t mr, std::int64_t nr,
+                         bool first, bool last);
+
+struct GemmA {
+  PackAFn pack;
+  const void* ctx;
+};
+struct GemmB {
+  PackBFn pack;
+  const void* ctx;
+};
+// Either a column-major destination (store == nullptr) or a store callback.
+struct GemmC {
+  float* data = nullptr;
+  std::int64_t ld = 0;
+  bool accumulate = false;  // C += op(A) op(B)
+  StoreFn store = nullptr;
+  void* ctx = nullptr;
+};
+
+enum class Transpose { No, Yes };
+
+// A plain column-major matrix as a GEMM operand.
+struct GemmOperand {
+  const float* data = nullptr;
+  std::int64_t ld = 0;  // leading dimension of the stored (untransposed) matrix
+  Transpose transpose = Transpose::No;
+};
+GemmA gemmA(const GemmOperand& a);  // `a` must outlive the GEMM call
+GemmB gemmB(const GemmOperand& b);
+
+// B packed once, reused by many GEMMs (e.g. a layer's weights across its sub-batches).
+class PackedB {
+public:
+  void pack(GemmB b, std::int64_t k, std::int64_t n, util::Precision precision);
+  std::int64_t k() const { return m_k; }
+  std::int64_t n() const { return m_n; }
+  const float* panel(std::int64_t jc, std::int64_t pc) const;
+
+private:
+  std::int64_t m_k = 0, m_n = 0;
+  std::vector<float> m_data;
+};
+
+void gemm(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, GemmB b, const GemmC& c,
+          util::Precision precision = util::Precision::FP32);
+void gemm(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, const PackedB& b, const GemmC& c,
+          util::Precision precision = util::Precision::FP32);
+
+// Plain matrices: C (m x n, leading dimension ldc) (+)= op(A) (m x k) * op(B) (k x n).
+void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, GemmOperand a, GemmOperand b, float* c, std::int64_t ldc,
+           bool accumulate, util::Precision precision = util::Precision::FP32);
+
+}  // namespace core::nn

@@ -1,0 +1,80 @@
+// The packed SGEMM against a plain triple loop: every transpose combination, edge sizes
+// that leave partial micro-tiles and partial cache blocks, accumulation, and rounding.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "core/nn/gemm.h"
+#include "core/nn/gemm_precision.h"
+
+namespace core::nn {
+namespace {
+
+struct Mat {
+  std::int64_t rows, cols, ld;
+  std::vector<float> v;
+  Mat(std::int64_t r, std::int64_t c, std::int64_t pad, std::mt19937& rng) : rows(r), cols(c), ld(r + pad), v(static_cast<std::size_t>((r + pad) * c)) {
+    std::uniform_real_distribution<float> u(-1, 1);
+    for (float& x : v) x = u(rng);
+  }
+  float at(std::int64_t i, std::int64_t j) const { return v[static_cast<std::size_t>(i + j * ld)]; }
+};
+
+void checkGemm(std::int64_t m, std::int64_t n, std::int64_t k, Transpose ta, Transpose tb, bool accumulate,
+               util::Precision p = util::Precision::FP32) {
+  std::mt19937 rng(static_cast<std::uint32_t>(m * 7919 + n * 31 + k));
+  // Stored shapes: A is m x k (or k x m when transposed); padding tests the leading dimension.
+  const Mat a = ta == Transpose::No ? Mat(m, k, 3, rng) : Mat(k, m, 1, rng);
+  const Mat b = tb == Transpose::No ? Mat(k, n, 2, rng) : Mat(n, k, 5, rng);
+  Mat c(m, n, 4, rng);
+  const Mat c0 = c;
+  sgemm(m, n, k, {a.v.data(), a.ld, ta}, {b.v.data(), b.ld, tb}, c.v.data(), c.ld, accumulate, p);
+  double worst = 0;
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      double ref = accumulate ? c0.at(i, j) : 0.0;
+      for (std::int64_t q = 0; q < k; ++q) {
+        const float av = ta == Transpose::No ? a.at(i, q) : a.at(q, i);
+        const float bv = tb == Transpose::No ? b.at(q, j) : b.at(j, q);
+        ref += static_cast<double>(roundToPrecision(av, p)) * roundToPrecision(bv, p);
+      }
+      worst = std::max(worst, std::abs(ref - c.at(i, j)));
+    }
+  EXPECT_LT(worst, 1e-4 * std::sqrt(static_cast<double>(k)) + 1e-6) << m << "x" << n << "x" << k;
+  // Padding rows of C are untouched.
+  for (std::int64_t j = 0; j < n; ++j)
+    for (std::int64_t i = m; i < c.ld; ++i) EXPECT_EQ(c.at(i, j), c0.at(i, j));
+}
+
+TEST(Gemm, MatchesNaiveProductForAllTransposes) {
+  for (Transpose ta : {Transpose::No, Transpose::Yes})
+    for (Transpose tb : {Transpose::No, Transpose::Yes})
+      for (bool acc : {false, true}) {
+        checkGemm(1, 1, 1, ta, tb, acc);
+        checkGemm(33, 9, 17, ta, tb, acc);    // partial micro-tiles in both directions
+        checkGemm(64, 16, 400, ta, tb, acc);  // two depth panels
+        checkGemm(5, 70, 3, ta, tb, acc);
+      }
+}
+
+TEST(Gemm, LargeBlocksSpanSeveralCacheBlocks) {
+  checkGemm(420, 2100, 70, Transpose::No, Transpose::Yes, false);  // > one A block and one B panel
+  checkGemm(97, 41, 800, Transpose::Yes, Transpose::No, true);
+}
+
+TEST(Gemm, RoundsOperandsWhilePacking) {
+  checkGemm(40, 12, 50, Transpose::No, Transpose::No, false, util::Precision::BF16);
+  checkGemm(40, 12, 50, Transpose::Yes, Transpose::Yes, true, util::Precision::FP16);
+}
+
+TEST(Gemm, EmptyDepthClearsOrKeeps) {
+  std::vector<float> c = {1, 2, 3, 4};
+  sgemm(2, 2, 0, {nullptr, 2, Transpose::No}, {nullptr, 1, Transpose::No}, c.data(), 2, true);
+  EXPECT_EQ(c, (std::vector<float>{1, 2, 3, 4}));
+  sgemm(2, 2, 0, {nullptr, 2, Transpose::No}, {nullptr, 1, Transpose::No}, c.data(), 2, false);
+  EXPECT_EQ(c, (std::vector<float>{0, 0, 0, 0}));
+}
+
+}  // namespace
+}  // namespace core::nn
