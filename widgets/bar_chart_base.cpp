@@ -15,6 +15,15 @@ Qt::BrushStyle BarChartBase::brushStyleFor(int styleIndex) {
   return styles[styleIndex % 5];
 }
 
+void BarChartBase::syncToRanges() {
+  for (int i = 0; i < plot()->plottableCount(); ++i) {
+    auto* bars = qobject_cast<QCPBars*>(plot()->plottable(i));
+    if (!bars || bars->barBelow()) continue;   // stacked bars rest on the one below
+    QCPAxis* y = bars->valueAxis();
+    rebaseBars(bars, y->scaleType() == QCPAxis::stLogarithmic ? y->range().lower : 0.0);
+  }
+}
+
 DeviceCategories BarChartBase::categories() const {
   DeviceCategories cats;
   const auto runs = shownRuns();

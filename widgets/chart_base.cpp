@@ -8,6 +8,7 @@
 #include <QTimer>
 #include <QToolButton>
 #include <QToolTip>
+#include <QMap>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -113,7 +114,10 @@ ChartBase::ChartBase(const QString& chartId, const QString& title, QWidget* pare
   connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent*) { fitToData(); });
   connect(m_plot, &QCustomPlot::mouseMove, this, &ChartBase::onMouseMove);
   connect(m_plot, &QCustomPlot::mouseWheel, this, [this](QWheelEvent*) { m_autoFit = false; });
-  connect(m_plot, &QCustomPlot::beforeReplot, this, &ChartBase::placeReferenceLabels);
+  connect(m_plot, &QCustomPlot::beforeReplot, this, [this] {
+    placeReferenceLabels();
+    syncToRanges();
+  });
 
   applyChartTheme(m_plot, m_theme, m_scale);
 }
@@ -216,8 +220,8 @@ void ChartBase::setLogY(bool on) {
 
 void ChartBase::autoLogY() {
   if (!supportsLogY() || m_logYChosen) return;
-  double lo = std::numeric_limits<double>::max();
-  double hi = 0;
+  // The widest span of any one value axis (the cost chart has two panels).
+  QMap<QCPAxis*, QPair<double, double>> spans;
   for (int i = 0; i < m_plot->plottableCount(); ++i) {
     QCPAbstractPlottable* p = m_plot->plottable(i);
     if (!p->visible() || p->property(kKeyProperty).toString() == kReferenceKey) continue;
@@ -225,15 +229,21 @@ void ChartBase::autoLogY() {
     auto* iface = p->interface1D();
     if (!iface) continue;
     for (int k = 0; k < iface->dataCount(); ++k) {
-      const double v = iface->dataMainValue(k);
+      const double v = shownValue(p, k);
       if (!std::isfinite(v) || v <= 0) continue;
-      lo = std::min(lo, v);
-      hi = std::max(hi, v);
+      auto it = spans.find(p->valueAxis());
+      if (it == spans.end()) {
+        spans.insert(p->valueAxis(), {v, v});
+      } else {
+        it->first = std::min(it->first, v);
+        it->second = std::max(it->second, v);
+      }
     }
   }
-  if (hi <= 0) return;
+  if (spans.isEmpty()) return;
+  double ratio = 1;
+  for (const auto& [lo, hi] : spans) ratio = std::max(ratio, hi / lo);
   // Hysteresis: on above 30×, off again only below 10×, so live data does not flicker.
-  const double ratio = hi / lo;
   const bool want = m_logY ? ratio > 10 : ratio > 30;
   if (want == m_logY) return;
   m_logY = want;
@@ -261,6 +271,10 @@ void ChartBase::applyLogY() {
 
 void ChartBase::fitToData() {
   m_fitting = true;
+  // Bars measure from 0 while fitting (their log-axis base follows the range afterwards).
+  for (int i = 0; i < m_plot->plottableCount(); ++i)
+    if (auto* bars = qobject_cast<QCPBars*>(m_plot->plottable(i)); bars && !bars->barBelow())
+      rebaseBars(bars, 0);
   for (QCPAxisRect* rect : m_plot->axisRects()) {
     for (QCPAxis* axis : rect->axes()) {
       bool found = false;
@@ -270,8 +284,17 @@ void ChartBase::fitToData() {
         bool ok = false;
         const QCP::SignDomain sign =
             axis->scaleType() == QCPAxis::stLogarithmic ? QCP::sdPositive : QCP::sdBoth;
-        const QCPRange r = p->keyAxis() == axis ? p->getKeyRange(ok, sign)
-                                                : p->getValueRange(ok, sign);
+        QCPRange r = p->keyAxis() == axis ? p->getKeyRange(ok, sign) : p->getValueRange(ok, sign);
+        if (p->valueAxis() == axis && sign == QCP::sdPositive && p->interface1D()) {
+          // QCPBars always counts its base (0) in; on a log axis take the values alone.
+          ok = false;
+          for (int k = 0; k < p->interface1D()->dataCount(); ++k) {
+            const double v = shownValue(p, k);
+            if (!std::isfinite(v) || v <= 0) continue;
+            r = ok ? QCPRange(std::min(r.lower, v), std::max(r.upper, v)) : QCPRange(v, v);
+            ok = true;
+          }
+        }
         if (!ok) continue;
         if (!found) {
           range = r;
@@ -304,6 +327,7 @@ void ChartBase::fitToData() {
     }
   }
   adjustFit();
+  syncToRanges();
   m_autoFit = true;
   m_fitting = false;
   m_plot->replot(QCustomPlot::rpQueuedReplot);
@@ -338,7 +362,7 @@ int ChartBase::visibleGraphPoints(const QString& deviceId) const {
     if (!deviceId.isEmpty() && p->property("deviceId").toString() != deviceId) continue;
     if (auto* iface = p->interface1D()) {
       for (int k = 0; k < iface->dataCount(); ++k)
-        if (std::isfinite(iface->dataMainValue(k))) ++n;
+        if (std::isfinite(shownValue(p, k))) ++n;
     }
   }
   return n;
@@ -408,7 +432,7 @@ QString ChartBase::hoverText(const QPointF& pixel) const {
   if (!bestPlottable) return {};
   auto* iface = bestPlottable->interface1D();
   const double key = iface->dataMainKey(bestIndex);
-  const double value = iface->dataMainValue(bestIndex);
+  const double value = shownValue(bestPlottable, bestIndex);
   QString xText;
   QCPAxis* keyAxis = bestPlottable->keyAxis();
   if (auto text = keyAxis->ticker().dynamicCast<QCPAxisTickerText>()) {
@@ -434,6 +458,19 @@ QString ChartBase::hoverText(const QPointF& pixel) const {
   return QStringLiteral("%1\n%2\n%3%4").arg(name, xText, formatValue(value), unitSuffix(yUnit));
 }
 
+double ChartBase::shownValue(const QCPAbstractPlottable* p, int index) {
+  const double v = const_cast<QCPAbstractPlottable*>(p)->interface1D()->dataMainValue(index);
+  const auto* bars = qobject_cast<const QCPBars*>(p);
+  return bars && !bars->barBelow() ? v + bars->baseValue() : v;
+}
+
+void ChartBase::rebaseBars(QCPBars* bars, double base) {
+  const double delta = base - bars->baseValue();
+  if (delta == 0) return;
+  for (auto it = bars->data()->begin(); it != bars->data()->end(); ++it) it->value -= delta;
+  bars->setBaseValue(base);
+}
+
 QString ChartBase::emptyText() const {
   return tr("No runs to show yet: press Run, or tick a run in the runs list.");
 }
@@ -444,7 +481,7 @@ void ChartBase::addEmptyNote() {
     QCPAbstractPlottable* p = m_plot->plottable(i);
     if (p->property(kKeyProperty).toString() == kReferenceKey || !p->interface1D()) continue;
     for (int k = 0; k < p->interface1D()->dataCount(); ++k)
-      if (std::isfinite(p->interface1D()->dataMainValue(k))) {
+      if (std::isfinite(shownValue(p, k))) {
         empty = false;
         break;
       }
@@ -493,6 +530,7 @@ void ChartBase::layoutForWidth(int width) {
     }
   }
   placeReferenceLabels();
+  syncToRanges();
 }
 
 void ChartBase::resizeEvent(QResizeEvent* event) {

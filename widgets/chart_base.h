@@ -18,6 +18,7 @@ class QCPAbstractPlottable;
 class QCPAbstractLegendItem;
 class QCPAxis;
 class QCPAxisRect;
+class QCPBars;
 class QCPGraph;
 class QCPLayoutGrid;
 class QCPTextElement;
@@ -101,6 +102,8 @@ protected:
   virtual void rebuild() = 0;
   // Called after a fit; bar charts start at zero, log axes stay positive (override).
   virtual void adjustFit() {}
+  // Called before every draw (screen and export) once the axis ranges are final.
+  virtual void syncToRanges() {}
   // What the empty chart says (no runs, no data yet).
   virtual QString emptyText() const;
   void resizeEvent(QResizeEvent* event) override;
@@ -142,6 +145,10 @@ protected:
   std::vector<const Run*> shownRuns() const;
   QString runPrefix(const Run& run) const;
   static Qt::PenStyle penStyleFor(int styleIndex);
+  // The value a data point shows (bars drawn from a shifted base keep v = base + stored).
+  static double shownValue(const QCPAbstractPlottable* p, int index);
+  // Moves a (non-stacked) bars' base to `base` keeping every bar's top where it is.
+  static void rebaseBars(QCPBars* bars, double base);
   static int scatterShapeFor(int styleIndex);   // QCPScatterStyle::ScatterShape
   double pen(double width) const { return width * m_scale; }
 

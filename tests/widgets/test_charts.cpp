@@ -201,6 +201,30 @@ private slots:
     QVERIFY(c->hoverText(QPointF(2, 2)).isEmpty());
   }
 
+  void logBarsKeepTheirValues() {
+    ChartBase* c = m_deck->chart("throughput");
+    c->resize(900, 600);
+    c->setLogY(true);
+    c->plot()->replot(QCustomPlot::rpImmediateRefresh);
+    QCPAxis* y = c->plot()->axisRect()->axis(QCPAxis::atLeft);
+    QVERIFY(y->range().lower > 1000 && y->range().upper > 42667);   // fitted to the bars alone
+    QCPBars* v100 = nullptr;
+    for (int i = 0; i < c->plot()->plottableCount(); ++i)
+      if (auto* bars = qobject_cast<QCPBars*>(c->plot()->plottable(i));
+          bars && bars->property("deviceId").toString() == "v100")
+        v100 = bars;
+    QVERIFY(v100);
+    // Bars on a log axis grow from the axis bottom; their top and hover stay at the value.
+    const double key = v100->data()->begin()->key;
+    const QPointF top(v100->keyAxis()->coordToPixel(key), y->coordToPixel(8000));
+    const QString text = c->hoverText(top);
+    QVERIFY2(text.contains("32,000 images/s"), qPrintable(text));
+    QCOMPARE(v100->data()->begin()->value + v100->baseValue(), 32000.0);
+    c->fitToData();
+    c->fitToData();
+    QVERIFY(y->range().lower > 1000);   // fitting again does not drift
+  }
+
   void outOfMemoryDevicesAreShownAsSuch() {
     Run run = testdata::syntheticRun();
     run.devices.push_back(testdata::device("k80", 1, false, 0.02, 0.7, /*fits=*/false));

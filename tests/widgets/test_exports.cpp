@@ -228,6 +228,12 @@ private slots:
     m_deck->sweepChart()->setMarkedBatch(128);
     for (ChartBase* c : m_deck->charts())
       QVERIFY(exportChartPng(*c, chartFileName(dir, *c, ChartFormat::Png, "two-runs-"), 1.0).ok());
+    QVERIFY(exportChartsPdf(m_deck->charts(), QDir(dir).filePath("all-charts.pdf")).ok());
+    QVERIFY(exportChartSvg(*m_deck->chart("cost"), QDir(dir).filePath("cost.svg")).ok());
+    m_deck->chart("throughput")->setLogY(true);
+    m_deck->chart("throughput")->fitToData();
+    m_deck->chart("throughput")->fitToData();   // fitting twice must not drift
+    QVERIFY(exportChartSvg(*m_deck->chart("throughput"), QDir(dir).filePath("throughput-log.svg")).ok());
   }
 
 private:
