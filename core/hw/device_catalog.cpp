@@ -77,6 +77,7 @@ const std::vector<KeyDef>& keyTable() {
       {"cross_socket_sync_factor", Check::Factor, false, ACCELLAB_OPT(crossSocketSyncFactor)},
       {"pip_build_factor", Check::Fraction, false, ACCELLAB_OPT(pipBuildFactor)},
       {"framework_reserve_gib", Check::NonNegative, false, ACCELLAB_OPT(frameworkReserveGib)},
+      {"optimizer_bytes_per_param", Check::Positive, false, ACCELLAB_OPT(optimizerBytesPerParam)},
       {"usd_per_hour_on_demand", Check::Positive, false, ACCELLAB_OPT(usdPerHourOnDemand)},
       {"usd_per_hour_preemptible", Check::Positive, false, ACCELLAB_OPT(usdPerHourPreemptible)},
       {"price_date", Check::Text, false, [](DeviceSpec& s, const Json& v) { s.priceDate = v.asString(); }},

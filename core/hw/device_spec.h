@@ -67,6 +67,11 @@ struct DeviceSpec {
   std::optional<double> crossSocketSyncFactor; // CPU: barrier cost across sockets vs within one
   std::optional<double> pipBuildFactor;       // CPU: compute rate of a no-AVX2/FMA build vs compiled
   std::optional<double> frameworkReserveGib;  // memory the runtime keeps (context, workspace)
+  // Memory traffic of the optimizer update per trainable parameter and step. Default 28: one
+  // fused Adam kernel reads parameter, gradient and both slots and writes parameter and slots.
+  // Stacks that build the update from separate elementwise ops (Keras 2 optimizers on TF 1.x)
+  // move each intermediate through memory again.
+  std::optional<double> optimizerBytesPerParam;
 
   // --- measured hosts ----------------------------------------------------------------------
   std::string vectorIsa;   // "avx512", "avx2", ... (host only)

@@ -46,7 +46,7 @@ const std::vector<Entry>& entries() {
       {{"resnet20", "ResNet-20 for CIFAR (He et al. 2016): 3x3 basic blocks, 16/32/64 filters, 0.27 M params", false,
         "cifar10"},
        Family::Image, {3, 32, 32}, 0, buildResnet20},
-      {{"fasttext", "Keras imdb_fasttext: embedding 20000x50, global average pooling, dense 1", false, "imdb"},
+      {{"fasttext", "Keras imdb_fasttext, bigrams: embedding (20000 + ~1.2 M)x50, global average pooling, dense 1", false, "imdb"},
        Family::Text, {1, 400, 1}, 20000, buildFasttext},
       {{"imdb-bilstm", "Keras imdb_bidirectional_lstm: embedding 20000x128, bidirectional LSTM 64, dense 1", false,
         "imdb"},

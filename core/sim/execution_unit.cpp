@@ -27,6 +27,7 @@ ExecutionUnit resolveUnit(const hw::DeviceSpec& d, const SimConfig& c) {
   u.gemmEfficiency = d.gemmEfficiency.value_or(def.gemmEfficiency);
   u.activationBytes = activationBytes(c.precision);
   u.stepOverheadSeconds = d.stepOverheadSeconds.value_or(def.stepOverheadSeconds);
+  u.optimizerBytesPerParam = d.optimizerBytesPerParam.value_or(kFusedAdamBytesPerParam);
   u.compileSeconds = d.compileSeconds.value_or(def.compileSeconds);
   u.compileSecondsPerLayer = d.compileSecondsPerLayer.value_or(def.compileSecondsPerLayer);
   u.tile = d.matrixTile.value_or(def.tile);

@@ -9,6 +9,9 @@
 
 namespace core::sim {
 
+// Fused Adam update per fp32 parameter: read parameter, gradient, m, v; write parameter, m, v.
+inline constexpr double kFusedAdamBytesPerParam = 28.0;
+
 struct ExecutionUnit {
   hw::DeviceKind kind = hw::DeviceKind::Gpu;
   std::string id;
@@ -21,6 +24,7 @@ struct ExecutionUnit {
   bool asyncLaunch = true;       // GPU/TPU: launches overlap running kernels; CPU: they add
   double syncSecondsPerThread = 0;  // CPU: per parallel op, per thread beyond the first
   double stepOverheadSeconds = 0;
+  double optimizerBytesPerParam = kFusedAdamBytesPerParam;
   double compileSeconds = 0, compileSecondsPerLayer = 0;
   int replicas = 1;              // TPU cores per board: each runs a replica on its batch share
   int parallelUnits = 1;         // GPU SMs, CPU threads, MXUs per TPU core

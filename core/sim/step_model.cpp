@@ -41,7 +41,10 @@ Bound StepEstimate::bound() const {
 LayerTime optimizerTime(const Workload& w, const ExecutionUnit& u) {
   const double params = static_cast<double>(w.params);
   const double replicas = std::max(1, u.replicas);
-  const LayerTime t = roofline(10.0 * params, u.vectorFlops / replicas, 28.0 * params, u.memBytesPerSecond / replicas);
+  // A compiling stack (XLA) fuses the whole update into one pass whatever the framework wrote.
+  const double bytesPerParam = u.fusesElementwise ? kFusedAdamBytesPerParam : u.optimizerBytesPerParam;
+  const LayerTime t =
+      roofline(10.0 * params, u.vectorFlops / replicas, bytesPerParam * params, u.memBytesPerSecond / replicas);
   const double ops = static_cast<double>(w.paramTensors) * kOptimizerOpsPerTensor;
   return withDispatch(t, ops, u.opSeconds, u.asyncLaunch);
 }

@@ -10,6 +10,7 @@
 #include "core/sim/precision_model.h"
 #include "core/sim/pricing.h"
 #include "core/sim/recurrent_cost.h"
+#include "core/sim/step_model.h"
 #include "core/sim/utilization.h"
 #include "core/util/error.h"
 #include "sim_test_support.h"
@@ -187,4 +188,36 @@ TEST(Pricing, PerDevicePerVcpuAndUnknown) {
   EXPECT_FALSE(priceFor(cat.at("v100"), 1, 0, true).known);  // no preemptible V100 price
   EXPECT_FALSE(priceFor(cat.at("tpu-v4-8"), 1, 0, false).known);
   EXPECT_NEAR(usdPerMillionImages(3.6, 1000), 1.0, 1e-12);
+}
+
+TEST(Optimizer, UpdateTrafficScalesWithParametersAndTheStacksFusion) {
+  core::sim::Workload w;
+  w.params = 60'000'000;
+  w.paramTensors = 2;
+  // V100 (TF 1.7 tf.train): one fused Adam kernel, 28 bytes per parameter at the effective bandwidth.
+  const ExecutionUnit v100 = simtest::unit("v100");
+  const LayerTime fused = optimizerTime(w, v100);
+  EXPECT_GT(fused.memory, 0);
+  EXPECT_NEAR(fused.memory, kFusedAdamBytesPerParam * 60e6 / v100.memBytesPerSecond, 1e-6);
+  // Twice the parameters: twice the traffic (a memory-bound sweep over the whole table).
+  core::sim::Workload w2 = w;
+  w2.params *= 2;
+  EXPECT_NEAR(optimizerTime(w2, v100).memory, 2 * fused.memory, 1e-9);
+  // K80 (Keras 2 on TF 1.2): the update is separate elementwise ops, several times the bytes.
+  const ExecutionUnit k80 = simtest::unit("k80");
+  EXPECT_GT(k80.optimizerBytesPerParam, 3 * kFusedAdamBytesPerParam);
+  EXPECT_NEAR(optimizerTime(w, k80).memory, k80.optimizerBytesPerParam * 60e6 / k80.memBytesPerSecond, 1e-6);
+  // XLA on a TPU fuses the update whatever the framework wrote.
+  const ExecutionUnit tpu = simtest::unit("tpu-v2-8", Precision::BF16);
+  const LayerTime t = optimizerTime(w, tpu);
+  EXPECT_NEAR(t.memory + t.compute, kFusedAdamBytesPerParam * 60e6 / (tpu.memBytesPerSecond / tpu.replicas), 1e-3);
+}
+
+TEST(Optimizer, BigramFasttextIsMemoryBoundOnItsEmbeddingTable) {
+  // minimaxir's imdb_fasttext (ngram_range 2): ~61 M parameters, almost no arithmetic.
+  const auto w = simtest::simulator().workload("fasttext", "imdb");
+  EXPECT_GT(w->params, 50'000'000);
+  const SimReport r = simtest::simulator().simulate(simtest::config("fasttext", "imdb", "k80", 32));
+  EXPECT_EQ(r.bound, Bound::Memory);
+  EXPECT_GT(r.breakdown.memorySeconds, 10 * r.breakdown.computeSeconds);
 }
