@@ -1,6 +1,7 @@
 // accellab-cli validate: the simulator against published measurements.
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
@@ -64,6 +65,8 @@ int cmdValidate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const std::string format = a.str("format", "text");
   if (format != "json" && format != "text") throw Error("--format: '" + format + "' is not one of text, json");
   const std::string path = a.required("reference");
+  if (!std::filesystem::is_regular_file(path))
+    throw Error("--reference: '" + path + "' is not a readable file");
   const auto rows = core::sim::readReferenceCsv(path);
   const core::sim::Simulator sim(loadSimCatalog(false, err));
   const core::sim::ValidationResult v = core::sim::validateRows(sim, rows, cpuBuildOption(a));

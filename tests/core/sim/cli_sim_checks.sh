@@ -1,0 +1,53 @@
+#!/bin/sh
+# CTest checks that the simulator subcommands of accellab-cli (simulate, sweep, validate) refuse
+# bad input: each case must exit non-zero and name the offending argument on stderr.
+# Usage: cli_sim_checks.sh PATH-TO-accellab-cli CASE
+set -u
+cli="$1"
+case_name="$2"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+fail() { echo "FAIL [$case_name]: $*"; echo "--- stdout"; cat "$tmp/out"; echo "--- stderr"; cat "$tmp/err"; exit 1; }
+
+# bad ARGUMENT-NAME ARGS...: must exit non-zero and name the argument on stderr.
+bad() {
+  name=$1; shift
+  "$cli" "$@" >"$tmp/out" 2>"$tmp/err"
+  got=$?
+  [ "$got" -ne 0 ] || fail "accellab-cli $* succeeded, expected an error"
+  grep -q -- "$name" "$tmp/err" || fail "accellab-cli $*: the error does not name $name"
+  [ -s "$tmp/out" ] && fail "accellab-cli $*: printed a result despite the error"
+  return 0
+}
+
+ok="--model mnist-cnn --dataset mnist"
+
+case "$case_name" in
+  good)  # the baseline the bad cases vary: must succeed, so a failure below is the argument's
+    "$cli" simulate $ok --device k80 --batch 32 --format json >"$tmp/out" 2>"$tmp/err" || fail "a valid simulate failed"
+    grep -q '"step_seconds"' "$tmp/out" || fail "no step_seconds in the JSON"
+    ;;
+  unknown-device)
+    bad --device simulate $ok --device k81 --batch 32 --format json
+    grep -q "k81" "$tmp/err" || fail "the error does not quote the unknown id"
+    bad --device sweep $ok --device k80,nope --batch 32 ;;
+  unknown-model)
+    bad --model simulate --model resnet51 --dataset mnist --device k80 --batch 32 --format json ;;
+  unknown-dataset)
+    bad --dataset simulate --model mnist-cnn --dataset mnistt --device k80 --batch 32 --format json ;;
+  batch-zero)
+    bad --batch simulate $ok --device k80 --batch 0 --format json
+    bad --batch sweep $ok --device k80 --batch 16,0 ;;
+  count-zero)
+    bad --count simulate $ok --device v100 --count 0 --batch 32 --format json ;;
+  non-numeric)
+    bad --batch simulate $ok --device k80 --batch abc --format json
+    bad --count simulate $ok --device v100 --count 2x --batch 32 --format json
+    bad --vcpus simulate $ok --device cpu-skylake --vcpus many --batch 32 --format json ;;
+  bad-precision)
+    bad --precision simulate $ok --device v100 --batch 32 --precision fp8 --format json ;;
+  missing-reference)
+    bad --reference validate --reference "$tmp/does-not-exist.csv" ;;
+  *) echo "unknown case $case_name"; exit 2 ;;
+esac
