@@ -68,10 +68,10 @@ TEST(Phenomena, ColabCnnAboutThreeTimesFasterOnTpuV2ThanK80) {
   c.deviceId = "k80";
   c.precision = Precision::FP32;
   const double k80 = sim(c).runSeconds;
-  // Published: "TPU ~3x faster" (40+ s vs 2+ min). The K80 stack figures are shared with the
-  // 2017 minimaxir runs, which makes this 2018 Colab K80 slower: see the report.
-  EXPECT_GT(k80 / tpu, 2.0);
-  EXPECT_LT(k80 / tpu, 5.5);
+  // Published: "TPU ~3x faster" (40+ s vs 2+ min), both runs with compilation and a 10k
+  // validation pass per epoch. The K80 side is compute bound on the wide 5x5 convolutions.
+  EXPECT_GT(k80 / tpu, 2.5);
+  EXPECT_LT(k80 / tpu, 3.6);
 }
 
 TEST(Phenomena, ResNet50CountsMatchThePublishedOnes) {
