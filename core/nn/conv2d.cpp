@@ -24,8 +24,14 @@ Shape Conv2D::inferShape(Shape in) {
   if (y.out > 0 && x.out > 0) {
     m_plan = ConvPlan(g);
     const bool canDirect = g.strideH == 1 && g.strideW == 1 && g.padTop <= g.kernelH - 1 && g.padLeft <= g.kernelW - 1;
-    m_direct = canDirect && (m_o.algorithm == ConvAlgorithm::Direct ||
-                             (m_o.algorithm == ConvAlgorithm::Auto && (g.channels <= 8 || m_o.filters <= 16)));
+    const bool canWinograd = WinogradConv::supports(g);
+    const bool autoWinograd = canWinograd && g.channels >= 16 && m_o.filters >= 16;
+    m_winograd.reset();
+    if (m_o.algorithm == ConvAlgorithm::Winograd ? canWinograd : m_o.algorithm == ConvAlgorithm::Auto && autoWinograd)
+      m_winograd = std::make_unique<WinogradConv>(g, m_o.filters);
+    m_direct = !m_winograd && canDirect &&
+               (m_o.algorithm == ConvAlgorithm::Direct ||
+                (m_o.algorithm == ConvAlgorithm::Auto && (g.channels <= 8 || m_o.filters <= 16)));
     if (m_direct || hasTransposedForm(g)) m_transposedPlan = ConvPlan(transposedGeometry(g, m_o.filters));
   }
   return {m_o.filters, y.out, x.out};
@@ -76,12 +82,18 @@ const Matrix& Conv2D::forward(const Matrix& x, const PassContext& ctx) {
   m_y.resize(outRows, batch);
   // out (pixels x filters) = patches (pixels x patch) * W^T; W is filters x patch.
   const GemmOperand wt{m_wGemm, filters, Transpose::Yes};
-  if (!m_direct) m_packedW.pack(gemmB(wt), patch, filters, ctx.precision);
+  if (m_winograd) m_winograd->prepareForward(m_wGemm, ctx.precision);
+  else if (!m_direct) m_packedW.pack(gemmB(wt), patch, filters, ctx.precision);
   const float* bias = m_o.bias ? m_w + filters * patch : nullptr;
   const std::int64_t padded = m_plan.paddedSize();
   m_padded.resize(padded * batch);
   const int chunks = chunksFor(ctx, 2 * filters * patch * pixels * batch / 64, batch);
   util::parallelChunks(batch, chunks, [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
+    if (m_winograd) {
+      m_winograd->forward(x.data() + b * x.rows(), static_cast<int>(e - b), bias, m_o.activation, m_y.data() + b * outRows,
+                          ctx.precision);
+      return;
+    }
     for (std::ptrdiff_t s0 = b; s0 < e; s0 += maxSamplesPerGemm(m_plan)) {
       const int n = static_cast<int>(std::min<std::ptrdiff_t>(maxSamplesPerGemm(m_plan), e - s0));
       float* pad = m_padded.data() + s0 * padded;
@@ -108,7 +120,9 @@ const Matrix& Conv2D::backward(const Matrix& x, const Matrix& dy, bool needDx, c
   const int channels = m_plan.g.channels;
   if (needDx) {
     m_dx.resize(x.rows(), batch);
-    if (m_direct) {
+    if (m_winograd) {
+      m_winograd->prepareInputGradient(m_wGemm, ctx.precision);
+    } else if (m_direct) {
       // The input gradient is a direct convolution of gy with the flipped kernel:
       // weights channels x (filters * kh * kw), column-major.
       const std::int64_t kk = static_cast<std::int64_t>(m_plan.g.kernelH) * m_plan.g.kernelW;
@@ -140,6 +154,14 @@ const Matrix& Conv2D::backward(const Matrix& x, const Matrix& dy, bool needDx, c
                        outRows * (e - b));
     VectorMap db(grads + filters * patch, m_o.bias ? filters : 0);
     db.setZero();
+    if (m_winograd) {
+      const int n = static_cast<int>(e - b);
+      const float* gy = m_gy.data() + b * outRows;
+      for (int s = 0; s < n && m_o.bias; ++s) db += ConstMatrixMap(gy + s * outRows, pixels, filters).colwise().sum().transpose();
+      m_winograd->weightGradient(x.data() + b * x.rows(), gy, n, grads, false, ctx.precision);
+      if (needDx) m_winograd->inputGradient(gy, n, m_dx.data() + b * x.rows(), ctx.precision);
+      return;
+    }
     for (std::ptrdiff_t s0 = b; s0 < e; s0 += perGemm) {
       const int n = static_cast<int>(std::min<std::ptrdiff_t>(perGemm, e - s0));
       float* gy = m_gy.data() + s0 * outRows;

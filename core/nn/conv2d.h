@@ -9,12 +9,16 @@
 #include "core/nn/init.h"
 #include "core/nn/layer.h"
 #include "core/nn/padding.h"
+#include "core/nn/winograd.h"
+
+#include <memory>
 
 namespace core::nn {
 
-// How the layer computes: GEMMs over packed patches, or direct loops (stride 1 only) that
-// win when there are few channels; Auto picks by shape.
-enum class ConvAlgorithm { Auto, Gemm, Direct };
+// How the layer computes: GEMMs over packed patches; direct loops (stride 1) that win when
+// there are few channels; Winograd F(2x2, 3x3 / 5x5) (stride 1) with 2.25-2.8x fewer
+// multiplications. Auto picks by shape; a forced algorithm that does not apply falls back.
+enum class ConvAlgorithm { Auto, Gemm, Direct, Winograd };
 
 struct Conv2DOptions {
   int filters = 1;
@@ -37,7 +41,7 @@ public:
   const Matrix& forward(const Matrix& x, const PassContext& ctx) override;
   const Matrix& backward(const Matrix& x, const Matrix& dy, bool needDx, const PassContext& ctx) override;
   const ConvGeometry& geometry() const { return m_plan.g; }
-  bool usesDirect() const { return m_direct; }
+  ConvAlgorithm algorithm() const { return m_direct ? ConvAlgorithm::Direct : m_winograd ? ConvAlgorithm::Winograd : ConvAlgorithm::Gemm; }
 
 protected:
   Shape inferShape(Shape in) override;
@@ -55,6 +59,7 @@ private:
   Vector m_paddedGy;              // the output gradient, padded for the transposed convolution
   Vector m_flipped;               // direct input gradient: flipped, transposed weights
   bool m_direct = false;
+  std::unique_ptr<WinogradConv> m_winograd;
   Matrix m_gy;                    // dy * f'(y)
 };
 

@@ -174,34 +174,37 @@ void drive(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, PanelB&& pan
   }
 }
 
-// Store mode with a pre-packed B: each tile accumulates over the whole depth in a local
-// buffer and is handed to the store callback once (first == last == true). A is packed for
-// all depth panels of a row block, so the row block is sized to keep that in L2.
+// Store mode with a pre-packed B: a row block of C accumulates over the whole depth in a
+// private buffer (Goto's panel order inside the block, so each B strip stays in L1 across the
+// block's row strips), then each finished tile goes to the store callback once
+// (first == last == true).
 void driveStore(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, const PackedB& b, const GemmC& c,
                 util::Precision precision) {
-  constexpr std::int64_t kL2Floats = 1 << 18;  // 1 MiB of packed A
-  const std::int64_t mcStore = std::clamp(kL2Floats / k / kMr * kMr, kMr, kMc);
+  constexpr std::int64_t kBlockRows = 192;  // C block: 192 x 2048 floats at most
   PackBuffers& buf = buffers();
-  const std::int64_t need = roundUp(std::min(mcStore, roundUp(m, kMr)), kMr) * k;
-  if (buf.a.size() < static_cast<std::size_t>(need)) buf.a.resize(static_cast<std::size_t>(need));
+  if (buf.a.size() < static_cast<std::size_t>(kMc * kKc)) buf.a.resize(static_cast<std::size_t>(kMc * kKc));
+  thread_local std::vector<float, Eigen::aligned_allocator<float>> cbuf;
   float* ap = buf.a.data();
-  alignas(64) float tile[kMr * kNr];
-  for (std::int64_t ic = 0; ic < m; ic += mcStore) {
-    const std::int64_t mc = std::min(mcStore, m - ic), mcPad = roundUp(mc, kMr);
-    for (std::int64_t pc = 0; pc < k; pc += kKc) {
-      const std::int64_t kc = std::min(kKc, k - pc);
-      a.pack(a.ctx, ic, pc, mc, kc, ap + mcPad * pc);
-      if (precision != util::Precision::FP32) roundInPlace(ap + mcPad * pc, mcPad * kc, precision);
-    }
-    for (std::int64_t jc = 0; jc < n; jc += kNc) {
-      const std::int64_t nc = std::min(kNc, n - jc);
+  for (std::int64_t jc = 0; jc < n; jc += kNc) {
+    const std::int64_t nc = std::min(kNc, n - jc), ncPad = roundUp(nc, kNr);
+    for (std::int64_t ic = 0; ic < m; ic += kBlockRows) {
+      const std::int64_t mc = std::min(kBlockRows, m - ic), mcPad = roundUp(mc, kMr);
+      if (cbuf.size() < static_cast<std::size_t>(mcPad * ncPad)) cbuf.resize(static_cast<std::size_t>(mcPad * ncPad));
+      float* cb = cbuf.data();  // column-major mcPad x ncPad
+      for (std::int64_t pc = 0; pc < k; pc += kKc) {
+        const std::int64_t kc = std::min(kKc, k - pc);
+        a.pack(a.ctx, ic, pc, mc, kc, ap);
+        if (precision != util::Precision::FP32) roundInPlace(ap, mcPad * kc, precision);
+        const float* bp = b.panel(jc, pc);
+        for (std::int64_t jr = 0; jr < nc; jr += kNr)
+          for (std::int64_t ir = 0; ir < mc; ir += kMr)
+            microKernel(kc, ap + ir * kc, bp + jr * kc, cb + ir + jr * mcPad, mcPad, pc > 0, kMr, kNr, nullptr);
+      }
       for (std::int64_t jr = 0; jr < nc; jr += kNr) {
         const std::int64_t nr = std::min(kNr, nc - jr);
         for (std::int64_t ir = 0; ir < mc; ir += kMr) {
-          for (std::int64_t pc = 0; pc < k; pc += kKc) {
-            const std::int64_t kc = std::min(kKc, k - pc);
-            microKernel(kc, ap + mcPad * pc + ir * kc, b.panel(jc, pc) + jr * kc, tile, kMr, pc > 0, kMr, kNr, nullptr);
-          }
+          alignas(64) float tile[kMr * kNr];
+          for (std::int64_t j = 0; j < kNr; ++j) std::copy_n(cb + ir + (jr + j) * mcPad, kMr, tile + j * kMr);
           c.store(c.ctx, tile, ic + ir, jc + jr, std::min(kMr, mc - ir), nr, true, true);
         }
       }

@@ -66,6 +66,42 @@ TEST(Gradients, Conv2DValidSameExplicitStridedAndRectangular) {
   expectGradientsMatch(*conv(4, 7, 7, 2, Padding::explicitPad(3, 3), Activation::Linear, false), {3, 9, 9});
 }
 
+TEST(Gradients, Conv2DWinograd) {
+  GradCheckOptions o;
+  o.batch = 3;
+  for (int r : {3, 5}) {
+    SCOPED_TRACE(r);
+    expectGradientsMatch(*conv(4, r, r, 1, Padding::same(), Activation::ELU, true, ConvAlgorithm::Winograd), {3, 7, 6}, o);
+    expectGradientsMatch(*conv(3, r, r, 1, Padding::valid(), Activation::Tanh, false, ConvAlgorithm::Winograd), {2, 9, 8}, o);
+    expectGradientsMatch(*conv(5, r, r, 1, Padding::explicitPad(1, 1), Activation::Linear, true, ConvAlgorithm::Winograd),
+                         {4, 6, 7}, o);
+  }
+  // More tiles than one GEMM block (64): 3 samples x 8 x 8 tiles.
+  o.probes = 12;
+  expectGradientsMatch(*conv(6, 3, 3, 1, Padding::same(), Activation::Tanh, true, ConvAlgorithm::Winograd), {5, 16, 16}, o);
+}
+
+TEST(Gradients, Conv2DWinogradMatchesGemm) {
+  for (int r : {3, 5}) {
+    auto w = conv(20, r, r, 1, Padding::same(), Activation::Linear, true, ConvAlgorithm::Winograd);
+    auto g = conv(20, r, r, 1, Padding::same(), Activation::Linear, true, ConvAlgorithm::Gemm);
+    const Shape in{17, 11, 13};
+    testing::BoundLayer bw = testing::bindStandalone(*w, in, 4), bg = testing::bindStandalone(*g, in, 4);
+    EXPECT_EQ(w->algorithm(), ConvAlgorithm::Winograd);
+    EXPECT_EQ(g->algorithm(), ConvAlgorithm::Gemm);
+    bg.params = bw.params;
+    const Matrix x = Matrix::Random(in.size(), 5), dy = Matrix::Random(w->outShape().size(), 5);
+    PassContext ctx;
+    ctx.training = true;
+    ctx.chunks = 2;
+    const Matrix yw = w->forward(x, ctx), yg = g->forward(x, ctx);
+    EXPECT_LT((yw - yg).cwiseAbs().maxCoeff(), 1e-4f * (1 + yg.cwiseAbs().maxCoeff()));
+    const Matrix dxw = w->backward(x, dy, true, ctx), dxg = g->backward(x, dy, true, ctx);
+    EXPECT_LT((dxw - dxg).cwiseAbs().maxCoeff(), 1e-4f * (1 + dxg.cwiseAbs().maxCoeff()));
+    EXPECT_LT((bw.grads - bg.grads).cwiseAbs().maxCoeff(), 1e-4f * (1 + bg.grads.cwiseAbs().maxCoeff()));
+  }
+}
+
 TEST(Gradients, Conv2DAcrossSeveralGemmBlocks) {
   // 16 x 32 x 32 input: 1024 output pixels per sample, so the GEMMs span several row blocks
   // and depth panels of pixels.
