@@ -47,9 +47,9 @@ HardwarePanel::HardwarePanel(QWidget* parent) : QWidget(parent) {
   layout->setContentsMargins(4, 4, 4, 4);
   m_table = new QTableWidget(0, kColumns, this);
   m_table->setObjectName("deviceTable");
-  m_table->setHorizontalHeaderLabels({tr("Device"), tr("How many"), tr("Price"), tr("Prec."), tr("≈ Epoch")});
+  m_table->setHorizontalHeaderLabels({tr("Device"), tr("Count"), tr("Price"), tr("Prec."), tr("≈ Epoch")});
   m_table->horizontalHeaderItem(kPrecision)->setToolTip(tr("Precision the device runs at"));
-  m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
+  m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
   m_table->horizontalHeaderItem(kCount)->setToolTip(tr("Devices in synchronous data parallel, or vCPUs for a cloud CPU"));
   m_table->horizontalHeaderItem(kEstimate)->setToolTip(tr("Simulated at the current settings; hover for details"));
   m_table->verticalHeader()->hide();
@@ -61,9 +61,9 @@ HardwarePanel::HardwarePanel(QWidget* parent) : QWidget(parent) {
   header->setSectionResizeMode(kDevice, QHeaderView::ResizeToContents);
   header->setStretchLastSection(true);
   const int em = fontMetrics().horizontalAdvance(QLatin1Char('M'));
-  header->resizeSection(kCount, 6 * em);
-  header->resizeSection(kPrice, 7 * em);
-  header->resizeSection(kPrecision, 5 * em);
+  header->resizeSection(kCount, 5 * em + em / 2);
+  header->resizeSection(kPrice, 8 * em + em / 2);
+  header->resizeSection(kPrecision, 6 * em);
   m_table->setWordWrap(false);
   layout->addWidget(m_table, 1);
   m_note = new QLabel(this);
@@ -133,7 +133,7 @@ void HardwarePanel::buildRow(int row, const core::hw::DeviceSpec& spec) {
   if (isScalableCpu(spec)) {
     count->setRange(1, 256);
     count->setValue(kDefaultVcpus);
-    count->setSuffix(tr(" vCPUs"));
+    count->setSuffix(tr(" vCPU"));
   } else {
     count->setRange(1, 64);
     count->setValue(1);

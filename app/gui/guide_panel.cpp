@@ -39,7 +39,7 @@ GuidePanel::GuidePanel(QWidget* parent) : QWidget(parent) {
   m_table->setSelectionMode(QAbstractItemView::NoSelection);
   m_table->setWordWrap(true);
   m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-  m_table->setMinimumWidth(320);
+  m_table->setMinimumWidth(300);
   m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
   m_table->horizontalHeader()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
   textLayout->addWidget(m_title);

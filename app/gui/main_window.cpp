@@ -117,18 +117,17 @@ void MainWindow::createDocks() {
   m_hardwareDock = makeDock(this, tr("Hardware"), "HardwareDock", m_hardware);
   addDockWidget(Qt::LeftDockWidgetArea, m_hardwareDock);
 
-  m_guide = new GuidePanel(this);
-  m_guideDock = makeDock(this, tr("Guide"), "GuideDock", m_guide);
-  addDockWidget(Qt::BottomDockWidgetArea, m_guideDock);
   m_runs = new RunsPanel(m_store, this);
   m_runs->addActions({m_actions.hideRun, m_actions.deleteRun});
   m_runsDock = makeDock(this, tr("Runs"), "RunsDock", m_runs);
-  addDockWidget(Qt::BottomDockWidgetArea, m_runsDock);
-  splitDockWidget(m_guideDock, m_runsDock, Qt::Horizontal);
-  resizeDocks({m_experimentDock, m_hardwareDock}, {300, 420}, Qt::Vertical);
+  addDockWidget(Qt::LeftDockWidgetArea, m_runsDock);
+
+  m_guide = new GuidePanel(this);
+  m_guideDock = makeDock(this, tr("Guide"), "GuideDock", m_guide);
+  addDockWidget(Qt::BottomDockWidgetArea, m_guideDock);
+  resizeDocks({m_experimentDock, m_hardwareDock, m_runsDock}, {280, 290, 130}, Qt::Vertical);
   resizeDocks({m_experimentDock}, {440}, Qt::Horizontal);
-  resizeDocks({m_guideDock, m_runsDock}, {3, 2}, Qt::Horizontal);
-  resizeDocks({m_guideDock}, {160}, Qt::Vertical);
+  resizeDocks({m_guideDock}, {150}, Qt::Vertical);
 }
 
 void MainWindow::createControllers() {

@@ -82,9 +82,7 @@ Preset parsePreset(const std::string& text, const QString& source) {
     m.x = r.has("x") ? r.number("x", -1e12, 1e12) : std::nan("");
     m.value = r.number("value", 0, 1e15);
     m.label = QString::fromStdString(r.string("label"));
-    const std::string refSource = r.string("source", "");
-    if (!refSource.empty() && !m.label.contains(QString::fromStdString(refSource)))
-      m.label += QStringLiteral(" — ") + QString::fromStdString(refSource);
+    p.referenceSources << QString::fromStdString(r.string("source", ""));
     r.finish();
     p.references << m;
   }
@@ -128,13 +126,16 @@ std::string presetToJson(const Preset& p) {
   j.set("devices", std::move(devices));
   if (p.targetAccuracy > 0) j.set("target_accuracy", p.targetAccuracy);
   Json refs = Json::array();
-  for (const auto& m : p.references) {
+  for (qsizetype i = 0; i < p.references.size(); ++i) {
+    const widgets::ReferenceMark& m = p.references[i];
+    const QString source = p.referenceSources.value(i);
     Json r = Json::object();
     r.set("chart", m.chart.toStdString());
     r.set("device", m.deviceId.toStdString());
     if (std::isfinite(m.x)) r.set("x", m.x);
     r.set("value", m.value);
     r.set("label", m.label.toStdString());
+    if (!source.isEmpty()) r.set("source", source.toStdString());
     refs.push(std::move(r));
   }
   j.set("references", std::move(refs));

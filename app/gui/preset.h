@@ -50,6 +50,7 @@ struct Preset {
   QVector<widgets::DeviceChoice> devices;
   double targetAccuracy = 0;
   QVector<widgets::ReferenceMark> references;
+  QStringList referenceSources;  // where each reference figure was published (same order)
   QVector<Comparison> comparisons;
   QString filePath;        // where it was loaded from (empty for a new one)
   bool user = false;       // from the user's folder

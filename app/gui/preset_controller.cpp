@@ -133,6 +133,7 @@ QString PresetController::saveUserPreset(const QString& title) {
     p.explanation = m_current->explanation;
     p.source = m_current->source;
     p.references = m_current->references;
+    p.referenceSources = m_current->referenceSources;
     p.comparisons = m_current->comparisons;
     p.targetAccuracy = m_current->targetAccuracy;
   }
