@@ -86,9 +86,9 @@ private slots:
     QCOMPARE(run->devices.first().epochSeconds.size(), 3);
     const QDir dir(out.path());
     for (const auto* chart : window.deck()->charts())
-      for (const QString& ext : {"png", "pdf", "svg"})
+      for (const QString ext : {"png", "pdf", "svg"})
         QVERIFY2(dir.exists(chart->chartId() + "." + ext), qPrintable(chart->chartId() + "." + ext));
-    for (const QString& f : {"all-charts.pdf", "data.csv", "data.json", "window.png"}) QVERIFY2(dir.exists(f), qPrintable(f));
+    for (const QString f : {"all-charts.pdf", "data.csv", "data.json", "window.png"}) QVERIFY2(dir.exists(f), qPrintable(f));
     QVERIFY(!QImage(dir.filePath("window.png")).isNull());
   }
 

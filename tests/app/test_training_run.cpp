@@ -169,7 +169,7 @@ private slots:
     m_window->setupController()->updateNow();
     deck()->refreshAll();
     const QStringList devices = {"host", "k80", "tpu-v2-8"};
-    for (const QString& chartId : {"epoch_time", "throughput", "breakdown", "host_check", "sweep"}) {
+    for (const QString chartId : {"epoch_time", "throughput", "breakdown", "host_check", "sweep"}) {
       widgets::ChartBase* chart = deck()->chart(chartId);
       QVERIFY2(chart, qPrintable(chartId));
       const auto series = chart->series();
@@ -178,7 +178,7 @@ private slots:
         QVERIFY2(finitePoints(series, chartId == "sweep" ? -1 : m_firstRun, d) > 0, qPrintable(chartId + ": " + d));
     }
     // Cost: every device with a price (this machine has none).
-    for (const QString& d : {"k80", "tpu-v2-8"})
+    for (const QString d : {"k80", "tpu-v2-8"})
       QVERIFY2(finitePoints(deck()->chart("cost")->series(), m_firstRun, d) > 0, qPrintable("cost: " + d));
     // Run-level curves: accuracy and loss against epoch, per-batch loss.
     QVERIFY(finitePoints(deck()->chart("accuracy")->series(), m_firstRun, QString()) > 0);
