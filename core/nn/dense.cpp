@@ -43,17 +43,41 @@ void Dense::initParams(std::uint64_t seed) {
   if (m_o.bias) initBias(m_o.init, m_w + m_o.units * inputs(), m_o.units, fanIn, rng);
 }
 
+namespace {
+
+// Splits `rows` into `chunks` ranges on micro-tile boundaries (the last takes the rest).
+template <class Fn>
+void rowBlocks(std::int64_t rows, int chunks, Fn&& fn) {
+  const std::int64_t strips = (rows + kGemmMr - 1) / kGemmMr;
+  chunks = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(chunks, strips)));
+  util::parallelChunks(strips, chunks, [&](int, std::ptrdiff_t s0, std::ptrdiff_t s1) {
+    const std::int64_t r0 = s0 * kGemmMr, r1 = std::min(rows, s1 * kGemmMr);
+    if (r1 > r0) fn(r0, r1);
+  });
+}
+
+}  // namespace
+
+// Every GEMM shares one operand across threads (packed once) and splits the rows of the
+// other, so each output element is one fixed-order sum: identical for any thread count.
 const Matrix& Dense::forward(const Matrix& x, const PassContext& ctx) {
   const Eigen::Index k = inputs(), m = m_o.units, batch = x.cols();
   const float* bias = m_o.bias ? m_w + m * k : nullptr;
   m_y.resize(m, batch);
-  const int chunks = chunksFor(ctx, 2 * m * k * batch / 8, batch);
-  util::parallelChunks(batch, chunks, [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
-    const Eigen::Index n = e - b;
-    sgemm(m, n, k, {m_wGemm, m, Transpose::No}, {x.data() + b * k, k, Transpose::No}, m_y.data() + b * m, m, false,
-          ctx.precision);
-    if (bias) m_y.middleCols(b, n).colwise() += ConstVectorMap(bias, m);
-    applyActivation(m_o.activation, m_y.data() + b * m, m * n);
+  const GemmOperand xin{x.data(), k, Transpose::No};
+  m_packed.pack(gemmB(xin), k, batch, ctx.precision);
+  rowBlocks(m, chunksFor(ctx, 2 * m * k * batch / 8, m), [&](std::int64_t r0, std::int64_t r1) {
+    const GemmOperand w{m_wGemm + r0, m, Transpose::No};
+    GemmC c;
+    c.data = m_y.data() + r0;
+    c.ld = m;
+    gemm(r1 - r0, batch, k, gemmA(w), m_packed, c, ctx.precision);
+    for (Eigen::Index col = 0; col < batch; ++col) {
+      float* y = m_y.data() + col * m + r0;
+      if (bias)
+        for (std::int64_t r = 0; r < r1 - r0; ++r) y[r] += bias[r0 + r];
+      applyActivation(m_o.activation, y, r1 - r0);
+    }
   });
   return m_y;
 }
@@ -66,19 +90,29 @@ const Matrix& Dense::backward(const Matrix& x, const Matrix& dy, bool needDx, co
     activationGradient(m_o.activation, m_y.data(), dy.data(), m_g.data(), m * batch);
     g = &m_g;
   }
-  // Weight and bias gradients: rows of dW split across chunks, no reduction needed.
-  const int rowChunks = chunksFor(ctx, 2 * m * k * batch / 8, m);
-  util::parallelChunks(m, rowChunks, [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
-    const Eigen::Index r = e - b;
-    sgemm(r, k, batch, {g->data() + b, m, Transpose::No}, {x.data(), k, Transpose::Yes}, m_dw + b, m, false, ctx.precision);
-    if (m_o.bias) VectorMap(m_dw + m * k + b, r) = g->middleRows(b, r).rowwise().sum();
+  const int chunks = chunksFor(ctx, 2 * m * k * batch / 8, std::max(m, k));
+  // dW (m x k) = G (m x batch) * X^T; db = row sums of G.
+  const GemmOperand xt{x.data(), k, Transpose::Yes};
+  m_packed.pack(gemmB(xt), batch, k, ctx.precision);
+  rowBlocks(m, chunks, [&](std::int64_t r0, std::int64_t r1) {
+    const GemmOperand gr{g->data() + r0, m, Transpose::No};
+    GemmC c;
+    c.data = m_dw + r0;
+    c.ld = m;
+    gemm(r1 - r0, k, batch, gemmA(gr), m_packed, c, ctx.precision);
+    if (m_o.bias) VectorMap(m_dw + m * k + r0, r1 - r0) = g->middleRows(r0, r1 - r0).rowwise().sum();
   });
   if (!needDx) return m_dx;
+  // dX (k x batch) = W^T (k x m) * G.
   m_dx.resize(k, batch);
-  const int chunks = chunksFor(ctx, 2 * m * k * batch / 8, batch);
-  util::parallelChunks(batch, chunks, [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
-    sgemm(k, e - b, m, {m_wGemm, m, Transpose::Yes}, {g->data() + b * m, m, Transpose::No}, m_dx.data() + b * k, k, false,
-          ctx.precision);
+  const GemmOperand gin{g->data(), m, Transpose::No};
+  m_packed.pack(gemmB(gin), m, batch, ctx.precision);
+  rowBlocks(k, chunks, [&](std::int64_t r0, std::int64_t r1) {
+    const GemmOperand wt{m_wGemm + r0 * m, m, Transpose::Yes};
+    GemmC c;
+    c.data = m_dx.data() + r0;
+    c.ld = k;
+    gemm(r1 - r0, batch, m, gemmA(wt), m_packed, c, ctx.precision);
   });
   return m_dx;
 }

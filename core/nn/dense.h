@@ -1,6 +1,7 @@
 #pragma once
 // Fully connected layer y = f(W x + b), W: units x inputs. Any input shape is read as a vector.
 #include "core/nn/activation.h"
+#include "core/nn/gemm.h"
 #include "core/nn/init.h"
 #include "core/nn/layer.h"
 
@@ -37,6 +38,7 @@ private:
   float* m_dw = nullptr;
   const float* m_wGemm = nullptr;
   Matrix m_g;   // dy * f'(y)
+  PackedB m_packed;  // the operand every row block shares (the input or the output gradient)
 };
 
 }  // namespace core::nn

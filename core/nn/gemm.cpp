@@ -7,6 +7,7 @@
 #include "core/nn/eigen.h"  // also brings <immintrin.h> in with GCC 12's false warnings silenced
 #include "core/nn/gemm_precision.h"
 #include "core/util/error.h"
+#include "core/util/parallel.h"
 
 namespace core::nn {
 namespace {
@@ -221,15 +222,18 @@ void PackedB::pack(GemmB b, std::int64_t k, std::int64_t n, util::Precision prec
   m_k = k;
   m_n = n;
   m_data.resize(static_cast<std::size_t>(roundUp(n, kNr) * k));
-  for (std::int64_t jc = 0; jc < n; jc += kNc) {
-    const std::int64_t nc = std::min(kNc, n - jc);
-    for (std::int64_t pc = 0; pc < k; pc += kKc) {
-      const std::int64_t kc = std::min(kKc, k - pc);
+  // Panels are independent: pack them in parallel (pure copies, so the result does not depend
+  // on the thread count).
+  const std::int64_t colBlocks = (n + kNc - 1) / kNc, depthPanels = (k + kKc - 1) / kKc;
+  util::parallelFor(colBlocks * depthPanels, 1, [&](std::ptrdiff_t q0, std::ptrdiff_t q1) {
+    for (std::ptrdiff_t q = q0; q < q1; ++q) {
+      const std::int64_t jc = q / depthPanels * kNc, pc = q % depthPanels * kKc;
+      const std::int64_t nc = std::min(kNc, n - jc), kc = std::min(kKc, k - pc);
       float* dst = const_cast<float*>(panel(jc, pc));
       b.pack(b.ctx, pc, jc, kc, nc, dst);
       if (precision != util::Precision::FP32) roundInPlace(dst, roundUp(nc, kNr) * kc, precision);
     }
-  }
+  });
 }
 
 const float* PackedB::panel(std::int64_t jc, std::int64_t pc) const {

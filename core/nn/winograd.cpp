@@ -1,217 +1,18 @@
 #include "core/nn/winograd.h"
 
 #include <algorithm>
-#include <cmath>
-#include <map>
-#include <mutex>
 
+#include "core/nn/winograd_tiles.h"
 #include "core/util/error.h"
 #include "core/util/parallel.h"
 
 namespace core::nn {
+
+using namespace winograd_detail;
+
 namespace {
 
-constexpr int kLanes = 16;       // tiles transformed together
-constexpr int kTileBlock = 64;   // tiles per GEMM block (multiple of kLanes)
-constexpr int kMaxAlpha = 6;
-
-// Row-major small dense matrix.
-struct Mat {
-  int rows = 0, cols = 0;
-  std::vector<double> v;
-  Mat(int r, int c) : rows(r), cols(c), v(static_cast<std::size_t>(r * c), 0.0) {}
-  double& operator()(int i, int j) { return v[static_cast<std::size_t>(i * cols + j)]; }
-  double operator()(int i, int j) const { return v[static_cast<std::size_t>(i * cols + j)]; }
-  Mat transposed() const {
-    Mat t(cols, rows);
-    for (int i = 0; i < rows; ++i)
-      for (int j = 0; j < cols; ++j) t(j, i) = (*this)(i, j);
-    return t;
-  }
-};
-
-// Evaluation of polynomials with n coefficients at the points, plus the leading coefficient
-// (the point at infinity) in the last row.
-Mat vandermonde(const std::vector<double>& points, int n) {
-  const int alpha = static_cast<int>(points.size()) + 1;
-  Mat m(alpha, n);
-  for (int j = 0; j + 1 < alpha; ++j)
-    for (int k = 0; k < n; ++k) m(j, k) = std::pow(points[static_cast<std::size_t>(j)], k);
-  m(alpha - 1, n - 1) = 1.0;
-  return m;
-}
-
-Mat inverse(Mat a) {
-  const int n = a.rows;
-  Mat inv(n, n);
-  for (int i = 0; i < n; ++i) inv(i, i) = 1.0;
-  for (int c = 0; c < n; ++c) {
-    int p = c;
-    for (int r = c + 1; r < n; ++r)
-      if (std::abs(a(r, c)) > std::abs(a(p, c))) p = r;
-    for (int j = 0; j < n; ++j) {
-      std::swap(a(c, j), a(p, j));
-      std::swap(inv(c, j), inv(p, j));
-    }
-    const double d = a(c, c);
-    for (int j = 0; j < n; ++j) {
-      a(c, j) /= d;
-      inv(c, j) /= d;
-    }
-    for (int r = 0; r < n; ++r) {
-      if (r == c || a(r, c) == 0.0) continue;
-      const double f = a(r, c);
-      for (int j = 0; j < n; ++j) {
-        a(r, j) -= f * a(c, j);
-        inv(r, j) -= f * inv(c, j);
-      }
-    }
-  }
-  return inv;
-}
-
-std::vector<float> toFloat(const Mat& m) {
-  std::vector<float> f(m.v.size());
-  for (std::size_t i = 0; i < f.size(); ++i) f[i] = static_cast<float>(m.v[i]);
-  return f;
-}
-
-// The same matrices as compile-time constants (checked against the computed ones in the
-// constructor), so the per-tile transforms unroll into register arithmetic.
-template <int R>
-struct Coefficients;
-template <>
-struct Coefficients<3> {
-  static constexpr int kAlpha = 4;
-  static constexpr float bt[4][4] = {{1, 0, -1, 0}, {0, 0.5f, 0.5f, 0}, {0, -0.5f, 0.5f, 0}, {0, -1, 0, 1}};
-  static constexpr float at[2][4] = {{1, 1, 1, 0}, {0, 1, -1, 1}};
-  static constexpr float gw[4][2] = {{1, 0}, {1, 1}, {1, -1}, {0, 1}};
-};
-template <>
-struct Coefficients<5> {
-  static constexpr int kAlpha = 6;
-  static constexpr float bt[6][6] = {{1, 0, -1.25f, 0, 0.25f, 0},
-                                     {0, 2.0f / 3, 2.0f / 3, -1.0f / 6, -1.0f / 6, 0},
-                                     {0, -2.0f / 3, 2.0f / 3, 1.0f / 6, -1.0f / 6, 0},
-                                     {0, -1.0f / 12, -1.0f / 24, 1.0f / 12, 1.0f / 24, 0},
-                                     {0, 1.0f / 12, -1.0f / 24, -1.0f / 12, 1.0f / 24, 0},
-                                     {0, 4, 0, -5, 0, 1}};
-  static constexpr float at[2][6] = {{1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 1}};
-  static constexpr float gw[6][2] = {{1, 0}, {1, 1}, {1, -1}, {1, 2}, {1, -2}, {0, 1}};
-};
-
-#if defined(__AVX512F__)
-using Lane = __m512;
-inline Lane lload(const float* p) { return _mm512_loadu_ps(p); }
-inline void lstore(float* p, Lane v) { _mm512_storeu_ps(p, v); }
-inline Lane lzero() { return _mm512_setzero_ps(); }
-inline Lane lmadd(float c, Lane x, Lane acc) {
-  if (c == 1.0f) return _mm512_add_ps(acc, x);
-  if (c == -1.0f) return _mm512_sub_ps(acc, x);
-  return _mm512_fmadd_ps(_mm512_set1_ps(c), x, acc);
-}
-#else
-struct Lane {
-  float v[kLanes];
-};
-inline Lane lload(const float* p) {
-  Lane r;
-  std::copy_n(p, kLanes, r.v);
-  return r;
-}
-inline void lstore(float* p, const Lane& v) { std::copy_n(v.v, kLanes, p); }
-inline Lane lzero() { return Lane{}; }
-inline Lane lmadd(float c, const Lane& x, Lane acc) {
-  for (int i = 0; i < kLanes; ++i) acc.v[i] += c * x.v[i];
-  return acc;
-}
-#endif
-
-// out_x = (B^T d B)_x for one window: element (a, b) of d at src + a * rowStride + b * colStride.
-template <int R>
-inline void inputTile(const float* src, std::int64_t rowStride, std::int64_t colStride, float* out, std::int64_t outStride) {
-  using C = Coefficients<R>;
-  constexpr int A = C::kAlpha;
-  Lane t[A][A];
-#pragma GCC unroll 6
-  for (int b = 0; b < A; ++b) {
-    Lane d[A];
-#pragma GCC unroll 6
-    for (int a = 0; a < A; ++a) d[a] = lload(src + a * rowStride + b * colStride);
-#pragma GCC unroll 6
-    for (int i = 0; i < A; ++i) {
-      Lane acc = lzero();
-#pragma GCC unroll 6
-      for (int a = 0; a < A; ++a)
-        if (C::bt[i][a] != 0.0f) acc = lmadd(C::bt[i][a], d[a], acc);
-      t[i][b] = acc;
-    }
-  }
-#pragma GCC unroll 6
-  for (int i = 0; i < A; ++i)
-#pragma GCC unroll 6
-    for (int j = 0; j < A; ++j) {
-      Lane acc = lzero();
-#pragma GCC unroll 6
-      for (int b = 0; b < A; ++b)
-        if (C::bt[j][b] != 0.0f) acc = lmadd(C::bt[j][b], t[i][b], acc);
-      lstore(out + (i * A + j) * outStride, acc);
-    }
-}
-
-// res (2 x 2 lanes) = A^T m A, m_x at src + x * stride.
-template <int R>
-inline void outputTile(const float* src, std::int64_t stride, float* res) {
-  using C = Coefficients<R>;
-  constexpr int A = C::kAlpha;
-  Lane t[2][A];
-#pragma GCC unroll 6
-  for (int b = 0; b < A; ++b) {
-    Lane m[A];
-#pragma GCC unroll 6
-    for (int a = 0; a < A; ++a) m[a] = lload(src + (a * A + b) * stride);
-#pragma GCC unroll 2
-    for (int i = 0; i < 2; ++i) {
-      Lane acc = lzero();
-#pragma GCC unroll 6
-      for (int a = 0; a < A; ++a)
-        if (C::at[i][a] != 0.0f) acc = lmadd(C::at[i][a], m[a], acc);
-      t[i][b] = acc;
-    }
-  }
-#pragma GCC unroll 2
-  for (int i = 0; i < 2; ++i)
-#pragma GCC unroll 2
-    for (int j = 0; j < 2; ++j) {
-      Lane acc = lzero();
-#pragma GCC unroll 6
-      for (int b = 0; b < A; ++b)
-        if (C::at[j][b] != 0.0f) acc = lmadd(C::at[j][b], t[i][b], acc);
-      lstore(res + (i * 2 + j) * kLanes, acc);
-    }
-}
-
-// out_x = (Gw g Gw^T)_x for a 2x2 tile g (element (i, j) at src + i * rowStride + j * colStride).
-template <int R>
-inline void gradientTile(const float* src, std::int64_t rowStride, std::int64_t colStride, float* out, std::int64_t outStride) {
-  using C = Coefficients<R>;
-  constexpr int A = C::kAlpha;
-  const Lane g00 = lload(src), g01 = lload(src + colStride), g10 = lload(src + rowStride), g11 = lload(src + rowStride + colStride);
-  Lane t[A][2];
-#pragma GCC unroll 6
-  for (int a = 0; a < A; ++a) {
-    t[a][0] = lmadd(C::gw[a][1], g10, C::gw[a][0] != 0.0f ? lmadd(C::gw[a][0], g00, lzero()) : lzero());
-    t[a][1] = lmadd(C::gw[a][1], g11, C::gw[a][0] != 0.0f ? lmadd(C::gw[a][0], g01, lzero()) : lzero());
-  }
-#pragma GCC unroll 6
-  for (int a = 0; a < A; ++a)
-#pragma GCC unroll 6
-    for (int b = 0; b < A; ++b) {
-      Lane acc = C::gw[b][0] != 0.0f ? lmadd(C::gw[b][0], t[a][0], lzero()) : lzero();
-      if (C::gw[b][1] != 0.0f) acc = lmadd(C::gw[b][1], t[a][1], acc);
-      lstore(out + (a * A + b) * outStride, acc);
-    }
-}
+constexpr int kTileBlock = 64;  // tiles per GEMM block (multiple of kLanes)
 
 // Per-thread scratch, kept across calls.
 struct Scratch {
@@ -229,15 +30,6 @@ T* sized(std::vector<T>& v, std::int64_t n) {
 
 }  // namespace
 
-struct WinogradConv::Transforms {
-  int r = 0, alpha = 0;
-  std::vector<float> bt;   // alpha x alpha: input tile transform
-  std::vector<float> g;    // alpha x r: kernel transform
-  std::vector<float> at;   // 2 x alpha: output transform
-  std::vector<float> gw;   // alpha x 2: output-gradient tile transform (weight gradient)
-  std::vector<float> atw;  // r x alpha: weight-gradient output transform
-};
-
 struct WinogradConv::Direction {
   ConvGeometry g;  // this direction's input geometry
   int outChannels = 0;
@@ -248,38 +40,12 @@ struct WinogradConv::Direction {
   std::int64_t paddedSize() const { return static_cast<std::int64_t>(g.channels) * paddedH * paddedW; }
 };
 
-namespace {
-
-std::shared_ptr<const WinogradConv::Transforms> transformsFor(int r);
-
-}  // namespace
-
 bool WinogradConv::supports(const ConvGeometry& g) {
   return g.strideH == 1 && g.strideW == 1 && g.kernelH == g.kernelW && (g.kernelH == 3 || g.kernelH == 5) &&
          g.padTop <= g.kernelH - 1 && g.padLeft <= g.kernelW - 1;
 }
 
 namespace {
-
-// The F(2, r) matrices from Cook-Toom with points 0, 1, -1 (, 2, -2) and infinity:
-// correlation y = V_m^T [(V_r g) . (V^-T d)], so A^T = V_2^T, G = V_r, B^T = V^-T.
-std::shared_ptr<const WinogradConv::Transforms> transformsFor(int r) {
-  static std::mutex mutex;
-  static std::map<int, std::shared_ptr<const WinogradConv::Transforms>> cache;
-  std::lock_guard lock(mutex);
-  if (auto it = cache.find(r); it != cache.end()) return it->second;
-  const std::vector<double> points = r == 3 ? std::vector<double>{0, 1, -1} : std::vector<double>{0, 1, -1, 2, -2};
-  auto t = std::make_shared<WinogradConv::Transforms>();
-  t->r = r;
-  t->alpha = r + 1;
-  t->bt = toFloat(inverse(vandermonde(points, t->alpha)).transposed());
-  t->g = toFloat(vandermonde(points, r));
-  t->at = toFloat(vandermonde(points, 2).transposed());
-  t->gw = toFloat(vandermonde(points, 2));
-  t->atw = toFloat(vandermonde(points, r).transposed());
-  cache.emplace(r, t);
-  return t;
-}
 
 inline std::int64_t roundUp16(std::int64_t v) { return (v + kLanes - 1) / kLanes * kLanes; }
 
@@ -314,31 +80,11 @@ void inputTransform(const WinogradConv::Transforms& tf, const WinogradConv::Dire
   }
 }
 
-template <int R>
-bool sameCoefficients(const WinogradConv::Transforms& t) {
-  using C = Coefficients<R>;
-  constexpr int A = C::kAlpha;
-  bool same = true;
-  for (int i = 0; i < A; ++i)
-    for (int j = 0; j < A; ++j) same = same && std::abs(t.bt[static_cast<std::size_t>(i * A + j)] - C::bt[i][j]) < 1e-6f;
-  for (int i = 0; i < 2; ++i)
-    for (int j = 0; j < A; ++j) same = same && t.at[static_cast<std::size_t>(i * A + j)] == C::at[i][j];
-  for (int i = 0; i < A; ++i)
-    for (int j = 0; j < 2; ++j) same = same && t.gw[static_cast<std::size_t>(i * 2 + j)] == C::gw[i][j];
-  return same;
-}
-
-void checkCoefficients(const WinogradConv::Transforms& t) {
-  if (!(t.r == 3 ? sameCoefficients<3>(t) : sameCoefficients<5>(t)))
-    throw util::Error("Winograd convolution: transform constants disagree with the computed matrices");
-}
-
 }  // namespace
 
 WinogradConv::WinogradConv(const ConvGeometry& g, int filters) : m_g(g), m_filters(filters) {
   if (!supports(g)) throw util::Error("Winograd convolution: unsupported geometry");
   m_t = transformsFor(g.kernelH);
-  checkCoefficients(*m_t);
   auto make = [&](const ConvGeometry& in, int outChannels) {
     auto d = std::make_shared<Direction>();
     d->g = in;
@@ -366,29 +112,6 @@ WinogradConv::WinogradConv(const ConvGeometry& g, int filters) : m_g(g), m_filte
 
 namespace {
 
-// Transformed kernels U (alpha^2 x inC x outC) from kernel(o, i, ky, kx), packed for GEMMs.
-// U = G k G^T for one r x r kernel (element (y, x) at k[y * ys + x * xs]), written to
-// u[xi * mat] for the alpha^2 positions xi.
-template <int R>
-inline void kernelTile(const float* k, std::int64_t ys, std::int64_t xs, const float* g, float* u, std::int64_t mat) {
-  constexpr int A = R + 1;
-  float kk[R][R], t[A][R];
-  for (int y = 0; y < R; ++y)
-    for (int x = 0; x < R; ++x) kk[y][x] = k[y * ys + x * xs];
-  for (int a = 0; a < A; ++a)
-    for (int x = 0; x < R; ++x) {
-      float acc = 0;
-      for (int y = 0; y < R; ++y) acc += g[a * R + y] * kk[y][x];
-      t[a][x] = acc;
-    }
-  for (int a = 0; a < A; ++a)
-    for (int b = 0; b < A; ++b) {
-      float acc = 0;
-      for (int x = 0; x < R; ++x) acc += t[a][x] * g[b * R + x];
-      u[(a * A + b) * mat] = acc;
-    }
-}
-
 // Transformed kernels U (alpha^2 matrices inC x outC) from the layer's weights, packed for the
 // GEMMs. `kernelAt(o, i)` returns (pointer, row stride, column stride) of kernel (o, i).
 template <class KernelAt>
@@ -413,28 +136,6 @@ void prepareKernels(const WinogradConv::Transforms& tf, WinogradConv::Direction&
       d.packed[static_cast<std::size_t>(x)].pack(gemmB(op), inC, outC, precision);
     }
   });
-}
-
-// dW (r x r, element (y, x) at out[(y * r + x) * stride]) (+)= ATw m ATw^T, m_xi at a[xi * mat].
-template <int R>
-inline void weightTile(const float* a, std::int64_t mat, const float* atw, float* out, std::int64_t stride, bool accumulate) {
-  constexpr int A = R + 1;
-  float m[A][A], t[R][A];
-  for (int i = 0; i < A; ++i)
-    for (int j = 0; j < A; ++j) m[i][j] = a[(i * A + j) * mat];
-  for (int y = 0; y < R; ++y)
-    for (int j = 0; j < A; ++j) {
-      float acc = 0;
-      for (int i = 0; i < A; ++i) acc += atw[y * A + i] * m[i][j];
-      t[y][j] = acc;
-    }
-  for (int y = 0; y < R; ++y)
-    for (int x = 0; x < R; ++x) {
-      float acc = 0;
-      for (int j = 0; j < A; ++j) acc += t[y][j] * atw[x * A + j];
-      float& o = out[(y * R + x) * stride];
-      o = (accumulate ? o : 0.0f) + acc;
-    }
 }
 
 // The convolution of one direction: input transform, alpha^2 GEMMs, output transform.
