@@ -62,8 +62,8 @@ HardwarePanel::HardwarePanel(QWidget* parent) : QWidget(parent) {
   header->setStretchLastSection(true);
   const int em = fontMetrics().horizontalAdvance(QLatin1Char('M'));
   header->resizeSection(kCount, 5 * em + em / 2);
-  header->resizeSection(kPrice, 8 * em + em / 2);
-  header->resizeSection(kPrecision, 6 * em);
+  header->resizeSection(kPrice, 8 * em);
+  header->resizeSection(kPrecision, 6 * em + em / 2);
   m_table->setWordWrap(false);
   layout->addWidget(m_table, 1);
   m_note = new QLabel(this);
