@@ -136,7 +136,7 @@ void MainWindow::createControllers() {
   RunController::Parts parts{m_actions, m_session, m_store, m_experiment, m_hardware, m_messages, m_runStatus, m_runs};
   m_runController = new RunController(parts, defaultRunHistoryPath(), this);
   m_exportController = new ExportController(m_actions, m_deck, this, m_messages, this);
-  m_appearance = new Appearance(this, m_deck, {m_experimentDock, m_hardwareDock}, this);
+  m_appearance = new Appearance(this, m_deck, {m_experimentDock, m_hardwareDock, m_runsDock}, this);
 
   connect(m_presetController, &PresetController::presetChanged, this, [this](const std::optional<Preset>& p) {
     m_setupController->setPreset(p ? &*p : nullptr);

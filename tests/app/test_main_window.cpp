@@ -104,6 +104,8 @@ private slots:
     QVERIFY(w.windowState() & Qt::WindowFullScreen);
     QVERIFY(!w.experimentDock()->isVisible());
     QVERIFY(!w.hardwareDock()->isVisible());
+    QVERIFY(!w.runsDock()->isVisible());
+    QVERIFY(w.guideDock()->isVisible());  // the explanation stays for the class
     QVERIFY(QApplication::font().pointSize() > font);
     QVERIFY(w.deck()->charts().first()->presentationScale() > 1.0);
     w.actions().presentation->trigger();
@@ -111,6 +113,7 @@ private slots:
     QVERIFY(!(w.windowState() & Qt::WindowFullScreen));
     QTRY_VERIFY(w.experimentDock()->isVisible());
     QVERIFY(w.hardwareDock()->isVisible());
+    QVERIFY(w.runsDock()->isVisible());
     QCOMPARE(QApplication::font().pointSize(), font);
     QCOMPARE(w.deck()->charts().first()->presentationScale(), 1.0);
   }
