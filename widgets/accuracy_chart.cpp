@@ -220,7 +220,7 @@ void AccuracyChart::rebuild() {
   // The target-accuracy line (one per distinct target of the shown runs).
   QList<double> targets;
   for (const Run* run : shownRuns())
-    if (run->targetAccuracy > 0 && !targets.contains(run->targetAccuracy))
+    if (run->targetAccuracy > 0 && !run->epochs.empty() && !targets.contains(run->targetAccuracy))
       targets << run->targetAccuracy;
   for (double t : targets)
     addHorizontalLine(t * 100, tr("target %1%").arg(t * 100, 0, 'f', 1), colors().targetLine, x, y);

@@ -8,14 +8,25 @@
 
 namespace widgets {
 
-Qt::BrushStyle BarChartBase::brushStyleFor(int styleIndex) {
-  // Runs after the first are hatched (never a dense dot pattern: it reads as another colour).
-  static const Qt::BrushStyle styles[] = {Qt::SolidPattern, Qt::BDiagPattern, Qt::FDiagPattern,
-                                          Qt::DiagCrossPattern, Qt::CrossPattern};
-  return styles[styleIndex % 5];
-}
 
 void BarChartBase::syncToRanges() {
+  // Category labels turn when they would run into each other.
+  for (QCPAxisRect* rect : plot()->axisRects()) {
+    QCPAxis* x = rect->axis(QCPAxis::atBottom);
+    const auto ticker = x->ticker().dynamicCast<QCPAxisTickerText>();
+    if (!ticker) continue;
+    const QFontMetrics metrics(x->tickLabelFont());
+    int needed = 0;
+    for (const QString& label : ticker->ticks()) {
+      int widest = 0;
+      for (const QString& line : label.split('\n')) widest = std::max(widest, metrics.horizontalAdvance(line));
+      needed += widest + metrics.horizontalAdvance(QStringLiteral("  "));
+    }
+    const double share = plot()->width() > 0 ? double(rect->width()) / plot()->width() : 1.0;
+    const double available = (layoutWidth() > 0 ? layoutWidth() : plot()->width()) * share;
+    x->setTickLabelRotation(needed > available ? -30 : 0);
+  }
+
   for (int i = 0; i < plot()->plottableCount(); ++i) {
     auto* bars = qobject_cast<QCPBars*>(plot()->plottable(i));
     if (!bars || bars->barBelow()) continue;   // stacked bars rest on the one below
@@ -47,12 +58,19 @@ QCPBars* BarChartBase::addBar(const Series& s, QCPAxis* keyAxis, QCPAxis* valueA
   const double x = s.plotX.isEmpty() ? s.x.value(0) : s.plotX.value(0);
   if (!s.y.isEmpty() && std::isfinite(s.y[0])) bars->addData(x, s.y[0]);
   bars->setProperty("deviceId", s.deviceId);
+  bars->setProperty("runId", s.runId);
   registerPlottable(bars, seriesKey(s), s.xUnit, s.yUnit);
+  if (groupedLegend() && !s.deviceId.isEmpty()) {
+    bars->removeFromLegend();
+    ensureDeviceEntry(s, keyAxis, valueAxis, true);
+    ensureRunEntry(s.runId, s.styleIndex, keyAxis, valueAxis, true);
+  }
   return bars;
 }
 
 void BarChartBase::addValueLabel(double x, double y, const QString& text, QCPAxis* keyAxis,
                                  QCPAxis* valueAxis) {
+  if (shownRuns().size() > 3) return;   // too many narrow bars to label; hover tells
   auto* label = new QCPItemText(plot());
   label->setClipAxisRect(keyAxis->axisRect());
   label->position->setAxes(keyAxis, valueAxis);

@@ -25,7 +25,6 @@ protected:
   void addMissingLabel(double x, const QString& text, QCPAxis* keyAxis, QCPAxis* valueAxis);
   // Bars start at zero (linear) and categories get half a slot of margin.
   void fitBars(QCPAxisRect* rect, int categories);
-  static Qt::BrushStyle brushStyleFor(int styleIndex);
   QString emptyText() const override;
   // On a log axis bars grow from the bottom of the axis, not from 0 (which lies at minus
   // infinity and would be drawn outside the plot where clipping is lost, as in SVG).

@@ -140,6 +140,7 @@ void BreakdownChart::rebuild() {
   // One bars object per (run, component), stacked in component order.
   const int nComp = static_cast<int>(components().size());
   for (int ri = 0; ri < static_cast<int>(runs.size()); ++ri) {
+    if (groupedLegend()) ensureRunEntry(runs[static_cast<std::size_t>(ri)]->id, ri, x, y, true);
     QCPBars* below = nullptr;
     for (int ci = 0; ci < nComp; ++ci) {
       const Component& c = components()[ci];

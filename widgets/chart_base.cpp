@@ -59,6 +59,12 @@ ChartBase::ChartBase(const QString& chartId, const QString& title, QWidget* pare
     m_maxButton->setText(on ? tr("Restore") : tr("Maximise"));
     Q_EMIT maximiseRequested(on);
   });
+  m_infoButton = new QToolButton(this);
+  m_infoButton->setText(tr("About"));
+  m_infoButton->setCheckable(true);
+  m_infoButton->setToolTip(tr("What this chart shows"));
+  connect(m_infoButton, &QToolButton::toggled, this, [this] { updateExplanationVisibility(); });
+  header->addWidget(m_infoButton);
   header->addWidget(fit);
   header->addWidget(m_maxButton);
   layout->addLayout(header);
@@ -79,6 +85,10 @@ ChartBase::ChartBase(const QString& chartId, const QString& title, QWidget* pare
   m_legendCell->setMargins(QMargins(6, 2, 6, 6));
   m_plot->plotLayout()->addElement(2, 0, m_legendCell);
   m_legendCell->addElement(0, 0, m_plot->legend);
+  m_legendSpacer = new QCPLayoutElement(m_plot);
+  m_legendSpacer->setMinimumSize(0, 0);
+  m_legendSpacer->setMaximumSize(QWIDGETSIZE_MAX, 0);
+  m_legendSpacer->setMargins(QMargins(0, 0, 0, 0));
   m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
   m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
   m_plot->plotLayout()->setRowSpacing(2);
@@ -96,6 +106,8 @@ ChartBase::ChartBase(const QString& chartId, const QString& title, QWidget* pare
   m_notes->setWordWrap(true);
   m_notes->setTextFormat(Qt::PlainText);
   m_notes->setVisible(false);
+  // At most three lines under the plot; the whole text is in the tooltip.
+  m_notes->setMaximumHeight(m_notes->fontMetrics().lineSpacing() * 3 + 4);
   layout->addWidget(m_notes);
   m_explanation = new QLabel(this);
   m_explanation->setObjectName("explanation");
@@ -125,13 +137,36 @@ ChartBase::ChartBase(const QString& chartId, const QString& title, QWidget* pare
 ChartBase::~ChartBase() = default;
 
 QString ChartBase::explanation() const { return m_explanation->text(); }
-QString ChartBase::notes() const { return m_notes->text(); }
+QString ChartBase::notes() const { return m_notesText; }
 
-void ChartBase::setExplanation(const QString& text) { m_explanation->setText(text); }
+void ChartBase::setExplanation(const QString& text) {
+  m_explanation->setText(text);
+  m_infoButton->setToolTip(text);
+  updateExplanationVisibility();
+}
+
+void ChartBase::updateExplanationVisibility() {
+  // Shown when the chart has room (maximised, presentation) or when asked for.
+  constexpr int kRoomyHeight = 560;
+  const bool roomy = height() >= kRoomyHeight;
+  m_explanation->setVisible(!m_explanation->text().isEmpty() && (m_infoButton->isChecked() || roomy));
+  // Notes: in full when there is room, else one line (the whole text is in the tooltip).
+  if (roomy || m_notesText.isEmpty()) {
+    m_notes->setWordWrap(true);
+    m_notes->setText(m_notesText);
+  } else {
+    m_notes->setWordWrap(false);
+    const QString oneLine = QString(m_notesText).replace('\n', "  ");
+    m_notes->setText(m_notes->fontMetrics().elidedText(oneLine, Qt::ElideRight,
+                                                       std::max(40, width() - 12)));
+  }
+}
 
 void ChartBase::setNotes(const QString& text) {
-  m_notes->setText(text);
+  m_notesText = text;
+  m_notes->setToolTip(text);
   m_notes->setVisible(!text.isEmpty());
+  updateExplanationVisibility();
 }
 
 void ChartBase::setStore(RunStore* store) {
@@ -142,6 +177,7 @@ void ChartBase::setStore(RunStore* store) {
     connect(m_store, &RunStore::runAdded, this, &ChartBase::scheduleRefresh);
     connect(m_store, &RunStore::runRemoved, this, &ChartBase::scheduleRefresh);
     connect(m_store, &RunStore::runChanged, this, &ChartBase::scheduleRefresh);
+    connect(m_store, &RunStore::currentRunChanged, this, &ChartBase::scheduleRefresh);
     connect(m_store, &RunStore::destroyed, this, [this] { m_store = nullptr; });
   }
   scheduleRefresh();
@@ -161,11 +197,19 @@ void ChartBase::doRefresh() {
   m_plot->clearPlottables();
   m_fitExtras.clear();
   rebuild();
+  // Run entries (overlaid runs) go after the device entries.
+  for (int i = 0; i < m_plot->plottableCount(); ++i) {
+    QCPAbstractPlottable* p = m_plot->plottable(i);
+    if (p->property(kKeyProperty).toString().startsWith("run:")) {
+      p->removeFromLegend();
+      p->addToLegend();
+    }
+  }
   addEmptyNote();
   applyChartTheme(m_plot, m_theme, m_scale);
   autoLogY();
   applyLogY();
-  layoutForWidth(m_plot->width());
+  layoutForSize(m_plot->size());
   applyHiddenStates();
   if (m_autoFit) {
     fitToData();
@@ -190,6 +234,7 @@ void ChartBase::setPresentationScale(double scale) {
   f.setPointSizeF(QFont().pointSizeF() * m_scale);
   m_explanation->setFont(f);
   m_notes->setFont(f);
+  m_notes->setMaximumHeight(QFontMetrics(f).lineSpacing() * 3 + 4);
   refreshNow();
 }
 
@@ -374,7 +419,14 @@ void ChartBase::applyHiddenStates() {
   dim.setAlpha(90);
   for (int i = 0; i < m_plot->plottableCount(); ++i) {
     QCPAbstractPlottable* p = m_plot->plottable(i);
-    p->setVisible(!m_hidden.contains(p->property(kKeyProperty).toString()));
+    // Hidden by its own entry, or (overlaid runs) by its device's or its run's entry.
+    const bool hidden =
+        m_hidden.contains(p->property(kKeyProperty).toString()) ||
+        (!p->property("deviceId").toString().isEmpty() &&
+         m_hidden.contains("device:" + p->property("deviceId").toString())) ||
+        (p->property("runId").toInt() > 0 &&
+         m_hidden.contains(QStringLiteral("run:%1").arg(p->property("runId").toInt())));
+    p->setVisible(!hidden);
   }
   for (int i = 0; i < m_plot->itemCount(); ++i) {
     QCPAbstractItem* item = m_plot->item(i);
@@ -493,7 +545,13 @@ void ChartBase::addEmptyNote() {
   text->position->setAxisRect(mainRect());
   text->position->setCoords(0.5, 0.5);
   text->setPositionAlignment(Qt::AlignCenter);
-  text->setText(emptyText());
+  // Wrapped by hand (items do not wrap): about 48 characters a line.
+  QStringList lines{QString()};
+  for (const QString& word : emptyText().split(' ')) {
+    if (!lines.last().isEmpty() && lines.last().size() + word.size() > 48) lines << QString();
+    lines.last() += (lines.last().isEmpty() ? "" : " ") + word;
+  }
+  text->setText(lines.join('\n'));
   QColor c = colors().text;
   c.setAlpha(150);
   text->setColor(c);
@@ -501,41 +559,59 @@ void ChartBase::addEmptyNote() {
   text->setObjectName("emptyNote");
 }
 
-void ChartBase::layoutForWidth(int width) {
+bool ChartBase::legendShown() const { return m_plot->legend->visible(); }
+
+void ChartBase::layoutForSize(QSize size) {
+  m_layoutSize = size;
   QCPLegend* legend = m_plot->legend;
   const int n = legend->itemCount();
-  if (n == 0) {
-    // An empty legend would leave a frame under the plot: take it out of the layout.
-    if (m_legendCell->elementCount() > 0 && m_legendCell->elementAt(0)) {
+  int columns = 1;
+  int widest = 1;
+  int rowHeight = 1;
+  for (int i = 0; i < n; ++i) {
+    if (QCPAbstractLegendItem* item = legend->item(i)) {
+      const QSize hint = item->minimumOuterSizeHint();
+      widest = std::max(widest, hint.width());
+      rowHeight = std::max(rowHeight, hint.height());
+    }
+  }
+  if (n > 0) {
+    const int usable = std::max(1, size.width() - 24);
+    columns = std::clamp(usable / (widest + legend->columnSpacing()), 1, std::min(n, 4));
+  }
+  const int rows = n > 0 ? (n + columns - 1) / columns : 0;
+  const int legendHeight = rows * (rowHeight + legend->rowSpacing()) + 12;
+  const bool show = n > 0 && (size.height() <= 0 || legendHeight <= 0.3 * size.height());
+  if (!show) {
+    // An empty (or oversized) legend would crowd out the plot: take it out of the layout.
+    // A zero-height spacer holds the cell: an empty cell would cap the column's width.
+    if (m_legendCell->element(0, 0) == legend) {
       m_legendCell->take(legend);
-      m_legendCell->simplify();
-      legend->setVisible(false);
-      m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
+      m_legendCell->addElement(0, 0, m_legendSpacer);
     }
+    legend->setVisible(false);
   } else {
-    if (!legend->visible()) {
+    if (m_legendCell->element(0, 0) != legend) {
+      m_legendCell->take(m_legendSpacer);
       m_legendCell->addElement(0, 0, legend);
-      legend->setVisible(true);
     }
-    int widest = 1;
-    for (int i = 0; i < n; ++i)
-      if (QCPAbstractLegendItem* item = legend->item(i))
-        widest = std::max(widest, item->minimumOuterSizeHint().width());
-    const int spacing = legend->columnSpacing();
-    const int usable = std::max(1, width - 24);
-    const int columns = std::clamp(usable / (widest + spacing), 1, std::min(n, 4));
+    legend->setVisible(true);
     if (legend->wrap() != columns) {
       legend->setWrap(columns);
       legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
     }
   }
+  m_plot->setToolTip(n > 0 && !show ? tr("The legend is hidden at this size: maximise the chart "
+                                         "to see it and to hide series by clicking it.")
+                                    : QString());
   placeReferenceLabels();
   syncToRanges();
 }
 
 void ChartBase::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
-  layoutForWidth(m_plot->width());
+  updateExplanationVisibility();
+  layoutForSize(m_plot->size());
 }
 
 void ChartBase::placeReferenceLabels() {

@@ -20,6 +20,7 @@ class QCPAxis;
 class QCPAxisRect;
 class QCPBars;
 class QCPGraph;
+class QCPLayoutElement;
 class QCPLayoutGrid;
 class QCPTextElement;
 class QCheckBox;
@@ -86,9 +87,11 @@ public:
 
   // Size the exports use (pixels at 1×).
   static QSize exportSize() { return {1000, 620}; }
-  // Lays the legend out in as many columns as fit `width` pixels (exports call this with
-  // their width, then with plot()->width() again) and places reference labels.
-  void layoutForWidth(int width);
+  // Lays the legend out in as many columns as fit the plot size (exports call this with
+  // their size, then with plot()->size() again) and places reference labels. A legend that
+  // would take more than ~30% of the height is left out (maximise the chart to see it).
+  void layoutForSize(QSize size);
+  bool legendShown() const;
 
   void setMaximised(bool maximised);
 
@@ -141,16 +144,24 @@ protected:
                          QCPAxis* valueAxis, Qt::PenStyle style = Qt::DashLine);
   // Values the fit must include even though no plottable holds them (lines, labels).
   void includeInFit(QCPAxis* axis, double value);
+  // With several runs shown, the legend lists each device once (colour) and each run once
+  // (line style / hatching) instead of every run × device; clicking a device or run entry
+  // hides all its series. addLine/addBar call this; charts with their own legends may too.
+  bool groupedLegend() const { return shownRuns().size() > 1; }
+  void ensureDeviceEntry(const Series& s, QCPAxis* keyAxis, QCPAxis* valueAxis, bool bars);
+  void ensureRunEntry(int runId, int styleIndex, QCPAxis* keyAxis, QCPAxis* valueAxis, bool bars);
   // Runs shown (visible ones, in store order) and a prefix telling them apart when > 1.
   std::vector<const Run*> shownRuns() const;
   QString runPrefix(const Run& run) const;
   static Qt::PenStyle penStyleFor(int styleIndex);
+  static Qt::BrushStyle brushStyleFor(int styleIndex);
   // The value a data point shows (bars drawn from a shifted base keep v = base + stored).
   static double shownValue(const QCPAbstractPlottable* p, int index);
   // Moves a (non-stacked) bars' base to `base` keeping every bar's top where it is.
   static void rebaseBars(QCPBars* bars, double base);
   static int scatterShapeFor(int styleIndex);   // QCPScatterStyle::ScatterShape
   double pen(double width) const { return width * m_scale; }
+  int layoutWidth() const { return m_layoutSize.width(); }   // width the plot is laid out for
 
 private:
   void onLegendClick(QCPAbstractLegendItem* item);
@@ -161,6 +172,7 @@ private:
   void doRefresh();
   void placeReferenceLabels();
   void addEmptyNote();
+  void updateExplanationVisibility();
 
   QString m_chartId;
   QString m_title;
@@ -171,6 +183,7 @@ private:
   QToolButton* m_maxButton = nullptr;
   QLabel* m_explanation = nullptr;
   QLabel* m_notes = nullptr;
+  QString m_notesText;
   QTimer* m_refreshTimer = nullptr;
   RunStore* m_store = nullptr;
   ChartTheme m_theme = ChartTheme::Light;
@@ -182,6 +195,9 @@ private:
   QSet<QString> m_hidden;
   QVector<QPair<QCPAxis*, double>> m_fitExtras;
   QCPLayoutGrid* m_legendCell = nullptr;
+  QCPLayoutElement* m_legendSpacer = nullptr;   // holds the legend's cell while it is hidden
+  QSize m_layoutSize;
+  QToolButton* m_infoButton = nullptr;
 };
 
 }  // namespace widgets

@@ -2,6 +2,7 @@
 
 #include <qcustomplot.h>
 
+#include <QRegularExpression>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -54,17 +55,99 @@ QCPGraph* ChartBase::addLine(const Series& s, QCPAxis* keyAxis, QCPAxis* valueAx
     g->setScatterStyle(QCPScatterStyle(shape, QPen(color, pen(1.5)), fill, 7 * m_scale));
   }
   g->setProperty("deviceId", s.deviceId);
+  g->setProperty("runId", s.runId);
   registerPlottable(g, seriesKey(s), s.xUnit, s.yUnit);
+  if (!faint && groupedLegend() && !s.deviceId.isEmpty() && s.source != SeriesSource::Reference) {
+    g->removeFromLegend();
+    ensureDeviceEntry(s, keyAxis, valueAxis, false);
+    ensureRunEntry(s.runId, s.styleIndex, keyAxis, valueAxis, false);
+  }
   return g;
 }
+
+Qt::BrushStyle ChartBase::brushStyleFor(int styleIndex) {
+  // Runs after the first are hatched (never a dense dot pattern: it reads as another colour).
+  static const Qt::BrushStyle styles[] = {Qt::SolidPattern, Qt::BDiagPattern, Qt::FDiagPattern,
+                                          Qt::DiagCrossPattern, Qt::CrossPattern};
+  return styles[styleIndex % 5];
+}
+
+namespace {
+
+QCPAbstractPlottable* findByKey(QCustomPlot* plot, const QString& key) {
+  for (int i = 0; i < plot->plottableCount(); ++i)
+    if (plot->plottable(i)->property(kKeyProperty).toString() == key) return plot->plottable(i);
+  return nullptr;
+}
+
+}  // namespace
+
+void ChartBase::ensureDeviceEntry(const Series& s, QCPAxis* keyAxis, QCPAxis* valueAxis, bool bars) {
+  const QString key = "device:" + s.deviceId;
+  if (findByKey(m_plot, key)) return;
+  static const QRegularExpression runPrefixRe(QStringLiteral("^#\\d+ · "));
+  QString name = s.label;
+  name.remove(runPrefixRe);
+  name = name.section(QStringLiteral(" — "), 0, 0);
+  const QColor color = s.color.isValid() ? s.color : textColor();
+  QCPAbstractPlottable* entry = nullptr;
+  if (bars) {
+    auto* b = new QCPBars(keyAxis, valueAxis);
+    b->setBrush(QBrush(color));
+    b->setPen(QPen(color.darker(115), pen(1.0)));
+    entry = b;
+  } else {
+    auto* g = m_plot->addGraph(keyAxis, valueAxis);
+    g->setPen(QPen(color, pen(2.0)));
+    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, color, 7 * m_scale));
+    entry = g;
+  }
+  entry->setName(name);
+  registerPlottable(entry, key, {}, {});
+}
+
+void ChartBase::ensureRunEntry(int runId, int styleIndex, QCPAxis* keyAxis, QCPAxis* valueAxis,
+                               bool bars) {
+  const QString key = QStringLiteral("run:%1").arg(runId);
+  if (findByKey(m_plot, key)) return;
+  const Run* run = m_store ? m_store->run(runId) : nullptr;
+  const QFontMetrics metrics(chartFont(m_scale));
+  const QString name = metrics.elidedText(
+      QStringLiteral("#%1 · %2").arg(runId).arg(run ? run->name : QString()), Qt::ElideRight,
+      static_cast<int>(260 * m_scale));
+  const QColor grey = colors().axis;
+  QCPAbstractPlottable* entry = nullptr;
+  if (bars) {
+    auto* b = new QCPBars(keyAxis, valueAxis);
+    b->setBrush(QBrush(grey, brushStyleFor(styleIndex)));
+    b->setPen(QPen(grey, pen(1.0)));
+    entry = b;
+  } else {
+    auto* g = m_plot->addGraph(keyAxis, valueAxis);
+    QPen p(grey, pen(2.0));
+    p.setStyle(penStyleFor(styleIndex));
+    g->setPen(p);
+    g->setScatterStyle(QCPScatterStyle(static_cast<QCPScatterStyle::ScatterShape>(scatterShapeFor(styleIndex)),
+                                       QPen(grey, pen(1.5)), QBrush(colors().background), 7 * m_scale));
+    entry = g;
+  }
+  entry->setName(name);
+  registerPlottable(entry, key, {}, {});
+}
+
 
 QVector<Series> ChartBase::referenceSeries(
     const QString& chart,
     const std::function<std::optional<double>(const ReferenceMark&, int runIndex)>& xOf,
     const QString& xUnit, const QString& yUnit, double valueScale, bool exportX) const {
   QVector<Series> out;
+  // The published figures of one run only: the current run when shown, else the last shown
+  // (overlaying every preset's figures would bury the chart in labels).
   const auto runs = shownRuns();
-  for (int ri = 0; ri < static_cast<int>(runs.size()); ++ri) {
+  int chosen = static_cast<int>(runs.size()) - 1;
+  for (int ri = 0; ri < static_cast<int>(runs.size()); ++ri)
+    if (m_store && runs[static_cast<std::size_t>(ri)]->id == m_store->currentRunId()) chosen = ri;
+  for (int ri = std::max(0, chosen); ri <= chosen; ++ri) {
     const Run* run = runs[static_cast<std::size_t>(ri)];
     for (const ReferenceMark& m : run->references) {
       if (m.chart != chart) continue;

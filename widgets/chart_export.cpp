@@ -18,6 +18,18 @@ namespace widgets {
 
 namespace {
 
+// Lays the chart out for the export size for the lifetime of the guard, then back.
+class ExportLayout {
+public:
+  ExportLayout(ChartBase& chart, QSize size) : m_chart(chart) { m_chart.layoutForSize(size); }
+  ~ExportLayout() { m_chart.layoutForSize(m_chart.plot()->size()); }
+  ExportLayout(const ExportLayout&) = delete;
+  ExportLayout& operator=(const ExportLayout&) = delete;
+
+private:
+  ChartBase& m_chart;
+};
+
 QSize sizeOr(QSize size) { return size.isValid() && !size.isEmpty() ? size : ChartBase::exportSize(); }
 
 // The PDF page of one chart: w×h pixels (96 dpi) on a page of that size, vectors kept.
@@ -27,6 +39,7 @@ void drawChartPage(ChartBase& chart, QPdfWriter& writer, QCPPainter& painter, QS
   painter.setMode(QCPPainter::pmNoCaching);
   painter.setMode(QCPPainter::pmNonCosmetic);
   painter.setWindow(0, 0, size.width(), size.height());
+  const ExportLayout layout(chart, size);
   chart.plot()->toPainter(&painter, size.width(), size.height());
 }
 
@@ -42,6 +55,7 @@ void setUpPdf(QPdfWriter& writer, const QString& title, QSize size) {
 }
 
 QByteArray renderSvg(ChartBase& chart, QSize size) {
+  const ExportLayout layout(chart, size);
   QBuffer buffer;
   buffer.open(QIODevice::WriteOnly);
   QSvgGenerator gen;
@@ -78,7 +92,11 @@ ExportResult writeFileAtomically(const QString& path, const QByteArray& bytes) {
 ExportResult exportChartPng(ChartBase& chart, const QString& path, double scale, QSize size) {
   size = sizeOr(size);
   chart.refreshNow();
-  const QImage image = chart.plot()->toPixmap(size.width(), size.height(), scale).toImage();
+  QImage image;
+  {
+    const ExportLayout layout(chart, size);
+    image = chart.plot()->toPixmap(size.width(), size.height(), scale).toImage();
+  }
   QByteArray bytes;
   QBuffer buffer(&bytes);
   buffer.open(QIODevice::WriteOnly);
@@ -140,7 +158,10 @@ void copyChartToClipboard(ChartBase& chart) {
   chart.refreshNow();
   const QSize size = ChartBase::exportSize();
   auto* mime = new QMimeData;
-  mime->setImageData(chart.plot()->toPixmap(size.width(), size.height(), 2.0).toImage());
+  {
+    const ExportLayout layout(chart, size);
+    mime->setImageData(chart.plot()->toPixmap(size.width(), size.height(), 2.0).toImage());
+  }
   mime->setData(QStringLiteral("image/svg+xml"), renderSvg(chart, size));
   QApplication::clipboard()->setMimeData(mime);
 }

@@ -309,6 +309,30 @@ private slots:
     QCOMPARE(c->visibleGraphPoints("v100"), 3);
   }
 
+  void overlaidRunsShareDeviceAndRunEntries() {
+    Run second = testdata::syntheticRun();
+    second.name = "second";
+    const int id2 = m_store->addRun(second);
+    ChartBase* c = m_deck->chart("epoch_time");
+    c->refreshNow();
+    // 3 devices + 2 runs + published, instead of 2 × 3 device lines.
+    QStringList keys = c->seriesKeys();
+    QCOMPARE(keys.size(), 6);
+    QVERIFY(keys.contains("device:v100"));
+    QCOMPARE(keys.mid(4, 2), (QStringList{QString("run:%1").arg(m_runId), QString("run:%1").arg(id2)}));
+    c->setSeriesHidden("device:v100", true);   // what a click on the entry does
+    QCOMPARE(c->visibleGraphPoints("v100"), 0);
+    QCOMPARE(c->visibleGraphPoints("tpu-v2-8"), 6);
+    c->setSeriesHidden("device:v100", false);
+    c->setSeriesHidden(QString("run:%1").arg(id2), true);
+    QCOMPARE(c->visibleGraphPoints("v100"), 3);
+    QCOMPARE(c->visibleGraphPoints(), 9);
+    // Bar charts do the same.
+    ChartBase* tp = m_deck->chart("throughput");
+    tp->refreshNow();
+    QCOMPARE(tp->seriesKeys().size(), 6);
+  }
+
   void redrawsAreCoalesced() {
     ChartBase* c = m_deck->chart("batch_loss");
     QTest::qWait(60);   // let pending refreshes run
@@ -355,6 +379,35 @@ private slots:
     QVERIFY(note);
     QVERIFY(note->text().contains("No finished epochs"));
     QVERIFY(!c->plot()->legend->visible());   // no empty legend frame
+    // …and the plot still spans the whole width (an emptied legend cell once capped it).
+    m_deck->show();
+    m_deck->maximise(c);
+    QVERIFY(QTest::qWaitForWindowExposed(m_deck));
+    c->plot()->replot(QCustomPlot::rpImmediateRefresh);
+    QVERIFY(c->plot()->width() > 300);
+    QVERIFY(c->plot()->axisRect()->outerRect().width() > c->plot()->width() - 10);
+  }
+
+  void oversizedLegendMakesRoomForThePlot() {
+    for (int i = 0; i < 7; ++i) m_store->addRun(testdata::syntheticRun());
+    ChartBase* c = m_deck->chart("epoch_time");
+    m_deck->show();
+    m_deck->maximise(c);
+    QVERIFY(QTest::qWaitForWindowExposed(m_deck));
+    m_deck->resize(420, 360);   // a small chart: 3 devices + 8 runs cannot fit below it
+    QCoreApplication::processEvents();
+    c->refreshNow();
+    c->plot()->replot(QCustomPlot::rpImmediateRefresh);
+    QVERIFY(!c->legendShown());
+    QVERIFY(c->plot()->axisRect()->outerRect().width() > c->plot()->width() - 10);
+    QVERIFY(c->plot()->toolTip().contains("maximise"));
+    // Exported at full size, the legend is there.
+    QImage withLegend = c->plot()->toPixmap(1000, 620).toImage();
+    Q_UNUSED(withLegend);
+    c->layoutForSize(QSize(1000, 620));
+    QVERIFY(c->legendShown());
+    c->layoutForSize(c->plot()->size());
+    QVERIFY(!c->legendShown());
   }
 
   void maximiseShowsOneChart() {
