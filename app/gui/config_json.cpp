@@ -1,7 +1,13 @@
 #include "app/gui/config_json.h"
 
+#include <QDir>
+#include <QFileInfo>
+#include <QSaveFile>
+#include <cmath>
 #include <cstdint>
 #include <limits>
+
+#include "core/util/error.h"
 
 namespace app::gui {
 
@@ -101,6 +107,40 @@ widgets::DeviceChoice deviceChoiceFromJson(const JsonReader& in) {
   if (p != "as-run") d.precision = core::util::parsePrecision(p);
   in.finish();
   return d;
+}
+
+Json referenceMarkToJson(const widgets::ReferenceMark& m, const QString& source) {
+  Json r = Json::object();
+  r.set("chart", m.chart.toStdString());
+  r.set("device", m.deviceId.toStdString());
+  if (std::isfinite(m.x)) r.set("x", m.x);
+  r.set("value", m.value);
+  r.set("label", m.label.toStdString());
+  if (!source.isEmpty()) r.set("source", source.toStdString());
+  return r;
+}
+
+widgets::ReferenceMark referenceMarkFromJson(const JsonReader& in, QString* source) {
+  widgets::ReferenceMark m;
+  m.chart = QString::fromStdString(
+      in.choice("chart", {"epoch_time", "throughput", "cost", "cost_per_million", "time_to_accuracy", "sweep"}));
+  m.deviceId = QString::fromStdString(in.string("device"));
+  m.x = in.has("x") ? in.number("x", -1e15, 1e15) : std::nan("");
+  m.value = in.number("value", 0, 1e15);
+  m.label = QString::fromStdString(in.string("label"));
+  const QString s = QString::fromStdString(in.string("source", ""));
+  if (source) *source = s;
+  in.finish();
+  return m;
+}
+
+void writeTextFile(const QString& path, const std::string& text) {
+  const QFileInfo info(path);
+  if (!QDir().mkpath(info.absolutePath()))
+    throw core::util::Error(path.toStdString() + ": cannot create the folder " + info.absolutePath().toStdString());
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), static_cast<qint64>(text.size())) < 0 || !file.commit())
+    throw core::util::Error(path.toStdString() + ": cannot write: " + file.errorString().toStdString());
 }
 
 std::string experimentSetupToJson(const ExperimentSetup& setup) {

@@ -8,6 +8,7 @@
 #include "core/train/trainer.h"
 #include "core/util/json.h"
 #include "widgets/hardware_panel.h"
+#include "widgets/run_store.h"
 
 namespace app::gui {
 
@@ -19,6 +20,16 @@ core::util::Json deviceChoiceToJson(const widgets::DeviceChoice& choice);
 widgets::DeviceChoice deviceChoiceFromJson(const JsonReader& in);
 
 const char* optimizerName(core::train::OptimizerKind kind);  // "adam", "sgd"
+
+// A published reference figure: chart (one of the ids in run_store.h), device, x (absent =
+// not applicable), value, label, and where it was published (`source`, may be empty).
+core::util::Json referenceMarkToJson(const widgets::ReferenceMark& mark, const QString& source = {});
+// Reads the keys above; `source` receives the "source" key when given.
+widgets::ReferenceMark referenceMarkFromJson(const JsonReader& in, QString* source = nullptr);
+
+// Writes `text` to `path` atomically (QSaveFile), creating the folder; throws
+// core::util::Error naming the path and what failed.
+void writeTextFile(const QString& path, const std::string& text);
 
 // The panels' whole set-up (kept in the settings as the last experiment).
 struct ExperimentSetup {

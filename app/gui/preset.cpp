@@ -3,7 +3,6 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QRegularExpression>
-#include <QSaveFile>
 #include <cmath>
 
 #include "app/gui/config_json.h"
@@ -16,9 +15,6 @@ using core::util::Error;
 using core::util::Json;
 
 namespace {
-
-const std::vector<std::string> kCharts = {"epoch_time", "throughput", "cost", "cost_per_million",
-                                          "time_to_accuracy", "sweep"};
 
 ComparisonSide readSide(const JsonReader& in, const std::string& prefix) {
   ComparisonSide s;
@@ -76,15 +72,9 @@ Preset parsePreset(const std::string& text, const QString& source) {
   }
   p.targetAccuracy = in.number("target_accuracy", 0, 0, 1);
   for (const JsonReader& r : in.objects("references")) {
-    widgets::ReferenceMark m;
-    m.chart = QString::fromStdString(r.choice("chart", kCharts));
-    m.deviceId = QString::fromStdString(r.string("device"));
-    m.x = r.has("x") ? r.number("x", -1e12, 1e12) : std::nan("");
-    m.value = r.number("value", 0, 1e15);
-    m.label = QString::fromStdString(r.string("label"));
-    p.referenceSources << QString::fromStdString(r.string("source", ""));
-    r.finish();
-    p.references << m;
+    QString source;
+    p.references << referenceMarkFromJson(r, &source);
+    p.referenceSources << source;
   }
   for (const JsonReader& c : in.objects("comparisons")) {
     Comparison cmp;
@@ -126,18 +116,8 @@ std::string presetToJson(const Preset& p) {
   j.set("devices", std::move(devices));
   if (p.targetAccuracy > 0) j.set("target_accuracy", p.targetAccuracy);
   Json refs = Json::array();
-  for (qsizetype i = 0; i < p.references.size(); ++i) {
-    const widgets::ReferenceMark& m = p.references[i];
-    const QString source = p.referenceSources.value(i);
-    Json r = Json::object();
-    r.set("chart", m.chart.toStdString());
-    r.set("device", m.deviceId.toStdString());
-    if (std::isfinite(m.x)) r.set("x", m.x);
-    r.set("value", m.value);
-    r.set("label", m.label.toStdString());
-    if (!source.isEmpty()) r.set("source", source.toStdString());
-    refs.push(std::move(r));
-  }
+  for (qsizetype i = 0; i < p.references.size(); ++i)
+    refs.push(referenceMarkToJson(p.references[i], p.referenceSources.value(i)));
   j.set("references", std::move(refs));
   Json comparisons = Json::array();
   for (const auto& c : p.comparisons) {
@@ -161,15 +141,7 @@ std::string presetToJson(const Preset& p) {
   return j.dump(2) + "\n";
 }
 
-void savePresetFile(const Preset& preset, const QString& path) {
-  const QFileInfo info(path);
-  if (!QDir().mkpath(info.absolutePath()))
-    throw Error(path.toStdString() + ": cannot create the folder " + info.absolutePath().toStdString());
-  QSaveFile file(path);
-  const std::string text = presetToJson(preset);
-  if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), static_cast<qint64>(text.size())) < 0 || !file.commit())
-    throw Error(path.toStdString() + ": cannot save the preset: " + file.errorString().toStdString());
-}
+void savePresetFile(const Preset& preset, const QString& path) { writeTextFile(path, presetToJson(preset)); }
 
 QString PresetLibrary::builtinFolder() {
   return QDir(QString::fromStdString(core::util::resourceDir())).filePath("presets");

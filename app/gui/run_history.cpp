@@ -3,7 +3,6 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QSaveFile>
 #include <QStandardPaths>
 #include <cmath>
 #include <cstdint>
@@ -221,15 +220,7 @@ Json runToJson(const widgets::Run& run) {
   j.set("devices", std::move(devices));
 
   Json refs = Json::array();
-  for (const auto& m : run.references) {
-    Json o = Json::object();
-    o.set("chart", m.chart.toStdString());
-    o.set("device", m.deviceId.toStdString());
-    o.set("x", m.x);
-    o.set("value", m.value);
-    o.set("label", m.label.toStdString());
-    refs.push(std::move(o));
-  }
+  for (const auto& m : run.references) refs.push(referenceMarkToJson(m));
   j.set("references", std::move(refs));
   return j;
 }
@@ -293,16 +284,7 @@ widgets::Run runFromJson(const JsonReader& in) {
     d.finish();
     run.devices << r;
   }
-  for (const JsonReader& m : in.objects("references")) {
-    widgets::ReferenceMark r;
-    r.chart = QString::fromStdString(m.string("chart"));
-    r.deviceId = QString::fromStdString(m.string("device"));
-    r.x = m.real("x", std::nan(""));
-    r.value = m.real("value", 0);
-    r.label = QString::fromStdString(m.string("label", ""));
-    m.finish();
-    run.references << r;
-  }
+  for (const JsonReader& m : in.objects("references")) run.references << referenceMarkFromJson(m);
   in.finish();
   return run;
 }
@@ -342,15 +324,7 @@ std::vector<widgets::Run> runsFromJson(const std::string& text, const QString& s
   return runs;
 }
 
-void saveRunHistory(const widgets::RunStore& store, const QString& path) {
-  const QFileInfo info(path);
-  if (!QDir().mkpath(info.absolutePath()))
-    throw Error(path.toStdString() + ": cannot create the folder " + info.absolutePath().toStdString());
-  const std::string text = runsToJson(store.runs());
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), static_cast<qint64>(text.size())) < 0 || !file.commit())
-    throw Error(path.toStdString() + ": cannot save the run history: " + file.errorString().toStdString());
-}
+void saveRunHistory(const widgets::RunStore& store, const QString& path) { writeTextFile(path, runsToJson(store.runs())); }
 
 QStringList loadRunHistory(widgets::RunStore& store, const QString& path) {
   QStringList skipped;

@@ -10,7 +10,6 @@ inline constexpr QLatin1StringView kWindowState{"window/state"};
 inline constexpr QLatin1StringView kTheme{"view/theme"};                   // "light" | "dark"
 inline constexpr QLatin1StringView kExportFolder{"export/folder"};
 inline constexpr QLatin1StringView kLastExperiment{"experiment/last"};    // JSON: config, devices, execution
-inline constexpr QLatin1StringView kLastPreset{"experiment/preset"};      // id of the preset last applied
 inline constexpr QLatin1StringView kPresentationScale{"view/presentationScale"};
 
 }  // namespace app::gui::keys
