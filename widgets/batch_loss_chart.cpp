@@ -49,6 +49,10 @@ BatchLossChart::BatchLossChart(QWidget* parent)
          "towards zero. A curve that flattens early may want a larger learning rate; one "
          "that jumps or turns into gaps has diverged."));
   mainRect()->axis(QCPAxis::atBottom)->setLabel(tr("training step"));
+  QSharedPointer<QCPAxisTickerFixed> steps(new QCPAxisTickerFixed);   // whole steps only
+  steps->setTickStep(1);
+  steps->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+  mainRect()->axis(QCPAxis::atBottom)->setTicker(steps);
   mainRect()->axis(QCPAxis::atLeft)->setLabel(tr("loss"));
 }
 

@@ -630,7 +630,7 @@ void ChartBase::placeReferenceLabels() {
     } else if (r.size() > 0) {
       frac = (x - r.lower) / r.size();
     }
-    const bool left = frac > 0.6;
+    const bool left = (frac > 0.6) != label->property("referenceFlip").toBool();
     label->setPositionAlignment((left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter);
     label->position->setCoords((left ? -9 : 9) * m_scale, 0);
   }

@@ -2,6 +2,7 @@
 
 #include <qcustomplot.h>
 
+#include <QMap>
 #include <QRegularExpression>
 #include <algorithm>
 #include <cmath>
@@ -67,9 +68,10 @@ QCPGraph* ChartBase::addLine(const Series& s, QCPAxis* keyAxis, QCPAxis* valueAx
 
 Qt::BrushStyle ChartBase::brushStyleFor(int styleIndex) {
   // Runs after the first are hatched (never a dense dot pattern: it reads as another colour).
-  static const Qt::BrushStyle styles[] = {Qt::SolidPattern, Qt::BDiagPattern, Qt::FDiagPattern,
-                                          Qt::DiagCrossPattern, Qt::CrossPattern};
-  return styles[styleIndex % 5];
+  static const Qt::BrushStyle styles[] = {Qt::SolidPattern,   Qt::BDiagPattern,   Qt::FDiagPattern,
+                                          Qt::DiagCrossPattern, Qt::CrossPattern,   Qt::HorPattern,
+                                          Qt::VerPattern};
+  return styles[styleIndex % 7];
 }
 
 namespace {
@@ -180,6 +182,7 @@ QVector<Series> ChartBase::referenceSeries(
 void ChartBase::drawReferences(const QVector<Series>& all, QCPAxis* keyAxis, QCPAxis* valueAxis) {
   const ChartColors c = colors();
   bool inLegend = false;
+  QMap<double, int> marksAtX;   // several marks on one bar: labels alternate sides
   for (const Series& s : all) {
     if (s.source != SeriesSource::Reference || s.y.isEmpty()) continue;
     const double x = s.plotX.isEmpty() ? s.x.value(0) : s.plotX.value(0);
@@ -225,6 +228,7 @@ void ChartBase::drawReferences(const QVector<Series>& all, QCPAxis* keyAxis, QCP
     label->setProperty(kKeyProperty, kReferenceKey);
     label->setProperty("referenceLabel", true);
     label->setProperty("referenceX", x);
+    label->setProperty("referenceFlip", (marksAtX[x]++ % 2) == 1);
   }
 }
 
@@ -279,8 +283,10 @@ Qt::PenStyle ChartBase::penStyleFor(int styleIndex) {
 int ChartBase::scatterShapeFor(int styleIndex) {
   static const QCPScatterStyle::ScatterShape shapes[] = {
       QCPScatterStyle::ssCircle, QCPScatterStyle::ssSquare, QCPScatterStyle::ssTriangle,
-      QCPScatterStyle::ssDiamond, QCPScatterStyle::ssTriangleInverted, QCPScatterStyle::ssCrossCircle};
-  return shapes[styleIndex % 6];
+      QCPScatterStyle::ssDiamond, QCPScatterStyle::ssTriangleInverted, QCPScatterStyle::ssCrossCircle,
+      QCPScatterStyle::ssPlusSquare, QCPScatterStyle::ssCross, QCPScatterStyle::ssPlus};
+  // 9 shapes × 5 pen styles: the first 45 runs all look different.
+  return shapes[styleIndex % 9];
 }
 
 }  // namespace widgets

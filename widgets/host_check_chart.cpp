@@ -42,6 +42,10 @@ HostCheckChart::HostCheckChart(QWidget* parent)
          "agreement on the one device we can measure is the reason to trust the simulated "
          "ones; the ratio is in the note."));
   mainRect()->axis(QCPAxis::atBottom)->setLabel(tr("training step"));
+  QSharedPointer<QCPAxisTickerFixed> steps(new QCPAxisTickerFixed);   // whole steps only
+  steps->setTickStep(1);
+  steps->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+  mainRect()->axis(QCPAxis::atBottom)->setTicker(steps);
   mainRect()->axis(QCPAxis::atLeft)->setLabel(tr("milliseconds per step"));
 }
 
