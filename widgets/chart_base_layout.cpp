@@ -1,0 +1,205 @@
+#include "widgets/chart_base.h"
+
+#include <qcustomplot.h>
+
+#include <QLabel>
+#include <QToolButton>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "widgets/run_data.h"
+
+// ChartBase: hover text, the empty-chart note, legend layout for a size, reference label
+// placement.
+namespace widgets {
+
+namespace {
+
+constexpr char kKeyProperty[] = "seriesKey";
+constexpr char kXUnitProperty[] = "xUnit";
+constexpr char kYUnitProperty[] = "yUnit";
+constexpr char kReferenceKey[] = "reference";
+
+QString unitSuffix(const QString& unit) {
+  if (unit.isEmpty()) return {};
+  if (unit == "%") return unit;
+  return " " + unit;
+}
+
+}  // namespace
+
+QString ChartBase::hoverText(const QPointF& pixel) const {
+  const double tolerance = 10.0 * m_scale;
+  double best = tolerance;
+  QCPAbstractPlottable* bestPlottable = nullptr;
+  int bestIndex = -1;
+  for (int i = 0; i < m_plot->plottableCount(); ++i) {
+    QCPAbstractPlottable* p = m_plot->plottable(i);
+    if (!p->visible() || p->property(kKeyProperty).toString().isEmpty() || !p->interface1D())
+      continue;
+    QVariant details;
+    const double d = p->selectTest(pixel, false, &details);
+    if (d < 0 || d > best) continue;
+    const auto sel = details.value<QCPDataSelection>();
+    if (sel.isEmpty()) continue;
+    best = d;
+    bestPlottable = p;
+    bestIndex = sel.dataRange().begin();
+  }
+  if (!bestPlottable) return {};
+  auto* iface = bestPlottable->interface1D();
+  const double key = iface->dataMainKey(bestIndex);
+  const double value = shownValue(bestPlottable, bestIndex);
+  QString xText;
+  QCPAxis* keyAxis = bestPlottable->keyAxis();
+  if (auto text = keyAxis->ticker().dynamicCast<QCPAxisTickerText>()) {
+    // Category axis: name the category nearest to the bar.
+    double bestDist = std::numeric_limits<double>::max();
+    for (auto it = text->ticks().cbegin(); it != text->ticks().cend(); ++it) {
+      if (std::abs(it.key() - key) < bestDist) {
+        bestDist = std::abs(it.key() - key);
+        xText = QString(it.value()).replace('\n', ' ');
+      }
+    }
+  } else {
+    const QString xUnit = bestPlottable->property(kXUnitProperty).toString();
+    xText = keyAxis->label().isEmpty() ? formatValue(key)
+                                       : QStringLiteral("%1: %2").arg(keyAxis->label(),
+                                                                      formatValue(key));
+    if (xUnit == "batch" || xUnit == "epoch" || xUnit == "step")
+      xText = QStringLiteral("%1 %2").arg(xUnit, QString::number(key, 'f', 0));
+  }
+  const QString yUnit = bestPlottable->property(kYUnitProperty).toString();
+  QString name = bestPlottable->property("hoverName").toString();
+  if (name.isEmpty()) name = bestPlottable->name();
+  return QStringLiteral("%1\n%2\n%3%4").arg(name, xText, formatValue(value), unitSuffix(yUnit));
+}
+
+double ChartBase::shownValue(const QCPAbstractPlottable* p, int index) {
+  const double v = const_cast<QCPAbstractPlottable*>(p)->interface1D()->dataMainValue(index);
+  const auto* bars = qobject_cast<const QCPBars*>(p);
+  return bars && !bars->barBelow() ? v + bars->baseValue() : v;
+}
+
+void ChartBase::rebaseBars(QCPBars* bars, double base) {
+  const double delta = base - bars->baseValue();
+  if (delta == 0) return;
+  for (auto it = bars->data()->begin(); it != bars->data()->end(); ++it) it->value -= delta;
+  bars->setBaseValue(base);
+}
+
+QString ChartBase::emptyText() const {
+  return tr("No runs to show yet: press Run, or tick a run in the runs list.");
+}
+
+void ChartBase::addEmptyNote() {
+  bool empty = true;
+  for (int i = 0; i < m_plot->plottableCount() && empty; ++i) {
+    QCPAbstractPlottable* p = m_plot->plottable(i);
+    if (p->property(kKeyProperty).toString() == kReferenceKey || !p->interface1D()) continue;
+    for (int k = 0; k < p->interface1D()->dataCount(); ++k)
+      if (std::isfinite(shownValue(p, k))) {
+        empty = false;
+        break;
+      }
+  }
+  if (!empty) return;
+  auto* text = new QCPItemText(m_plot);
+  text->setClipToAxisRect(false);
+  text->position->setType(QCPItemPosition::ptAxisRectRatio);
+  text->position->setAxisRect(mainRect());
+  text->position->setCoords(0.5, 0.5);
+  text->setPositionAlignment(Qt::AlignCenter);
+  // Wrapped by hand (items do not wrap): about 48 characters a line.
+  QStringList lines{QString()};
+  for (const QString& word : emptyText().split(' ')) {
+    if (!lines.last().isEmpty() && lines.last().size() + word.size() > 48) lines << QString();
+    lines.last() += (lines.last().isEmpty() ? "" : " ") + word;
+  }
+  text->setText(lines.join('\n'));
+  QColor c = colors().text;
+  c.setAlpha(150);
+  text->setColor(c);
+  text->setFont(chartFont(m_scale));
+  text->setObjectName("emptyNote");
+}
+
+bool ChartBase::legendShown() const { return m_plot->legend->visible(); }
+
+void ChartBase::layoutForSize(QSize size) {
+  m_layoutSize = size;
+  QCPLegend* legend = m_plot->legend;
+  const int n = legend->itemCount();
+  int columns = 1;
+  int widest = 1;
+  int rowHeight = 1;
+  for (int i = 0; i < n; ++i) {
+    if (QCPAbstractLegendItem* item = legend->item(i)) {
+      const QSize hint = item->minimumOuterSizeHint();
+      widest = std::max(widest, hint.width());
+      rowHeight = std::max(rowHeight, hint.height());
+    }
+  }
+  if (n > 0) {
+    const int usable = std::max(1, size.width() - 24);
+    columns = std::clamp(usable / (widest + legend->columnSpacing()), 1, std::min(n, 4));
+  }
+  const int rows = n > 0 ? (n + columns - 1) / columns : 0;
+  const int legendHeight = rows * (rowHeight + legend->rowSpacing()) + 12;
+  const bool show = n > 0 && (size.height() <= 0 || legendHeight <= 0.3 * size.height());
+  if (!show) {
+    // An empty (or oversized) legend would crowd out the plot: take it out of the layout.
+    // A zero-height spacer holds the cell: an empty cell would cap the column's width.
+    if (m_legendCell->element(0, 0) == legend) {
+      m_legendCell->take(legend);
+      m_legendCell->addElement(0, 0, m_legendSpacer);
+    }
+    legend->setVisible(false);
+  } else {
+    if (m_legendCell->element(0, 0) != legend) {
+      m_legendCell->take(m_legendSpacer);
+      m_legendCell->addElement(0, 0, legend);
+    }
+    legend->setVisible(true);
+    if (legend->wrap() != columns) {
+      legend->setWrap(columns);
+      legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    }
+  }
+  m_plot->setToolTip(n > 0 && !show ? tr("The legend is hidden at this size: maximise the chart "
+                                         "to see it and to hide series by clicking it.")
+                                    : QString());
+  placeReferenceLabels();
+  syncToRanges();
+}
+
+void ChartBase::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  updateExplanationVisibility();
+  layoutForSize(m_plot->size());
+}
+
+void ChartBase::placeReferenceLabels() {
+  // Labels of marks in the right part of the plot go to the left of their star, so they
+  // are not cut off at the edge.
+  for (int i = 0; i < m_plot->itemCount(); ++i) {
+    auto* label = qobject_cast<QCPItemText*>(m_plot->item(i));
+    if (!label || !label->property("referenceLabel").toBool()) continue;
+    if (!label->clipAxisRect()) continue;
+    QCPAxis* axis = label->clipAxisRect()->axis(QCPAxis::atBottom);
+    const QCPRange r = axis->range();
+    const double x = label->property("referenceX").toDouble();
+    double frac = 0;
+    if (axis->scaleType() == QCPAxis::stLogarithmic && r.lower > 0 && x > 0) {
+      frac = std::log(x / r.lower) / std::log(r.upper / r.lower);
+    } else if (r.size() > 0) {
+      frac = (x - r.lower) / r.size();
+    }
+    const bool left = (frac > 0.6) != label->property("referenceFlip").toBool();
+    label->setPositionAlignment((left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter);
+    label->position->setCoords((left ? -9 : 9) * m_scale, 0);
+  }
+}
+
+}  // namespace widgets
