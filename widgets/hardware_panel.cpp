@@ -18,10 +18,13 @@ using core::util::Precision;
 
 enum Column { kDevice, kCount, kPrice, kPrecision, kEstimate, kColumns };
 constexpr int kAsRun = -1;
-constexpr int kDefaultVcpus = 8;
+constexpr int kDefaultVcpus = 8;     // when the device file names no default
+constexpr int kMaxVcpus = 256;       // when the device file names no largest shape
+
+int defaultVcpus(const core::hw::DeviceSpec& s) { return s.vcpusDefault > 0 ? s.vcpusDefault : kDefaultVcpus; }
 
 QString deviceLabel(const core::hw::DeviceSpec& spec) {
-  if (spec.id == "host") return QObject::tr("this machine");
+  if (spec.measured) return QObject::tr("this machine");
   return QString::fromStdString(spec.id);
 }
 
@@ -38,7 +41,7 @@ std::optional<double> peakAt(const core::hw::DeviceSpec& s, Precision p) {
 }  // namespace
 
 bool HardwarePanel::isScalableCpu(const core::hw::DeviceSpec& spec) {
-  return spec.kind == core::hw::DeviceKind::Cpu && spec.id != "host";
+  return spec.kind == core::hw::DeviceKind::Cpu && !spec.measured;
 }
 
 HardwarePanel::HardwarePanel(QWidget* parent) : QWidget(parent) {
@@ -131,14 +134,14 @@ void HardwarePanel::buildRow(int row, const core::hw::DeviceSpec& spec) {
   count->setObjectName("count_" + id);
   count->setFrame(false);
   if (isScalableCpu(spec)) {
-    count->setRange(1, 256);
-    count->setValue(kDefaultVcpus);
+    count->setRange(1, spec.vcpusMax > 0 ? spec.vcpusMax : kMaxVcpus);
+    count->setValue(defaultVcpus(spec));
     count->setSuffix(tr(" vCPU"));
   } else {
     count->setRange(1, 64);
     count->setValue(1);
     count->setPrefix(tr("× "));
-    count->setEnabled(spec.id != "host");
+    count->setEnabled(!spec.measured);
   }
   m_table->setCellWidget(row, kCount, count);
 
@@ -159,6 +162,7 @@ void HardwarePanel::buildRow(int row, const core::hw::DeviceSpec& spec) {
     price->setEnabled(false);
   }
   price->setToolTip(tr("Price kind: on-demand, or preemptible (\"pre.\", spot)") +
+                    (isScalableCpu(spec) ? tr("; per vCPU-hour") : QString()) +
                     (spec.priceDate.empty() ? QString() : tr("; prices as of %1").arg(QString::fromStdString(spec.priceDate))));
   m_table->setCellWidget(row, kPrice, price);
 
@@ -199,8 +203,8 @@ void HardwarePanel::applyChoice(int row, const DeviceChoice& c, bool checked) {
   auto* count = static_cast<QSpinBox*>(m_table->cellWidget(row, kCount));
   const QSignalBlocker b0(count);
   if (isScalableCpu(spec)) {
-    count->setValue(c.vcpus > 0 ? c.vcpus : kDefaultVcpus);
-  } else if (spec.id != "host") {
+    count->setValue(c.vcpus > 0 ? c.vcpus : defaultVcpus(spec));
+  } else if (!spec.measured) {
     count->setValue(std::max(1, c.count));
   }
   auto* price = static_cast<QComboBox*>(m_table->cellWidget(row, kPrice));

@@ -51,7 +51,8 @@ public:
   // The row's settings whether checked or not (nullopt for an unknown id).
   std::optional<DeviceChoice> settings(const QString& deviceId) const;
 
-  // When the host trains for real it is measured: its row is checked and locked.
+  // When the host (the measured device, id "host") trains for real it is measured: its row
+  // is checked and locked.
   void setHostMeasured(bool measured);
   bool hostMeasured() const { return m_hostMeasured; }
 
