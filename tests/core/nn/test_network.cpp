@@ -10,6 +10,7 @@
 #include "core/nn/conv2d.h"
 #include "core/nn/dense.h"
 #include "core/nn/dropout.h"
+#include "core/nn/embedding.h"
 #include "core/nn/network.h"
 #include "core/nn/pooling.h"
 #include "core/nn/shape_layers.h"
@@ -246,6 +247,39 @@ TEST(Network, ErrorsNameTheProblem) {
   auto wrong = std::make_unique<Network>("wrong", Shape{4, 1, 1}, 3);
   wrong->add(std::make_unique<Dense>(DenseOptions{2, Activation::Linear, true, Init::GlorotUniform}));
   EXPECT_THROW(wrong->initialize(0), util::Error);  // 2 outputs for 3 classes
+}
+
+TEST(Network, TokenLayersRejectIdsOutsideTheVocabulary) {
+  OneHot oneHot(5, "one_hot");
+  oneHot.build({1, 3, 1});
+  Matrix ids(3, 2);
+  ids << 0, 4,  //
+      2, 1,     //
+      3, 0;
+  PassContext ctx;
+  const Matrix y = oneHot.forward(ids, ctx);
+  ASSERT_EQ(y.rows(), 15);
+  EXPECT_EQ(y.col(0).sum(), 3.0f);
+  EXPECT_EQ(y(0 * 5 + 0, 0), 1.0f);   // step 0 of sample 0 is token 0
+  EXPECT_EQ(y(1 * 5 + 1, 1), 1.0f);   // step 1 of sample 1 is token 1
+  ids(1, 1) = 5;
+  EXPECT_THROW(oneHot.forward(ids, ctx), util::Error);
+  ids(1, 1) = 1.5f;
+  EXPECT_THROW(oneHot.forward(ids, ctx), util::Error);
+
+  auto net = std::make_unique<Network>("emb", Shape{1, 3, 1}, 2);
+  net->add(std::make_unique<Embedding>(10, 4));
+  net->add(std::make_unique<Flatten>());
+  net->add(std::make_unique<Dense>(DenseOptions{2, Activation::Linear, true, Init::GlorotUniform}));
+  net->initialize(1);
+  Eigen::MatrixXf tokens(3, 1);
+  tokens << 1, 9, 10;
+  try {
+    net->trainStep(tokens, {0}, 0);
+    FAIL();
+  } catch (const util::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("token id 10"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Network, EveryTrainableZooModelTakesAStep) {
