@@ -141,6 +141,46 @@ void weightGradBlock(const ConvPlan& plan, const float* padded, int samples, con
     }
 }
 
+#if defined(__AVX512F__)
+// The full 4 x 4 block with named accumulators: GCC keeps them in registers (the array form
+// spills them on every row).
+template <>
+void weightGradBlock<4, 4>(const ConvPlan& plan, const float* padded, int samples, const float* gy, int filters, int f0,
+                           std::int64_t t0, float* dw, bool accumulate) {
+  const ConvGeometry& g = plan.g;
+  const std::int64_t pixels = g.outPixels(), pw = plan.paddedW;
+  const std::int32_t o0 = plan.tapOffsets[static_cast<std::size_t>(t0)], o1 = plan.tapOffsets[static_cast<std::size_t>(t0 + 1)],
+                     o2 = plan.tapOffsets[static_cast<std::size_t>(t0 + 2)], o3 = plan.tapOffsets[static_cast<std::size_t>(t0 + 3)];
+  __m512 a00 = _mm512_setzero_ps(), a01 = a00, a02 = a00, a03 = a00, a10 = a00, a11 = a00, a12 = a00, a13 = a00;
+  __m512 a20 = a00, a21 = a00, a22 = a00, a23 = a00, a30 = a00, a31 = a00, a32 = a00, a33 = a00;
+  for (int s = 0; s < samples; ++s) {
+    const float* xs = padded + s * plan.paddedSize();
+    const float* gs = gy + (static_cast<std::int64_t>(s) * filters + f0) * pixels;
+    for (int oy = 0; oy < g.outH; ++oy) {
+      const float* grow = gs + oy * g.outW;
+      const float* xrow = xs + oy * pw;
+      for (int ox = 0; ox < g.outW; ox += kLanes) {
+        const __mmask16 m = maskOf(g.outW - ox);
+        const __m512 g0 = _mm512_maskz_loadu_ps(m, grow + ox), g1 = _mm512_maskz_loadu_ps(m, grow + pixels + ox);
+        const __m512 g2 = _mm512_maskz_loadu_ps(m, grow + 2 * pixels + ox), g3 = _mm512_maskz_loadu_ps(m, grow + 3 * pixels + ox);
+        const __m512 x0 = _mm512_maskz_loadu_ps(m, xrow + ox + o0), x1 = _mm512_maskz_loadu_ps(m, xrow + ox + o1);
+        const __m512 x2 = _mm512_maskz_loadu_ps(m, xrow + ox + o2), x3 = _mm512_maskz_loadu_ps(m, xrow + ox + o3);
+        a00 = _mm512_fmadd_ps(g0, x0, a00); a01 = _mm512_fmadd_ps(g0, x1, a01); a02 = _mm512_fmadd_ps(g0, x2, a02); a03 = _mm512_fmadd_ps(g0, x3, a03);
+        a10 = _mm512_fmadd_ps(g1, x0, a10); a11 = _mm512_fmadd_ps(g1, x1, a11); a12 = _mm512_fmadd_ps(g1, x2, a12); a13 = _mm512_fmadd_ps(g1, x3, a13);
+        a20 = _mm512_fmadd_ps(g2, x0, a20); a21 = _mm512_fmadd_ps(g2, x1, a21); a22 = _mm512_fmadd_ps(g2, x2, a22); a23 = _mm512_fmadd_ps(g2, x3, a23);
+        a30 = _mm512_fmadd_ps(g3, x0, a30); a31 = _mm512_fmadd_ps(g3, x1, a31); a32 = _mm512_fmadd_ps(g3, x2, a32); a33 = _mm512_fmadd_ps(g3, x3, a33);
+      }
+    }
+  }
+  const __m512 acc[4][4] = {{a00, a01, a02, a03}, {a10, a11, a12, a13}, {a20, a21, a22, a23}, {a30, a31, a32, a33}};
+  for (int f = 0; f < 4; ++f)
+    for (int t = 0; t < 4; ++t) {
+      float& out = dw[(f0 + f) + static_cast<std::int64_t>(filters) * (t0 + t)];
+      out = (accumulate ? out : 0.0f) + _mm512_reduce_add_ps(acc[f][t]);
+    }
+}
+#endif
+
 using WeightGradFn = void (*)(const ConvPlan&, const float*, int, const float*, int, int, std::int64_t, float*, bool);
 template <int NF>
 constexpr WeightGradFn kWeightGradRow[kWgTaps + 1] = {nullptr, weightGradBlock<NF, 1>, weightGradBlock<NF, 2>,
