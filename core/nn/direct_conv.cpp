@@ -56,21 +56,40 @@ inline int maskOf(int n) { return n; }
 
 namespace {
 
-// One row segment (up to 16 pixels) of NF filters: accumulators stay in registers.
+// One row segment (up to 16 pixels) of NF filters: accumulators stay in registers. With few
+// filters the taps are split over P partial sums so consecutive FMAs do not wait on each
+// other (an FMA's latency is four of its issue slots).
 template <int NF>
 inline void forwardRow(const float* row, const std::int32_t* tapOffsets, std::int64_t taps, const float* weights, int filters,
                        int f0, __mmask16 m, const float* bias, float* out, std::int64_t pixels) {
-  Vec acc[NF];
+  constexpr int P = NF >= 4 ? 1 : (NF == 1 ? 4 : 2);
+  Vec acc[P][NF];
+#pragma GCC unroll 4
+  for (int q = 0; q < P; ++q)
 #pragma GCC unroll 8
-  for (int f = 0; f < NF; ++f) acc[f] = splat(bias ? bias[f0 + f] : 0.0f);
-  for (std::int64_t t = 0; t < taps; ++t) {
+    for (int f = 0; f < NF; ++f) acc[q][f] = q == 0 ? splat(bias ? bias[f0 + f] : 0.0f) : zero();
+  std::int64_t t = 0;
+  for (; t + P <= taps; t += P)
+#pragma GCC unroll 4
+    for (int q = 0; q < P; ++q) {
+      const Vec x = load(row + tapOffsets[t + q], m);
+      const float* w = weights + f0 + static_cast<std::int64_t>(filters) * (t + q);
+#pragma GCC unroll 8
+      for (int f = 0; f < NF; ++f) acc[q][f] = fma(splat(w[f]), x, acc[q][f]);
+    }
+  for (; t < taps; ++t) {
     const Vec x = load(row + tapOffsets[t], m);
     const float* w = weights + f0 + static_cast<std::int64_t>(filters) * t;
 #pragma GCC unroll 8
-    for (int f = 0; f < NF; ++f) acc[f] = fma(splat(w[f]), x, acc[f]);
+    for (int f = 0; f < NF; ++f) acc[0][f] = fma(splat(w[f]), x, acc[0][f]);
   }
 #pragma GCC unroll 8
-  for (int f = 0; f < NF; ++f) store(out + f * pixels, acc[f], m);
+  for (int f = 0; f < NF; ++f) {
+    Vec total = acc[0][f];
+#pragma GCC unroll 4
+    for (int q = 1; q < P; ++q) total = fma(splat(1.0f), acc[q][f], total);
+    store(out + f * pixels, total, m);
+  }
 }
 
 using ForwardRowFn = void (*)(const float*, const std::int32_t*, std::int64_t, const float*, int, int, __mmask16, const float*,
