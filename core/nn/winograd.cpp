@@ -12,7 +12,7 @@ using namespace winograd_detail;
 
 namespace {
 
-constexpr int kTileBlock = 64;  // tiles per GEMM block (multiple of kLanes)
+constexpr int kTileBlock = 32;  // tiles per GEMM block (multiple of kLanes); 32 measured best
 
 // Per-thread scratch, kept across calls.
 struct Scratch {
