@@ -112,27 +112,31 @@ WinogradConv::WinogradConv(const ConvGeometry& g, int filters) : m_g(g), m_filte
 
 namespace {
 
-// Transformed kernels U (alpha^2 matrices inC x outC) from the layer's weights, packed for the
-// GEMMs. `kernelAt(o, i)` returns (pointer, row stride, column stride) of kernel (o, i).
+// Transformed kernels U: alpha^2 matrices of `outer` x `lanes` kernels (16 lanes transformed
+// together, contiguous in the weights), stored u[xi * mat + lane + lanes * outer], then packed
+// as the GEMMs' B (inC x outC; transposed when the lanes are the output channels).
+// `kernelAt(outer, lane0, ys, xs)` points at kernel (outer, lane0).
 template <class KernelAt>
-void prepareKernels(const WinogradConv::Transforms& tf, WinogradConv::Direction& d, KernelAt&& kernelAt,
-                    util::Precision precision) {
+void prepareKernels(const WinogradConv::Transforms& tf, WinogradConv::Direction& d, int outer, int lanes,
+                    bool lanesAreOutputs, KernelAt&& kernelAt, util::Precision precision) {
   const int alpha = tf.alpha, inC = d.g.channels, outC = d.outChannels;
   const std::int64_t mat = static_cast<std::int64_t>(inC) * outC;
   d.u.resize(static_cast<std::size_t>(alpha * alpha * mat));
-  util::parallelFor(outC, 8, [&](std::ptrdiff_t o0, std::ptrdiff_t o1) {
-    for (std::ptrdiff_t o = o0; o < o1; ++o)
-      for (int i = 0; i < inC; ++i) {
+  util::parallelFor(outer, 4, [&](std::ptrdiff_t q0, std::ptrdiff_t q1) {
+    for (std::ptrdiff_t q = q0; q < q1; ++q)
+      for (int l0 = 0; l0 < lanes; l0 += kLanes) {
         std::int64_t ys, xs;
-        const float* k = kernelAt(static_cast<int>(o), i, ys, xs);
-        float* u = d.u.data() + i + static_cast<std::int64_t>(inC) * o;
-        if (tf.r == 3) kernelTile<3>(k, ys, xs, tf.g.data(), u, mat);
-        else kernelTile<5>(k, ys, xs, tf.g.data(), u, mat);
+        const float* k = kernelAt(static_cast<int>(q), l0, ys, xs);
+        float* u = d.u.data() + l0 + static_cast<std::int64_t>(lanes) * q;
+        const int n = std::min(kLanes, lanes - l0);
+        if (tf.r == 3) kernelLanes<3>(k, ys, xs, n, tf.g.data(), u, mat);
+        else kernelLanes<5>(k, ys, xs, n, tf.g.data(), u, mat);
       }
   });
   util::parallelFor(alpha * alpha, 1, [&](std::ptrdiff_t x0, std::ptrdiff_t x1) {
     for (std::ptrdiff_t x = x0; x < x1; ++x) {
-      const GemmOperand op{d.u.data() + x * mat, inC, Transpose::No};
+      const GemmOperand op = lanesAreOutputs ? GemmOperand{d.u.data() + x * mat, outC, Transpose::Yes}
+                                             : GemmOperand{d.u.data() + x * mat, inC, Transpose::No};
       d.packed[static_cast<std::size_t>(x)].pack(gemmB(op), inC, outC, precision);
     }
   });
@@ -197,12 +201,12 @@ void runConv(const WinogradConv::Transforms& tf, const WinogradConv::Direction& 
 
 void WinogradConv::prepareForward(const float* w, util::Precision precision) {
   const std::int64_t f = m_filters, r = m_g.kernelH;
-  // Kernel (o, i): w[o + f * ((i * r + y) * r + x)].
-  prepareKernels(*m_t, *m_forward,
-                 [&](int o, int i, std::int64_t& ys, std::int64_t& xs) {
+  // Kernel (o, i): w[o + f * ((i * r + y) * r + x)]; 16 filters o side by side.
+  prepareKernels(*m_t, *m_forward, m_g.channels, m_filters, true,
+                 [&](int i, int o0, std::int64_t& ys, std::int64_t& xs) {
                    ys = f * r;
                    xs = f;
-                   return w + o + f * (i * r * r);
+                   return w + o0 + f * (i * r * r);
                  },
                  precision);
 }
@@ -211,11 +215,12 @@ void WinogradConv::prepareInputGradient(const float* w, util::Precision precisio
   const std::int64_t f = m_filters, r = m_g.kernelH;
   // Output channel o of the transposed convolution is input channel o of the layer; its
   // input channel i is filter i; the kernel is flipped: element (y, x) is w(i, o, r-1-y, r-1-x).
-  prepareKernels(*m_t, *m_backward,
-                 [&](int o, int i, std::int64_t& ys, std::int64_t& xs) {
+  // 16 filters i side by side.
+  prepareKernels(*m_t, *m_backward, m_g.channels, m_filters, false,
+                 [&](int o, int i0, std::int64_t& ys, std::int64_t& xs) {
                    ys = -f * r;
                    xs = -f;
-                   return w + i + f * ((o * r + (r - 1)) * r + (r - 1));
+                   return w + i0 + f * ((o * r + (r - 1)) * r + (r - 1));
                  },
                  precision);
 }

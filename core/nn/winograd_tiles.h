@@ -167,25 +167,33 @@ inline void gradientTile(const float* src, std::int64_t rowStride, std::int64_t 
     }
 }
 
-// U = G k G^T for one r x r kernel (element (y, x) at k[y * ys + x * xs]), written to
-// u[xi * mat] for the alpha^2 positions xi.
+// U = G k G^T for up to 16 kernels side by side ("lanes": element (y, x) of kernel l at
+// k[y * ys + x * xs + l]), written to u[xi * mat + l] for the alpha^2 positions xi.
 template <int R>
-inline void kernelTile(const float* k, std::int64_t ys, std::int64_t xs, const float* g, float* u, std::int64_t mat) {
+inline void kernelLanes(const float* k, std::int64_t ys, std::int64_t xs, int lanes, const float* g, float* u,
+                        std::int64_t mat) {
   constexpr int A = R + 1;
-  float kk[R][R], t[A][R];
+  float kk[R][R][kLanes], t[A][R][kLanes];
   for (int y = 0; y < R; ++y)
-    for (int x = 0; x < R; ++x) kk[y][x] = k[y * ys + x * xs];
+    for (int x = 0; x < R; ++x)
+      for (int l = 0; l < kLanes; ++l) kk[y][x][l] = l < lanes ? k[y * ys + x * xs + l] : 0.0f;
   for (int a = 0; a < A; ++a)
     for (int x = 0; x < R; ++x) {
-      float acc = 0;
-      for (int y = 0; y < R; ++y) acc += g[a * R + y] * kk[y][x];
-      t[a][x] = acc;
+      for (int l = 0; l < kLanes; ++l) t[a][x][l] = 0.0f;
+      for (int y = 0; y < R; ++y) {
+        const float c = g[a * R + y];
+        for (int l = 0; l < kLanes; ++l) t[a][x][l] += c * kk[y][x][l];
+      }
     }
   for (int a = 0; a < A; ++a)
     for (int b = 0; b < A; ++b) {
-      float acc = 0;
-      for (int x = 0; x < R; ++x) acc += t[a][x] * g[b * R + x];
-      u[(a * A + b) * mat] = acc;
+      float acc[kLanes] = {};
+      for (int x = 0; x < R; ++x) {
+        const float c = g[b * R + x];
+        for (int l = 0; l < kLanes; ++l) acc[l] += c * t[a][x][l];
+      }
+      float* out = u + (a * A + b) * mat;
+      for (int l = 0; l < lanes; ++l) out[l] = acc[l];
     }
 }
 
