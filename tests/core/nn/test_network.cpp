@@ -307,5 +307,23 @@ TEST(Network, EveryTrainableZooModelTakesAStep) {
   }
 }
 
+TEST(Network, ReferenceModelsTrainAtSmallInputs) {
+  // The reference architectures are trainable too (slowly): one step each on tiny images.
+  struct Case {
+    const char* id;
+    Shape in;
+  };
+  for (const Case& c : {Case{"resnet50", {3, 64, 64}}, Case{"vgg16", {3, 32, 32}}, Case{"alexnet", {3, 96, 96}},
+                        Case{"xception", {3, 71, 71}}, Case{"inception-v3", {3, 75, 75}}}) {
+    auto net = buildModel(c.id, ModelInput{c.in, 5, 0});
+    net->initialize(2);
+    const Eigen::MatrixXf x = randomMatrix(c.in.size(), 2, 9);
+    const StepResult r = net->trainStep(x, {1, 4}, 3);
+    EXPECT_TRUE(std::isfinite(r.loss)) << c.id;
+    EXPECT_TRUE(net->grads().allFinite()) << c.id;
+    EXPECT_GT(net->grads().norm(), 0) << c.id;
+  }
+}
+
 }  // namespace
 }  // namespace core::nn
