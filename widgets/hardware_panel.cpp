@@ -28,16 +28,6 @@ QString deviceLabel(const core::hw::DeviceSpec& spec) {
   return QString::fromStdString(spec.id);
 }
 
-std::optional<double> peakAt(const core::hw::DeviceSpec& s, Precision p) {
-  switch (p) {
-    case Precision::FP32: return s.peakTflopsFp32;
-    case Precision::TF32: return s.peakTflopsTf32;
-    case Precision::FP16: return s.peakTflopsFp16;
-    case Precision::BF16: return s.peakTflopsBf16;
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 bool HardwarePanel::isScalableCpu(const core::hw::DeviceSpec& spec) {
@@ -171,7 +161,7 @@ void HardwarePanel::buildRow(int row, const core::hw::DeviceSpec& spec) {
   precision->setFrame(false);
   precision->addItem(tr("as run"), kAsRun);
   for (Precision p : {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16})
-    if (peakAt(spec, p)) precision->addItem(QString::fromLatin1(core::util::precisionName(p)), static_cast<int>(p));
+    if (core::hw::peakTflops(spec, p)) precision->addItem(QString::fromLatin1(core::util::precisionName(p)), static_cast<int>(p));
   precision->setToolTip(tr("\"as run\": the experiment's precision where the device has it, else its native one"));
   m_table->setCellWidget(row, kPrecision, precision);
 

@@ -11,20 +11,6 @@ namespace app::gui {
 
 using core::util::Precision;
 
-namespace {
-
-bool hasPeak(const core::hw::DeviceSpec& s, Precision p) {
-  switch (p) {
-    case Precision::FP32: return s.peakTflopsFp32.has_value();
-    case Precision::TF32: return s.peakTflopsTf32.has_value();
-    case Precision::FP16: return s.peakTflopsFp16.has_value();
-    case Precision::BF16: return s.peakTflopsBf16.has_value();
-  }
-  return false;
-}
-
-}  // namespace
-
 SimService::SimService() : SimService(core::hw::DeviceCatalog::loadDefault()) {}
 
 SimService::SimService(core::hw::DeviceCatalog catalog)
@@ -41,9 +27,9 @@ QStringList SimService::loadErrors() const {
 Precision SimService::resolvePrecision(const widgets::DeviceChoice& choice, Precision runPrecision) const {
   if (choice.precision) return *choice.precision;
   const core::hw::DeviceSpec* spec = m_catalog.find(choice.deviceId.toStdString());
-  if (!spec || hasPeak(*spec, runPrecision)) return runPrecision;
+  if (!spec || core::hw::peakTflops(*spec, runPrecision)) return runPrecision;
   for (Precision p : {Precision::BF16, Precision::FP16, Precision::FP32, Precision::TF32})
-    if (hasPeak(*spec, p)) return p;
+    if (core::hw::peakTflops(*spec, p)) return p;
   return runPrecision;
 }
 

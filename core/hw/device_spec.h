@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/util/precision.h"
+
 namespace core::hw {
 
 enum class DeviceKind { Cpu, Gpu, Tpu };
@@ -82,6 +84,18 @@ struct DeviceSpec {
   // Provenance of a device-file key; nullptr when the file gives none.
   const SourcedValue* sourceOf(const std::string& key) const;
 };
+
+// The device's dense peak at precision `p` (TFLOP/s per unit); nullopt when the device has no
+// such units (e.g. fp32 on a TPU, fp16 tensor cores on a K80).
+inline std::optional<double> peakTflops(const DeviceSpec& spec, util::Precision p) {
+  switch (p) {
+    case util::Precision::FP32: return spec.peakTflopsFp32;
+    case util::Precision::TF32: return spec.peakTflopsTf32;
+    case util::Precision::FP16: return spec.peakTflopsFp16;
+    case util::Precision::BF16: return spec.peakTflopsBf16;
+  }
+  return std::nullopt;
+}
 
 // Checks the invariants a parsed spec must hold (positive bandwidths, a peak, a fraction in
 // (0, 1], ...). Throws core::util::Error naming `spec.filePath` (or id) and the key.

@@ -12,23 +12,20 @@ PeakChoice peakFor(const hw::DeviceSpec& d, util::Precision p) {
     if (!v) throw util::Error("device '" + d.id + "' has no peak that applies to " + name);
     return {*v, d.id + " " + why};
   };
+  if (const auto native = hw::peakTflops(d, p)) return {*native, ""};
   switch (p) {
     case Precision::FP32:
-      if (d.peakTflopsFp32) return {*d.peakTflopsFp32, ""};
       if (tpu) return fallback(d.peakTflopsBf16, "has no fp32 matrix units: XLA runs fp32 matmuls as bf16 passes");
       break;
     case Precision::TF32:
-      if (d.peakTflopsTf32) return {*d.peakTflopsTf32, ""};
       if (d.peakTflopsFp32) return fallback(d.peakTflopsFp32, "has no TF32 tensor cores: runs at its fp32 peak");
       if (tpu) return fallback(d.peakTflopsBf16, "has no TF32: runs bf16 passes");
       break;
     case Precision::FP16:
-      if (d.peakTflopsFp16) return {*d.peakTflopsFp16, ""};
       if (tpu) return fallback(d.peakTflopsBf16, "has no fp16: mixed precision runs in bf16");
       if (d.peakTflopsFp32) return fallback(d.peakTflopsFp32, "has no fast fp16 arithmetic: runs at its fp32 peak");
       break;
     case Precision::BF16:
-      if (d.peakTflopsBf16) return {*d.peakTflopsBf16, ""};
       if (d.peakTflopsFp32) return fallback(d.peakTflopsFp32, "has no bf16 units: runs at its fp32 peak");
       break;
   }
