@@ -126,17 +126,10 @@ QVector<Series> AccuracyChart::timeSeries() const {
     QVector<double> acc;
     for (const auto& e : run.epochs) acc.push_back(e.testAccuracy);
     for (const DeviceResult& d : run.devices) {
-      Series s;
-      s.chartId = chartId();
-      s.runId = run.id;
-      s.runName = run.name;
-      s.deviceId = d.deviceId;
+      Series s = deviceSeries(run, d, ri);  // label set below, with its suffix
       s.name = "test_accuracy_vs_seconds";
       s.xUnit = "s";
       s.yUnit = "%";
-      s.source = d.measured ? SeriesSource::Measured : SeriesSource::Simulated;
-      s.color = deviceColor(d.deviceId);
-      s.styleIndex = ri;
       QString suffix;
       if (outOfMemory(d)) {
         s.note = tr("out of memory");

@@ -36,6 +36,7 @@ namespace widgets {
 class RunStore;
 struct ReferenceMark;
 struct Run;
+struct DeviceResult;
 
 class ChartBase : public QWidget {
   Q_OBJECT
@@ -153,6 +154,9 @@ protected:
   // Runs shown (visible ones, in store order) and a prefix telling them apart when > 1.
   std::vector<const Run*> shownRuns() const;
   QString runPrefix(const Run& run) const;
+  // A series of this chart for one device of one run: identity, legend label, measured vs
+  // simulated, device colour and run style set; the caller adds name, units and points.
+  Series deviceSeries(const Run& run, const DeviceResult& d, int styleIndex) const;
   static Qt::PenStyle penStyleFor(int styleIndex);
   static Qt::BrushStyle brushStyleFor(int styleIndex);
   // The value a data point shows (bars drawn from a shifted base keep v = base + stored).

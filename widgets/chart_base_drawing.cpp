@@ -8,6 +8,8 @@
 #include <cmath>
 #include <limits>
 
+#include "widgets/palette.h"
+#include "widgets/run_data.h"
 #include "widgets/run_store.h"
 
 // ChartBase's drawing helpers for subclasses: lines, references, horizontal lines, styles.
@@ -272,6 +274,19 @@ std::vector<const Run*> ChartBase::shownRuns() const {
 
 QString ChartBase::runPrefix(const Run& run) const {
   return shownRuns().size() > 1 ? QStringLiteral("#%1 · ").arg(run.id) : QString();
+}
+
+Series ChartBase::deviceSeries(const Run& run, const DeviceResult& d, int styleIndex) const {
+  Series s;
+  s.chartId = chartId();
+  s.runId = run.id;
+  s.runName = run.name;
+  s.deviceId = d.deviceId;
+  s.label = runPrefix(run) + deviceLabel(d);
+  s.source = d.measured ? SeriesSource::Measured : SeriesSource::Simulated;
+  s.color = deviceColor(d.deviceId);
+  s.styleIndex = styleIndex;
+  return s;
 }
 
 Qt::PenStyle ChartBase::penStyleFor(int styleIndex) {

@@ -80,16 +80,8 @@ QVector<Series> CostChart::series() const {
     const Run& run = *runs[static_cast<std::size_t>(ri)];
     for (const DeviceResult& d : run.devices) {
       const Cost c = costOf(run, d);
-      Series s;
-      s.chartId = chartId();
-      s.runId = run.id;
-      s.runName = run.name;
-      s.deviceId = d.deviceId;
-      s.label = runPrefix(run) + deviceLabel(d);
+      Series s = deviceSeries(run, d, ri);
       s.yUnit = "USD";
-      s.source = d.measured ? SeriesSource::Measured : SeriesSource::Simulated;
-      s.color = deviceColor(d.deviceId);
-      s.styleIndex = ri;
       s.x = {kNaN};
       s.plotX = {cats.position(ri, d)};
       s.note = c.note;

@@ -33,18 +33,10 @@ QVector<Series> EpochTimeChart::series() const {
   for (int ri = 0; ri < static_cast<int>(runs.size()); ++ri) {
     const Run& run = *runs[static_cast<std::size_t>(ri)];
     for (const DeviceResult& d : run.devices) {
-      Series s;
-      s.chartId = chartId();
-      s.runId = run.id;
-      s.runName = run.name;
-      s.deviceId = d.deviceId;
+      Series s = deviceSeries(run, d, ri);
       s.name = "epoch_seconds";
-      s.label = runPrefix(run) + deviceLabel(d);
       s.xUnit = "epoch";
       s.yUnit = "s";
-      s.source = d.measured ? SeriesSource::Measured : SeriesSource::Simulated;
-      s.color = deviceColor(d.deviceId);
-      s.styleIndex = ri;
       if (outOfMemory(d)) {
         s.note = tr("out of memory");
       } else {

@@ -29,17 +29,9 @@ QVector<Series> ThroughputChart::series() const {
   for (int ri = 0; ri < static_cast<int>(runs.size()); ++ri) {
     const Run& run = *runs[static_cast<std::size_t>(ri)];
     for (const DeviceResult& d : run.devices) {
-      Series s;
-      s.chartId = chartId();
-      s.runId = run.id;
-      s.runName = run.name;
-      s.deviceId = d.deviceId;
+      Series s = deviceSeries(run, d, ri);
       s.name = "images_per_second";
-      s.label = runPrefix(run) + deviceLabel(d);
       s.yUnit = "images/s";
-      s.source = d.measured ? SeriesSource::Measured : SeriesSource::Simulated;
-      s.color = deviceColor(d.deviceId);
-      s.styleIndex = ri;
       s.x = {std::numeric_limits<double>::quiet_NaN()};
       s.plotX = {cats.position(ri, d)};
       double v = std::numeric_limits<double>::quiet_NaN();
