@@ -48,11 +48,14 @@ const char* const kTrainUsage =
     "  --data-dir DIR     folder with the dataset's files (default: the dataset's usual place,\n"
     "                     /usr/share/datasets/fashion-mnist for fashion-mnist)\n"
     "  --precision P      fp32 (default), tf32, bf16 or fp16: GEMM inputs rounded to P\n"
+    "  --bn-stats N       batch-norm statistics for the test set: 0 (default) = the moving\n"
+    "                     average of training (as Keras and PyTorch); N = re-estimated after each\n"
+    "                     epoch from N training samples with dropout off (\"precise BN\")\n"
     "  --format F         jsonl (default) or text\n"
     "\n"
     "Each JSON line has: epoch, epochs, train_loss, train_accuracy, test_loss, test_accuracy,\n"
     "host_seconds (training time of the epoch), host_images_per_second, eval_seconds, images,\n"
-    "learning_rate, model, dataset, batch, threads, precision, seed.\n"
+    "learning_rate, model, dataset, batch, threads, precision, seed, bn_stats_samples.\n"
     "Exit status: 0 finished, 1 diverged, 2 bad input or data error, 130 stopped (Ctrl-C).\n"
     "\n"
     "Example:\n"
@@ -86,7 +89,7 @@ double rounded(double v, int decimals) {
 
 core::train::TrainConfig parseTrain(const Args& a) {
   a.allowOnly({"model", "dataset", "batch", "epochs", "optimizer", "lr", "momentum", "nesterov", "weight-decay",
-               "schedule", "threads", "seed", "limit", "test-limit", "data-dir", "precision", "format", "help"});
+               "schedule", "threads", "seed", "limit", "test-limit", "data-dir", "precision", "bn-stats", "format", "help"});
   core::train::TrainConfig c;
   c.modelId = modelOption(a);
   c.datasetId = datasetOption(a, "fashion-mnist", true);
@@ -110,6 +113,7 @@ core::train::TrainConfig parseTrain(const Args& a) {
   c.dataDir = a.str("data-dir", "");
   if (a.has("data-dir") && c.dataDir.empty()) throw Error("--data-dir: empty folder name");
   c.precision = precisionOption(a);
+  c.bnStatsSamples = a.integer("bn-stats", 0, 0);
   return c;
 }
 
@@ -132,6 +136,7 @@ Json epochJson(const core::train::TrainConfig& c, const core::train::EpochSample
   j.set("threads", core::train::threadCountFor(c));
   j.set("precision", core::util::precisionName(c.precision));
   j.set("seed", static_cast<unsigned long long>(c.seed));
+  j.set("bn_stats_samples", static_cast<long long>(c.bnStatsSamples));
   return j;
 }
 

@@ -45,7 +45,7 @@ const Matrix& BatchNorm::forward(const Matrix& x, const PassContext& ctx) {
   const float* gamma = m_o.scale ? m_params : nullptr;
   const float* beta = m_o.center ? m_params + (m_o.scale ? c : 0) : nullptr;
   m_y.resize(rows, batch);
-  if (!ctx.training) {
+  if (!ctx.training && ctx.statsPass < 0) {
     util::parallelChunks(batch, chunksFor(ctx, x.size(), batch), [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
       for (Eigen::Index ch = 0; ch < c; ++ch) {
         const float inv = 1.0f / std::sqrt(m_state[c + ch] + m_o.epsilon);
@@ -72,7 +72,9 @@ const Matrix& BatchNorm::forward(const Matrix& x, const PassContext& ctx) {
       const float inv = static_cast<float>(1.0 / std::sqrt(var + m_o.epsilon));
       m_mean[ch] = static_cast<float>(mean);
       m_invStd[ch] = inv;
-      const float m = m_o.momentum;
+      // Training: Keras' moving average. A statistics pass: the running average of the passes.
+      const float m = ctx.training ? m_o.momentum
+                                   : static_cast<float>(ctx.statsPass) / static_cast<float>(ctx.statsPass + 1);
       m_state[ch] = m * m_state[ch] + (1 - m) * static_cast<float>(mean);
       const double unbiased = count > 1 ? var * count / (count - 1) : var;
       m_state[c + ch] = m * m_state[c + ch] + (1 - m) * static_cast<float>(unbiased);

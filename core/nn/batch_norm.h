@@ -3,6 +3,8 @@
 // batch). Training mode uses the batch's statistics and updates the running ones
 // (running = momentum * running + (1 - momentum) * batch, Keras' convention; the running
 // variance takes the unbiased batch variance); inference mode uses the running statistics.
+// A statistics pass (PassContext::statsPass) replaces the running statistics by the average
+// over several batches taken with the final weights ("precise BN").
 #include "core/nn/layer.h"
 
 namespace core::nn {

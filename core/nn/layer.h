@@ -33,6 +33,10 @@ struct PassContext {
   std::uint64_t stepSeed = 0;  // dropout masks derive from it (and the layer's index)
   int chunks = 1;              // parallel chunks over the batch (the arena's concurrency)
   util::Precision precision = util::Precision::FP32;  // GEMM input rounding
+  // >= 0 (with training false): a batch-norm statistics pass. Dropout is off; batch-norm
+  // layers normalise with the batch's statistics and fold them into the running ones as a
+  // plain average over the passes (pass k: running = (k * running + batch) / (k + 1)).
+  int statsPass = -1;
 };
 
 // Hands out consecutive slices of the network's flat vectors, in layer order.

@@ -150,6 +150,22 @@ StepResult Network::evaluate(const Eigen::MatrixXf& x, const std::vector<int>& l
   return total;
 }
 
+void Network::accumulateBatchNormStatistics(const Eigen::MatrixXf& x, int pass) {
+  Impl& d = *m_impl;
+  d.prepare(m_id);
+  checkBatch(m_id, m_input, x, static_cast<std::size_t>(x.cols()));
+  if (pass < 0) throw util::Error("network '" + m_id + "': statistics pass must be >= 0, got " + std::to_string(pass));
+  PassContext ctx = d.context(false, 0);
+  ctx.statsPass = pass;
+  d.root.forward(x, ctx);
+}
+
+bool Network::hasBatchNorm() const {
+  for (const LayerStats& s : stats().layers)
+    if (s.kind == LayerKind::BatchNorm) return true;
+  return false;
+}
+
 Eigen::MatrixXf Network::predict(const Eigen::MatrixXf& x) {
   Impl& d = *m_impl;
   d.prepare(m_id);

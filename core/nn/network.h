@@ -57,6 +57,13 @@ public:
   StepResult trainStep(const Eigen::MatrixXf& x, const std::vector<int>& labels, std::uint64_t stepSeed);
   // Inference mode (dropout off, batch-norm running statistics).
   StepResult evaluate(const Eigen::MatrixXf& x, const std::vector<int>& labels);
+  // Batch-norm population statistics from the current weights ("precise BN", Wu & Johnson
+  // 2021): call with passes 0, 1, ..., n-1 on n training batches; afterwards the running
+  // statistics are the average of those batches' statistics, measured with dropout off (so
+  // free of the moving average's lag and of dropout's variance shift). Pass 0 discards the
+  // previous running statistics. Does nothing to parameters or gradients.
+  void accumulateBatchNormStatistics(const Eigen::MatrixXf& x, int pass);
+  bool hasBatchNorm() const;
   // Class scores (after softmax / sigmoid): classes x batch.
   Eigen::MatrixXf predict(const Eigen::MatrixXf& x);
   // GEMM inputs rounded to this format (fp32 = no rounding). Accumulation stays fp32.

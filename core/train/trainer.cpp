@@ -1,5 +1,6 @@
 #include "core/train/trainer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <new>
@@ -53,6 +54,9 @@ void validate(const TrainConfig& c) {
     throw Error("Nesterov momentum needs momentum > 0");
   if (!std::isfinite(c.weightDecay) || c.weightDecay < 0)
     throw Error("weight decay must not be negative, got " + number(c.weightDecay));
+  if (c.bnStatsSamples < 0)
+    throw Error("batch-norm statistics samples must not be negative (0 = moving average), got " +
+                std::to_string(c.bnStatsSamples));
   if (c.threads < 0 || c.threads > 1024)
     throw Error("threads must be between 0 (all cores) and 1024, got " + std::to_string(c.threads));
 }
@@ -180,8 +184,19 @@ void Trainer::trainEpochs(const std::stop_token& stop, const data::DatasetSplit&
       if (m_onBatch) m_onBatch(s);
     }
 
-    // Test-set evaluation (inference mode), in slices so a stop is honoured quickly.
     const auto e0 = Clock::now();
+    // Precise batch-norm statistics: the first training batches of this epoch's order again,
+    // forward only, with the final weights (whole batches of the training size).
+    if (c.bnStatsSamples > 0 && net->hasBatchNorm()) {
+      const std::int64_t full = data.train.size() / c.batch;
+      const std::int64_t n = std::clamp<std::int64_t>((c.bnStatsSamples + c.batch - 1) / c.batch, 1, std::max<std::int64_t>(full, 1));
+      for (std::int64_t k = 0; k < n; ++k) {
+        if (stop.stop_requested()) return stopped();
+        batcher.fetch(k, x, y);
+        net->accumulateBatchNormStatistics(x, static_cast<int>(k));
+      }
+    }
+    // Test-set evaluation (inference mode), in slices so a stop is honoured quickly.
     double testLossSum = 0;
     std::int64_t testCorrect = 0, testSeen = 0;
     for (std::int64_t begin = 0; begin < data.test.size(); begin += kEvalSlice) {

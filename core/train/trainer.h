@@ -41,6 +41,10 @@ struct TrainConfig {
   int threads = 0;              // 0 = all cores
   std::uint64_t seed = 0;
   util::Precision precision = util::Precision::FP32;
+  // Batch-norm statistics used for the test set after each epoch: 0 = Keras' moving average
+  // of the training batches; N > 0 = re-estimated from N training samples with the epoch's
+  // final weights and dropout off ("precise BN"). Models without batch norm ignore it.
+  std::int64_t bnStatsSamples = 0;
 };
 
 // Throws core::util::Error naming the field when a value is invalid (batch 0, lr < 0, ...).

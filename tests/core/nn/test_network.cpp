@@ -212,6 +212,36 @@ TEST(Network, BatchNormRunningStatisticsAndEvalMode) {
   EXPECT_NEAR(p(0, 0), 1 / (1 + std::exp(z1 - z0)), 1e-5);
 }
 
+TEST(Network, BatchNormStatisticsPassAveragesBatchesWithDropoutOff) {
+  // Dropout in front of batch norm: a statistics pass must see the data as inference will
+  // (dropout off), and average the batches' statistics instead of the moving average.
+  auto net = std::make_unique<Network>("bn-stats", Shape{2, 1, 1}, 2);
+  net->add(std::make_unique<Dropout>(0.5f));
+  net->add(std::make_unique<BatchNorm>(BatchNormOptions{1e-3f, 0.99f, true, true}));
+  net->initialize(0);
+  EXPECT_TRUE(net->hasBatchNorm());
+  EXPECT_FALSE(smallMlp(2)->hasBatchNorm());
+  Eigen::MatrixXf a(2, 4), b(2, 4);
+  a << 1, 2, 3, 6,  //
+      0, 0, 0, 0;
+  b << 3, 4, 5, 8,  //
+      2, 2, 2, 2;
+  net->trainStep(a, {0, 1, 0, 1}, 7);  // leaves moving-average statistics behind
+  const Eigen::VectorXf params = net->params();
+  net->accumulateBatchNormStatistics(a, 0);
+  net->accumulateBatchNormStatistics(b, 1);
+  EXPECT_EQ(net->params(), params);                  // parameters untouched
+  EXPECT_NEAR(net->state()[0], (3.0f + 5.0f) / 2, 1e-5);  // mean of the two batch means
+  EXPECT_NEAR(net->state()[1], (0.0f + 2.0f) / 2, 1e-5);
+  EXPECT_NEAR(net->state()[2], 14.0f / 3, 1e-4);     // both batches: unbiased variance 14/3
+  EXPECT_NEAR(net->state()[3], 0.0f, 1e-6);
+  // Pass 0 starts over: the earlier statistics are discarded.
+  net->accumulateBatchNormStatistics(b, 0);
+  EXPECT_NEAR(net->state()[0], 5.0f, 1e-5);
+  EXPECT_NEAR(net->state()[1], 2.0f, 1e-5);
+  EXPECT_THROW(net->accumulateBatchNormStatistics(b, -1), util::Error);
+}
+
 TEST(Network, DropoutDropsAboutTheRateAndScalesTheRest) {
   Dropout d(0.3f, "d");
   d.build({1000, 1, 1});

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <thread>
 
 #include "core/data/dataset.h"
@@ -240,6 +241,33 @@ TEST(Trainer, SyntheticDataTakesTheModelsInput) {
   EXPECT_EQ(text.shape, (core::nn::Shape{1, 100, 1}));
   EXPECT_EQ(text.vocabulary, 20000);
   EXPECT_EQ(text.classes, 1);
+}
+
+TEST(Trainer, PreciseBatchNormStatisticsChangeOnlyTheEvaluation) {
+  // resnet20 has batch norm: re-estimating its statistics after each epoch must leave the
+  // training itself (every batch loss, including the second epoch's) exactly as it was.
+  auto c = smallConfig();
+  c.modelId = "resnet20";
+  c.limit = 64;
+  c.testLimit = 32;
+  auto run = [](const TrainConfig& cfg, std::vector<BatchSample>& b, std::vector<EpochSample>& e) {
+    Trainer t(cfg);
+    const RunResult r = t.run({});
+    ASSERT_EQ(r.status, RunStatus::Finished) << r.message;
+    t.metrics().drain(b, e);
+  };
+  std::vector<BatchSample> movingB, preciseB;
+  std::vector<EpochSample> movingE, preciseE;
+  run(c, movingB, movingE);
+  c.bnStatsSamples = 64;
+  run(c, preciseB, preciseE);
+  ASSERT_EQ(movingB.size(), preciseB.size());
+  for (std::size_t i = 0; i < movingB.size(); ++i) EXPECT_EQ(movingB[i].loss, preciseB[i].loss) << "batch " << i;
+  ASSERT_EQ(preciseE.size(), 2u);
+  EXPECT_NE(movingE.back().testLoss, preciseE.back().testLoss);
+  EXPECT_TRUE(std::isfinite(preciseE.back().testLoss));
+  c.bnStatsSamples = -1;
+  expectInvalid(c, "batch-norm statistics");
 }
 
 TEST(Trainer, TrainsATextModelOnSyntheticTokens) {
