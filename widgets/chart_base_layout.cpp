@@ -2,6 +2,7 @@
 
 #include <qcustomplot.h>
 
+#include <QFontMetrics>
 #include <QLabel>
 #include <QToolButton>
 #include <algorithm>
@@ -111,17 +112,26 @@ void ChartBase::addEmptyNote() {
   text->position->setAxisRect(mainRect());
   text->position->setCoords(0.5, 0.5);
   text->setPositionAlignment(Qt::AlignCenter);
-  // Wrapped by hand (items do not wrap): about 48 characters a line.
+  // Wrapped by hand (items do not wrap) to fit the plot's current width, on a background box
+  // so grid lines do not run through the words.
+  const QFont font = chartFont(m_scale);
+  const QFontMetrics metrics(font);
+  const int maxWidth = std::clamp(m_plot->width() * 7 / 10, metrics.horizontalAdvance(QString(24, 'x')),
+                                  metrics.horizontalAdvance(QString(56, 'x')));
   QStringList lines{QString()};
   for (const QString& word : emptyText().split(' ')) {
-    if (!lines.last().isEmpty() && lines.last().size() + word.size() > 48) lines << QString();
-    lines.last() += (lines.last().isEmpty() ? "" : " ") + word;
+    const QString longer = lines.last().isEmpty() ? word : lines.last() + ' ' + word;
+    if (!lines.last().isEmpty() && metrics.horizontalAdvance(longer) > maxWidth) lines << word;
+    else lines.last() = longer;
   }
   text->setText(lines.join('\n'));
-  QColor c = colors().text;
-  c.setAlpha(150);
+  const ChartColors palette = colors();
+  QColor c = palette.text;
+  c.setAlpha(170);
   text->setColor(c);
-  text->setFont(chartFont(m_scale));
+  text->setFont(font);
+  text->setBrush(QBrush(palette.background));
+  text->setPadding(QMargins(10, 6, 10, 6));
   text->setObjectName("emptyNote");
 }
 

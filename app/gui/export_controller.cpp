@@ -9,6 +9,7 @@
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QStandardPaths>
+#include <qcustomplot.h>
 
 #include "app/gui/message_bar.h"
 #include "widgets/chart_base.h"
@@ -135,6 +136,9 @@ QStringList ExportController::exportEverything(const QString& dir, QStringList& 
   note(d.filePath("all-charts.pdf"), widgets::exportChartsPdf(m_deck->charts(), d.filePath("all-charts.pdf")));
   note(d.filePath("data.csv"), widgets::exportSeriesCsv(m_deck->charts(), d.filePath("data.csv")));
   note(d.filePath("data.json"), widgets::exportSeriesJson(m_deck->charts(), d.filePath("data.json")));
+  // The charts replot lazily (queued); the window grab paints their buffers as they are, so
+  // bring them up to date first (a simulation-only run finishes before any queued replot).
+  for (widgets::ChartBase* chart : m_deck->charts()) chart->plot()->replot(QCustomPlot::rpImmediateRefresh);
   QByteArray png;
   QBuffer buffer(&png);
   buffer.open(QIODevice::WriteOnly);

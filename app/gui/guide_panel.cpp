@@ -1,6 +1,10 @@
 #include "app/gui/guide_panel.h"
 
+#include <QEvent>
+#include <QFontMetrics>
 #include <QHeaderView>
+#include <QStyle>
+#include <algorithm>
 #include <QLabel>
 #include <QTableWidget>
 #include <QHBoxLayout>
@@ -33,21 +37,24 @@ GuidePanel::GuidePanel(QWidget* parent) : QWidget(parent) {
   m_explanation->setWordWrap(true);
   m_table = new QTableWidget(0, 3, this);
   m_table->setObjectName("comparisons");
-  m_table->setHorizontalHeaderLabels({tr("Published comparison"), tr("Published"), tr("AccelLab")});
+  m_table->setHorizontalHeaderLabels({tr("Comparison"), tr("Published"), tr("AccelLab")});
   m_table->verticalHeader()->hide();
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_table->setSelectionMode(QAbstractItemView::NoSelection);
   m_table->setWordWrap(true);
   m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
   m_table->setMinimumWidth(300);
-  m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
-  m_table->horizontalHeader()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
+  // The figure columns get their content's width up to a share of the table, so a long
+  // AccelLab outcome ("out of memory (…)") wraps instead of squeezing the labels to nothing.
+  m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Fixed);
+  m_table->horizontalHeader()->setSectionResizeMode(2, QHeaderView::Fixed);
+  m_table->viewport()->installEventFilter(this);
   textLayout->addWidget(m_title);
   textLayout->addWidget(m_mode);
   textLayout->addWidget(m_explanation);
   textLayout->addStretch(1);
-  layout->addWidget(scroll, 3);
-  layout->addWidget(m_table, 2);
+  layout->addWidget(scroll, 1);
+  layout->addWidget(m_table, 1);
   setPreset(nullptr);
 }
 
@@ -76,7 +83,29 @@ void GuidePanel::setPreset(const Preset* p) {
     m_table->setItem(i, 1, published);
     m_table->setItem(i, 2, new QTableWidgetItem(tr("…")));
   }
+  fitColumns();
+}
+
+void GuidePanel::fitColumns() {
+  const int width = m_table->viewport()->width();
+  if (width <= 0 || m_table->rowCount() == 0) return;
+  const int pad = 2 * m_table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_table) + 8;
+  auto contentWidth = [&](int column) {
+    const QFontMetrics fm(m_table->font());
+    int w = QFontMetrics(m_table->horizontalHeader()->font())
+                .horizontalAdvance(m_table->horizontalHeaderItem(column)->text()) + 2 * pad;
+    for (int r = 0; r < m_table->rowCount(); ++r)
+      if (const QTableWidgetItem* item = m_table->item(r, column)) w = std::max(w, fm.horizontalAdvance(item->text()) + pad);
+    return w;
+  };
+  m_table->horizontalHeader()->resizeSection(1, std::min(contentWidth(1), width * 25 / 100));
+  m_table->horizontalHeader()->resizeSection(2, std::min(contentWidth(2), width * 35 / 100));
   m_table->resizeRowsToContents();
+}
+
+bool GuidePanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_table->viewport() && event->type() == QEvent::Resize) fitColumns();
+  return QWidget::eventFilter(watched, event);
 }
 
 void GuidePanel::setResults(const QVector<ComparisonResult>& results) {
@@ -85,6 +114,7 @@ void GuidePanel::setResults(const QVector<ComparisonResult>& results) {
     item->setText(results[i].text);
     item->setToolTip(results[i].detail);
   }
+  fitColumns();
 }
 
 QString GuidePanel::modeText() const { return m_mode->text(); }

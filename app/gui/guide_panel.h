@@ -22,7 +22,12 @@ public:
   int comparisonRows() const;
   QString appValue(int row) const;
 
+protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
+  void fitColumns();  // figure columns at their content width, capped; rows re-wrapped
+
   QLabel* m_title = nullptr;
   QLabel* m_mode = nullptr;
   QLabel* m_explanation = nullptr;
