@@ -58,8 +58,10 @@ std::vector<DatasetInfo> makeCatalog() {
   DatasetInfo synthImagenet;
   synthImagenet.id = "synthetic-imagenet";
   synthImagenet.description =
-      "ImageNet-shaped synthetic data generated on the device (no input pipeline), as in synthetic benchmarks";
+      "ImageNet-shaped synthetic data generated on the device (no input pipeline), as in synthetic benchmarks; "
+      "224x224, 299x299 for Inception-v3 and Xception";
   synthImagenet.inputShape = {3, 224, 224};
+  synthImagenet.resizedToModel = true;
   synthImagenet.classes = 1000;
   synthImagenet.trainSize = 1281167;  // an "epoch" is ImageNet's size, as the benchmarks count it
   synthImagenet.testSize = 50000;
@@ -71,8 +73,11 @@ std::vector<DatasetInfo> makeCatalog() {
 
   DatasetInfo imagenet;
   imagenet.id = "imagenet";
-  imagenet.description = "ImageNet ILSVRC-2012: JPEGs resized to 224x224, 1000 classes, 1,281,167/50,000 (descriptor)";
+  imagenet.description =
+      "ImageNet ILSVRC-2012: JPEGs resized to 224x224 (299x299 for Inception-v3 and Xception), 1000 classes, "
+      "1,281,167/50,000 (descriptor)";
   imagenet.inputShape = {3, 224, 224};
+  imagenet.resizedToModel = true;
   imagenet.classes = 1000;
   imagenet.trainSize = 1281167;
   imagenet.testSize = 50000;

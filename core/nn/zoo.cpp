@@ -118,6 +118,13 @@ std::unique_ptr<Network> buildModel(const std::string& id, const ModelInput& inp
   }
 }
 
+Shape inputShapeFor(const std::string& modelId, Shape datasetShape, bool resizedToModel) {
+  const Entry& e = entry(modelId);
+  if (resizedToModel && e.info.reference && e.family == Family::Image && e.defaultShape.c == datasetShape.c)
+    return e.defaultShape;
+  return datasetShape;
+}
+
 NetworkStats modelStats(const std::string& id, const ModelInput& input) {
   using Key = std::tuple<std::string, int, int, int, int, int>;
   static std::mutex mutex;

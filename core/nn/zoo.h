@@ -35,6 +35,13 @@ const ModelInfo& modelInfo(const std::string& id);
 // Throws core::util::Error when the id is unknown or the input cannot fit the model.
 std::unique_ptr<Network> buildModel(const std::string& id, const ModelInput& input);
 
+// The input shape a model gets from a dataset of `datasetShape` images. Datasets whose images
+// are resized to the model (`resizedToModel`: ImageNet and its synthetic twin) feed the
+// ImageNet reference architectures at their own resolution (Inception-v3 and Xception at
+// 299x299, ResNet/VGG/AlexNet at 224x224), as their benchmarks do; anything else takes the
+// dataset's shape.
+Shape inputShapeFor(const std::string& modelId, Shape datasetShape, bool resizedToModel);
+
 // Layer-by-layer stats without allocating parameters (cheap: the simulator calls this).
 NetworkStats modelStats(const std::string& id, const ModelInput& input);
 

@@ -15,13 +15,15 @@ std::shared_ptr<const Workload> Simulator::workload(const std::string& modelId, 
   }
   const data::DatasetInfo& info = data::datasetInfo(datasetId);
   nn::ModelInput input;
-  // Images: the dataset's shape (e.g. tf-flowers at 331x331). Token sequences: the model's own
+  // Images: the dataset's shape (e.g. tf-flowers at 331x331), or the model's own resolution
+  // for ImageNet-style data (Inception-v3 at 299x299). Token sequences: the model's own
   // length, as the Keras examples pad the same reviews to their own maxlen (fasttext 400,
   // imdb-bilstm 100).
-  input.shape = info.format == data::SampleFormat::TokenIds ? nn::Shape{1, 1, 1} : info.inputShape;
+  nn::modelInfo(modelId);  // throws naming the model id when unknown
+  input.shape = info.format == data::SampleFormat::TokenIds ? nn::Shape{1, 1, 1}
+                                                            : nn::inputShapeFor(modelId, info.inputShape, info.resizedToModel);
   input.classes = info.classes;
   input.vocabulary = info.vocabulary;
-  nn::modelInfo(modelId);  // throws naming the model id when unknown
   auto w = std::make_shared<const Workload>(makeWorkload(modelId, datasetId, nn::modelStats(modelId, input), dataFeedOf(info)));
   std::lock_guard<std::mutex> lock(m_mutex);
   return m_workloads.emplace(key, std::move(w)).first->second;

@@ -33,6 +33,8 @@ data::LoadOptions loadOptionsFor(const TrainConfig& c) {
     o.shape = nn::modelStats(c.modelId, usual).input;
     o.classes = like.classes;
     o.vocabulary = like.vocabulary;
+  } else if (info.resizedToModel) {
+    o.shape = nn::inputShapeFor(c.modelId, info.inputShape, true);  // e.g. Inception-v3 at 299x299
   }
   return o;
 }

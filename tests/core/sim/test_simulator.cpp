@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "core/hw/host_probe.h"
+#include "core/nn/zoo.h"
 #include "core/util/error.h"
 #include "sim_test_support.h"
 
@@ -130,4 +131,20 @@ TEST(Simulator, HostPredictionForTheEnginesModels) {
   EXPECT_GT(mlp.imagesPerSecond, 5 * cnn.imagesPerSecond);
   EXPECT_GT(cnn.stepSeconds, 0.05);   // ~64 GFLOP per step on ~300 GFLOP/s
   EXPECT_LT(cnn.stepSeconds, 2.0);
+}
+
+TEST(Simulator, ImageNetFeedsTheReferenceModelsAtTheirOwnResolution) {
+  // tf_cnn_benchmarks and Keras train Inception-v3 on 299x299 ImageNet crops, ResNet-50 on
+  // 224x224: the simulated work must be the model's at that size, not at the dataset's 224.
+  const auto inception = simtest::simulator().workload("inception-v3", "synthetic-imagenet");
+  const auto native = core::nn::modelStats("inception-v3", {{3, 299, 299}, 1000, 0});
+  EXPECT_NEAR(inception->forwardFlops, native.forwardFlops(), 1e-6 * native.forwardFlops());
+  EXPECT_GT(inception->forwardFlops, 10e9);  // ~5.7 G multiply-adds at 299x299
+  const auto resnet = simtest::simulator().workload("resnet50", "imagenet");
+  const auto at224 = core::nn::modelStats("resnet50", {{3, 224, 224}, 1000, 0});
+  EXPECT_NEAR(resnet->forwardFlops, at224.forwardFlops(), 1e-6 * at224.forwardFlops());
+  // Small models and datasets of fixed size keep the dataset's shape.
+  EXPECT_EQ(core::nn::inputShapeFor("cifar-cnn", {3, 224, 224}, true), (core::nn::Shape{3, 224, 224}));
+  EXPECT_EQ(core::nn::inputShapeFor("xception", {3, 331, 331}, false), (core::nn::Shape{3, 331, 331}));
+  EXPECT_EQ(core::nn::inputShapeFor("xception", {3, 224, 224}, true), (core::nn::Shape{3, 299, 299}));
 }

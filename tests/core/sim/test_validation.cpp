@@ -2,6 +2,8 @@
 // (a regression in any cost model shows up here).
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "core/sim/validation.h"
 #include "core/util/error.h"
 #include "sim_test_support.h"
@@ -79,4 +81,25 @@ TEST(Validation, CalibrationMediansStayUnderTheBar) {
   std::vector<std::string> names;
   for (const auto& f : v.families) names.push_back(f.family);
   EXPECT_EQ(names, (std::vector<std::string>{"cpu", "k80", "p100", "tpu", "v100"}));
+}
+
+TEST(Validation, HeldOutTensorFlowBenchmarksOnTheK80) {
+  // resources/reference/tf-benchmarks-2017.csv was not used for fitting. The K80 rows
+  // (ResNet-50 and Inception-v3, batch 32 and 64) must hold; the P100 rows are a known miss
+  // (about 2x too slow, see resources/devices/README.md) and only checked for their order.
+  const auto rows =
+      readReferenceCsv(std::string(ACCELLAB_TEST_DATA) + "/../../resources/reference/tf-benchmarks-2017.csv");
+  const ValidationResult v = validateRows(simtest::simulator(), rows);
+  ASSERT_EQ(v.rows.size(), 8u);
+  std::map<std::string, double> predicted;
+  for (const auto& r : v.rows) {
+    ASSERT_TRUE(r.ok) << r.row.id << ": " << r.error;
+    predicted[r.row.id] = r.predicted;
+    if (r.row.a.device == "k80") {
+      EXPECT_LE(r.absPctError, 20.0) << r.row.id;
+    }
+  }
+  // Inception-v3 at 299x299 is slower than ResNet-50 at 224x224 on both GPUs (1.4x the work).
+  EXPECT_LT(predicted["TF3"], predicted["TF1"]);  // P100, batch 64
+  EXPECT_LT(predicted["TF7"], predicted["TF5"]);  // K80, batch 64
 }
