@@ -60,6 +60,9 @@ struct DeviceSpec {
 
   // --- the software stack, fitted on published measurements (few, physical) --------------
   std::optional<double> gemmEfficiency;       // fraction of peak a large, well-shaped GEMM reaches
+  // The same on the fp32 units of a GPU whose gemmEfficiency was fitted on its matrix units
+  // (tensor cores): another kernel path, another fraction. Unset: gemmEfficiency.
+  std::optional<double> gemmEfficiencyFp32;
   std::optional<double> memEfficiency;        // fraction of bandwidth streaming kernels reach
   std::optional<double> kernelLaunchSeconds;  // per op dispatch / kernel launch
   std::optional<double> stepOverheadSeconds;  // per training step (framework, feed, sync)

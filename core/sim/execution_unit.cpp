@@ -58,6 +58,9 @@ ExecutionUnit resolveUnit(const hw::DeviceSpec& d, const SimConfig& c) {
   }
   u.peakFlops = peak.tflops * 1e12;
   u.peakTflopsNominal = peak.tflops;
+  // Running on the fp32 units of a GPU that also has matrix units: their own efficiency.
+  if (d.kind == hw::DeviceKind::Gpu && d.gemmEfficiencyFp32 && d.peakTflopsFp32 && peak.tflops == *d.peakTflopsFp32)
+    u.gemmEfficiency = *d.gemmEfficiencyFp32;
   u.vectorFlops = d.vectorTflopsFp32.value_or(d.peakTflopsFp32.value_or(peak.tflops / 8)) * 1e12;
   u.memBytesPerSecond = d.memBandwidthGBps * 1e9 * d.memEfficiency.value_or(def.memEfficiency);
   u.opSeconds = launch;

@@ -148,3 +148,19 @@ TEST(Simulator, ImageNetFeedsTheReferenceModelsAtTheirOwnResolution) {
   EXPECT_EQ(core::nn::inputShapeFor("xception", {3, 331, 331}, false), (core::nn::Shape{3, 331, 331}));
   EXPECT_EQ(core::nn::inputShapeFor("xception", {3, 224, 224}, true), (core::nn::Shape{3, 299, 299}));
 }
+
+TEST(Simulator, Fp32OnATensorCoreGpuRunsOnItsFp32Units) {
+  // V100's stack figure is fitted on fp16 tensor-core rows; at fp32 it runs cuDNN's CUDA-core
+  // kernels like a P100, so the two differ by about their fp32 peaks (15.7 / 9.3 TFLOP/s;
+  // tf_cnn_benchmarks ResNet-50: ~1.6x).
+  SimConfig c = simtest::config("resnet50", "synthetic-imagenet", "v100", 64);
+  const double v100 = simtest::simulator().simulate(c).imagesPerSecond;
+  c.deviceId = "p100";
+  const double p100 = simtest::simulator().simulate(c).imagesPerSecond;
+  EXPECT_GT(v100 / p100, 1.4);
+  EXPECT_LT(v100 / p100, 2.0);
+  // Mixed precision still uses the tensor cores' own figure: several times the fp32 rate.
+  c.deviceId = "v100";
+  c.precision = Precision::FP16;
+  EXPECT_GT(simtest::simulator().simulate(c).imagesPerSecond, 2.5 * v100);
+}
