@@ -1,6 +1,6 @@
 #pragma once
 // The `host` device: this machine, measured rather than typed in. Cores and vector ISA are
-// detected; GEMM GFLOP/s (Eigen, one GEMM per thread) and memory bandwidth (a stream-like
+// detected; GEMM GFLOP/s (the engine's kernel, one GEMM per thread) and memory bandwidth (a stream-like
 // copy) come from a short micro-benchmark that runs once and is cached as JSON in
 // userDataDir()/host.json.
 #include <string>

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "core/hw/host_probe.h"
 #include "core/util/files.h"
@@ -44,5 +46,24 @@ TEST(HostProbe, MeasuresOnceThenReadsTheCache) {
   const auto second = core::hw::cachedHostMeasurement(cache);
   EXPECT_EQ(second.gemmGflopsAll, first.gemmGflopsAll);  // read back, not measured again
   EXPECT_EQ(second.measuredAt, first.measuredAt);
+  // A cache measured another way (no "method", e.g. the Eigen GEMM of earlier versions, with
+  // a figure no measurement gives) is measured again and overwritten.
+  std::string text;
+  {
+    std::ifstream in(cache);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const auto methodAt = text.find("\"method\"");
+  ASSERT_NE(methodAt, std::string::npos);
+  text.erase(methodAt, text.find('\n', methodAt) - methodAt + 1);
+  const auto gemmAt = text.find("\"gemm_gflops_all\"");
+  text.replace(gemmAt, text.find('\n', gemmAt) - gemmAt, "\"gemm_gflops_all\": 123456.0,");
+  {
+    std::ofstream out(cache);
+    out << text;
+  }
+  const auto third = core::hw::cachedHostMeasurement(cache);
+  EXPECT_NE(third.gemmGflopsAll, 123456.0);
+  EXPECT_NE(third.gemmGflopsAll, second.gemmGflopsAll);  // a fresh measurement
   fs::remove_all(dir);
 }
