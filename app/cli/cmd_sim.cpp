@@ -2,6 +2,7 @@
 // command line. (validate lives in sim_validate.cpp.)
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <iomanip>
 #include <ostream>
@@ -72,9 +73,24 @@ const char* const kDevicesUsage =
 
 namespace {
 
+// `precision` significant digits; large values in plain digits (1380, not 1.38e+03).
 std::string fmt(double v, int precision = 3) {
   std::ostringstream os;
-  os << std::setprecision(precision) << v;
+  if (std::isfinite(v) && std::abs(v) >= std::pow(10.0, precision)) os << std::fixed << std::setprecision(0) << v;
+  else os << std::setprecision(precision) << v;
+  return os.str();
+}
+
+// A duration in the unit a person reads it in: 38.2 ms, 17.5 s, 12.3 min, 1.9 h, 2.4 days.
+std::string duration(double s) {
+  if (!std::isfinite(s)) return "-";
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(1);
+  if (s < 1) return fmt(s * 1e3) + " ms";
+  if (s < 120) return fmt(s) + " s";
+  if (s < 7200) os << s / 60 << " min";
+  else if (s < 172800) os << s / 3600 << " h";
+  else os << s / 86400 << " days";
   return os.str();
 }
 
@@ -85,14 +101,14 @@ void printText(const core::sim::SimReport& r, std::ostream& out) {
   out << c.deviceId;
   if (r.vcpus > 0) out << " (" << r.vcpus << " vCPUs, " << core::sim::cpuBuildName(c.cpuBuild) << ")";
   out << ", batch " << c.batch << ", " << core::util::precisionName(c.precision) << "\n"
-      << "  step            " << fmt(r.stepSeconds * 1e3) << " ms  (" << core::sim::boundName(r.bound) << "-bound)\n"
+      << "  step            " << duration(r.stepSeconds) << "  (" << core::sim::boundName(r.bound) << "-bound)\n"
       << "  breakdown       compute " << fmt(r.breakdown.computeSeconds * 1e3) << " ms, memory "
       << fmt(r.breakdown.memorySeconds * 1e3) << " ms, overhead " << fmt(r.breakdown.overheadSeconds * 1e3)
       << " ms, input " << fmt(r.breakdown.inputSeconds * 1e3) << " ms, communication "
       << fmt(r.breakdown.communicationSeconds * 1e3) << " ms\n"
       << "  throughput      " << fmt(r.imagesPerSecond, 4) << " images/s, " << fmt(r.achievedTflops) << " TFLOP/s per device ("
       << fmt(100 * r.utilization) << "% of " << fmt(r.peakTflops) << ")\n"
-      << "  epoch           " << fmt(r.epochSeconds) << " s steady, " << fmt(r.firstEpochSeconds) << " s first ("
+      << "  epoch           " << duration(r.epochSeconds) << " steady, " << duration(r.firstEpochSeconds) << " first ("
       << r.stepsPerEpoch << " steps)\n"
       << "  memory          " << fmt(r.memoryBytesPerDevice / (1 << 30)) << " of " << fmt(r.memoryCapacityBytes / (1 << 30))
       << " GiB per device: " << (r.fitsInMemory ? "fits" : "DOES NOT FIT") << "\n"
