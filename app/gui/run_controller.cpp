@@ -111,7 +111,17 @@ void RunController::deleteFinished() {
 }
 
 void RunController::onStarted(int runId) {
-  Q_UNUSED(runId);
+  // Earlier runs of another model or dataset would share the charts' axes with this one
+  // without being comparable: hide them (they stay in the runs list, a tick shows them).
+  // Runs of the same model and dataset stay, so batch sizes and hardware can be overlaid.
+  if (const widgets::Run* started = m_p.store->run(runId)) {
+    const auto model = started->config.modelId, dataset = started->config.datasetId;
+    std::vector<int> unrelated;
+    for (const auto& r : m_p.store->runs())
+      if (r.id != runId && r.visible && (r.config.modelId != model || r.config.datasetId != dataset))
+        unrelated.push_back(r.id);
+    for (int id : unrelated) m_p.store->setVisible(id, false);
+  }
   m_p.actions.pause->setChecked(false);
   if (m_p.session->isActive()) m_p.status->showProgress(m_p.session->progress(), false);
   updateActions();

@@ -1,6 +1,6 @@
 // The E3 preset trains for real in the window: every chart fills for every chosen device,
 // the runs list keeps the run, exports are valid files, pause/stop work, a second run
-// overlays, bad input is marked in the window, the event loop stays responsive.
+// overlays (a run of another model hides the earlier ones), bad input is marked in the window, the event loop stays responsive.
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFile>
@@ -321,6 +321,12 @@ private slots:
     QCOMPARE(run(id)->status, RunStatus::Failed);
     QVERIFY2(run(id)->statusMessage.contains(empty.path()), qPrintable(run(id)->statusMessage));
     QVERIFY(m_window->messageBar()->text().contains(empty.path()));
+    // A run of another model hides the earlier colab-cnn runs from the charts; they stay in
+    // the runs list, and a tick shows them again.
+    QVERIFY(run(m_firstRun) && !run(m_firstRun)->visible);
+    QVERIFY(run(id)->visible);
+    m_window->store()->setVisible(m_firstRun, true);
+    QVERIFY(run(m_firstRun)->visible);
   }
 
   void divergedRunIsMarked() {
