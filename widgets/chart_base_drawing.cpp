@@ -112,6 +112,7 @@ void ChartBase::ensureDeviceEntry(const Series& s, QCPAxis* keyAxis, QCPAxis* va
 
 void ChartBase::ensureRunEntry(int runId, int styleIndex, QCPAxis* keyAxis, QCPAxis* valueAxis,
                                bool bars) {
+  if (runId <= 0) return;  // a series of no run (the sweep's): no run entry in the legend
   const QString key = QStringLiteral("run:%1").arg(runId);
   if (findByKey(m_plot, key)) return;
   const Run* run = m_store ? m_store->run(runId) : nullptr;

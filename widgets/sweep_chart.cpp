@@ -24,7 +24,7 @@ QString sweepKey(const core::sim::SimConfig& c) {
 
 QString sweepLabel(const core::sim::SimConfig& c) {
   QString name = c.deviceId == "host" ? SweepChart::tr("this machine")
-                                      : QString::fromStdString(c.deviceId).toUpper();
+                                      : QString::fromStdString(c.deviceId);
   if (c.count > 1) name = QStringLiteral("%1× %2").arg(c.count).arg(name);
   if (c.vcpus > 0) name += SweepChart::tr(" (%1 vCPUs)").arg(c.vcpus);
   return name;
@@ -192,7 +192,7 @@ void SweepChart::rebuild() {
         best[s.x[i]] = {s.label.section(" (", 0, 0), v};
     }
   }
-  // Crossovers: "fastest: V100 up to batch 256, TPU-V2-8 from 512".
+  // Crossovers: "fastest: v100 up to batch 256, tpu-v2-8 from 512".
   QStringList spans;
   QString current;
   double from = 0;

@@ -195,7 +195,7 @@ private slots:
     const double x = v100->keyAxis()->coordToPixel(2);
     const double y = v100->valueAxis()->coordToPixel(0.08);
     const QString text = c->hoverText(QPointF(x, y));
-    QVERIFY2(text.contains("4× V100") || text.contains("V100"), qPrintable(text));
+    QVERIFY2(text.contains("4× v100"), qPrintable(text));
     QVERIFY2(text.contains("epoch 2"), qPrintable(text));
     QVERIFY2(text.contains("0.08 s"), qPrintable(text));
     QVERIFY(c->hoverText(QPointF(2, 2)).isEmpty());
@@ -236,7 +236,7 @@ private slots:
     QVERIFY(k80);
     QCOMPARE(k80->note, QString("out of memory"));
     QVERIFY(!std::isfinite(k80->y.value(0)));   // not a zero bar
-    QVERIFY2(m_deck->chart("epoch_time")->notes().contains("Does not fit in memory at this batch: K80"),
+    QVERIFY2(m_deck->chart("epoch_time")->notes().contains("Does not fit in memory at this batch: k80"),
              qPrintable(m_deck->chart("epoch_time")->notes()));
     QCOMPARE(findSeries(m_deck->chart("cost")->series(), "usd_per_run", "k80")->note,
              QString("out of memory"));
@@ -251,7 +251,7 @@ private slots:
     const Series* gpu = findSeries(all, "images_per_second", "v100");
     QCOMPARE(gpu->x.size(), 6);   // 16 … 512
     QCOMPARE(sweep->plot()->axisRect()->axis(QCPAxis::atBottom)->scaleType(), QCPAxis::stLogarithmic);
-    QVERIFY2(sweep->notes().contains("Fastest: V100") && sweep->notes().contains("TPU-V2-8"),
+    QVERIFY2(sweep->notes().contains("Fastest: v100") && sweep->notes().contains("tpu-v2-8"),
              qPrintable(sweep->notes()));
     sweep->setMetric(SweepChart::Metric::UsdPerMillionImages);
     QVERIFY(findSeries(sweep->series(), "usd_per_million_images", "tpu-v2-8"));
