@@ -69,6 +69,7 @@ const std::vector<KeyDef>& keyTable() {
       {"host_jpeg_mbps_per_vcpu", Check::Positive, false, ACCELLAB_OPT(hostJpegMBpsPerVcpu)},
       {"gemm_efficiency", Check::Fraction, false, ACCELLAB_OPT(gemmEfficiency)},
       {"gemm_efficiency_fp32", Check::Fraction, false, ACCELLAB_OPT(gemmEfficiencyFp32)},
+      {"depthwise_efficiency", Check::Fraction, false, ACCELLAB_OPT(depthwiseEfficiency)},
       {"mem_efficiency", Check::Fraction, false, ACCELLAB_OPT(memEfficiency)},
       {"kernel_launch_seconds", Check::NonNegative, false, ACCELLAB_OPT(kernelLaunchSeconds)},
       {"step_overhead_seconds", Check::NonNegative, false, ACCELLAB_OPT(stepOverheadSeconds)},

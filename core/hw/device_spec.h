@@ -63,6 +63,10 @@ struct DeviceSpec {
   // The same on the fp32 units of a GPU whose gemmEfficiency was fitted on its matrix units
   // (tensor cores): another kernel path, another fraction. Unset: gemmEfficiency.
   std::optional<double> gemmEfficiencyFp32;
+  // Fraction of the vector units' peak a depthwise (grouped) convolution's direct kernel
+  // reaches. Unset: a quarter of gemmEfficiency (the ratio of register-blocked GEMM to direct
+  // kernels on CPUs and GPUs). TPUs run them off the MXU, much slower.
+  std::optional<double> depthwiseEfficiency;
   std::optional<double> memEfficiency;        // fraction of bandwidth streaming kernels reach
   std::optional<double> kernelLaunchSeconds;  // per op dispatch / kernel launch
   std::optional<double> stepOverheadSeconds;  // per training step (framework, feed, sync)

@@ -25,6 +25,7 @@ ExecutionUnit resolveUnit(const hw::DeviceSpec& d, const SimConfig& c) {
   u.id = d.id;
   u.precisionNote = peak.note;
   u.gemmEfficiency = d.gemmEfficiency.value_or(def.gemmEfficiency);
+  u.depthwiseEfficiency = d.depthwiseEfficiency.value_or(0.0);
   u.activationBytes = activationBytes(c.precision);
   u.stepOverheadSeconds = d.stepOverheadSeconds.value_or(def.stepOverheadSeconds);
   u.optimizerBytesPerParam = d.optimizerBytesPerParam.value_or(kFusedAdamBytesPerParam);

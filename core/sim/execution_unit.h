@@ -19,6 +19,7 @@ struct ExecutionUnit {
   double peakTflopsNominal = 0;  // per device, as in the file (no build factor)
   double vectorFlops = 0;        // per device, outside the matrix units
   double gemmEfficiency = 0.5;
+  double depthwiseEfficiency = 0;  // of vectorFlops; 0 = gemmEfficiency x the direct-kernel ratio
   double memBytesPerSecond = 0;  // per device, effective
   double opSeconds = 0;          // per op dispatch / kernel launch (CPU: incl. thread sync)
   bool asyncLaunch = true;       // GPU/TPU: launches overlap running kernels; CPU: they add

@@ -110,7 +110,9 @@ LayerTime layerTime(const LayerWork& l, Pass pass, double samplesPerDevice, cons
     // separate matrix units (TPU MXU, tensor cores) any shape they handle badly can also run
     // there. Otherwise the GEMM is the only path.
     const bool direct = l.groups > 1 || peak > vec;
-    rate = direct ? std::max(matrix, vec * u.gemmEfficiency * kVectorPathEfficiency) : matrix;
+    const double directEfficiency =
+        u.depthwiseEfficiency > 0 ? u.depthwiseEfficiency : u.gemmEfficiency * kVectorPathEfficiency;
+    rate = direct ? std::max(matrix, vec * directEfficiency) : matrix;
   }
   const double outputs = static_cast<double>(l.gemmM) * static_cast<double>(l.gemmN) * samples;
   const double perOp = perOpSeconds(u, opThreads(flops, bytes, outputs, l.isGemm(), u));
