@@ -273,6 +273,7 @@ TEST(Trainer, PreciseBatchNormStatisticsChangeOnlyTheEvaluation) {
 TEST(Trainer, TrainsATextModelOnSyntheticTokens) {
   auto c = smallConfig();
   c.modelId = "fasttext";
+  c.batch = 128;  // few steps: each updates all ~61 M embedding parameters (dense Adam, as Keras)
   c.limit = 512;
   c.testLimit = 256;
   c.epochs = 3;
