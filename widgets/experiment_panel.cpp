@@ -25,6 +25,9 @@ using core::util::Precision;
 
 constexpr int kMaxBatch = 1 << 20;
 constexpr int kMaxLimit = std::numeric_limits<int>::max();
+// Training images the "precise" batch-norm statistics are re-estimated from (~10^4, as in
+// Wu & Johnson 2021).
+constexpr qlonglong kPreciseBnSamples = 10240;
 
 void selectData(QComboBox* box, const QVariant& value, const QString& textIfMissing) {
   int i = box->findData(value);
@@ -151,6 +154,16 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
   m_threads->setSpecialValueText(tr("all cores"));
   place(7, 0, tr("&Threads:"), m_threads);
 
+  m_bnStats = new QComboBox(this);
+  m_bnStats->setObjectName("bnStats");
+  m_bnStats->addItem(tr("moving avg."), qlonglong{0});
+  m_bnStats->addItem(tr("precise"), kPreciseBnSamples);
+  m_bnStats->setToolTip(tr("Batch-norm statistics for the test set. Moving average: Keras' and PyTorch's (the "
+                           "published experiments). Precise: re-estimated after each epoch from %L1 training "
+                           "images with dropout off (a few seconds more per epoch).")
+                            .arg(kPreciseBnSamples));
+  place(7, 2, tr("B&N stats:"), m_bnStats);
+
   m_execution = new QComboBox(this);
   m_execution->setObjectName("execution");
   m_execution->addItem(tr("Train here, simulate devices"), true);
@@ -168,7 +181,7 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
   connect(m_dataDir, &QLineEdit::editingFinished, this, &ExperimentPanel::configChanged);
   for (QSpinBox* s : {m_limit, m_epochs, m_seed, m_threads})
     connect(s, &QSpinBox::valueChanged, this, &ExperimentPanel::configChanged);
-  for (QComboBox* c : {m_model, m_optimizer, m_precision, m_execution})
+  for (QComboBox* c : {m_model, m_optimizer, m_precision, m_execution, m_bnStats})
     connect(c, &QComboBox::currentIndexChanged, this, &ExperimentPanel::configChanged);
   connect(m_batch, &QComboBox::currentTextChanged, this, [this] {
     if (m_batch->lineEdit()->hasAcceptableInput()) Q_EMIT configChanged();
@@ -221,6 +234,7 @@ core::train::TrainConfig ExperimentPanel::config() const {
   c.precision = static_cast<Precision>(m_precision->currentData().toInt());
   c.seed = static_cast<std::uint64_t>(m_seed->value());
   c.threads = m_threads->value();
+  c.bnStatsSamples = m_bnStats->currentData().toLongLong();
   return c;
 }
 
@@ -229,7 +243,8 @@ void ExperimentPanel::setConfig(const core::train::TrainConfig& c) {
     const QSignalBlocker blockers[] = {QSignalBlocker(m_dataset), QSignalBlocker(m_dataDir), QSignalBlocker(m_limit),
                                        QSignalBlocker(m_model),   QSignalBlocker(m_batch),   QSignalBlocker(m_epochs),
                                        QSignalBlocker(m_optimizer), QSignalBlocker(m_learningRate),
-                                       QSignalBlocker(m_precision), QSignalBlocker(m_seed), QSignalBlocker(m_threads)};
+                                       QSignalBlocker(m_precision), QSignalBlocker(m_seed), QSignalBlocker(m_threads),
+                                       QSignalBlocker(m_bnStats)};
     const QString dataset = QString::fromStdString(c.datasetId);
     selectData(m_dataset, dataset, dataset);
     m_dataDir->setText(QString::fromStdString(c.dataDir));
@@ -246,6 +261,9 @@ void ExperimentPanel::setConfig(const core::train::TrainConfig& c) {
     selectData(m_precision, static_cast<int>(c.precision), QString::fromLatin1(core::util::precisionName(c.precision)));
     m_seed->setValue(static_cast<int>(std::min<std::uint64_t>(c.seed, static_cast<std::uint64_t>(m_seed->maximum()))));
     m_threads->setValue(std::min(c.threads, m_threads->maximum()));
+    if (c.bnStatsSamples > 0 && m_bnStats->findData(static_cast<qlonglong>(c.bnStatsSamples)) < 0)
+      m_bnStats->addItem(tr("precise (%L1)").arg(c.bnStatsSamples), static_cast<qlonglong>(c.bnStatsSamples));
+    m_bnStats->setCurrentIndex(std::max(0, m_bnStats->findData(static_cast<qlonglong>(c.bnStatsSamples))));
   }
   Q_EMIT configChanged();
 }

@@ -62,6 +62,7 @@ private:
   QComboBox* m_precision = nullptr;
   QSpinBox* m_seed = nullptr;
   QSpinBox* m_threads = nullptr;
+  QComboBox* m_bnStats = nullptr;
   QComboBox* m_execution = nullptr;
   QLabel* m_datasetNote = nullptr;
   mutable double m_lastLearningRate = 1e-3;

@@ -55,6 +55,7 @@ Json trainConfigToJson(const core::train::TrainConfig& c) {
   j.set("precision", core::util::precisionName(c.precision));
   j.set("seed", static_cast<unsigned long long>(c.seed));
   j.set("threads", c.threads);
+  if (c.bnStatsSamples > 0) j.set("bn_stats_samples", static_cast<long long>(c.bnStatsSamples));
   return j;
 }
 
@@ -80,6 +81,7 @@ core::train::TrainConfig trainConfigFromJson(const JsonReader& in) {
   c.precision = readPrecision(in, "precision", c.precision);
   c.seed = static_cast<std::uint64_t>(in.integer("seed", 0, 0, std::numeric_limits<std::int32_t>::max()));
   c.threads = static_cast<int>(in.integer("threads", 0, 0, 1024));
+  c.bnStatsSamples = in.integer("bn_stats_samples", 0, 0, std::numeric_limits<std::int32_t>::max());
   in.finish();
   return c;
 }

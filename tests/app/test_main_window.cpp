@@ -127,6 +127,7 @@ private slots:
       core::train::TrainConfig c = w.experimentPanel()->config();
       c.batch = 256;
       c.epochs = 3;
+      c.bnStatsSamples = 10240;  // "precise" in the Experiment panel
       w.experimentPanel()->setConfig(c);
       auto k80 = *w.hardwarePanel()->settings("k80");
       k80.count = 2;
@@ -138,6 +139,7 @@ private slots:
     QVERIFY(again.actions().darkTheme->isChecked());
     QCOMPARE(again.experimentPanel()->config().batch, 256);
     QCOMPARE(again.experimentPanel()->config().epochs, 3);
+    QCOMPARE(again.experimentPanel()->config().bnStatsSamples, std::int64_t{10240});
     const auto choices = again.hardwarePanel()->choices();
     QVERIFY(std::any_of(choices.begin(), choices.end(), [](const auto& c) { return c.deviceId == "k80" && c.count == 2; }));
     QVERIFY(std::none_of(choices.begin(), choices.end(), [](const auto& c) { return c.deviceId == "tpu-v2-8"; }));

@@ -28,6 +28,7 @@ widgets::Run sampleRun(RunStatus status) {
   r.config.batch = 1024;
   r.config.limit = 2048;
   r.config.precision = core::util::Precision::BF16;
+  r.config.bnStatsSamples = 10240;
   r.targetAccuracy = 0.85;
   for (int i = 1; i <= 3; ++i) {
     core::train::BatchSample b;
@@ -90,6 +91,7 @@ private slots:
     QCOMPARE(b.presetId, a.presetId);
     QCOMPARE(b.config.limit, 2048);
     QCOMPARE(b.config.precision, core::util::Precision::BF16);
+    QCOMPARE(b.config.bnStatsSamples, std::int64_t{10240});
     QCOMPARE(b.targetAccuracy, 0.85);
     QCOMPARE(b.batches.size(), std::size_t(3));
     QVERIFY(std::isnan(b.batches[2].loss));
