@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/nn/conv_gemm.h"
 #include "core/nn/winograd_tiles.h"
 #include "core/util/error.h"
 #include "core/util/parallel.h"
@@ -97,17 +98,7 @@ WinogradConv::WinogradConv(const ConvGeometry& g, int filters) : m_g(g), m_filte
     return d;
   };
   m_forward = make(g, filters);
-  ConvGeometry t;
-  t.channels = filters;
-  t.height = g.outH;
-  t.width = g.outW;
-  t.kernelH = g.kernelH;
-  t.kernelW = g.kernelW;
-  t.padTop = g.kernelH - 1 - g.padTop;
-  t.padLeft = g.kernelW - 1 - g.padLeft;
-  t.outH = g.height;
-  t.outW = g.width;
-  m_backward = make(t, g.channels);
+  m_backward = make(transposedGeometry(g, filters), g.channels);
 }
 
 namespace {
