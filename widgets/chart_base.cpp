@@ -14,6 +14,7 @@
 #include <cmath>
 #include <limits>
 
+#include "widgets/chart_base_keys.h"
 #include "widgets/run_data.h"
 #include "widgets/run_store.h"
 
@@ -22,8 +23,7 @@ namespace widgets {
 namespace {
 
 constexpr int kRefreshIntervalMs = 33;   // ≤ ~30 redraws per second
-constexpr char kKeyProperty[] = "seriesKey";
-constexpr char kReferenceKey[] = "reference";
+using namespace chart_keys;
 
 }  // namespace
 

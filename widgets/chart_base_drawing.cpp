@@ -9,18 +9,14 @@
 #include <limits>
 
 #include "widgets/palette.h"
+#include "widgets/chart_base_keys.h"
 #include "widgets/run_data.h"
 #include "widgets/run_store.h"
 
 // ChartBase's drawing helpers for subclasses: lines, references, horizontal lines, styles.
 namespace widgets {
 
-namespace {
-constexpr char kKeyProperty[] = "seriesKey";
-constexpr char kXUnitProperty[] = "xUnit";
-constexpr char kYUnitProperty[] = "yUnit";
-constexpr char kReferenceKey[] = "reference";
-}  // namespace
+using namespace chart_keys;
 
 // --- helpers for subclasses -------------------------------------------------------------
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 
+#include "widgets/chart_base_keys.h"
 #include "widgets/run_data.h"
 
 // ChartBase: hover text, the empty-chart note, legend layout for a size, reference label
@@ -17,10 +18,7 @@ namespace widgets {
 
 namespace {
 
-constexpr char kKeyProperty[] = "seriesKey";
-constexpr char kXUnitProperty[] = "xUnit";
-constexpr char kYUnitProperty[] = "yUnit";
-constexpr char kReferenceKey[] = "reference";
+using namespace chart_keys;
 
 QString unitSuffix(const QString& unit) {
   if (unit.isEmpty()) return {};

@@ -1,0 +1,10 @@
+#pragma once
+// Property names ChartBase stores on its plottables (chart_base*.cpp only).
+namespace widgets::chart_keys {
+
+inline constexpr char kKeyProperty[] = "seriesKey";  // the series' identity
+inline constexpr char kXUnitProperty[] = "xUnit";
+inline constexpr char kYUnitProperty[] = "yUnit";
+inline constexpr char kReferenceKey[] = "reference";  // seriesKey of published reference marks
+
+}  // namespace widgets::chart_keys
