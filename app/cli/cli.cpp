@@ -16,6 +16,7 @@ const std::vector<Command>& commands() {
       {"models", "list the model zoo", cmdModels, kModelsUsage},
       {"datasets", "list the datasets", cmdDatasets, kDatasetsUsage},
       {"devices", "list the hardware catalog", cmdDevices, kDevicesUsage},
+      {"stacks", "list the software stacks (what each one's figures are)", cmdStacks, kStacksUsage},
   };
   return table;
 }

@@ -25,11 +25,15 @@ using core::util::Json;
 const char* const kSimulateUsage =
     "Usage: accellab-cli simulate --model M [--dataset D] --device X --batch B [--count N]\n"
     "                             [--vcpus V] [--precision fp32|tf32|fp16|bf16] [--epochs E]\n"
-    "                             [--cpu-build compiled|pip] [--eval] [--steps-per-epoch S]\n"
-    "                             [--preemptible] [--format json|text]\n"
+    "                             [--stack ID] [--cpu-build compiled|pip] [--eval]\n"
+    "                             [--steps-per-epoch S] [--preemptible] [--format json|text]\n"
     "\n"
-    "Predicts one training configuration from the model's layers and the device file: the step\n"
-    "time and what binds it, images/s, steady and first epoch, memory per device, and cost.\n"
+    "Predicts one training configuration from the model's layers, the device file and the\n"
+    "software stack: the step time and what binds it, images/s, steady and first epoch, memory\n"
+    "per device, and cost.\n"
+    "  --stack ID         software stack (accellab-cli stacks): keras-2017, tuned, ...; default:\n"
+    "                     the modern stack for the device's kind (pytorch-eager on CPUs/GPUs,\n"
+    "                     tuned on TPUs)\n"
     "  --dataset D        default: the model's own dataset (accellab-cli models)\n"
     "  --batch B          GLOBAL batch, split evenly over --count devices\n"
     "  --count N          devices in synchronous data parallel (default 1)\n"
@@ -51,13 +55,14 @@ const char* const kSimulateUsage =
 const char* const kSweepUsage =
     "Usage: accellab-cli sweep --model M|all [--dataset D] [--device a,b,...] [--batch 16,32,...]\n"
     "                          [--count 1,4] [--vcpus 8,16] [--precision fp32,bf16]\n"
-    "                          [--epochs E] [--cpu-build compiled|pip] [--preemptible] [--time]\n"
+    "                          [--stack a,b] [--epochs E] [--cpu-build compiled|pip]\n"
+    "                          [--preemptible] [--time]\n"
     "\n"
     "simulate over every combination of the lists, one JSON object per line (the keys of\n"
     "`simulate`). --model all: every zoo model on its own dataset. --time: print to stderr how\n"
     "long the simulations took (without the JSON output). Defaults: every catalog device\n"
     "except host, batches 32,64,...,1024, count 1,\n"
-    "the device's default vCPUs, fp32. A combination the simulator refuses (a batch the device\n"
+    "the device's default vCPUs, fp32, each device's default stack. A combination the simulator refuses (a batch the device\n"
     "count cannot split, a vCPU count for a device without vCPUs) is skipped with a note on\n"
     "stderr; configurations that do not fit are printed with fits_in_memory: false.\n";
 
@@ -70,6 +75,15 @@ const char* const kDevicesUsage =
     "it again, e.g. when the cache was measured on a busy machine). JSON: an array\n"
     "of devices with their figures (units in the key names) and a source and date per figure.\n"
     "Device files that fail validation are reported on stderr, naming the file and the key.\n";
+
+const char* const kStacksUsage =
+    "Usage: accellab-cli stacks [--format text|json]\n"
+    "\n"
+    "Lists the software stacks (resources/stacks/*.json and the user's own in\n"
+    "<user data dir>/stacks): the figures that belong to the software rather than the hardware\n"
+    "(GEMM efficiency, per-op and per-step cost, fusion, input pipeline, all-reduce), each per\n"
+    "hardware generation or device kind, with its source. Pass an id to simulate, sweep or\n"
+    "validate with --stack ID. Stack files that fail validation are reported on stderr.\n";
 
 namespace {
 
@@ -152,7 +166,7 @@ core::sim::SimConfig baseConfig(const Args& a) {
 int cmdSimulate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const Args a(args, {"help", "preemptible", "eval"});
   a.allowOnly({"model", "dataset", "device", "count", "vcpus", "batch", "precision", "epochs", "preemptible",
-               "cpu-build", "eval", "steps-per-epoch", "format", "help"});
+               "cpu-build", "eval", "steps-per-epoch", "format", "stack", "help"});
   const std::string format = a.str("format", "json");
   if (format != "json" && format != "text") throw Error("--format: '" + format + "' is not one of json, text");
   core::sim::SimConfig c = baseConfig(a);
@@ -166,7 +180,9 @@ int cmdSimulate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   c.batch = static_cast<int>(a.integer("batch", 0, 1, 1 << 24));
   if (!a.has("batch")) throw Error("missing required option --batch");
   c.precision = parsePrecisionOption("--precision", a.str("precision", "fp32"));
-  const core::sim::Simulator sim(cat);
+  const core::hw::StackCatalog stacks = loadSimStacks(err);
+  c.stackId = stackIdOption(a, stacks);
+  const core::sim::Simulator sim(cat, stacks);
   const core::sim::SimReport r = sim.simulate(c);
   if (format == "text") printText(r, out);
   else out << reportJson(r).dump(2) << "\n";
@@ -176,7 +192,7 @@ int cmdSimulate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
 int cmdSweep(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const Args a(args, {"help", "preemptible", "eval", "time"});
   a.allowOnly({"model", "dataset", "device", "count", "vcpus", "batch", "precision", "epochs", "preemptible",
-               "cpu-build", "eval", "steps-per-epoch", "time", "help"});
+               "cpu-build", "eval", "steps-per-epoch", "time", "stack", "help"});
   std::vector<core::sim::SimConfig> bases;
   if (a.str("model", "") == "all") {
     if (a.has("dataset")) throw Error("--dataset: not with --model all (each model runs on its own dataset)");
@@ -205,7 +221,14 @@ int cmdSweep(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const auto vcpuList = a.integerList("vcpus", {0}, 1, 100000);
   std::vector<core::util::Precision> precisions;
   for (const auto& p : a.list("precision", {"fp32"})) precisions.push_back(parsePrecisionOption("--precision", p));
-  const core::sim::Simulator sim(cat);
+  const core::hw::StackCatalog stacks = loadSimStacks(err);
+  std::vector<std::string> stackIds;
+  for (const auto& id : a.list("stack", {""})) {
+    if (!id.empty() && !stacks.find(id))
+      throw Error("--stack: unknown software stack '" + id + "' (known: " + stacks.idList() + ")");
+    stackIds.push_back(id);
+  }
+  const core::sim::Simulator sim(cat, stacks);
   double simSeconds = 0;
   std::size_t done = 0, skipped = 0;
   const std::clock_t cpu0 = std::clock();
@@ -218,8 +241,10 @@ int cmdSweep(const CommandArgs& args, std::ostream& out, std::ostream& err) {
         if (!cpu && vcpus != 0) continue;  // vCPU lists apply to scalable CPUs only
         for (auto count : counts)
           for (auto p : precisions)
+            for (const auto& stackId : stackIds)
             for (auto b : batches) {
               core::sim::SimConfig c = base;
+              c.stackId = stackId;
               c.deviceId = device;
               c.vcpus = static_cast<int>(vcpus);
               c.count = static_cast<int>(count);
@@ -248,6 +273,27 @@ int cmdSweep(const CommandArgs& args, std::ostream& out, std::ostream& err) {
     err << "accellab-cli sweep: " << done << " configurations simulated in " << fmt(simSeconds * 1e3, 4)
         << " ms wall, " << fmt(cpuSims * 1e3, 4) << " ms CPU (" << fmt(simSeconds / std::max<std::size_t>(1, done) * 1e6, 3)
         << " us each); " << skipped << " skipped\n";
+  }
+  return 0;
+}
+
+int cmdStacks(const CommandArgs& args, std::ostream& out, std::ostream& err) {
+  const Args a(args);
+  a.allowOnly({"format", "help"});
+  const std::string format = a.str("format", "text");
+  if (format != "json" && format != "text") throw Error("--format: '" + format + "' is not one of text, json");
+  const core::hw::StackCatalog stacks = loadSimStacks(err);
+  if (format == "json") {
+    Json list = Json::array();
+    for (const auto& s : stacks.stacks()) list.push(core::hw::stackToJson(s));
+    out << list.dump(2) << "\n";
+    return 0;
+  }
+  for (const auto& s : stacks.stacks()) {
+    std::string defaults;
+    for (auto k : s.defaultFor) defaults += std::string(defaults.empty() ? "" : ", ") + core::hw::deviceKindName(k);
+    out << s.id << "  " << s.name << (s.era.empty() ? "" : " [" + s.era + "]")
+        << (defaults.empty() ? "" : "  (default for " + defaults + ")") << "\n    " << s.description << "\n";
   }
   return 0;
 }

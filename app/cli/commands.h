@@ -32,10 +32,12 @@ int cmdSimulate(const CommandArgs&, std::ostream&, std::ostream&);
 int cmdSweep(const CommandArgs&, std::ostream&, std::ostream&);
 int cmdValidate(const CommandArgs&, std::ostream&, std::ostream&);
 int cmdDevices(const CommandArgs&, std::ostream&, std::ostream&);
+int cmdStacks(const CommandArgs&, std::ostream&, std::ostream&);
 extern const char* const kSimulateUsage;
 extern const char* const kSweepUsage;
 extern const char* const kValidateUsage;
 extern const char* const kDevicesUsage;
+extern const char* const kStacksUsage;
 
 const std::vector<Command>& commands();
 

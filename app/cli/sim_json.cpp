@@ -22,6 +22,8 @@ Json reportJson(const core::sim::SimReport& r) {
   j.set("model", c.modelId);
   j.set("dataset", c.datasetId);
   j.set("device", c.deviceId);
+  j.set("stack", c.stackId);
+  j.set("stack_name", r.stackName);
   j.set("count", c.count);
   if (r.vcpus > 0) {
     j.set("vcpus", r.vcpus);
@@ -53,6 +55,12 @@ Json reportJson(const core::sim::SimReport& r) {
   j.set("utilization", rounded(r.utilization));
   j.set("bound", core::sim::boundName(r.bound));
   j.set("explanation", r.explanation);
+  if (!r.contrastStackId.empty()) {
+    Json o = Json::object();
+    o.set("stack", r.contrastStackId);
+    o.set("step_seconds", rounded(r.contrastStepSeconds));
+    j.set("other_stack", o);
+  }
   Json b = Json::object();
   b.set("compute_seconds", rounded(r.breakdown.computeSeconds));
   b.set("memory_seconds", rounded(r.breakdown.memorySeconds));
@@ -68,6 +76,7 @@ Json deviceJson(const core::hw::DeviceSpec& d) {
   j.set("id", d.id);
   j.set("name", d.name);
   j.set("kind", core::hw::deviceKindName(d.kind));
+  if (!d.generation.empty()) j.set("generation", d.generation);
   j.set("measured", d.measured);
   j.set("peak_tflops_fp32", opt(d.peakTflopsFp32));
   j.set("peak_tflops_tf32", opt(d.peakTflopsTf32));

@@ -22,6 +22,19 @@ core::hw::DeviceCatalog loadSimCatalog(bool withHost, std::ostream& err, bool re
   return cat;
 }
 
+core::hw::StackCatalog loadSimStacks(std::ostream& err) {
+  core::hw::StackCatalog stacks = core::hw::StackCatalog::loadDefault();
+  for (const auto& e : stacks.loadErrors()) err << "accellab-cli: warning: stack file skipped: " << e << "\n";
+  return stacks;
+}
+
+std::string stackIdOption(const Args& a, const core::hw::StackCatalog& stacks) {
+  const std::string id = a.str("stack", "");
+  if (a.has("stack") && !stacks.find(id))
+    throw Error("--stack: unknown software stack '" + id + "' (known: " + stacks.idList() + ")");
+  return id;
+}
+
 std::string simModelOption(const Args& a) {
   const std::string id = a.required("model");
   try {

@@ -5,6 +5,7 @@
 
 #include "app/cli/args.h"
 #include "core/hw/device_catalog.h"
+#include "core/hw/stack_catalog.h"
 #include "core/sim/sim_report.h"
 
 namespace app::cli {
@@ -12,6 +13,11 @@ namespace app::cli {
 // The shipped and user device files; `withHost` adds the measured host (the micro-benchmark
 // runs once per machine, then its cache is read). Files that failed go to `err` as warnings.
 core::hw::DeviceCatalog loadSimCatalog(bool withHost, std::ostream& err, bool remeasureHost = false);
+
+// The shipped and user stack files (resources/stacks); failures go to `err` as warnings.
+core::hw::StackCatalog loadSimStacks(std::ostream& err);
+// --stack ID checked against the catalog ("" when absent: the device kind's default).
+std::string stackIdOption(const Args& a, const core::hw::StackCatalog& stacks);
 
 // Each throws core::util::Error naming the option.
 std::string simModelOption(const Args& a);

@@ -23,12 +23,14 @@ using core::util::Json;
 namespace {
 std::string usage() {
   return std::string(
-             "Usage: accellab-cli validate --reference FILE [--format text|json] [--cpu-build compiled|pip]\n"
+             "Usage: accellab-cli validate --reference FILE [--stack ID] [--format text|json]\n"
+             "                             [--cpu-build compiled|pip]\n"
              "\n"
              "Runs the simulator on every row of a CSV in the format of calibration.csv and prints, per\n"
              "row, the published and predicted values and the absolute percentage error; then the\n"
-             "median and mean absolute percentage error per device family and overall, and the rows\n"
-             "that miss most. JSON: {rows: [...], families: [...], overall: {...}}.\n\n") +
+             "median and mean absolute percentage error per device family, per software stack, per\n"
+             "stack and family, and overall, and the rows that miss most. JSON: {rows: [...],\n"
+             "families: [...], stacks: [...], stack_families: [...], overall: {...}}.\n\n") +
          core::sim::kValidationRules;
 }
 
@@ -61,15 +63,17 @@ const char* const kValidateUsage = kValidateUsageText.c_str();
 
 int cmdValidate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const Args a(args);
-  a.allowOnly({"reference", "format", "cpu-build", "help"});
+  a.allowOnly({"reference", "format", "cpu-build", "stack", "help"});
   const std::string format = a.str("format", "text");
   if (format != "json" && format != "text") throw Error("--format: '" + format + "' is not one of text, json");
   const std::string path = a.required("reference");
   if (!std::filesystem::is_regular_file(path))
     throw Error("--reference: '" + path + "' is not a readable file");
   const auto rows = core::sim::readReferenceCsv(path);
-  const core::sim::Simulator sim(loadSimCatalog(false, err));
-  const core::sim::ValidationResult v = core::sim::validateRows(sim, rows, cpuBuildOption(a));
+  const core::hw::StackCatalog stacks = loadSimStacks(err);
+  const std::string stackOverride = stackIdOption(a, stacks);
+  const core::sim::Simulator sim(loadSimCatalog(false, err), stacks);
+  const core::sim::ValidationResult v = core::sim::validateRows(sim, rows, cpuBuildOption(a), stackOverride);
 
   if (format == "json") {
     Json j = Json::object();
@@ -78,6 +82,7 @@ int cmdValidate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
       Json o = Json::object();
       o.set("id", r.row.id);
       o.set("family", r.family);
+      o.set("stack", r.stack);
       o.set("metric", r.row.metric);
       o.set("published", r.row.value);
       if (r.ok) {
@@ -93,6 +98,12 @@ int cmdValidate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
     Json fam = Json::array();
     for (const auto& f : v.families) fam.push(statsJson(f));
     j.set("families", fam);
+    Json st = Json::array();
+    for (const auto& f : v.stacks) st.push(statsJson(f));
+    j.set("stacks", st);
+    Json sf = Json::array();
+    for (const auto& f : v.stackFamilies) sf.push(statsJson(f));
+    j.set("stack_families", sf);
     j.set("overall", statsJson(v.overall));
     out << j.dump(2) << "\n";
     return 0;
@@ -110,15 +121,19 @@ int cmdValidate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
     out << std::setw(11) << sig(r.predicted) << std::setw(8)
         << (r.row.metric == "oom" ? (r.absPctError == 0 ? "match" : "MISS") : fixed(r.absPctError, 0) + "%") << "\n";
   }
-  out << "\n" << std::left << std::setw(10) << "family" << std::right << std::setw(6) << "rows" << std::setw(10)
+  out << "\n" << std::left << std::setw(24) << "family" << std::right << std::setw(6) << "rows" << std::setw(10)
       << "median" << std::setw(10) << "mean" << std::setw(8) << "oom" << "\n";
   auto line = [&](const core::sim::ErrorStats& s) {
-    out << std::left << std::setw(10) << s.family << std::right << std::setw(6) << s.rows << std::setw(9)
+    out << std::left << std::setw(24) << s.family << std::right << std::setw(6) << s.rows << std::setw(9)
         << fixed(s.medianAbsPct, 1) << "%" << std::setw(9) << fixed(s.meanAbsPct, 1) << "%" << std::setw(8)
         << (s.oomRows ? std::to_string(s.oomMatched) + "/" + std::to_string(s.oomRows) : std::string("-")) << "\n";
   };
   for (const auto& f : v.families) line(f);
   line(v.overall);
+  out << "\nper stack\n";
+  for (const auto& f : v.stacks) line(f);
+  out << "\nper stack and family\n";
+  for (const auto& f : v.stackFamilies) line(f);
   // The rows that miss most, with the simulator's own sentence about them.
   std::vector<const core::sim::RowResult*> worst;
   for (const auto& r : v.rows)

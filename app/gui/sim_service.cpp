@@ -11,16 +11,19 @@ namespace app::gui {
 
 using core::util::Precision;
 
-SimService::SimService() : SimService(core::hw::DeviceCatalog::loadDefault()) {}
+SimService::SimService() : SimService(core::hw::DeviceCatalog::loadDefault(), core::hw::StackCatalog::loadDefault()) {}
 
-SimService::SimService(core::hw::DeviceCatalog catalog)
-    : m_catalog(std::move(catalog)), m_simulator(std::make_unique<core::sim::Simulator>(m_catalog)) {}
+SimService::SimService(core::hw::DeviceCatalog catalog, core::hw::StackCatalog stacks)
+    : m_catalog(std::move(catalog)),
+      m_stacks(std::move(stacks)),
+      m_simulator(std::make_unique<core::sim::Simulator>(m_catalog, m_stacks)) {}
 
 SimService::~SimService() = default;
 
 QStringList SimService::loadErrors() const {
   QStringList out;
   for (const auto& e : m_catalog.loadErrors()) out << QString::fromStdString(e);
+  for (const auto& e : m_stacks.loadErrors()) out << QString::fromStdString(e);
   return out;
 }
 

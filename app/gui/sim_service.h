@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/hw/device_catalog.h"
+#include "core/hw/stack_catalog.h"
 #include "core/sim/sim_report.h"
 #include "core/train/trainer.h"
 #include "widgets/hardware_panel.h"
@@ -22,10 +23,11 @@ class SimService {
 public:
   // Loads the default catalog (shipped devices, the user's, and the measured host).
   SimService();
-  explicit SimService(core::hw::DeviceCatalog catalog);
+  SimService(core::hw::DeviceCatalog catalog, core::hw::StackCatalog stacks);
   ~SimService();
 
   const core::hw::DeviceCatalog& catalog() const { return m_catalog; }
+  const core::hw::StackCatalog& stacks() const { return m_stacks; }
   // Device files that failed validation ("file: key: what" each).
   QStringList loadErrors() const;
 
@@ -57,6 +59,7 @@ public:
 
 private:
   core::hw::DeviceCatalog m_catalog;
+  core::hw::StackCatalog m_stacks;
   std::unique_ptr<core::sim::Simulator> m_simulator;
 };
 

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "core/hw/host_probe.h"
+#include "core/hw/stack_catalog.h"
 #include "core/util/error.h"
 #include "core/util/files.h"
 #include "core/util/json.h"
@@ -19,7 +20,7 @@ namespace {
 using util::Error;
 using util::Json;
 
-enum class Check { Positive, NonNegative, Fraction, Factor, Count, Text, Kind };
+enum class Check { Positive, NonNegative, Fraction, Factor, Count, Text, Kind, Generation };
 
 // One device-file key: how to check it and where it goes. Figures (numbers) need a source.
 struct KeyDef {
@@ -44,6 +45,7 @@ const std::vector<KeyDef>& keyTable() {
          const std::string& k = v.asString();
          s.kind = k == "cpu" ? DeviceKind::Cpu : k == "tpu" ? DeviceKind::Tpu : DeviceKind::Gpu;
        }},
+      {"generation", Check::Generation, false, [](DeviceSpec& s, const Json& v) { s.generation = v.asString(); }},
       {"release_year", Check::Count, false, [](DeviceSpec& s, const Json& v) { s.releaseYear = integer(v); }},
       {"peak_tflops_fp32", Check::Positive, false, ACCELLAB_OPT(peakTflopsFp32)},
       {"peak_tflops_tf32", Check::Positive, false, ACCELLAB_OPT(peakTflopsTf32)},
@@ -57,29 +59,16 @@ const std::vector<KeyDef>& keyTable() {
       {"interconnect_gbps", Check::Positive, false, ACCELLAB_OPT(interconnectGBps)},
       {"host_link_gbps", Check::Positive, false, ACCELLAB_OPT(hostLinkGBps)},
       {"allreduce_latency_seconds", Check::NonNegative, false, ACCELLAB_OPT(allreduceLatencySeconds)},
+      {"devices_per_node", Check::Count, false, ACCELLAB_OPT_INT(devicesPerNode)},
+      {"internode_gbps", Check::Positive, false, ACCELLAB_OPT(internodeGBps)},
       {"cores_per_device", Check::Count, false, [](DeviceSpec& s, const Json& v) { s.coresPerDevice = integer(v); }},
       {"compute_units", Check::Count, false, ACCELLAB_OPT_INT(computeUnits)},
       {"matrix_tile", Check::Count, false, ACCELLAB_OPT_INT(matrixTile)},
-      {"matrix_tile_min", Check::Count, false, ACCELLAB_OPT_INT(matrixTileMin)},
       {"vcpus_default", Check::Count, false, [](DeviceSpec& s, const Json& v) { s.vcpusDefault = integer(v); }},
       {"vcpus_max", Check::Count, false, [](DeviceSpec& s, const Json& v) { s.vcpusMax = integer(v); }},
       {"vcpus_per_core", Check::Count, false, [](DeviceSpec& s, const Json& v) { s.vcpusPerCore = integer(v); }},
       {"cores_per_socket", Check::Count, false, [](DeviceSpec& s, const Json& v) { s.coresPerSocket = integer(v); }},
       {"host_vcpus", Check::Count, false, ACCELLAB_OPT_INT(hostVcpus)},
-      {"host_jpeg_mbps_per_vcpu", Check::Positive, false, ACCELLAB_OPT(hostJpegMBpsPerVcpu)},
-      {"gemm_efficiency", Check::Fraction, false, ACCELLAB_OPT(gemmEfficiency)},
-      {"gemm_efficiency_fp32", Check::Fraction, false, ACCELLAB_OPT(gemmEfficiencyFp32)},
-      {"depthwise_efficiency", Check::Fraction, false, ACCELLAB_OPT(depthwiseEfficiency)},
-      {"mem_efficiency", Check::Fraction, false, ACCELLAB_OPT(memEfficiency)},
-      {"kernel_launch_seconds", Check::NonNegative, false, ACCELLAB_OPT(kernelLaunchSeconds)},
-      {"step_overhead_seconds", Check::NonNegative, false, ACCELLAB_OPT(stepOverheadSeconds)},
-      {"compile_seconds", Check::NonNegative, false, ACCELLAB_OPT(compileSeconds)},
-      {"compile_seconds_per_layer", Check::NonNegative, false, ACCELLAB_OPT(compileSecondsPerLayer)},
-      {"sync_seconds_per_thread", Check::NonNegative, false, ACCELLAB_OPT(syncSecondsPerThread)},
-      {"cross_socket_sync_factor", Check::Factor, false, ACCELLAB_OPT(crossSocketSyncFactor)},
-      {"pip_build_factor", Check::Fraction, false, ACCELLAB_OPT(pipBuildFactor)},
-      {"framework_reserve_gib", Check::NonNegative, false, ACCELLAB_OPT(frameworkReserveGib)},
-      {"optimizer_bytes_per_param", Check::Positive, false, ACCELLAB_OPT(optimizerBytesPerParam)},
       {"usd_per_hour_on_demand", Check::Positive, false, ACCELLAB_OPT(usdPerHourOnDemand)},
       {"usd_per_hour_preemptible", Check::Positive, false, ACCELLAB_OPT(usdPerHourPreemptible)},
       {"price_date", Check::Text, false, [](DeviceSpec& s, const Json& v) { s.priceDate = v.asString(); }},
@@ -99,13 +88,15 @@ const std::vector<KeyDef>& keyTable() {
 void checkValue(const std::string& path, const KeyDef& def, const Json& v) {
   const std::string key = def.name;
   if (v.isNull()) fail(path, key, "null is not allowed; leave the key out to mean \"not set\"");
-  if (def.check == Check::Text || def.check == Check::Kind) {
+  if (def.check == Check::Text || def.check == Check::Kind || def.check == Check::Generation) {
     if (!v.isString()) fail(path, key, "must be a string");
     if (v.asString().empty()) fail(path, key, "must not be empty");
     if (def.check == Check::Kind) {
       const std::string& k = v.asString();
       if (k != "cpu" && k != "gpu" && k != "tpu") fail(path, key, "must be \"cpu\", \"gpu\" or \"tpu\", not \"" + k + "\"");
     }
+    if (def.check == Check::Generation && !isHardwareGeneration(v.asString()))
+      fail(path, key, "\"" + v.asString() + "\" is not a known hardware generation (" + hardwareGenerationList() + ")");
     return;
   }
   if (!v.isNumber()) fail(path, key, "must be a number");
@@ -132,6 +123,14 @@ void checkValue(const std::string& path, const KeyDef& def, const Json& v) {
   }
 }
 
+// Software figures moved to the stack files (resources/stacks) in 2026-11: a device file that
+// still sets one is told where it belongs.
+bool isSoftwareKey(const std::string& name) {
+  for (const auto& k : stackFigureKeys())
+    if (k == name) return true;
+  return false;
+}
+
 const KeyDef* findKey(const std::string& name) {
   for (const auto& k : keyTable())
     if (name == k.name) return &k;
@@ -149,6 +148,27 @@ const char* deviceKindName(DeviceKind k) {
     case DeviceKind::Tpu: return "tpu";
   }
   return "gpu";
+}
+
+const std::vector<std::string>& hardwareGenerations() {
+  // NVIDIA, AMD, Intel Gaudi, Google TPU, CPU micro-architectures; "host" is this machine.
+  static const std::vector<std::string> g = {
+      "kepler", "maxwell", "pascal", "volta", "turing", "ampere", "ada", "hopper", "blackwell",
+      "cdna2", "cdna3", "cdna4", "gaudi2", "gaudi3",
+      "tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e",
+      "skylake", "cascade-lake", "ice-lake", "sapphire-rapids", "zen3", "zen4", "host"};
+  return g;
+}
+
+bool isHardwareGeneration(const std::string& name) {
+  const auto& g = hardwareGenerations();
+  return std::find(g.begin(), g.end(), name) != g.end();
+}
+
+std::string hardwareGenerationList() {
+  std::string out;
+  for (const auto& g : hardwareGenerations()) out += (out.empty() ? "" : ", ") + g;
+  return out;
 }
 
 const SourcedValue* DeviceSpec::sourceOf(const std::string& key) const {
@@ -195,6 +215,9 @@ DeviceSpec parseDeviceJson(const std::string& text, const std::string& path) {
   spec.filePath = path;
   for (const auto& [key, value] : root.asObject()) {
     const KeyDef* def = findKey(key);
+    if (!def && isSoftwareKey(key))
+      fail(path, key, "describes the software, not the hardware: it belongs in a software stack file "
+                      "(resources/stacks/README.md), keyed by this device's generation");
     if (!def) fail(path, key, "unknown key (known: see resources/devices/README.md)");
     if (key == "sources") continue;
     checkValue(path, *def, value);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/hw/software_figures.h"
 #include "core/util/precision.h"
 
 namespace core::hw {
@@ -26,6 +27,8 @@ struct DeviceSpec {
   std::string name;           // "NVIDIA Tesla V100 SXM2 16 GB"
   DeviceKind kind = DeviceKind::Gpu;
   int releaseYear = 0;        // for ordering the catalog (0 = not given)
+  std::string generation;     // "volta", "tpu-v3", ... (hardwareGenerations()); empty: its kind's
+                              // figures in every stack
   // Compute: peak dense FLOP/s per precision for ONE unit (one GPU die, one TPU board,
   // one vCPU for scalable CPUs).
   std::optional<double> peakTflopsFp32, peakTflopsTf32, peakTflopsFp16, peakTflopsBf16;
@@ -42,10 +45,13 @@ struct DeviceSpec {
   int coresPerDevice = 1;                 // TPU board: 8 TensorCores, one replica each
   std::optional<int> computeUnits;        // GPU: streaming multiprocessors
   std::optional<int> matrixTile;          // edge of the matrix unit / GEMM tile (TPU MXU 128)
-  std::optional<int> matrixTileMin;       // narrowest tile the stack's kernels fall back to
   std::optional<double> vectorTflopsFp32; // rate outside the matrix units (depthwise, elementwise)
   std::optional<double> hostLinkGBps;     // host -> device (PCIe, TPU infeed)
   std::optional<double> allreduceLatencySeconds;  // per ring hop
+  // A multi-device run spans nodes of this many devices (DGX-1: 8 V100s); between nodes the
+  // gradients cross the network at internodeGBps per device (the node's NICs shared out).
+  std::optional<int> devicesPerNode;
+  std::optional<double> internodeGBps;
 
   // --- scalable CPUs (kind == Cpu): figures above are per vCPU ---------------------------
   int vcpusDefault = 0;                   // used when the configuration says 0
@@ -56,31 +62,10 @@ struct DeviceSpec {
 
   // --- the host that feeds the device ----------------------------------------------------
   std::optional<int> hostVcpus;                      // per device
-  std::optional<double> hostJpegMBpsPerVcpu;         // JPEG decode + augment, MB of JPEG/s per vCPU
 
-  // --- the software stack, fitted on published measurements (few, physical) --------------
-  std::optional<double> gemmEfficiency;       // fraction of peak a large, well-shaped GEMM reaches
-  // The same on the fp32 units of a GPU whose gemmEfficiency was fitted on its matrix units
-  // (tensor cores): another kernel path, another fraction. Unset: gemmEfficiency.
-  std::optional<double> gemmEfficiencyFp32;
-  // Fraction of the vector units' peak a depthwise (grouped) convolution's direct kernel
-  // reaches. Unset: a quarter of gemmEfficiency (the ratio of register-blocked GEMM to direct
-  // kernels on CPUs and GPUs). TPUs run them off the MXU, much slower.
-  std::optional<double> depthwiseEfficiency;
-  std::optional<double> memEfficiency;        // fraction of bandwidth streaming kernels reach
-  std::optional<double> kernelLaunchSeconds;  // per op dispatch / kernel launch
-  std::optional<double> stepOverheadSeconds;  // per training step (framework, feed, sync)
-  std::optional<double> compileSeconds;       // first step: graph build / XLA compile, fixed part
-  std::optional<double> compileSecondsPerLayer;
-  std::optional<double> syncSecondsPerThread; // CPU: per op, per extra thread (barrier/wake-up)
-  std::optional<double> crossSocketSyncFactor; // CPU: barrier cost across sockets vs within one
-  std::optional<double> pipBuildFactor;       // CPU: compute rate of a no-AVX2/FMA build vs compiled
-  std::optional<double> frameworkReserveGib;  // memory the runtime keeps (context, workspace)
-  // Memory traffic of the optimizer update per trainable parameter and step. Default 28: one
-  // fused Adam kernel reads parameter, gradient and both slots and writes parameter and slots.
-  // Stacks that build the update from separate elementwise ops (Keras 2 optimizers on TF 1.x)
-  // move each intermediate through memory again.
-  std::optional<double> optimizerBytesPerParam;
+  // --- the software that ran on it: only a measured device (host) carries its own. Every
+  // other device takes these from the software stack chosen with it (resources/stacks).
+  SoftwareFigures measuredSoftware;
 
   // --- measured hosts ----------------------------------------------------------------------
   std::string vectorIsa;   // "avx512", "avx2", ... (host only)
@@ -103,6 +88,11 @@ inline std::optional<double> peakTflops(const DeviceSpec& spec, util::Precision 
   }
   return std::nullopt;
 }
+
+// The hardware generations a device file's `generation` and a stack's selectors may name.
+const std::vector<std::string>& hardwareGenerations();
+bool isHardwareGeneration(const std::string& name);
+std::string hardwareGenerationList();  // comma-separated, for error messages
 
 // Checks the invariants a parsed spec must hold (positive bandwidths, a peak, a fraction in
 // (0, 1], ...). Throws core::util::Error naming `spec.filePath` (or id) and the key.

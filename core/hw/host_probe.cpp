@@ -228,20 +228,23 @@ DeviceSpec hostSpecFromMeasurement(const HostMeasurement& m) {
   s.vcpusPerCore = std::max(1, m.vcpus / m.cores);
   s.coresPerSocket = m.cores;
   s.hostVcpus = m.vcpus;
-  s.hostJpegMBpsPerVcpu = 25.0;
+  s.generation = "host";
   // The AccelLab engine as the software stack. The peak and the bandwidth above are measured
   // with the engine's own GEMM kernel and a copy loop, so a large GEMM and a stream reach all
   // of them (efficiency 1); the layer shapes still cost what the utilisation model says. The
   // overheads are the engine's per-layer TBB dispatch and per-step bookkeeping, fitted
   // 2026-11-22 against `accellab-cli bench` (8 model/batch pairs, 2 threads: mean
   // |log(predicted/measured)| 0.28, from 0.59 with an Eigen-GEMM peak and 0.8 efficiencies).
-  s.gemmEfficiency = 1.0;
-  s.memEfficiency = 1.0;
-  s.kernelLaunchSeconds = 2e-6;
-  s.stepOverheadSeconds = 3e-5;
-  s.syncSecondsPerThread = 2e-6;
-  s.compileSeconds = 0;
-  s.frameworkReserveGib = 0.2;
+  s.measuredSoftware.gemmEfficiency = 1.0;
+  s.measuredSoftware.memEfficiency = 1.0;
+  s.measuredSoftware.kernelLaunchSeconds = 2e-6;
+  s.measuredSoftware.stepOverheadSeconds = 3e-5;
+  s.measuredSoftware.syncSecondsPerThread = 2e-6;
+  s.measuredSoftware.compileSeconds = 0;
+  s.measuredSoftware.frameworkReserveGib = 0.2;
+  s.measuredSoftware.hostJpegMBpsPerVcpu = 25.0;
+  s.measuredSoftware.fusesElementwise = false;
+  s.measuredSoftware.optimizerBytesPerParam = 28.0;
   s.notes = "measured " + m.measuredAt + "; build ISA " + m.buildIsa + "; GEMM " +
             util::formatNumber(std::round(m.gemmGflopsAll)) + " GFLOP/s on all vCPUs (" +
             util::formatNumber(std::round(m.gemmGflopsPerThread)) + " on one), copy " +

@@ -7,7 +7,8 @@
 
 namespace core::sim {
 
-CpuResources cpuResources(const hw::DeviceSpec& d, double peakTflopsPerVcpu, int vcpus, CpuBuild build) {
+CpuResources cpuResources(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw, double peakTflopsPerVcpu, int vcpus,
+                          CpuBuild build) {
   if (vcpus < 1 || (d.vcpusMax > 0 && vcpus > d.vcpusMax))
     throw util::Error("--vcpus: " + std::to_string(vcpus) + " is outside [1, " + std::to_string(std::max(1, d.vcpusMax)) +
                       "] for device '" + d.id + "'");
@@ -17,13 +18,13 @@ CpuResources cpuResources(const hw::DeviceSpec& d, double peakTflopsPerVcpu, int
   r.cores = std::max(1, (vcpus + perCore - 1) / perCore);
   const int perSocket = d.coresPerSocket > 0 ? d.coresPerSocket : r.cores;
   r.sockets = std::max(1, (r.cores + perSocket - 1) / perSocket);
-  const double buildFactor = build == CpuBuild::Pip ? d.pipBuildFactor.value_or(1.0) : 1.0;
+  const double buildFactor = build == CpuBuild::Pip ? sw.pipBuildFactor.value_or(1.0) : 1.0;
   r.flops = peakTflopsPerVcpu * 1e12 * vcpus * buildFactor;
   const double socketBw = d.memBandwidthGBps * 1e9 * r.sockets;
   const double coreBw = d.memBandwidthPerCoreGBps ? *d.memBandwidthPerCoreGBps * 1e9 * r.cores : socketBw;
-  r.memBytesPerSecond = std::min(socketBw, coreBw) * d.memEfficiency.value_or(0.7);
-  const double numa = r.sockets > 1 ? d.crossSocketSyncFactor.value_or(kDefaultCrossSocketSyncFactor) : 1.0;
-  r.syncSecondsPerThread = d.syncSecondsPerThread.value_or(0.0) * numa;
+  r.memBytesPerSecond = std::min(socketBw, coreBw) * sw.memEfficiency.value_or(0.7);
+  const double numa = r.sockets > 1 ? sw.crossSocketSyncFactor.value_or(kDefaultCrossSocketSyncFactor) : 1.0;
+  r.syncSecondsPerThread = sw.syncSecondsPerThread.value_or(0.0) * numa;
   return r;
 }
 

@@ -5,6 +5,7 @@
 // thread count and doubles once threads span two sockets (NUMA). Together they make the
 // speed-up flatten and reverse at high counts, as published for 64 vs 32 vCPUs.
 #include "core/hw/device_spec.h"
+#include "core/hw/software_figures.h"
 #include "core/sim/sim_report.h"
 
 namespace core::sim {
@@ -22,12 +23,13 @@ struct CpuResources {
 // pass), at most the vCPUs. Small ops stay on a few threads and pay no wider barrier.
 int threadsForBlocks(double blocks, int vcpus);
 
-// Cross-socket barriers cost more than a local one (UPI round trip vs L3); the device file's
+// Cross-socket barriers cost more than a local one (UPI round trip vs L3); the stack's
 // cross_socket_sync_factor says how much, else this default.
 inline constexpr double kDefaultCrossSocketSyncFactor = 2.0;
 
 // `peakTflopsPerVcpu` is the precision's peak per vCPU. Throws naming --vcpus when the count
 // is outside [1, vcpus_max].
-CpuResources cpuResources(const hw::DeviceSpec& d, double peakTflopsPerVcpu, int vcpus, CpuBuild build);
+CpuResources cpuResources(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw, double peakTflopsPerVcpu, int vcpus,
+                          CpuBuild build);
 
 }  // namespace core::sim

@@ -1,6 +1,7 @@
 #include "core/sim/data_parallel.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace core::sim {
 
@@ -11,8 +12,21 @@ double ringAllReduceSeconds(double bytes, int participants, double bytesPerSecon
   return transfer + 2.0 * (n - 1) * hopLatencySeconds;
 }
 
-double exposedCommunicationSeconds(double allReduceSeconds, double backwardSeconds) {
+double hierarchicalAllReduceSeconds(double bytes, int devices, int perNode, double intraBytesPerSecond,
+                                    double interBytesPerSecond, double hopLatencySeconds) {
+  if (perNode <= 0 || devices <= perNode || interBytesPerSecond <= 0)
+    return ringAllReduceSeconds(bytes, devices, intraBytesPerSecond, hopLatencySeconds);
+  const int nodes = (devices + perNode - 1) / perNode;
+  const double intra = ringAllReduceSeconds(bytes, perNode, intraBytesPerSecond, hopLatencySeconds);
+  const double n = nodes;
+  const double inter = 2.0 * (n - 1) / n * (bytes / perNode) / interBytesPerSecond +
+                       2.0 * std::ceil(std::log2(n)) * hopLatencySeconds;
+  return intra + inter;
+}
+
+double exposedCommunicationSeconds(double allReduceSeconds, double backwardSeconds, bool afterBackward) {
   if (allReduceSeconds <= 0) return 0.0;
+  if (afterBackward) return allReduceSeconds;
   return std::max(allReduceSeconds * kNonOverlappableShare, allReduceSeconds - backwardSeconds);
 }
 

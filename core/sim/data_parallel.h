@@ -10,6 +10,13 @@ namespace core::sim {
 inline constexpr double kNonOverlappableShare = 0.2;
 
 double ringAllReduceSeconds(double bytes, int participants, double bytesPerSecond, double hopLatencySeconds);
-double exposedCommunicationSeconds(double allReduceSeconds, double backwardSeconds);
+// Devices grouped in nodes of `perNode` (0: one flat ring): the gradients are reduce-scattered
+// within each node over `intraBytesPerSecond`, each device all-reduces its 1/perNode share with
+// its peers in the other nodes over `interBytesPerSecond` (a tree: 2 log2(nodes) latency hops),
+// then all-gathered in the node: NCCL's hierarchical all-reduce.
+double hierarchicalAllReduceSeconds(double bytes, int devices, int perNode, double intraBytesPerSecond,
+                                    double interBytesPerSecond, double hopLatencySeconds);
+// `afterBackward`: the stack starts the all-reduce only when backward is done; none of it hides.
+double exposedCommunicationSeconds(double allReduceSeconds, double backwardSeconds, bool afterBackward = false);
 
 }  // namespace core::sim

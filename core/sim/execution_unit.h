@@ -1,10 +1,12 @@
 #pragma once
-// A device resolved for one configuration (precision, vCPUs, software build): the rates and
-// overheads the cost models use, with the device file's calibrated software-stack figures
-// (or the documented defaults of its kind when a user file leaves them out).
+// A device resolved for one configuration (precision, vCPUs, software stack): the rates and
+// overheads the cost models use, from the device file's hardware figures and the software
+// stack's figures for its generation (or the documented defaults of its kind when the stack
+// leaves one out).
 #include <string>
 
 #include "core/hw/device_spec.h"
+#include "core/hw/software_figures.h"
 #include "core/sim/sim_report.h"
 
 namespace core::sim {
@@ -39,14 +41,19 @@ struct ExecutionUnit {
   double reserveBytes = 0;       // per device, kept by the runtime
   double hostLinkBytesPerSecond = 0;
   double interconnectBytesPerSecond = 0;  // 0 = none given
+  double internodeBytesPerSecond = 0;     // per device, between nodes; 0 = one flat ring
+  int devicesPerNode = 0;                 // 0 = not given (one flat ring)
+  bool allReduceAfterBackward = false;    // the stack all-reduces after backward, not in buckets
   double allreduceLatencySeconds = 0;
   int hostVcpus = 1;             // per device
   double hostJpegBytesPerSecondPerVcpu = 0;
+  bool deviceDecode = false;              // the stack decodes JPEG on the device (DALI)
+  double deviceJpegBytesPerSecond = 0;    // its rate per device
   int vcpus = 0;                 // CPU
   std::string precisionNote;
 };
 
-// Defaults of the software-stack figures when a device file leaves them out, by kind.
+// Defaults of the software-stack figures when a stack leaves them out, by kind.
 struct StackDefaults {
   double gemmEfficiency, memEfficiency, kernelLaunchSeconds, stepOverheadSeconds, compileSeconds,
       compileSecondsPerLayer, frameworkReserveGib, hostJpegMBpsPerVcpu, hostLinkGBps;
@@ -54,7 +61,9 @@ struct StackDefaults {
 };
 StackDefaults stackDefaults(hw::DeviceKind kind);
 
-// Throws core::util::Error naming the argument for impossible values (vCPUs out of range).
-ExecutionUnit resolveUnit(const hw::DeviceSpec& d, const SimConfig& c);
+// The device `d` running software with figures `sw` (its stack's, overlaid by what the device
+// measured itself). Throws core::util::Error naming the argument for impossible values (vCPUs
+// out of range).
+ExecutionUnit resolveUnit(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw, const SimConfig& c);
 
 }  // namespace core::sim

@@ -18,6 +18,13 @@ double hostSecondsPerSample(const DataFeed& f, const ExecutionUnit& u) {
 
 double inputSecondsPerStep(const DataFeed& f, const ExecutionUnit& u, double perDeviceBatch) {
   if (f.format == data::SampleFormat::Synthetic) return 0.0;
+  if (f.format == data::SampleFormat::Jpeg && u.deviceDecode && u.deviceJpegBytesPerSecond > 0) {
+    // DALI: the host only reads the files; decoding and augmentation run on the device, which
+    // receives the compressed bytes.
+    const double decode = perDeviceBatch * f.storedBytesPerSample / u.deviceJpegBytesPerSecond;
+    const double sent = u.hostLinkBytesPerSecond > 0 ? perDeviceBatch * f.storedBytesPerSample / u.hostLinkBytesPerSecond : 0.0;
+    return std::max(decode, sent);
+  }
   const double host = perDeviceBatch * hostSecondsPerSample(f, u) / std::max(1, u.hostVcpus);
   const double link = u.hostLinkBytesPerSecond > 0 ? perDeviceBatch * f.inputBytesPerSample / u.hostLinkBytesPerSecond : 0.0;
   return std::max(host, link);

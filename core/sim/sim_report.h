@@ -18,6 +18,7 @@ struct SimConfig {
   std::string modelId;
   std::string datasetId;
   std::string deviceId;
+  std::string stackId;        // software stack (resources/stacks); empty = the device kind's default
   int count = 1;              // devices in synchronous data parallel
   int vcpus = 0;              // scalable CPUs only (0 = device default)
   int batch = 128;            // GLOBAL batch
@@ -73,6 +74,9 @@ struct SimReport {
   double utilization = 0;           // achieved / peak at this precision
   // Added by the simulator:
   std::string deviceName;
+  std::string stackName;            // the software stack's name (config.stackId is its id)
+  std::string contrastStackId;      // detailed reports: the same step under another stack...
+  double contrastStepSeconds = 0;   // ...takes this long (0 = not computed)
   int vcpus = 0;                    // scalable CPUs: the vCPU count used
   int perDeviceBatch = 0;
   double evalSecondsPerEpoch = 0;   // included in epochSeconds when config.evalEachEpoch

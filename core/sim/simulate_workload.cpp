@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "core/hw/stack_catalog.h"
 #include "core/sim/execution_unit.h"
 #include "core/sim/memory_model.h"
 #include "core/sim/pricing.h"
@@ -82,6 +83,7 @@ std::string explain(const SimReport& r, const StepEstimate& s, const ExecutionUn
     out += " It does not fit: it needs " + num(r.memoryBytesPerDevice / (1024.0 * 1024 * 1024)) + " GiB per device of " +
            num(r.memoryCapacityBytes / (1024.0 * 1024 * 1024)) + " GiB.";
   if (!r.precisionNote.empty()) out += " Note: " + r.precisionNote + ".";
+  out += " Software: " + r.stackName + ".";
   return out;
 }
 
@@ -100,11 +102,15 @@ const char* boundName(Bound b) {
 
 const char* cpuBuildName(CpuBuild b) { return b == CpuBuild::Pip ? "pip" : "compiled"; }
 
-SimReport simulateWorkload(const Workload& w, const hw::DeviceSpec& d, const SimConfig& c) {
+SimReport simulateWorkload(const Workload& w, const hw::DeviceSpec& d, const hw::StackSpec& stack, const SimConfig& c) {
   checkConfig(c, d);
-  const ExecutionUnit u = resolveUnit(d, c);
+  // What the device measured itself (host: the AccelLab engine) wins over the stack.
+  const hw::SoftwareFigures sw = overlay(hw::figuresFor(stack, d), d.measuredSoftware);
+  const ExecutionUnit u = resolveUnit(d, sw, c);
   SimReport r;
   r.config = c;
+  r.config.stackId = stack.id;
+  r.stackName = d.measured ? "AccelLab engine (measured)" : stack.name;
   r.deviceName = d.name;
   r.vcpus = u.vcpus;
   r.precisionNote = u.precisionNote;

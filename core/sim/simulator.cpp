@@ -1,11 +1,19 @@
 #include "core/sim/simulator.h"
 
+#include <sstream>
+
 #include "core/data/dataset_info.h"
 #include "core/nn/zoo.h"
 
 namespace core::sim {
 
-Simulator::Simulator(const hw::DeviceCatalog& catalog) : m_catalog(catalog) {}
+Simulator::Simulator(const hw::DeviceCatalog& catalog, const hw::StackCatalog& stacks)
+    : m_catalog(catalog), m_stacks(stacks) {}
+
+const hw::StackSpec& Simulator::stackFor(const SimConfig& c) const {
+  if (!c.stackId.empty()) return m_stacks.at(c.stackId);
+  return m_stacks.defaultFor(m_catalog.at(c.deviceId).kind);
+}
 
 std::shared_ptr<const Workload> Simulator::workload(const std::string& modelId, const std::string& datasetId) const {
   const auto key = std::make_pair(modelId, datasetId);
@@ -31,7 +39,42 @@ std::shared_ptr<const Workload> Simulator::workload(const std::string& modelId, 
 
 SimReport Simulator::simulate(const SimConfig& c) const {
   const hw::DeviceSpec& device = m_catalog.at(c.deviceId);
-  return simulateWorkload(*workload(c.modelId, c.datasetId), device, c);
+  const auto w = workload(c.modelId, c.datasetId);
+  const hw::StackSpec& stack = stackFor(c);
+  SimReport r = simulateWorkload(*w, device, stack, c);
+  // The teaching point of stacks: the same silicon under the other era's software. Detailed
+  // reports only (sweeps skip it).
+  if (c.perLayer && !device.measured) {
+    const hw::StackSpec* other = contrastStack(stack, device.kind);
+    if (other) {
+      SimConfig oc = c;
+      oc.perLayer = false;
+      oc.stackId = other->id;
+      const SimReport o = simulateWorkload(*w, device, *other, oc);
+      r.contrastStackId = other->id;
+      r.contrastStepSeconds = o.stepSeconds;
+      const double f = o.stepSeconds / r.stepSeconds;
+      std::ostringstream os;
+      os.precision(2);
+      os << std::fixed << (f >= 1 ? f : 1.0 / f);
+      r.explanation += " With " + other->id + " it would be " + os.str() + (f >= 1 ? "x slower." : "x faster.");
+    }
+  }
+  return r;
+}
+
+const hw::StackSpec* Simulator::contrastStack(const hw::StackSpec& stack, hw::DeviceKind kind) const {
+  // The kind's default (today's software) against the oldest stack (first in era order).
+  const hw::StackSpec* modern = nullptr;
+  try {
+    modern = &m_stacks.defaultFor(kind);
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+  if (modern->id != stack.id) return modern;
+  for (const auto& s : m_stacks.stacks())
+    if (s.id != stack.id) return &s;
+  return nullptr;
 }
 
 }  // namespace core::sim

@@ -1,5 +1,5 @@
 #pragma once
-// The simulator: a configuration (model, dataset, device, count, batch, precision, ...) in, a
+// The simulator: a configuration (model, dataset, device, stack, count, batch, precision, ...) in, a
 // SimReport out. The model's layers come from core::nn::modelStats (the same definitions the
 // engine trains), the dataset's from core::data::datasetInfo; both are cached per
 // (model, dataset), so sweeps cost microseconds per configuration. Thread-safe.
@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "core/hw/device_catalog.h"
+#include "core/hw/stack_catalog.h"
 #include "core/sim/sim_report.h"
 #include "core/sim/workload.h"
 
@@ -17,7 +18,7 @@ namespace core::sim {
 
 class Simulator {
 public:
-  explicit Simulator(const hw::DeviceCatalog& catalog);
+  Simulator(const hw::DeviceCatalog& catalog, const hw::StackCatalog& stacks);
 
   // Throws core::util::Error for unknown ids (model, dataset, device) and impossible values
   // (batch < 1, count < 1, batch not divisible by count, vCPUs out of range, ...), naming the
@@ -28,14 +29,20 @@ public:
   std::shared_ptr<const Workload> workload(const std::string& modelId, const std::string& datasetId) const;
 
   const hw::DeviceCatalog& catalog() const { return m_catalog; }
+  const hw::StackCatalog& stacks() const { return m_stacks; }
+  // The stack `c` runs: c.stackId, or the default for its device's kind. Throws for unknown ids.
+  const hw::StackSpec& stackFor(const SimConfig& c) const;
 
 private:
+  const hw::StackSpec* contrastStack(const hw::StackSpec& stack, hw::DeviceKind kind) const;
+
   hw::DeviceCatalog m_catalog;
+  hw::StackCatalog m_stacks;
   mutable std::mutex m_mutex;
   mutable std::map<std::pair<std::string, std::string>, std::shared_ptr<const Workload>> m_workloads;
 };
 
 // The whole simulation of a prepared workload on one device (pure; what simulate() calls).
-SimReport simulateWorkload(const Workload& w, const hw::DeviceSpec& d, const SimConfig& c);
+SimReport simulateWorkload(const Workload& w, const hw::DeviceSpec& d, const hw::StackSpec& stack, const SimConfig& c);
 
 }  // namespace core::sim

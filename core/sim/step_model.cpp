@@ -75,11 +75,17 @@ StepEstimate estimateStep(const Workload& w, const ExecutionUnit& u, double perD
   s.ops += static_cast<int>(w.paramTensors) * kOptimizerOpsPerTensor;
   s.optimizer = optimizerTime(w, u);
   s.stepOverheadSeconds = u.stepOverheadSeconds;
-  const int participants = std::max(1, count) * std::max(1, u.replicas);
+  const double gradientBytes = 4.0 * static_cast<double>(w.params);
   const double linkBw = u.interconnectBytesPerSecond > 0 ? u.interconnectBytesPerSecond : u.hostLinkBytesPerSecond;
-  s.allReduceSeconds = ringAllReduceSeconds(4.0 * static_cast<double>(w.params), participants, linkBw,
-                                            u.allreduceLatencySeconds);
-  s.communicationSeconds = exposedCommunicationSeconds(s.allReduceSeconds, s.backward.seconds());
+  // A board's replicas (TPU cores) reduce among themselves first, on the chip's own links.
+  const double onBoard = ringAllReduceSeconds(gradientBytes, std::max(1, u.replicas), linkBw, u.allreduceLatencySeconds);
+  const double across = count > 1 ? hierarchicalAllReduceSeconds(gradientBytes, count, u.devicesPerNode, linkBw,
+                                                                 u.internodeBytesPerSecond, u.allreduceLatencySeconds)
+                                  : 0.0;
+  s.allReduceSeconds = u.replicas > 1 && count > 1
+                           ? ringAllReduceSeconds(gradientBytes, count * u.replicas, linkBw, u.allreduceLatencySeconds)
+                           : onBoard + across;
+  s.communicationSeconds = exposedCommunicationSeconds(s.allReduceSeconds, s.backward.seconds(), u.allReduceAfterBackward);
   s.inputSeconds = inputSecondsPerStep(w.feed, u, perDeviceBatch);
   s.deviceSeconds = s.forward.seconds() + s.backward.seconds() + s.optimizer.seconds() + s.stepOverheadSeconds +
                     s.communicationSeconds;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <regex>
 
 #include "core/sim/simulator.h"
 #include "core/util/error.h"
@@ -18,7 +17,9 @@ const char* const kValidationRules =
     "  'validation'                each epoch also runs a forward pass over the test split\n"
     "                              (e.g. \"epoch = 60k train + 10k validation pass\").\n"
     "  'N epochs'                  a run of N epochs, the first one with compilation/warm-up\n"
-    "                              (\"wall time of 12 epochs incl. compile\"); else 'at epoch N'.\n"
+    "                              (\"wall time of 12 epochs incl. compile\"); else\n"
+    "                              'epochs to target=N' (MLPerf) or 'at epoch N'.\n"
+    "  'excludes init'             the run's time leaves out compilation/warm-up (MLPerf).\n"
     "  'steps_per_epoch=N'         each epoch is N steps instead of a pass over the train split\n"
     "                              (\"5 epochs x steps_per_epoch=100\" = 500 steps).\n"
     "  'N-step run'                one run of N steps including the first-step compilation.\n"
@@ -29,8 +30,10 @@ const char* const kValidationRules =
     "ratio = time of the vs_* configuration / time of the row's configuration, both as the run\n"
     "the note describes (N epochs, N-step run) or, when it names none, per image in steady\n"
     "state; oom: 1 = does not fit, 0 = fits (counted apart, not in the percentages).\n"
+    "Stacks: each configuration runs the software stack of its row's stack / vs_stack column\n"
+    "(empty: the device kind's default); --stack ID runs every row under one stack.\n"
     "Error = |predicted - published| / published. Families: cpu (cpu-skylake), each GPU by id,\n"
-    "tpu (all TPU boards).\n";
+    "tpu (all TPU boards); the same per stack.\n";
 
 namespace {
 
@@ -97,9 +100,12 @@ int intField(const std::string& v, const std::string& where, int fallback) {
   if (v.empty()) return fallback;
   try {
     std::size_t used = 0;
-    const int x = std::stoi(v, &used);
+    const long long x = std::stoll(v, &used);
     if (used != v.size() || x < 0) throw std::invalid_argument(v);
-    return x;
+    if (x > 100000000) throw Error(where + ": " + v + " is larger than 100,000,000");
+    return static_cast<int>(x);
+  } catch (const Error&) {
+    throw;
   } catch (const std::exception&) {
     throw Error(where + ": '" + v + "' is not a whole number");
   }
@@ -121,13 +127,6 @@ util::Precision precisionField(const std::string& v, const std::string& where) {
   const auto p = util::parsePrecision(v);
   if (!p) throw Error(where + ": unknown precision '" + v + "' (fp32, tf32, fp16, bf16)");
   return *p;
-}
-
-std::int64_t numberWithCommas(const std::string& s) {
-  std::string digits;
-  for (char c : s)
-    if (c != ',') digits += c;
-  return std::stoll(digits);
 }
 
 double median(std::vector<double> v) {
@@ -164,7 +163,8 @@ struct RunFigures {
   double secondsPerImage = 0;  // steady
 };
 
-SimConfig configFor(const ReferenceRow& row, const RowConfig& rc, const NoteRules& rules, CpuBuild build) {
+SimConfig configFor(const ReferenceRow& row, const RowConfig& rc, const NoteRules& rules, CpuBuild build,
+                    const std::string& stackOverride) {
   SimConfig c;
   c.modelId = row.model;
   c.datasetId = row.dataset;
@@ -173,6 +173,7 @@ SimConfig configFor(const ReferenceRow& row, const RowConfig& rc, const NoteRule
   c.count = std::max(1, rc.count);
   c.batch = rc.batch;
   c.precision = rc.precision;
+  c.stackId = stackOverride.empty() ? rc.stack : stackOverride;
   c.cpuBuild = rules.build.value_or(build);
   c.evalEachEpoch = rules.validation;
   c.epochs = std::max(1, rules.epochs);
@@ -187,30 +188,68 @@ SimConfig configFor(const ReferenceRow& row, const RowConfig& rc, const NoteRule
   return c;
 }
 
-RunFigures run(const Simulator& sim, const SimConfig& c) {
+RunFigures run(const Simulator& sim, const SimConfig& c, bool excludesInit) {
   RunFigures f;
   f.report = sim.simulate(c);
-  f.runSeconds = f.report.runSeconds;
+  f.runSeconds = f.report.runSeconds - (excludesInit ? f.report.compileSeconds : 0.0);
   f.secondsPerImage = f.report.stepSeconds / c.batch;
   return f;
 }
 
 }  // namespace
 
+namespace {
+
+// Notes are free text: they are scanned by hand (no backtracking regex), and a number longer
+// than 15 digits is refused rather than trusted.
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+
+std::int64_t toCount(const std::string& digits, const std::string& what) {
+  if (digits.empty()) return 0;
+  if (digits.size() > 15) throw Error("tolerance_note: the number before/after '" + what + "' has " +
+                                      std::to_string(digits.size()) + " digits (at most 15)");
+  return std::stoll(digits);
+}
+
+// The first number written right before `suffix` (commas allowed inside when `commas`).
+std::int64_t numberBefore(const std::string& note, const std::string& suffix, bool commas = false) {
+  for (std::size_t at = note.find(suffix); at != std::string::npos; at = note.find(suffix, at + 1)) {
+    std::size_t b = at;
+    while (b > 0 && (isDigit(note[b - 1]) || (commas && note[b - 1] == ','))) --b;
+    while (b < at && note[b] == ',') ++b;  // "a,,,5 images": the number starts at the first digit
+    std::string digits;
+    for (std::size_t i = b; i < at; ++i)
+      if (isDigit(note[i])) digits += note[i];
+    if (!digits.empty()) return toCount(digits, suffix);
+  }
+  return 0;
+}
+
+// The first number written right after `prefix`.
+std::int64_t numberAfter(const std::string& note, const std::string& prefix) {
+  for (std::size_t at = note.find(prefix); at != std::string::npos; at = note.find(prefix, at + 1)) {
+    std::string digits;
+    for (std::size_t i = at + prefix.size(); i < note.size() && isDigit(note[i]); ++i) digits += note[i];
+    if (!digits.empty()) return toCount(digits, prefix);
+  }
+  return 0;
+}
+
+}  // namespace
+
 NoteRules parseNote(const std::string& note) {
   NoteRules r;
-  std::smatch m;
-  static const std::regex epochs(R"((\d+) epochs)"), atEpoch(R"(at epoch (\d+))"),
-      steps(R"(steps_per_epoch=(\d+))"), stepRun(R"((\d+)-step run)"), images(R"(([\d,]+) images)"),
-      build(R"(build=(pip|compiled))");
-  if (std::regex_search(note, m, epochs)) r.epochs = std::stoi(m[1]);
-  else if (std::regex_search(note, m, atEpoch)) r.epochs = std::stoi(m[1]);
-  if (std::regex_search(note, m, steps)) r.stepsPerEpoch = std::stoll(m[1]);
-  if (std::regex_search(note, m, stepRun)) r.totalSteps = std::stoll(m[1]);
-  if (std::regex_search(note, m, images)) r.images = numberWithCommas(m[1]);
-  if (std::regex_search(note, m, build)) r.build = m[1] == "pip" ? CpuBuild::Pip : CpuBuild::Compiled;
+  r.epochs = static_cast<int>(std::min<std::int64_t>(numberBefore(note, " epochs"), 1000000));
+  if (r.epochs == 0) r.epochs = static_cast<int>(std::min<std::int64_t>(numberAfter(note, "epochs to target="), 1000000));
+  if (r.epochs == 0) r.epochs = static_cast<int>(std::min<std::int64_t>(numberAfter(note, "at epoch "), 1000000));
+  r.stepsPerEpoch = numberAfter(note, "steps_per_epoch=");
+  r.totalSteps = numberBefore(note, "-step run");
+  r.images = numberBefore(note, " images", true);
+  if (note.find("build=pip") != std::string::npos) r.build = CpuBuild::Pip;
+  else if (note.find("build=compiled") != std::string::npos) r.build = CpuBuild::Compiled;
   r.validation = note.find("validation") != std::string::npos;
   r.runAverage = note.find("run average") != std::string::npos;
+  r.excludesInit = note.find("excludes init") != std::string::npos;
   return r;
 }
 
@@ -225,6 +264,7 @@ std::vector<ReferenceRow> parseReferenceCsv(const std::string& text, const std::
   for (std::size_t i = 0; i < table[0].size(); ++i) col[table[0][i]] = i;
   for (const auto& w : want)
     if (!col.count(w)) throw Error(path + ":1: missing column '" + w + "'");
+  const bool hasStack = col.count("stack") > 0, hasVsStack = col.count("vs_stack") > 0;
   static const std::vector<std::string> metrics = {"images_per_second", "epoch_seconds", "first_epoch_seconds",
                                                    "step_seconds", "ratio", "oom", "time_to_train_seconds"};
   std::vector<ReferenceRow> rows;
@@ -249,6 +289,7 @@ std::vector<ReferenceRow> parseReferenceCsv(const std::string& text, const std::
     r.a.count = intField(get("count"), where + ": column 'count'", 1);
     r.a.batch = intField(get("batch"), where + ": column 'batch'", 0);
     r.a.precision = precisionField(get("precision"), where + ": column 'precision'");
+    if (hasStack) r.a.stack = get("stack");
     r.value = realField(get("value"), where + ": column 'value'");
     if (r.metric == "ratio") {
       if (get("vs_device").empty()) throw Error(where + ": column 'vs_device': a ratio row needs the compared configuration");
@@ -258,6 +299,7 @@ std::vector<ReferenceRow> parseReferenceCsv(const std::string& text, const std::
       b.count = intField(get("vs_count"), where + ": column 'vs_count'", 1);
       b.batch = intField(get("vs_batch"), where + ": column 'vs_batch'", r.a.batch);
       b.precision = precisionField(get("vs_precision"), where + ": column 'vs_precision'");
+      b.stack = hasVsStack && !get("vs_stack").empty() ? get("vs_stack") : r.a.stack;
       r.b = b;
     }
     if (r.metric != "oom" && !(r.value > 0)) throw Error(where + ": column 'value': must be positive");
@@ -276,7 +318,8 @@ std::string deviceFamily(const std::string& id) {
   return id;
 }
 
-ValidationResult validateRows(const Simulator& sim, const std::vector<ReferenceRow>& rows, CpuBuild defaultBuild) {
+ValidationResult validateRows(const Simulator& sim, const std::vector<ReferenceRow>& rows, CpuBuild defaultBuild,
+                              const std::string& stackOverride) {
   ValidationResult out;
   for (const auto& row : rows) {
     RowResult r;
@@ -284,7 +327,8 @@ ValidationResult validateRows(const Simulator& sim, const std::vector<ReferenceR
     r.family = deviceFamily(row.a.device);
     try {
       const NoteRules rules = parseNote(row.note);
-      const RunFigures a = run(sim, configFor(row, row.a, rules, defaultBuild));
+      const RunFigures a = run(sim, configFor(row, row.a, rules, defaultBuild, stackOverride), rules.excludesInit);
+      r.stack = a.report.config.stackId;
       r.explanation = a.report.explanation;
       const SimReport& rep = a.report;
       if (row.metric == "oom") {
@@ -302,9 +346,9 @@ ValidationResult validateRows(const Simulator& sim, const std::vector<ReferenceR
         } else if (row.metric == "step_seconds") {
           r.predicted = rep.stepSeconds;
         } else if (row.metric == "time_to_train_seconds") {
-          r.predicted = rep.runSeconds;
+          r.predicted = a.runSeconds;
         } else {  // ratio
-          const RunFigures b = run(sim, configFor(row, *row.b, rules, defaultBuild));
+          const RunFigures b = run(sim, configFor(row, *row.b, rules, defaultBuild, stackOverride), rules.excludesInit);
           const bool wholeRun = rules.epochs > 0 || rules.totalSteps > 0;
           r.predicted = wholeRun ? b.runSeconds / a.runSeconds : b.secondsPerImage / a.secondsPerImage;
         }
@@ -316,13 +360,18 @@ ValidationResult validateRows(const Simulator& sim, const std::vector<ReferenceR
     }
     out.rows.push_back(std::move(r));
   }
-  std::map<std::string, std::vector<const RowResult*>> byFamily;
+  std::map<std::string, std::vector<const RowResult*>> byFamily, byStack, byStackFamily;
   std::vector<const RowResult*> all;
   for (const auto& r : out.rows) {
     byFamily[r.family].push_back(&r);
+    const std::string stack = r.stack.empty() ? r.row.a.stack : r.stack;
+    byStack[stack].push_back(&r);
+    byStackFamily[stack + " / " + r.family].push_back(&r);
     all.push_back(&r);
   }
   for (const auto& [family, list] : byFamily) out.families.push_back(summarise(family, list));
+  for (const auto& [stack, list] : byStack) out.stacks.push_back(summarise(stack, list));
+  for (const auto& [key, list] : byStackFamily) out.stackFamilies.push_back(summarise(key, list));
   out.overall = summarise("overall", all);
   return out;
 }

@@ -19,6 +19,7 @@ struct RowConfig {
   int count = 1;
   int batch = 0;
   util::Precision precision = util::Precision::FP32;
+  std::string stack;  // software stack id ("" = the device kind's default)
 };
 
 struct ReferenceRow {
@@ -40,6 +41,7 @@ struct NoteRules {
   std::int64_t images = 0;       // "N images"
   bool validation = false;
   bool runAverage = false;
+  bool excludesInit = false;     // "excludes init": the run's time leaves out compilation
   std::optional<CpuBuild> build;
 };
 
@@ -55,6 +57,7 @@ std::vector<ReferenceRow> parseReferenceCsv(const std::string& text, const std::
 struct RowResult {
   ReferenceRow row;
   std::string family;       // "cpu", "k80", "p100", "v100", "tpu", ...
+  std::string stack;        // the stack configuration a ran under
   double predicted = 0;
   double absPctError = 0;   // |predicted - published| / published x 100 (oom: 0 or 100)
   bool ok = true;           // false: the simulator refused the configuration
@@ -73,13 +76,16 @@ struct ErrorStats {
 struct ValidationResult {
   std::vector<RowResult> rows;
   std::vector<ErrorStats> families;  // sorted by name
+  std::vector<ErrorStats> stacks;    // per stack id, sorted
+  std::vector<ErrorStats> stackFamilies;  // "tuned / v100", ...
   ErrorStats overall;
 };
 
 std::string deviceFamily(const std::string& deviceId);
 
-// `defaultBuild` applies to CPU rows whose note has no build= token.
+// `defaultBuild` applies to CPU rows whose note has no build= token; a non-empty
+// `stackOverride` runs every row under that stack instead of its own.
 ValidationResult validateRows(const Simulator& sim, const std::vector<ReferenceRow>& rows,
-                              CpuBuild defaultBuild = CpuBuild::Compiled);
+                              CpuBuild defaultBuild = CpuBuild::Compiled, const std::string& stackOverride = "");
 
 }  // namespace core::sim

@@ -116,27 +116,33 @@ TEST(DeviceCatalog, EveryFigureNeedsASourceAndEverySourceAFigure) {
   EXPECT_NE(errorOf(deviceText("", R"(, "interconnect_gbps": {"ref": "r", "date": "d"})")).find("does not set"),
             std::string::npos);
   const std::string noDate =
-      errorOf(deviceText(R"(, "compile_seconds": 1)", R"(, "compile_seconds": {"ref": "r"})"));
-  EXPECT_NE(noDate.find("sources.compile_seconds.date"), std::string::npos) << noDate;
+      errorOf(deviceText(R"(, "host_link_gbps": 1)", R"(, "host_link_gbps": {"ref": "r"})"));
+  EXPECT_NE(noDate.find("sources.host_link_gbps.date"), std::string::npos) << noDate;
   EXPECT_NE(errorOf(deviceText(R"(, "mem_gib": 4)")).find("duplicate key"), std::string::npos);
 }
 
 TEST(DeviceCatalog, NotSetDiffersFromZero) {
   const auto absent = parseDeviceJson(deviceText(), "/x/lab.json");
-  EXPECT_FALSE(absent.compileSeconds.has_value());
+  EXPECT_FALSE(absent.allreduceLatencySeconds.has_value());
   EXPECT_FALSE(absent.interconnectGBps.has_value());
-  const auto zero = parseDeviceJson(deviceText(R"(, "compile_seconds": 0)", R"(, "compile_seconds": {"ref": "r", "date": "d"})"),
-                                    "/x/lab.json");
-  ASSERT_TRUE(zero.compileSeconds.has_value());
-  EXPECT_EQ(*zero.compileSeconds, 0.0);
-  EXPECT_NE(errorOf(deviceText(R"(, "compile_seconds": null)")).find("null"), std::string::npos);
+  const auto zero = parseDeviceJson(
+      deviceText(R"(, "allreduce_latency_seconds": 0)", R"(, "allreduce_latency_seconds": {"ref": "r", "date": "d"})"),
+      "/x/lab.json");
+  ASSERT_TRUE(zero.allreduceLatencySeconds.has_value());
+  EXPECT_EQ(*zero.allreduceLatencySeconds, 0.0);
+  EXPECT_NE(errorOf(deviceText(R"(, "allreduce_latency_seconds": null)")).find("null"), std::string::npos);
 }
 
 TEST(DeviceCatalog, IdMustMatchTheFileNameAndFractionsStayInRange) {
   EXPECT_NE(errorOf(deviceText(), "/x/other.json").find("must match the file name"), std::string::npos);
-  EXPECT_NE(errorOf(deviceText(R"(, "gemm_efficiency": 1.5)", R"(, "gemm_efficiency": {"ref": "r", "date": "d"})"))
-                .find("(0, 1]"),
-            std::string::npos);
+  // Software figures belong to stacks now: a device file that sets one is told where it goes.
+  const std::string soft =
+      errorOf(deviceText(R"(, "gemm_efficiency": 0.5)", R"(, "gemm_efficiency": {"ref": "r", "date": "d"})"));
+  EXPECT_NE(soft.find("gemm_efficiency"), std::string::npos) << soft;
+  EXPECT_NE(soft.find("software stack file"), std::string::npos) << soft;
+  const std::string gen = errorOf(deviceText(R"(, "generation": "voltaa")"));
+  EXPECT_NE(gen.find("generation"), std::string::npos) << gen;
+  EXPECT_NE(gen.find("volta,"), std::string::npos) << gen;  // the known ones are listed
   std::string fpga = deviceText();
   fpga.replace(fpga.find(R"("kind": "gpu")"), 13, R"("kind": "fpga")");
   EXPECT_NE(errorOf(fpga).find("\"cpu\", \"gpu\" or \"tpu\""), std::string::npos) << errorOf(fpga);

@@ -17,8 +17,14 @@ inline const core::hw::DeviceCatalog& catalog() {
   return cat;
 }
 
+inline const core::hw::StackCatalog& stacks() {
+  static const core::hw::StackCatalog cat =
+      core::hw::StackCatalog::loadDirs({std::string(ACCELLAB_SOURCE_RESOURCES) + "/stacks"});
+  return cat;
+}
+
 inline const core::sim::Simulator& simulator() {
-  static const core::sim::Simulator sim(catalog());
+  static const core::sim::Simulator sim(catalog(), stacks());
   return sim;
 }
 
@@ -36,13 +42,16 @@ inline core::sim::SimConfig config(const std::string& model, const std::string& 
   return c;
 }
 
+// The device under `stack` ("" = its kind's default), as the simulator resolves it.
 inline core::sim::ExecutionUnit unit(const std::string& device, core::util::Precision p = core::util::Precision::FP32,
-                                     int vcpus = 0) {
+                                     int vcpus = 0, const std::string& stack = "") {
   core::sim::SimConfig c;
   c.deviceId = device;
   c.precision = p;
   c.vcpus = vcpus;
-  return core::sim::resolveUnit(catalog().at(device), c);
+  c.stackId = stack;
+  const core::hw::DeviceSpec& d = catalog().at(device);
+  return core::sim::resolveUnit(d, core::hw::overlay(core::hw::figuresFor(simulator().stackFor(c), d), d.measuredSoftware), c);
 }
 
 // A dense layer in, units out, as the engine would describe it.

@@ -44,19 +44,20 @@ TEST(Utilization, TiledGemmRunsInWavesAndAmortisesItsBlocks) {
 
 TEST(CpuScaling, VcpusShareCoresAndSocketsAddBarrierCost) {
   const auto& d = simtest::catalog().at("cpu-skylake");
-  const CpuResources r32 = cpuResources(d, 0.064, 32, CpuBuild::Compiled);
-  const CpuResources r64 = cpuResources(d, 0.064, 64, CpuBuild::Compiled);
+  const auto sw = core::hw::figuresFor(simtest::stacks().at("keras-2017"), d);
+  const CpuResources r32 = cpuResources(d, sw, 0.064, 32, CpuBuild::Compiled);
+  const CpuResources r64 = cpuResources(d, sw, 0.064, 64, CpuBuild::Compiled);
   EXPECT_EQ(r32.cores, 16);
   EXPECT_EQ(r32.sockets, 1);
   EXPECT_EQ(r64.sockets, 2);
   EXPECT_DOUBLE_EQ(r64.flops, 2 * r32.flops);
   EXPECT_GT(r64.syncSecondsPerThread, r32.syncSecondsPerThread);  // cross-socket barriers
-  const CpuResources pip = cpuResources(d, 0.064, 32, CpuBuild::Pip);
+  const CpuResources pip = cpuResources(d, sw, 0.064, 32, CpuBuild::Pip);
   EXPECT_LT(pip.flops, r32.flops);
   EXPECT_EQ(threadsForBlocks(3.2, 64), 4);
   EXPECT_EQ(threadsForBlocks(1e9, 64), 64);
   try {
-    cpuResources(d, 0.064, 1000, CpuBuild::Compiled);
+    cpuResources(d, sw, 0.064, 1000, CpuBuild::Compiled);
     FAIL();
   } catch (const core::util::Error& e) {
     EXPECT_NE(std::string(e.what()).find("--vcpus"), std::string::npos);

@@ -23,10 +23,11 @@ std::string errorOf(const SimConfig& c) {
 TEST(Simulator, HandMadeNetworkScalesWithTheBatch) {
   const Workload w = simtest::workloadOf({simtest::dense("a", 784, 512), simtest::dense("b", 512, 10)});
   const auto& v100 = simtest::catalog().at("v100");
+  const auto& stack = simtest::stacks().at("tuned");
   SimConfig c = simtest::config("hand", "hand", "v100", 32);
-  const SimReport small = simulateWorkload(w, v100, c);
+  const SimReport small = simulateWorkload(w, v100, stack, c);
   c.batch = 1024;
-  const SimReport large = simulateWorkload(w, v100, c);
+  const SimReport large = simulateWorkload(w, v100, stack, c);
   EXPECT_GT(large.imagesPerSecond, 5 * small.imagesPerSecond);  // fixed costs amortised
   EXPECT_EQ(small.bound, Bound::Overhead);
   EXPECT_EQ(large.stepsPerEpoch, 10);  // ceil(10000 / 1024)
@@ -41,10 +42,11 @@ TEST(Simulator, HandMadeNetworkScalesWithTheBatch) {
 TEST(Simulator, DataParallelSplitsTheBatchAndPaysTheAllReduce) {
   const Workload w = simtest::workloadOf({simtest::dense("a", 4096, 4096), simtest::dense("b", 4096, 4096)});
   const auto& v100 = simtest::catalog().at("v100");
+  const auto& stack = simtest::stacks().at("tuned");
   SimConfig one = simtest::config("hand", "hand", "v100", 256);
   SimConfig four = one;
   four.count = 4;
-  const SimReport r1 = simulateWorkload(w, v100, one), r4 = simulateWorkload(w, v100, four);
+  const SimReport r1 = simulateWorkload(w, v100, stack, one), r4 = simulateWorkload(w, v100, stack, four);
   EXPECT_EQ(r4.perDeviceBatch, 64);
   EXPECT_GT(r4.breakdown.communicationSeconds, 0);
   EXPECT_EQ(r1.breakdown.communicationSeconds, 0);
@@ -125,7 +127,7 @@ TEST(Simulator, HostPredictionForTheEnginesModels) {
   m.measuredAt = "2025-01-01";
   core::hw::DeviceCatalog cat = simtest::catalog();
   cat.add(core::hw::hostSpecFromMeasurement(m));
-  const Simulator sim(cat);
+  const Simulator sim(cat, simtest::stacks());
   const SimReport mlp = sim.simulate(simtest::config("mlp", "fashion-mnist", "host", 128));
   const SimReport cnn = sim.simulate(simtest::config("colab-cnn", "fashion-mnist", "host", 128));
   EXPECT_GT(mlp.imagesPerSecond, 5 * cnn.imagesPerSecond);

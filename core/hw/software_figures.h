@@ -1,0 +1,68 @@
+#pragma once
+// CONTRACT: the figures that belong to the software that runs on a device, not to the device:
+// how close its kernels get to the peaks, what each op and step costs, whether it fuses
+// element-wise work, how it feeds and synchronises. A software stack file
+// (resources/stacks/<id>.json, core/hw/stack_catalog) holds them per hardware generation; the
+// simulator resolves one set for a (stack, device) pair. std::optional = "not set": the
+// simulator then uses the documented default of the device's kind.
+#include <optional>
+
+namespace core::hw {
+
+// How the input pipeline decodes JPEG images: on the host's vCPUs (Keras, tf.data, torchvision)
+// or on the accelerator (NVIDIA DALI / nvJPEG).
+enum class InputPipeline { HostDecode, DeviceDecode };
+// When gradients are all-reduced: in buckets while backward still runs (Horovod, DDP, NCCL in
+// tuned containers, XLA) or after the whole backward pass.
+enum class AllReduceMode { Bucketed, AfterBackward };
+
+struct SoftwareFigures {
+  std::optional<double> gemmEfficiency;       // fraction of the precision's peak a large GEMM reaches
+  std::optional<double> gemmEfficiencyFp32;   // the same on the fp32 (CUDA-core) path of a GPU with matrix units
+  std::optional<double> depthwiseEfficiency;  // of the vector units' peak, for grouped convolutions
+  std::optional<double> memEfficiency;        // fraction of the bandwidth streaming kernels reach
+  std::optional<double> kernelLaunchSeconds;  // per op dispatch / kernel launch
+  std::optional<double> stepOverheadSeconds;  // per training step (framework, feed, sync)
+  std::optional<double> compileSeconds;       // first step: graph build / XLA compile, fixed part
+  std::optional<double> compileSecondsPerLayer;
+  std::optional<double> syncSecondsPerThread;   // CPU: per op, per extra thread (barrier/wake-up)
+  std::optional<double> crossSocketSyncFactor;  // CPU: barrier cost across sockets vs within one
+  std::optional<double> pipBuildFactor;         // CPU: compute rate of a no-AVX2/FMA build vs compiled
+  std::optional<double> frameworkReserveGib;    // memory the runtime keeps (context, workspace)
+  std::optional<double> optimizerBytesPerParam; // optimizer update traffic per trainable parameter
+  std::optional<double> hostJpegMBpsPerVcpu;    // JPEG decode + augment, MB of JPEG/s per host vCPU
+  std::optional<double> deviceJpegMBps;         // the same on the device (DALI), MB of JPEG/s per device
+  std::optional<int> matrixTileMin;             // narrowest GEMM tile the kernels fall back to
+  std::optional<bool> fusesElementwise;         // BN, activations, adds fused into their producer
+  std::optional<InputPipeline> inputPipeline;
+  std::optional<AllReduceMode> allReduce;
+};
+
+// `over`'s set figures replace `base`'s.
+inline SoftwareFigures overlay(SoftwareFigures base, const SoftwareFigures& over) {
+  auto take = [](auto& into, const auto& from) {
+    if (from) into = from;
+  };
+  take(base.gemmEfficiency, over.gemmEfficiency);
+  take(base.gemmEfficiencyFp32, over.gemmEfficiencyFp32);
+  take(base.depthwiseEfficiency, over.depthwiseEfficiency);
+  take(base.memEfficiency, over.memEfficiency);
+  take(base.kernelLaunchSeconds, over.kernelLaunchSeconds);
+  take(base.stepOverheadSeconds, over.stepOverheadSeconds);
+  take(base.compileSeconds, over.compileSeconds);
+  take(base.compileSecondsPerLayer, over.compileSecondsPerLayer);
+  take(base.syncSecondsPerThread, over.syncSecondsPerThread);
+  take(base.crossSocketSyncFactor, over.crossSocketSyncFactor);
+  take(base.pipBuildFactor, over.pipBuildFactor);
+  take(base.frameworkReserveGib, over.frameworkReserveGib);
+  take(base.optimizerBytesPerParam, over.optimizerBytesPerParam);
+  take(base.hostJpegMBpsPerVcpu, over.hostJpegMBpsPerVcpu);
+  take(base.deviceJpegMBps, over.deviceJpegMBps);
+  take(base.matrixTileMin, over.matrixTileMin);
+  take(base.fusesElementwise, over.fusesElementwise);
+  take(base.inputPipeline, over.inputPipeline);
+  take(base.allReduce, over.allReduce);
+  return base;
+}
+
+}  // namespace core::hw

@@ -1,0 +1,354 @@
+#include "core/hw/stack_catalog.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+
+#include "core/util/error.h"
+#include "core/util/files.h"
+
+namespace fs = std::filesystem;
+
+namespace core::hw {
+namespace {
+
+using util::Error;
+using util::Json;
+
+enum class Check { Fraction, Seconds, Factor, Positive, Bytes, Tile, Flag, Pipeline, AllReduce };
+
+// One figure key: its check, its plausible range (outside it the file is refused, with the
+// range named) and the field it fills.
+struct FigureDef {
+  const char* name;
+  Check check;
+  double min, max;
+  std::function<void(SoftwareFigures&, double)> set;
+  std::function<std::optional<double>(const SoftwareFigures&)> get;
+};
+
+#define ACCELLAB_FIG(key, member, check, lo, hi)                                                  \
+  FigureDef {                                                                                     \
+    key, check, lo, hi, [](SoftwareFigures& f, double v) { f.member = v; },                       \
+        [](const SoftwareFigures& f) -> std::optional<double> {                                    \
+          return f.member ? std::optional<double>(static_cast<double>(*f.member)) : std::nullopt; \
+        }                                                                                         \
+  }
+
+const std::vector<FigureDef>& figureTable() {
+  static const std::vector<FigureDef> table = {
+      ACCELLAB_FIG("gemm_efficiency", gemmEfficiency, Check::Fraction, 0.01, 1.0),
+      ACCELLAB_FIG("gemm_efficiency_fp32", gemmEfficiencyFp32, Check::Fraction, 0.01, 1.0),
+      ACCELLAB_FIG("depthwise_efficiency", depthwiseEfficiency, Check::Fraction, 0.001, 1.0),
+      ACCELLAB_FIG("mem_efficiency", memEfficiency, Check::Fraction, 0.05, 1.0),
+      ACCELLAB_FIG("kernel_launch_seconds", kernelLaunchSeconds, Check::Seconds, 0.0, 1e-2),
+      ACCELLAB_FIG("step_overhead_seconds", stepOverheadSeconds, Check::Seconds, 0.0, 10.0),
+      ACCELLAB_FIG("compile_seconds", compileSeconds, Check::Seconds, 0.0, 3600.0),
+      ACCELLAB_FIG("compile_seconds_per_layer", compileSecondsPerLayer, Check::Seconds, 0.0, 60.0),
+      ACCELLAB_FIG("sync_seconds_per_thread", syncSecondsPerThread, Check::Seconds, 0.0, 1e-2),
+      ACCELLAB_FIG("cross_socket_sync_factor", crossSocketSyncFactor, Check::Factor, 1.0, 10.0),
+      ACCELLAB_FIG("pip_build_factor", pipBuildFactor, Check::Fraction, 0.05, 1.0),
+      ACCELLAB_FIG("framework_reserve_gib", frameworkReserveGib, Check::Positive, 0.0, 64.0),
+      ACCELLAB_FIG("optimizer_bytes_per_param", optimizerBytesPerParam, Check::Bytes, 1.0, 1024.0),
+      ACCELLAB_FIG("host_jpeg_mbps_per_vcpu", hostJpegMBpsPerVcpu, Check::Positive, 0.1, 1e4),
+      ACCELLAB_FIG("device_jpeg_mbps", deviceJpegMBps, Check::Positive, 1.0, 1e6),
+      ACCELLAB_FIG("matrix_tile_min", matrixTileMin, Check::Tile, 1.0, 4096.0),
+      FigureDef{"fuses_elementwise", Check::Flag, 0, 1, [](SoftwareFigures& f, double v) { f.fusesElementwise = v != 0; },
+                [](const SoftwareFigures& f) -> std::optional<double> {
+                  return f.fusesElementwise ? std::optional<double>(*f.fusesElementwise ? 1.0 : 0.0) : std::nullopt;
+                }},
+      FigureDef{"input_pipeline", Check::Pipeline, 0, 1,
+                [](SoftwareFigures& f, double v) {
+                  f.inputPipeline = v != 0 ? InputPipeline::DeviceDecode : InputPipeline::HostDecode;
+                },
+                [](const SoftwareFigures& f) -> std::optional<double> {
+                  if (!f.inputPipeline) return std::nullopt;
+                  return *f.inputPipeline == InputPipeline::DeviceDecode ? 1.0 : 0.0;
+                }},
+      FigureDef{"allreduce", Check::AllReduce, 0, 1,
+                [](SoftwareFigures& f, double v) {
+                  f.allReduce = v != 0 ? AllReduceMode::AfterBackward : AllReduceMode::Bucketed;
+                },
+                [](const SoftwareFigures& f) -> std::optional<double> {
+                  if (!f.allReduce) return std::nullopt;
+                  return *f.allReduce == AllReduceMode::AfterBackward ? 1.0 : 0.0;
+                }},
+  };
+  return table;
+}
+
+#undef ACCELLAB_FIG
+
+const FigureDef* findFigure(const std::string& key) {
+  for (const auto& f : figureTable())
+    if (key == f.name) return &f;
+  return nullptr;
+}
+
+const char* const kHeaderKeys[] = {"id", "name", "description", "era", "default_for", "sources"};
+
+bool isHeaderKey(const std::string& k) {
+  return std::find(std::begin(kHeaderKeys), std::end(kHeaderKeys), k) != std::end(kHeaderKeys);
+}
+
+[[noreturn]] void fail(const std::string& path, const std::string& key, const std::string& what) {
+  throw Error(path + ": key '" + key + "': " + what);
+}
+
+bool isKindName(const std::string& s) { return s == "cpu" || s == "gpu" || s == "tpu"; }
+
+// A figure's value as the number the table stores, checked.
+double figureNumber(const std::string& path, const std::string& where, const FigureDef& def, const Json& v) {
+  if (v.isNull()) fail(path, where, "null is not allowed; leave the key out to mean \"not set\"");
+  switch (def.check) {
+    case Check::Flag:
+      if (!v.isBool()) fail(path, where, "must be true or false");
+      return v.asBool() ? 1.0 : 0.0;
+    case Check::Pipeline:
+      if (!v.isString() || (v.asString() != "host-decode" && v.asString() != "device-decode"))
+        fail(path, where, "must be \"host-decode\" or \"device-decode\"");
+      return v.asString() == "device-decode" ? 1.0 : 0.0;
+    case Check::AllReduce:
+      if (!v.isString() || (v.asString() != "bucketed" && v.asString() != "after-backward"))
+        fail(path, where, "must be \"bucketed\" or \"after-backward\"");
+      return v.asString() == "after-backward" ? 1.0 : 0.0;
+    default: break;
+  }
+  if (!v.isNumber()) fail(path, where, "must be a number");
+  const double x = v.asNumber();
+  if (!std::isfinite(x)) fail(path, where, "must be finite");
+  const std::string range = "[" + util::formatNumber(def.min) + ", " + util::formatNumber(def.max) + "]";
+  if (x < def.min || x > def.max)
+    fail(path, where, util::formatNumber(x) + " is outside the plausible range " + range);
+  if (def.check == Check::Fraction && x <= 0) fail(path, where, "must be a fraction in (0, 1]");
+  if (def.check == Check::Tile && x != std::floor(x)) fail(path, where, "must be a whole number");
+  return x;
+}
+
+Json figureJson(const FigureDef& def, double x) {
+  switch (def.check) {
+    case Check::Flag: return Json(x != 0);
+    case Check::Pipeline: return Json(x != 0 ? "device-decode" : "host-decode");
+    case Check::AllReduce: return Json(x != 0 ? "after-backward" : "bucketed");
+    default: return Json(x);
+  }
+}
+
+std::string text(const std::string& path, const std::string& key, const Json& v) {
+  if (!v.isString() || v.asString().empty()) fail(path, key, "must be a non-empty string");
+  return v.asString();
+}
+
+}  // namespace
+
+const std::vector<std::string>& stackFigureKeys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k;
+    for (const auto& d : figureTable()) k.emplace_back(d.name);
+    return k;
+  }();
+  return keys;
+}
+
+std::optional<double> figureValue(const SoftwareFigures& f, const std::string& key) {
+  const FigureDef* def = findFigure(key);
+  if (!def) throw Error("unknown stack figure '" + key + "'");
+  return def->get(f);
+}
+
+void setFigure(SoftwareFigures& f, const std::string& key, double value) {
+  const FigureDef* def = findFigure(key);
+  if (!def) throw Error("unknown stack figure '" + key + "'");
+  def->set(f, value);
+}
+
+const SourcedValue* StackSpec::sourceOf(const std::string& key) const {
+  for (const auto& s : sources)
+    if (s.key == key) return &s;
+  return nullptr;
+}
+
+SoftwareFigures figuresFor(const StackSpec& stack, const DeviceSpec& device) {
+  SoftwareFigures f;
+  auto apply = [&](const std::string& selector) {
+    if (auto it = stack.bySelector.find(selector); it != stack.bySelector.end()) f = overlay(f, it->second);
+  };
+  apply("default");
+  apply(deviceKindName(device.kind));
+  if (!device.generation.empty()) apply(device.generation);
+  return f;
+}
+
+StackSpec parseStackJson(const std::string& textIn, const std::string& path) {
+  const Json root = Json::parse(textIn, path);
+  if (!root.isObject()) throw Error(path + ": a stack file must hold one JSON object");
+  StackSpec s;
+  s.filePath = path;
+  for (const char* k : {"id", "name", "description", "sources"})
+    if (!root.contains(k)) fail(path, k, "missing required key");
+  for (const auto& [key, value] : root.asObject()) {
+    if (key == "id") s.id = text(path, key, value);
+    else if (key == "name") s.name = text(path, key, value);
+    else if (key == "description") s.description = text(path, key, value);
+    else if (key == "era") s.era = text(path, key, value);
+    else if (key == "default_for") {
+      if (!value.isArray()) fail(path, key, "must be an array of device kinds (\"cpu\", \"gpu\", \"tpu\")");
+      for (const auto& k : value.asArray()) {
+        if (!k.isString() || !isKindName(k.asString()))
+          fail(path, key, "must list device kinds: \"cpu\", \"gpu\" or \"tpu\"");
+        const std::string& n = k.asString();
+        s.defaultFor.push_back(n == "cpu" ? DeviceKind::Cpu : n == "tpu" ? DeviceKind::Tpu : DeviceKind::Gpu);
+      }
+    } else if (key == "sources") {
+      continue;
+    } else {
+      const FigureDef* def = findFigure(key);
+      if (!def) fail(path, key, "unknown key (known: see resources/stacks/README.md)");
+      if (value.isObject()) {
+        if (value.size() == 0) fail(path, key, "an empty object sets nothing; leave the key out");
+        for (const auto& [selector, v] : value.asObject()) {
+          const std::string where = key + "." + selector;
+          if (selector != "default" && !isKindName(selector) && !isHardwareGeneration(selector))
+            fail(path, where, "'" + selector + "' is not \"default\", a device kind (cpu, gpu, tpu) or a known "
+                              "hardware generation (" + hardwareGenerationList() + ")");
+          def->set(s.bySelector[selector], figureNumber(path, where, *def, v));
+        }
+      } else {
+        def->set(s.bySelector["default"], figureNumber(path, key, *def, value));
+      }
+    }
+  }
+  if (s.id.empty()) fail(path, "id", "must not be empty");
+  for (const char c : s.id)
+    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-'))
+      fail(path, "id", "may hold only a-z, 0-9 and '-' (got \"" + s.id + "\")");
+
+  const Json& sources = root.at("sources");
+  if (!sources.isObject()) fail(path, "sources", "must be an object mapping each figure's key to {\"ref\", \"date\"}");
+  for (const auto& [key, value] : sources.asObject()) {
+    if (!findFigure(key)) fail(path, "sources." + key, "names an unknown figure");
+    if (!root.contains(key)) fail(path, "sources." + key, "gives a source for a figure the file does not set");
+    if (!value.isObject()) fail(path, "sources." + key, "must be an object {\"ref\": ..., \"date\": ...}");
+    SourcedValue sv;
+    sv.key = key;
+    for (const auto& [field, fv] : value.asObject()) {
+      if (field != "ref" && field != "date") fail(path, "sources." + key + "." + field, "unknown key (use ref, date)");
+      if (!fv.isString() || fv.asString().empty()) fail(path, "sources." + key + "." + field, "must be a non-empty string");
+      (field == "ref" ? sv.ref : sv.date) = fv.asString();
+    }
+    if (sv.ref.empty()) fail(path, "sources." + key + ".ref", "missing required key");
+    if (sv.date.empty()) fail(path, "sources." + key + ".date", "missing required key");
+    s.sources.push_back(std::move(sv));
+  }
+  for (const auto& [key, value] : root.asObject())
+    if (!isHeaderKey(key) && !sources.contains(key))
+      fail(path, key, "has no source: add sources." + key + " = {\"ref\": ..., \"date\": ...}");
+
+  const fs::path p(path);
+  if (p.extension() == ".json" && p.stem().string() != s.id)
+    fail(path, "id", "\"" + s.id + "\" must match the file name (" + p.stem().string() + ".json)");
+  return s;
+}
+
+StackSpec parseStackFile(const std::string& path) { return parseStackJson(util::readFile(path), path); }
+
+Json stackToJson(const StackSpec& s) {
+  Json j = Json::object();
+  j.set("id", s.id);
+  j.set("name", s.name);
+  j.set("description", s.description);
+  if (!s.era.empty()) j.set("era", s.era);
+  if (!s.defaultFor.empty()) {
+    Json kinds = Json::array();
+    for (DeviceKind k : s.defaultFor) kinds.push(deviceKindName(k));
+    j.set("default_for", kinds);
+  }
+  // Selectors in a fixed order: default, kinds, then generations as listed.
+  std::vector<std::string> order = {"default", "cpu", "gpu", "tpu"};
+  for (const auto& g : hardwareGenerations()) order.push_back(g);
+  for (const auto& def : figureTable()) {
+    Json byKey = Json::object();
+    int n = 0;
+    for (const auto& sel : order) {
+      auto it = s.bySelector.find(sel);
+      if (it == s.bySelector.end()) continue;
+      if (const auto v = def.get(it->second)) {
+        byKey.set(sel, figureJson(def, *v));
+        ++n;
+      }
+    }
+    if (n == 0) continue;
+    if (n == 1 && byKey.asObject().front().first == "default") j.set(def.name, byKey.asObject().front().second);
+    else j.set(def.name, byKey);
+  }
+  Json src = Json::object();
+  for (const auto& sv : s.sources) {
+    Json o = Json::object();
+    o.set("ref", sv.ref);
+    o.set("date", sv.date);
+    src.set(sv.key, o);
+  }
+  j.set("sources", src);
+  return j;
+}
+
+const StackSpec* StackCatalog::find(const std::string& id) const {
+  for (const auto& s : m_stacks)
+    if (s.id == id) return &s;
+  return nullptr;
+}
+
+std::string StackCatalog::idList() const {
+  std::string out;
+  for (const auto& s : m_stacks) out += (out.empty() ? "" : ", ") + s.id;
+  return out;
+}
+
+const StackSpec& StackCatalog::at(const std::string& id) const {
+  if (const StackSpec* s = find(id)) return *s;
+  throw Error("unknown software stack '" + id + "' (known: " + (m_stacks.empty() ? "none loaded" : idList()) + ")");
+}
+
+const StackSpec& StackCatalog::defaultFor(DeviceKind kind) const {
+  for (const auto& s : m_stacks)
+    if (std::find(s.defaultFor.begin(), s.defaultFor.end(), kind) != s.defaultFor.end()) return s;
+  throw Error(std::string("no software stack is the default for ") + deviceKindName(kind) +
+              " devices (a stack file's default_for names the kinds it serves)");
+}
+
+void StackCatalog::add(StackSpec spec) {
+  auto same = std::find_if(m_stacks.begin(), m_stacks.end(), [&](const StackSpec& s) { return s.id == spec.id; });
+  if (same != m_stacks.end()) *same = std::move(spec);
+  else m_stacks.push_back(std::move(spec));
+}
+
+StackCatalog StackCatalog::loadDirs(const std::vector<std::string>& dirs) {
+  StackCatalog cat;
+  for (const auto& dir : dirs) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) continue;
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+      if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      try {
+        cat.add(parseStackFile(f.string()));
+      } catch (const std::exception& e) {
+        cat.m_loadErrors.emplace_back(e.what());
+      }
+    }
+  }
+  return cat;
+}
+
+StackCatalog StackCatalog::loadDefault() {
+  const std::string shipped = (fs::path(util::resourceDir()) / "stacks").string();
+  StackCatalog cat = loadDirs({shipped, (fs::path(util::userDataDir()) / "stacks").string()});
+  std::error_code ec;
+  if (!fs::is_directory(shipped, ec)) cat.m_loadErrors.push_back(shipped + ": the shipped stack folder is missing");
+  return cat;
+}
+
+}  // namespace core::hw
