@@ -1,7 +1,8 @@
 # Installation layout and CPack (.deb and .tar.gz). Included from the top-level CMakeLists.
 include(GNUInstallDirs)
 
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/resources/devices ${PROJECT_SOURCE_DIR}/resources/presets
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/resources/devices ${PROJECT_SOURCE_DIR}/resources/stacks
+  ${PROJECT_SOURCE_DIR}/resources/calibration ${PROJECT_SOURCE_DIR}/resources/presets
   DESTINATION ${CMAKE_INSTALL_DATADIR}/accellab)
 configure_file(${PROJECT_SOURCE_DIR}/packaging/accellab.desktop.in
   ${PROJECT_BINARY_DIR}/packaging/${ACCELLAB_ID}.desktop @ONLY)

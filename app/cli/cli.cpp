@@ -13,6 +13,7 @@ const std::vector<Command>& commands() {
       {"simulate", "predict step time, throughput, memory and cost on a device", cmdSimulate, kSimulateUsage},
       {"sweep", "simulate over lists of devices and batch sizes (JSON lines)", cmdSweep, kSweepUsage},
       {"validate", "compare the simulator with published measurements (CSV)", cmdValidate, kValidateUsage},
+      {"fit-stacks", "refit the software stacks' figures on published measurements", cmdFitStacks, kFitStacksUsage},
       {"models", "list the model zoo", cmdModels, kModelsUsage},
       {"datasets", "list the datasets", cmdDatasets, kDatasetsUsage},
       {"devices", "list the hardware catalog", cmdDevices, kDevicesUsage},

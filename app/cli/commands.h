@@ -33,11 +33,13 @@ int cmdSweep(const CommandArgs&, std::ostream&, std::ostream&);
 int cmdValidate(const CommandArgs&, std::ostream&, std::ostream&);
 int cmdDevices(const CommandArgs&, std::ostream&, std::ostream&);
 int cmdStacks(const CommandArgs&, std::ostream&, std::ostream&);
+int cmdFitStacks(const CommandArgs&, std::ostream&, std::ostream&);
 extern const char* const kSimulateUsage;
 extern const char* const kSweepUsage;
 extern const char* const kValidateUsage;
 extern const char* const kDevicesUsage;
 extern const char* const kStacksUsage;
+extern const char* const kFitStacksUsage;
 
 const std::vector<Command>& commands();
 

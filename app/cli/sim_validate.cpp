@@ -11,6 +11,8 @@
 #include "app/cli/commands.h"
 #include "app/cli/sim_options.h"
 #include "core/sim/simulator.h"
+#include "core/sim/stack_fit.h"
+#include "core/util/files.h"
 #include "core/sim/validation.h"
 #include "core/util/error.h"
 #include "core/util/json.h"
@@ -143,6 +145,69 @@ int cmdValidate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   for (std::size_t i = 0; i < worst.size() && i < 8; ++i)
     out << "  " << worst[i]->row.id << " (" << fixed(worst[i]->absPctError, 0) << "%): " << worst[i]->explanation
         << "\n";
+  return 0;
+}
+
+}  // namespace app::cli
+
+// accellab-cli fit-stacks: refit the software stacks' figures (resources/calibration/stack-fit.json).
+namespace app::cli {
+
+const char* const kFitStacksUsage =
+    "Usage: accellab-cli fit-stacks --reference FILE [--spec FILE] [--check] [--write DIR]\n"
+    "\n"
+    "Fits the software stacks' free figures on a reference CSV (../shared/reference/calibration.csv)\n"
+    "as the fit spec says (default: the shipped resources/calibration/stack-fit.json): per stack,\n"
+    "a deterministic pattern search on the mean |log(predicted/published)| of the stack's rows,\n"
+    "rows left out by the spec's rules (a model, a phrase in the note). Prints each fitted figure\n"
+    "beside the shipped one, and each stack's objective before and after.\n"
+    "  --check      exit 1 when a fitted figure differs from the shipped one by more than 0.5%\n"
+    "  --write DIR  write the refitted stack files (same names) into DIR\n";
+
+int cmdFitStacks(const CommandArgs& args, std::ostream& out, std::ostream& err) {
+  namespace fs = std::filesystem;
+  const Args a(args, {"help", "check"});
+  a.allowOnly({"reference", "spec", "check", "write", "help"});
+  const std::string ref = a.required("reference");
+  if (!fs::is_regular_file(ref)) throw Error("--reference: '" + ref + "' is not a readable file");
+  const std::string specPath =
+      a.str("spec", (fs::path(core::util::resourceDir()) / "calibration" / "stack-fit.json").string());
+  if (!fs::is_regular_file(specPath)) throw Error("--spec: '" + specPath + "' is not a readable file");
+  const core::sim::FitSpec spec = core::sim::readFitSpec(specPath);
+  const core::hw::StackCatalog shipped = loadSimStacks(err);
+  const core::sim::FitOutcome fit =
+      core::sim::fitStacks(loadSimCatalog(false, err), shipped, core::sim::readReferenceCsv(ref), spec);
+  out << std::left << std::setw(44) << "figure" << std::right << std::setw(12) << "shipped" << std::setw(12) << "fitted"
+      << "\n";
+  bool differs = false;
+  for (const auto& f : fit.figures) {
+    const auto& s = shipped.at(f.figure.stack);
+    auto it = s.bySelector.find(f.figure.selector);
+    const auto old = it == s.bySelector.end() ? std::nullopt : core::hw::figureValue(it->second, f.figure.key);
+    const bool off = !old || std::abs(*old - f.value) > 0.005 * std::abs(f.value);
+    differs = differs || off;
+    out << std::left << std::setw(44) << f.figure.name() + (f.tied ? " (tie)" : "") << std::right << std::setw(12)
+        << (old ? sig(*old) : std::string("-")) << std::setw(12) << sig(f.value) << (off ? "  *" : "") << "\n";
+  }
+  out << "\n" << std::left << std::setw(16) << "stack" << std::right << std::setw(6) << "rows" << std::setw(12) << "start"
+      << std::setw(12) << "fitted" << std::setw(8) << "evals" << "   (mean |log(predicted/published)|)\n";
+  for (const auto& s : fit.perStack)
+    out << std::left << std::setw(16) << s.stack << std::right << std::setw(6) << s.rows << std::setw(12)
+        << fixed(s.objectiveStart, 4) << std::setw(12) << fixed(s.objectiveFitted, 4) << std::setw(8) << s.evaluations
+        << "\n";
+  if (a.has("write")) {
+    const std::string dir = a.str("write", "");
+    fs::create_directories(dir);
+    for (const auto& s : fit.stacks.stacks()) {
+      const std::string path = (fs::path(dir) / (s.id + ".json")).string();
+      core::util::writeFileAtomic(path, core::hw::stackToJson(s).dump(2) + "\n");
+    }
+    out << "\nwrote " << fit.stacks.stacks().size() << " stack files to " << dir << "\n";
+  }
+  if (a.flag("check") && differs) {
+    err << "accellab-cli fit-stacks: the fit does not reproduce the shipped figures (marked *)\n";
+    return 1;
+  }
   return 0;
 }
 

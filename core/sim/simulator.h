@@ -30,6 +30,9 @@ public:
 
   const hw::DeviceCatalog& catalog() const { return m_catalog; }
   const hw::StackCatalog& stacks() const { return m_stacks; }
+  // Adds or replaces one stack (the fit tries figures this way). Not to be called while
+  // another thread simulates.
+  void replaceStack(hw::StackSpec stack) { m_stacks.add(std::move(stack)); }
   // The stack `c` runs: c.stackId, or the default for its device's kind. Throws for unknown ids.
   const hw::StackSpec& stackFor(const SimConfig& c) const;
 

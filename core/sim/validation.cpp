@@ -173,6 +173,7 @@ SimConfig configFor(const ReferenceRow& row, const RowConfig& rc, const NoteRule
   c.count = std::max(1, rc.count);
   c.batch = rc.batch;
   c.precision = rc.precision;
+  c.perLayer = false;  // validation needs the step, not the per-layer table
   c.stackId = stackOverride.empty() ? rc.stack : stackOverride;
   c.cpuBuild = rules.build.value_or(build);
   c.evalEachEpoch = rules.validation;

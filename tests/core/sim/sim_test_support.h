@@ -30,8 +30,9 @@ inline const core::sim::Simulator& simulator() {
 
 inline core::sim::SimConfig config(const std::string& model, const std::string& dataset, const std::string& device,
                                    int batch, core::util::Precision p = core::util::Precision::FP32, int count = 1,
-                                   int vcpus = 0) {
+                                   int vcpus = 0, const std::string& stack = "") {
   core::sim::SimConfig c;
+  c.stackId = stack;
   c.modelId = model;
   c.datasetId = dataset;
   c.deviceId = device;

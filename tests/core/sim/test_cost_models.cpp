@@ -94,7 +94,7 @@ TEST(Roofline, TheSlowerOfComputeAndBytesBinds) {
 }
 
 TEST(LayerCost, NarrowLayersGetLessOfThePeakThanWideOnes) {
-  const ExecutionUnit k80 = simtest::unit("k80");
+  const ExecutionUnit k80 = simtest::unit("k80", Precision::FP32, 0, "keras-2017");
   const LayerWork narrow = simtest::workloadOf({simtest::conv("a", 32, 32, 28, 28)}).layers[0];
   const LayerWork wide = simtest::workloadOf({simtest::conv("b", 256, 256, 28, 28)}).layers[0];
   const auto perFlop = [&](const LayerWork& l) { return layerTime(l, Pass::Forward, 256, k80).seconds() / l.forwardFlops; };
@@ -108,7 +108,7 @@ TEST(LayerCost, NarrowLayersGetLessOfThePeakThanWideOnes) {
 }
 
 TEST(LayerCost, TpuUtilisationGrowsWithThePerCoreBatch) {
-  const ExecutionUnit tpu = simtest::unit("tpu-v3-8", Precision::BF16);
+  const ExecutionUnit tpu = simtest::unit("tpu-v3-8", Precision::BF16, 0, "keras-2020");
   const LayerWork fc = simtest::workloadOf({simtest::dense("fc", 1024, 1024)}).layers[0];
   EXPECT_LT(gemmUtilization(fc, Pass::Forward, 4, tpu), 0.05);
   EXPECT_GT(gemmUtilization(fc, Pass::Forward, 512, tpu), 0.75);
@@ -132,7 +132,7 @@ TEST(Recurrent, StepsSerialiseAndEachPaysItsLaunches) {
   lstm.forwardBytes = 4.0 * 100 * 64;
   lstm.weightBytes = 4.0 * lstm.params;
   LayerWork l = simtest::workloadOf({lstm}).layers[0];
-  const ExecutionUnit k80 = simtest::unit("k80");
+  const ExecutionUnit k80 = simtest::unit("k80", Precision::FP32, 0, "keras-2017");
   const double t100 = recurrentLayerTime(l, Pass::Forward, 32, k80).seconds();
   l.sequentialSteps = 200;
   l.forwardFlops *= 2;
@@ -144,7 +144,7 @@ TEST(Recurrent, StepsSerialiseAndEachPaysItsLaunches) {
 }
 
 TEST(InputPipeline, JpegDecodeScalesWithHostVcpusSyntheticIsFree) {
-  ExecutionUnit u = simtest::unit("v100");
+  ExecutionUnit u = simtest::unit("v100", Precision::FP32, 0, "tf-tuned-2018");
   DataFeed jpeg;
   jpeg.format = core::data::SampleFormat::Jpeg;
   jpeg.storedBytesPerSample = 110e3;
@@ -196,7 +196,7 @@ TEST(Optimizer, UpdateTrafficScalesWithParametersAndTheStacksFusion) {
   w.params = 60'000'000;
   w.paramTensors = 2;
   // V100 (TF 1.7 tf.train): one fused Adam kernel, 28 bytes per parameter at the effective bandwidth.
-  const ExecutionUnit v100 = simtest::unit("v100");
+  const ExecutionUnit v100 = simtest::unit("v100", Precision::FP32, 0, "tf-tuned-2018");
   const LayerTime fused = optimizerTime(w, v100);
   EXPECT_GT(fused.memory, 0);
   EXPECT_NEAR(fused.memory, kFusedAdamBytesPerParam * 60e6 / v100.memBytesPerSecond, 1e-6);
@@ -205,11 +205,11 @@ TEST(Optimizer, UpdateTrafficScalesWithParametersAndTheStacksFusion) {
   w2.params *= 2;
   EXPECT_NEAR(optimizerTime(w2, v100).memory, 2 * fused.memory, 1e-9);
   // K80 (Keras 2 on TF 1.2): the update is separate elementwise ops, several times the bytes.
-  const ExecutionUnit k80 = simtest::unit("k80");
+  const ExecutionUnit k80 = simtest::unit("k80", Precision::FP32, 0, "keras-2017");
   EXPECT_GT(k80.optimizerBytesPerParam, 3 * kFusedAdamBytesPerParam);
   EXPECT_NEAR(optimizerTime(w, k80).memory, k80.optimizerBytesPerParam * 60e6 / k80.memBytesPerSecond, 1e-6);
   // XLA on a TPU fuses the update whatever the framework wrote.
-  const ExecutionUnit tpu = simtest::unit("tpu-v2-8", Precision::BF16);
+  const ExecutionUnit tpu = simtest::unit("tpu-v2-8", Precision::BF16, 0, "keras-2017");
   const LayerTime t = optimizerTime(w, tpu);
   EXPECT_NEAR(t.memory + t.compute, kFusedAdamBytesPerParam * 60e6 / (tpu.memBytesPerSecond / tpu.replicas), 1e-3);
 }

@@ -19,15 +19,19 @@ namespace {
 const std::string kGolden = std::string(ACCELLAB_TEST_DATA) + "/sim/golden_reports.json";
 
 std::vector<SimConfig> goldenConfigs() {
+  // At least one configuration per shipped stack, each on hardware its era ran.
   std::vector<SimConfig> out = {
-      simtest::config("resnet50", "synthetic-imagenet", "v100", 1024, Precision::FP16, 4),
-      simtest::config("resnet50", "imagenet", "tpu-v2-8", 1024, Precision::BF16),
-      simtest::config("cifar-cnn", "cifar10", "tpu-v3-8", 32, Precision::BF16),
-      simtest::config("cifar-cnn", "cifar10", "p100", 1024),
-      simtest::config("mnist-cnn", "mnist", "cpu-skylake", 128, Precision::FP32, 1, 64),
-      simtest::config("imdb-bilstm", "imdb", "k80", 32),
-      simtest::config("xception", "tf-flowers", "p100", 128),
-      simtest::config("vgg16", "imagenet", "a100", 256, Precision::TF32, 8),
+      simtest::config("resnet50", "synthetic-imagenet", "v100", 1024, Precision::FP16, 4, 0, "tf-tuned-2018"),
+      simtest::config("resnet50", "imagenet", "tpu-v2-8", 1024, Precision::BF16, 1, 0, "tf-tuned-2018"),
+      simtest::config("cifar-cnn", "cifar10", "tpu-v3-8", 32, Precision::BF16, 1, 0, "keras-2020"),
+      simtest::config("cifar-cnn", "cifar10", "p100", 1024, Precision::FP32, 1, 0, "keras-2020"),
+      simtest::config("mnist-cnn", "mnist", "cpu-skylake", 128, Precision::FP32, 1, 64, "keras-2017"),
+      simtest::config("imdb-bilstm", "imdb", "k80", 32, Precision::FP32, 1, 0, "keras-2017"),
+      simtest::config("xception", "tf-flowers", "p100", 128, Precision::FP32, 1, 0, "keras-2020"),
+      simtest::config("vgg16", "imagenet", "a100", 256, Precision::TF32, 8, 0, "tuned"),
+      simtest::config("resnet50", "imagenet", "v100", 1664, Precision::FP16, 8, 0, "mlperf"),
+      simtest::config("resnet50", "imagenet", "h100", 256, Precision::BF16, 1, 0, "pytorch-eager"),
+      simtest::config("colab-cnn", "fashion-mnist", "t4", 128, Precision::FP16, 1, 0, "pytorch-eager"),
   };
   out[4].cpuBuild = CpuBuild::Pip;
   out[4].evalEachEpoch = true;
@@ -36,7 +40,7 @@ std::vector<SimConfig> goldenConfigs() {
 
 Json summary(const SimReport& r) {
   Json j = Json::object();
-  j.set("config", r.config.modelId + "/" + r.config.datasetId + "/" + r.config.deviceId + "x" +
+  j.set("config", r.config.stackId + ": " + r.config.modelId + "/" + r.config.datasetId + "/" + r.config.deviceId + "x" +
                       std::to_string(r.config.count) + "/b" + std::to_string(r.config.batch) + "/" +
                       core::util::precisionName(r.config.precision));
   j.set("step_seconds", r.stepSeconds);

@@ -13,7 +13,7 @@ SimReport sim(const SimConfig& c) { return simtest::simulator().simulate(c); }
 
 TEST(Phenomena, TpuV3SlowerThanP100AtBatch32FasterFrom512OnCifarCnn) {
   const auto ips = [](const std::string& dev, int b, Precision p) {
-    return sim(simtest::config("cifar-cnn", "cifar10", dev, b, p)).imagesPerSecond;
+    return sim(simtest::config("cifar-cnn", "cifar10", dev, b, p, 1, 0, "keras-2020")).imagesPerSecond;
   };
   EXPECT_LT(ips("tpu-v3-8", 32, Precision::BF16), ips("p100", 32, Precision::FP32));
   for (int b : {512, 1024, 2048})
@@ -21,7 +21,7 @@ TEST(Phenomena, TpuV3SlowerThanP100AtBatch32FasterFrom512OnCifarCnn) {
 }
 
 TEST(Phenomena, SixtyFourVcpusNoFasterThanThirtyTwoOnMnistCnn) {
-  auto c = simtest::config("mnist-cnn", "mnist", "cpu-skylake", 128, Precision::FP32, 1, 32);
+  auto c = simtest::config("mnist-cnn", "mnist", "cpu-skylake", 128, Precision::FP32, 1, 32, "keras-2017");
   const double t32 = sim(c).epochSeconds;
   c.vcpus = 64;
   const double t64 = sim(c).epochSeconds;
@@ -32,35 +32,41 @@ TEST(Phenomena, SixtyFourVcpusNoFasterThanThirtyTwoOnMnistCnn) {
 }
 
 TEST(Phenomena, FirstTpuEpochClearlyLonger) {
-  const SimReport r = sim(simtest::config("cifar-cnn", "cifar10", "tpu-v3-8", 1024, Precision::BF16));
+  const SimReport r = sim(simtest::config("cifar-cnn", "cifar10", "tpu-v3-8", 1024, Precision::BF16, 1, 0, "keras-2020"));
   EXPECT_GT(r.firstEpochSeconds, 2 * r.epochSeconds);
   EXPECT_GT(r.compileSeconds, 1.0);
 }
 
 TEST(Phenomena, XceptionBatch128DoesNotFitAP100ButFitsATpuV3) {
-  EXPECT_FALSE(sim(simtest::config("xception", "tf-flowers", "p100", 128)).fitsInMemory);
-  EXPECT_TRUE(sim(simtest::config("xception", "tf-flowers", "p100", 16)).fitsInMemory);
-  EXPECT_TRUE(sim(simtest::config("xception", "tf-flowers", "tpu-v3-8", 128, Precision::BF16)).fitsInMemory);
+  const auto xception = [](const std::string& dev, int b, Precision p) {
+    return sim(simtest::config("xception", "tf-flowers", dev, b, p, 1, 0, "keras-2020")).fitsInMemory;
+  };
+  EXPECT_FALSE(xception("p100", 128, Precision::FP32));
+  EXPECT_TRUE(xception("p100", 16, Precision::FP32));
+  EXPECT_TRUE(xception("tpu-v3-8", 128, Precision::BF16));
 }
 
 TEST(Phenomena, BidirectionalLstmSlowerOnK80ThanOn32Vcpus) {
-  const double k80 = sim(simtest::config("imdb-bilstm", "imdb", "k80", 32)).epochSeconds;
-  const double cpu = sim(simtest::config("imdb-bilstm", "imdb", "cpu-skylake", 32, Precision::FP32, 1, 32)).epochSeconds;
-  EXPECT_GT(k80, 1.5 * cpu);
+  const auto epoch = [](const std::string& model, const std::string& data, const std::string& dev, int b, int vcpus) {
+    return sim(simtest::config(model, data, dev, b, Precision::FP32, 1, vcpus, "keras-2017")).epochSeconds;
+  };
+  EXPECT_GT(epoch("imdb-bilstm", "imdb", "k80", 32, 0), 1.5 * epoch("imdb-bilstm", "imdb", "cpu-skylake", 32, 32));
   // ... while the K80 wins the convolutional model.
-  EXPECT_LT(sim(simtest::config("mnist-cnn", "mnist", "k80", 128)).epochSeconds,
-            sim(simtest::config("mnist-cnn", "mnist", "cpu-skylake", 128, Precision::FP32, 1, 32)).epochSeconds);
+  EXPECT_LT(epoch("mnist-cnn", "mnist", "k80", 128, 0), epoch("mnist-cnn", "mnist", "cpu-skylake", 128, 32));
 }
 
 TEST(Phenomena, ResNet50OneTpuV2LevelWithFourV100s) {
-  const double tpu = sim(simtest::config("resnet50", "synthetic-imagenet", "tpu-v2-8", 1024, Precision::BF16)).imagesPerSecond;
+  const double tpu =
+      sim(simtest::config("resnet50", "synthetic-imagenet", "tpu-v2-8", 1024, Precision::BF16, 1, 0, "tf-tuned-2018"))
+          .imagesPerSecond;
   const double gpu =
-      sim(simtest::config("resnet50", "synthetic-imagenet", "v100", 1024, Precision::FP16, 4)).imagesPerSecond;
+      sim(simtest::config("resnet50", "synthetic-imagenet", "v100", 1024, Precision::FP16, 4, 0, "tf-tuned-2018"))
+          .imagesPerSecond;
   EXPECT_NEAR(tpu / gpu, 1.0, 0.10);
 }
 
 TEST(Phenomena, ColabCnnAboutThreeTimesFasterOnTpuV2ThanK80) {
-  auto c = simtest::config("colab-cnn", "fashion-mnist", "tpu-v2-8", 1024, Precision::BF16);
+  auto c = simtest::config("colab-cnn", "fashion-mnist", "tpu-v2-8", 1024, Precision::BF16, 1, 0, "keras-2017");
   c.stepsPerEpoch = 100;
   c.epochs = 5;
   c.evalEachEpoch = true;

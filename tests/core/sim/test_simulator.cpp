@@ -155,7 +155,7 @@ TEST(Simulator, Fp32OnATensorCoreGpuRunsOnItsFp32Units) {
   // V100's stack figure is fitted on fp16 tensor-core rows; at fp32 it runs cuDNN's CUDA-core
   // kernels like a P100, so the two differ by about their fp32 peaks (15.7 / 9.3 TFLOP/s;
   // tf_cnn_benchmarks ResNet-50: ~1.6x).
-  SimConfig c = simtest::config("resnet50", "synthetic-imagenet", "v100", 64);
+  SimConfig c = simtest::config("resnet50", "synthetic-imagenet", "v100", 64, Precision::FP32, 1, 0, "tf-tuned-2018");
   const double v100 = simtest::simulator().simulate(c).imagesPerSecond;
   c.deviceId = "p100";
   const double p100 = simtest::simulator().simulate(c).imagesPerSecond;
@@ -164,7 +164,7 @@ TEST(Simulator, Fp32OnATensorCoreGpuRunsOnItsFp32Units) {
   // Mixed precision still uses the tensor cores' own figure: several times the fp32 rate.
   c.deviceId = "v100";
   c.precision = Precision::FP16;
-  EXPECT_GT(simtest::simulator().simulate(c).imagesPerSecond, 2.5 * v100);
+  EXPECT_GT(simtest::simulator().simulate(c).imagesPerSecond, 2.0 * v100);
 }
 
 TEST(Simulator, ATpuV3RunsResNet50FasterThanAV2AndDepthwiseLayersOffTheMxu) {

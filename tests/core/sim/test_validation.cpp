@@ -40,6 +40,24 @@ TEST(Validation, NotesBecomeRunRules) {
   EXPECT_EQ(*parseNote("build=pip (TF 1.2.1 pip build)").build, CpuBuild::Pip);
   EXPECT_FALSE(parseNote("build=gpu (one K80 die)").build.has_value());
   EXPECT_TRUE(parseNote("run average incl. compile + validation").runAverage);
+  const NoteRules ml = parseNote("MLPerf TTT; epochs to target=86; excludes init (18 s)");
+  EXPECT_EQ(ml.epochs, 86);
+  EXPECT_TRUE(ml.excludesInit);
+}
+
+TEST(Validation, HostileNotesAreScannedWithoutBacktracking) {
+  // 50,000 digits before " epochs" overflowed std::regex's stack (issue 15): now refused by length.
+  const std::string digits(50000, '7');
+  try {
+    parseNote(digits + " epochs");
+    FAIL() << "a 50,000-digit epoch count was accepted";
+  } catch (const core::util::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("at most 15"), std::string::npos) << e.what();
+  }
+  const std::string commas(200000, ',');
+  EXPECT_EQ(parseNote(commas + " images").images, 0);
+  EXPECT_EQ(parseNote("a" + commas + "5 images").images, 5);
+  EXPECT_EQ(parseNote("1,024 images").images, 1024);
 }
 
 TEST(Validation, MalformedCsvNamesTheLineAndColumn) {
@@ -72,18 +90,21 @@ TEST(Validation, CalibrationMediansStayUnderTheBar) {
   const auto rows = readReferenceCsv(std::string(ACCELLAB_TEST_DATA) + "/sim/calibration.csv");
   const ValidationResult v = validateRows(simtest::simulator(), rows);
   for (const auto& r : v.rows) EXPECT_TRUE(r.ok) << r.row.id << ": " << r.error;
-  EXPECT_LE(v.overall.medianAbsPct, 25.0);
+  // The stacks issue's bars: 15% overall, 20% for every device family.
+  EXPECT_LE(v.overall.medianAbsPct, 15.0);
   for (const auto& f : v.families) {
-    EXPECT_LE(f.medianAbsPct, 25.0) << f.family;
+    EXPECT_LE(f.medianAbsPct, 20.0) << f.family;
     EXPECT_EQ(f.oomMatched, f.oomRows) << f.family;
   }
-  // Every family of the reference is there.
-  std::vector<std::string> names;
+  // Every family and every stack of the reference is there.
+  std::vector<std::string> names, stacks;
   for (const auto& f : v.families) names.push_back(f.family);
-  EXPECT_EQ(names, (std::vector<std::string>{"cpu", "k80", "p100", "tpu", "v100"}));
+  for (const auto& f : v.stacks) stacks.push_back(f.family);
+  EXPECT_EQ(names, (std::vector<std::string>{"a100", "cpu", "k80", "p100", "tpu", "v100"}));
+  EXPECT_EQ(stacks, (std::vector<std::string>{"keras-2017", "keras-2020", "mlperf", "tf-tuned-2018", "tuned"}));
 }
 
-TEST(Validation, HeldOutTensorFlowBenchmarksOnTheK80) {
+TEST(Validation, HeldOutTensorFlowBenchmarksOnTheK80AndP100) {
   // resources/reference/tf-benchmarks-2017.csv was not used for fitting. The K80 rows
   // (ResNet-50 and Inception-v3, batch 32 and 64) must hold; the P100 rows are a known miss
   // (about 2x too slow, see resources/devices/README.md) and only checked for their order.
@@ -95,9 +116,9 @@ TEST(Validation, HeldOutTensorFlowBenchmarksOnTheK80) {
   for (const auto& r : v.rows) {
     ASSERT_TRUE(r.ok) << r.row.id << ": " << r.error;
     predicted[r.row.id] = r.predicted;
-    if (r.row.a.device == "k80") {
-      EXPECT_LE(r.absPctError, 20.0) << r.row.id;
-    }
+    // Since the stacks (2026-11): the P100 rows run tf-tuned-2018, whose fp32 figure is tied to
+    // the tuned stack's; both GPUs hold.
+    EXPECT_LE(r.absPctError, r.row.a.device == "k80" ? 20.0 : 30.0) << r.row.id;
   }
   // Inception-v3 at 299x299 is slower than ResNet-50 at 224x224 on both GPUs (1.4x the work).
   EXPECT_LT(predicted["TF3"], predicted["TF1"]);  // P100, batch 64

@@ -1,0 +1,139 @@
+// Software stacks as data: the shipped stack files, strict validation, what a stack changes
+// for the same device, and the fit that reproduces the shipped figures.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "core/hw/stack_catalog.h"
+#include "core/sim/stack_fit.h"
+#include "core/util/error.h"
+#include "sim_test_support.h"
+
+using namespace core::sim;
+using core::hw::parseStackJson;
+using core::util::Precision;
+
+namespace {
+
+std::string stackText(const std::string& figures, const std::string& sources) {
+  return R"({"id": "lab", "name": "Lab stack", "description": "one line",)" + figures +
+         R"(, "sources": {)" + sources + "}}";
+}
+
+std::string errorOf(const std::string& text, const std::string& path = "/x/lab.json") {
+  try {
+    parseStackJson(text, path);
+  } catch (const core::util::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const std::string kSrc = R"({"ref": "r", "date": "2024"})";
+
+}  // namespace
+
+TEST(Stacks, TheSixShippedStacksLoadWithASourcePerFigure) {
+  const auto& cat = simtest::stacks();
+  EXPECT_TRUE(cat.loadErrors().empty()) << (cat.loadErrors().empty() ? "" : cat.loadErrors().front());
+  for (const char* id : {"keras-2017", "keras-2020", "tf-tuned-2018", "pytorch-eager", "tuned", "mlperf"}) {
+    const auto* s = cat.find(id);
+    ASSERT_NE(s, nullptr) << id;
+    EXPECT_FALSE(s->description.empty()) << id;
+    const auto json = core::hw::stackToJson(*s);
+    for (const auto& [key, value] : json.asObject()) {
+      if (key == "id" || key == "name" || key == "description" || key == "era" || key == "default_for" ||
+          key == "sources")
+        continue;
+      EXPECT_NE(s->sourceOf(key), nullptr) << id << ": " << key;
+    }
+  }
+  EXPECT_EQ(cat.defaultFor(core::hw::DeviceKind::Gpu).id, "pytorch-eager");
+  EXPECT_EQ(cat.defaultFor(core::hw::DeviceKind::Tpu).id, "tuned");
+}
+
+TEST(Stacks, BadFilesAreRefusedNamingTheFileAndTheKey) {
+  const std::string ok = stackText(R"("gemm_efficiency": {"volta": 0.5})", R"("gemm_efficiency": )" + kSrc);
+  EXPECT_EQ(errorOf(ok), "");
+  const std::string unknown = errorOf(stackText(R"("gemm_eficiency": 0.5)", R"("gemm_eficiency": )" + kSrc));
+  EXPECT_NE(unknown.find("/x/lab.json"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("gemm_eficiency"), std::string::npos) << unknown;
+  const std::string range = errorOf(stackText(R"("gemm_efficiency": {"volta": 1.5})", R"("gemm_efficiency": )" + kSrc));
+  EXPECT_NE(range.find("gemm_efficiency.volta"), std::string::npos) << range;
+  EXPECT_NE(range.find("plausible range"), std::string::npos) << range;
+  const std::string tiny = errorOf(stackText(R"("kernel_launch_seconds": 1e308)", R"("kernel_launch_seconds": )" + kSrc));
+  EXPECT_NE(tiny.find("kernel_launch_seconds"), std::string::npos) << tiny;
+  const std::string selector = errorOf(stackText(R"("gemm_efficiency": {"volt": 0.5})", R"("gemm_efficiency": )" + kSrc));
+  EXPECT_NE(selector.find("gemm_efficiency.volt"), std::string::npos) << selector;
+  EXPECT_NE(selector.find("hopper"), std::string::npos) << selector;  // the known generations are listed
+  const std::string unsourced = errorOf(stackText(R"("gemm_efficiency": 0.5)", ""));
+  EXPECT_NE(unsourced.find("has no source"), std::string::npos) << unsourced;
+  const std::string kind = errorOf(stackText(R"("input_pipeline": "gpu")", R"("input_pipeline": )" + kSrc));
+  EXPECT_NE(kind.find("device-decode"), std::string::npos) << kind;
+  EXPECT_NE(errorOf(ok, "/x/other.json").find("must match the file name"), std::string::npos);
+  EXPECT_NE(errorOf(R"({"id": "lab"})").find("'name'"), std::string::npos);
+}
+
+TEST(Stacks, TheMostSpecificSelectorWins) {
+  const auto s = parseStackJson(
+      stackText(R"("gemm_efficiency": {"default": 0.3, "gpu": 0.4, "volta": 0.5})", R"("gemm_efficiency": )" + kSrc),
+      "/x/lab.json");
+  EXPECT_DOUBLE_EQ(*core::hw::figuresFor(s, simtest::catalog().at("v100")).gemmEfficiency, 0.5);
+  EXPECT_DOUBLE_EQ(*core::hw::figuresFor(s, simtest::catalog().at("a100")).gemmEfficiency, 0.4);
+  EXPECT_DOUBLE_EQ(*core::hw::figuresFor(s, simtest::catalog().at("tpu-v2-8")).gemmEfficiency, 0.3);
+  // The file round-trips through its writer.
+  const auto again = parseStackJson(core::hw::stackToJson(s).dump(2), "/x/lab.json");
+  EXPECT_DOUBLE_EQ(*core::hw::figuresFor(again, simtest::catalog().at("v100")).gemmEfficiency, 0.5);
+}
+
+TEST(Stacks, TheSameV100UnderTwoStacksDiffersForTheDocumentedReasons) {
+  // ResNet-50 on real ImageNet, one V100, mixed precision: 2018 Keras vs a tuned NGC container.
+  auto c = simtest::config("resnet50", "imagenet", "v100", 256, Precision::FP16, 1, 0, "keras-2017");
+  const SimReport keras = simtest::simulator().simulate(c);
+  c.stackId = "tuned";
+  const SimReport tuned = simtest::simulator().simulate(c);
+  EXPECT_GT(keras.stepSeconds, 1.5 * tuned.stepSeconds);
+  // Keras decodes JPEG on 8 host vCPUs and binds there; DALI decodes on the GPU.
+  EXPECT_EQ(keras.bound, Bound::Input);
+  EXPECT_NE(tuned.bound, Bound::Input);
+  // Fused element-wise layers and a fused optimizer move fewer bytes.
+  EXPECT_LT(tuned.breakdown.memorySeconds, keras.breakdown.memorySeconds);
+  // The report names its stack and says what the other would do.
+  EXPECT_EQ(tuned.config.stackId, "tuned");
+  EXPECT_NE(tuned.explanation.find("Software: " + tuned.stackName), std::string::npos) << tuned.explanation;
+  EXPECT_NE(tuned.explanation.find("With pytorch-eager it would be"), std::string::npos) << tuned.explanation;
+  // Without a stack the device kind's default (pytorch-eager on GPUs) runs.
+  c.stackId.clear();
+  EXPECT_EQ(simtest::simulator().simulate(c).config.stackId, "pytorch-eager");
+}
+
+TEST(Stacks, AnUnknownStackIsRefusedNamingTheKnownOnes) {
+  auto c = simtest::config("mlp", "mnist", "v100", 128, Precision::FP32, 1, 0, "keras-2099");
+  try {
+    simtest::simulator().simulate(c);
+    FAIL();
+  } catch (const core::util::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("keras-2099"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("tuned"), std::string::npos);
+  }
+}
+
+TEST(StackFit, TheFitReproducesTheShippedFigures) {
+  const FitSpec spec = readFitSpec(std::string(ACCELLAB_SOURCE_RESOURCES) + "/calibration/stack-fit.json");
+  const auto rows = readReferenceCsv(std::string(ACCELLAB_TEST_DATA) + "/sim/calibration.csv");
+  const FitOutcome fit = fitStacks(simtest::catalog(), simtest::stacks(), rows, spec);
+  ASSERT_FALSE(fit.figures.empty());
+  for (const auto& f : fit.figures) {
+    const auto& s = simtest::stacks().at(f.figure.stack);
+    const auto it = s.bySelector.find(f.figure.selector);
+    ASSERT_NE(it, s.bySelector.end()) << f.figure.name();
+    const auto shipped = core::hw::figureValue(it->second, f.figure.key);
+    ASSERT_TRUE(shipped.has_value()) << f.figure.name();
+    EXPECT_NEAR(f.value, *shipped, 0.005 * std::abs(*shipped)) << f.figure.name();
+  }
+  for (const auto& s : fit.perStack) {
+    EXPECT_GT(s.rows, 0) << s.stack;
+    EXPECT_LE(s.objectiveFitted, s.objectiveStart) << s.stack;
+  }
+}
