@@ -171,7 +171,24 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
   m_execution->setToolTip(tr("Train here: the model learns on this machine (measured) while the chosen devices "
                              "are simulated step for step. Simulate only: no training, instant."));
   place(8, 0, tr("E&xecution:"), m_execution, 3);
-  grid->setRowStretch(9, 1);
+
+  m_stack = new QComboBox(this);
+  m_stack->setObjectName("stack");
+  m_stack->setToolTip(tr("The software the simulated devices run: the same silicon runs up to 2x apart under "
+                         "different stacks"));
+  place(9, 0, tr("Soft&ware:"), m_stack);
+  m_compareStack = new QComboBox(this);
+  m_compareStack->setObjectName("compareStack");
+  m_compareStack->setToolTip(tr("Also simulate every chosen device under this stack: one series per device and "
+                                "stack (the same silicon, other software)"));
+  place(9, 2, tr("Co&mpare:"), m_compareStack);
+  m_stackNote = new QLabel(this);
+  m_stackNote->setObjectName("stackNote");
+  m_stackNote->setWordWrap(true);
+  m_stackNote->setForegroundRole(QPalette::PlaceholderText);
+  grid->addWidget(m_stackNote, 10, 0, 1, 4);
+  setStacks({});
+  grid->setRowStretch(11, 1);
 
   connect(m_browse, &QToolButton::clicked, this, &ExperimentPanel::chooseDataFolder);
   connect(m_dataset, &QComboBox::currentIndexChanged, this, [this] {
@@ -181,8 +198,9 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
   connect(m_dataDir, &QLineEdit::editingFinished, this, &ExperimentPanel::configChanged);
   for (QSpinBox* s : {m_limit, m_epochs, m_seed, m_threads})
     connect(s, &QSpinBox::valueChanged, this, &ExperimentPanel::configChanged);
-  for (QComboBox* c : {m_model, m_optimizer, m_precision, m_execution, m_bnStats})
+  for (QComboBox* c : {m_model, m_optimizer, m_precision, m_execution, m_bnStats, m_stack, m_compareStack})
     connect(c, &QComboBox::currentIndexChanged, this, &ExperimentPanel::configChanged);
+  connect(m_stack, &QComboBox::currentIndexChanged, this, &ExperimentPanel::updateStackNote);
   connect(m_batch, &QComboBox::currentTextChanged, this, [this] {
     if (m_batch->lineEdit()->hasAcceptableInput()) Q_EMIT configChanged();
   });
@@ -266,6 +284,51 @@ void ExperimentPanel::setConfig(const core::train::TrainConfig& c) {
     m_bnStats->setCurrentIndex(std::max(0, m_bnStats->findData(static_cast<qlonglong>(c.bnStatsSamples))));
   }
   Q_EMIT configChanged();
+}
+
+void ExperimentPanel::setStacks(const QVector<StackItem>& stacks) {
+  const QString keep = stackId(), keepCompare = compareStackId();
+  {
+    const QSignalBlocker b1(m_stack), b2(m_compareStack);
+    m_stack->clear();
+    m_compareStack->clear();
+    m_stack->addItem(tr("modern default per device"), QString());
+    m_stack->setItemData(0, tr("Each device runs today's usual software for its kind (stock PyTorch on CPUs and "
+                               "GPUs, tuned XLA on TPUs)"),
+                         Qt::ToolTipRole);
+    m_compareStack->addItem(tr("no second stack"), QString());
+    for (const auto& s : stacks) {
+      m_stack->addItem(s.id, s.id);
+      m_stack->setItemData(m_stack->count() - 1, s.name + "\n" + s.description, Qt::ToolTipRole);
+      m_compareStack->addItem(s.id, s.id);
+      m_compareStack->setItemData(m_compareStack->count() - 1, s.name + "\n" + s.description, Qt::ToolTipRole);
+    }
+  }
+  m_stackItems = stacks;
+  setStackId(keep);
+  setCompareStackId(keepCompare);
+  updateStackNote();
+}
+
+QString ExperimentPanel::stackId() const { return m_stack ? m_stack->currentData().toString() : QString(); }
+
+void ExperimentPanel::setStackId(const QString& id) {
+  selectData(m_stack, id, id);
+  updateStackNote();
+}
+
+QString ExperimentPanel::compareStackId() const {
+  return m_compareStack ? m_compareStack->currentData().toString() : QString();
+}
+
+void ExperimentPanel::setCompareStackId(const QString& id) { selectData(m_compareStack, id, id); }
+
+void ExperimentPanel::updateStackNote() {
+  const QString id = stackId();
+  QString text = m_stack->itemData(m_stack->currentIndex(), Qt::ToolTipRole).toString();
+  for (const auto& s : m_stackItems)
+    if (s.id == id) text = s.description;
+  m_stackNote->setText(text);
 }
 
 bool ExperimentPanel::trainHere() const { return m_execution->currentData().toBool() && datasetLoadable(); }

@@ -37,6 +37,17 @@ public:
   void setTrainHere(bool train);
   bool datasetLoadable() const;
 
+  // The software stacks offered (id, name, one-line description). The Software choice ""
+  // means each device's modern default; Compare with "" means no second stack.
+  struct StackItem {
+    QString id, name, description;
+  };
+  void setStacks(const QVector<StackItem>& stacks);
+  QString stackId() const;
+  void setStackId(const QString& id);
+  QString compareStackId() const;
+  void setCompareStackId(const QString& id);
+
   // Batch sizes offered in the batch list (powers of two); free entry is accepted too.
   static std::vector<int> batchChoices();
 
@@ -46,6 +57,7 @@ Q_SIGNALS:
 private:
   void chooseDataFolder();
   void updateDatasetDependent();
+  void updateStackNote();
   int batchValue() const;
   double learningRateValue() const;
 
@@ -64,6 +76,10 @@ private:
   QSpinBox* m_threads = nullptr;
   QComboBox* m_bnStats = nullptr;
   QComboBox* m_execution = nullptr;
+  QComboBox* m_stack = nullptr;
+  QComboBox* m_compareStack = nullptr;
+  QLabel* m_stackNote = nullptr;
+  QVector<StackItem> m_stackItems;
   QLabel* m_datasetNote = nullptr;
   mutable double m_lastLearningRate = 1e-3;
   mutable int m_lastBatch = 128;

@@ -24,6 +24,7 @@ struct DeviceChoice {
   int vcpus = 0;          // scalable CPUs only: vCPUs (0 = the device's default)
   bool preemptible = false;
   std::optional<core::util::Precision> precision;  // nullopt = the run's precision
+  QString stackId;        // software stack (resources/stacks); empty = the device kind's default
   friend bool operator==(const DeviceChoice&, const DeviceChoice&) = default;
 };
 

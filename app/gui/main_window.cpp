@@ -107,6 +107,11 @@ void MainWindow::createDocks() {
   m_experimentDock = makeDock(this, tr("Experiment"), "ExperimentDock", m_experiment);
   addDockWidget(Qt::LeftDockWidgetArea, m_experimentDock);
 
+  QVector<widgets::ExperimentPanel::StackItem> stacks;
+  for (const auto& s : m_sim->stacks().stacks())
+    stacks.push_back({QString::fromStdString(s.id), QString::fromStdString(s.name), QString::fromStdString(s.description)});
+  m_experiment->setStacks(stacks);
+
   m_hardware = new widgets::HardwarePanel(this);
   m_hardware->setCatalog(m_sim->catalog().devices());
   if (const QStringList errors = m_sim->loadErrors(); !errors.isEmpty()) {

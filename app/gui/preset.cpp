@@ -64,6 +64,7 @@ Preset parsePreset(const std::string& text, const QString& source) {
   p.modeNote = QString::fromStdString(in.string("mode_note", ""));
   p.explanation = QString::fromStdString(in.string("explanation", ""));
   p.config = trainConfigFromJson(in.object("experiment"));
+  p.stackId = QString::fromStdString(in.string("stack", ""));
   for (const JsonReader& d : in.objects("devices")) {
     const widgets::DeviceChoice choice = deviceChoiceFromJson(d);
     for (const auto& other : p.devices)
@@ -111,6 +112,7 @@ std::string presetToJson(const Preset& p) {
   if (!p.modeNote.isEmpty()) j.set("mode_note", p.modeNote.toStdString());
   if (!p.explanation.isEmpty()) j.set("explanation", p.explanation.toStdString());
   j.set("experiment", trainConfigToJson(p.config));
+  if (!p.stackId.isEmpty()) j.set("stack", p.stackId.toStdString());
   Json devices = Json::array();
   for (const auto& d : p.devices) devices.push(deviceChoiceToJson(d));
   j.set("devices", std::move(devices));

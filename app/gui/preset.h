@@ -47,6 +47,7 @@ struct Preset {
   QString modeNote;        // says whether it trains for real or simulates, and why
   QString explanation;     // what to look for
   core::train::TrainConfig config;
+  QString stackId;  // the software of the article's era (resources/stacks); empty = modern defaults
   QVector<widgets::DeviceChoice> devices;
   double targetAccuracy = 0;
   QVector<widgets::ReferenceMark> references;

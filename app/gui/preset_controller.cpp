@@ -81,6 +81,8 @@ bool PresetController::apply(const QString& idOrPrefix) {
 void PresetController::apply(const Preset& preset) {
   QStringList problems = unknownIds(preset);
   m_experiment->setConfig(preset.config);
+  m_experiment->setStackId(preset.stackId);
+  m_experiment->setCompareStackId({});
   m_experiment->setTrainHere(preset.mode == PresetMode::Train);
   const QStringList unknown = m_hardware->setChoices(preset.devices);
   for (const QString& id : unknown)

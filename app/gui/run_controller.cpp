@@ -52,6 +52,9 @@ RunPlan RunController::currentPlan() const {
   plan.config = m_p.experiment->config();
   plan.trainHere = m_p.experiment->trainHere();
   plan.devices = m_p.hardware->choices();
+  for (auto& d : plan.devices)
+    if (d.stackId.isEmpty()) d.stackId = m_p.experiment->stackId();
+  plan.compareStackId = m_p.experiment->compareStackId();
   if (m_preset && m_preset->config.modelId == plan.config.modelId &&
       m_preset->config.datasetId == plan.config.datasetId) {
     plan.presetId = m_preset->id;

@@ -74,13 +74,18 @@ void SetupController::updateNow() {
   Q_EMIT updated();
 }
 
+widgets::DeviceChoice SetupController::withStack(widgets::DeviceChoice choice) const {
+  if (choice.stackId.isEmpty()) choice.stackId = m_experiment->stackId();
+  return choice;
+}
+
 void SetupController::updateHardware() {
   const core::train::TrainConfig config = m_experiment->config();
   for (const QString& id : m_hardware->deviceIds()) {
     const std::optional<widgets::DeviceChoice> choice = m_hardware->settings(id);
     if (!choice) continue;
     try {
-      m_hardware->setDeviceStatus(id, statusFor(m_sim->simulateRun(config, *choice)));
+      m_hardware->setDeviceStatus(id, statusFor(m_sim->simulateRun(config, withStack(*choice))));
     } catch (const std::exception& e) {
       m_hardware->setDeviceStatus(id, {widgets::DeviceStatus::Kind::Error, tr("cannot simulate"), QString::fromUtf8(e.what())});
     }
@@ -90,7 +95,9 @@ void SetupController::updateHardware() {
 void SetupController::updateSweep() {
   if (!m_sweep) return;
   const core::train::TrainConfig config = m_experiment->config();
-  m_sweep->setReports(m_sim->sweep(config, m_hardware->choices(), sweepBatches()));
+  QVector<widgets::DeviceChoice> choices;
+  for (const auto& c : m_hardware->choices()) choices << withStack(c);
+  m_sweep->setReports(m_sim->sweep(config, choices, sweepBatches()));
   m_sweep->setMarkedBatch(config.batch);
 }
 
@@ -100,7 +107,7 @@ void SetupController::updateGuide() {
   // Every row's settings, checked or not: a comparison may name a device not chosen.
   QVector<widgets::DeviceChoice> devices;
   for (const QString& id : m_hardware->deviceIds())
-    if (auto c = m_hardware->settings(id)) devices << *c;
+    if (auto c = m_hardware->settings(id)) devices << withStack(*c);
   QVector<ComparisonResult> results;
   for (const Comparison& c : m_preset->comparisons) results << evaluateComparison(*m_sim, c, config, devices);
   m_guide->setResults(results);

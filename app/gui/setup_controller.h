@@ -6,6 +6,8 @@
 #include <QObject>
 #include <QTimer>
 
+#include "widgets/hardware_panel.h"
+
 namespace widgets {
 class ExperimentPanel;
 class HardwarePanel;
@@ -37,6 +39,8 @@ Q_SIGNALS:
   void updated();
 
 private:
+  // The Experiment panel's software choice applied to a device row without its own.
+  widgets::DeviceChoice withStack(widgets::DeviceChoice choice) const;
   void schedule();
   void updateHardware();
   void updateSweep();

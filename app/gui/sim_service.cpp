@@ -48,6 +48,7 @@ core::sim::SimConfig SimService::simConfig(const core::train::TrainConfig& confi
   s.precision = resolvePrecision(choice, config.precision);
   s.epochs = config.epochs;
   s.preemptible = choice.preemptible;
+  s.stackId = choice.stackId.toStdString();
   return s;
 }
 

@@ -62,7 +62,18 @@ QVector<widgets::DeviceResult> TrainingSession::planDevices(const RunPlan& plan,
     }
     out << host;
   }
+  // One click compares the same silicon under two stacks: each device once more, under the other.
+  QVector<widgets::DeviceChoice> choices;
+  const bool compare = !plan.compareStackId.isEmpty();
   for (const auto& choice : plan.devices) {
+    choices << choice;
+    if (compare && choice.deviceId != hostId && choice.stackId != plan.compareStackId) {
+      widgets::DeviceChoice other = choice;
+      other.stackId = plan.compareStackId;
+      choices << other;
+    }
+  }
+  for (const auto& choice : choices) {
     if (plan.trainHere && choice.deviceId == hostId) continue;  // measured above
     widgets::DeviceResult d;
     d.deviceId = choice.deviceId;
@@ -73,6 +84,12 @@ QVector<widgets::DeviceResult> TrainingSession::planDevices(const RunPlan& plan,
     d.label = tr("%1 (simulated)").arg(m_sim->choiceLabel(choice));
     try {
       d.report = m_sim->simulateRun(plan.config, choice, images);
+      if (compare) {
+        // Two series of one device: keyed and labelled by device and stack.
+        const QString stack = QString::fromStdString(d.report.config.stackId);
+        if (choice.stackId == plan.compareStackId) d.deviceId = choice.deviceId + "@" + stack;
+        d.label = tr("%1 · %2 (simulated)").arg(m_sim->choiceLabel(choice), stack);
+      }
     } catch (const std::exception& e) {
       problems << tr("%1 left out: %2").arg(choice.deviceId, QString::fromUtf8(e.what()));
       continue;

@@ -25,6 +25,7 @@ struct RunPlan {
   core::train::TrainConfig config;
   QVector<widgets::DeviceChoice> devices;  // simulated; the host is added when training here
   bool trainHere = true;
+  QString compareStackId;                  // also simulate every device under this stack
   QString name;                            // empty: made from the settings
   QString presetId;
   QVector<widgets::ReferenceMark> references;
