@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <filesystem>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
@@ -14,6 +15,8 @@
 #include "app/cli/sim_options.h"
 #include "core/nn/zoo.h"
 #include "core/sim/simulator.h"
+#include "core/sim/validation.h"
+#include "core/util/files.h"
 #include "core/util/error.h"
 #include "core/util/json.h"
 
@@ -184,8 +187,32 @@ int cmdSimulate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   c.stackId = stackIdOption(a, stacks);
   const core::sim::Simulator sim(cat, stacks);
   const core::sim::SimReport r = sim.simulate(c);
-  if (format == "text") printText(r, out);
-  else out << reportJson(r).dump(2) << "\n";
+  // The simulator's own measured error for this stack and device family, from the shipped
+  // calibration rows (absent when the file is).
+  core::sim::ErrorBand band;
+  const std::string calibration = (std::filesystem::path(core::util::resourceDir()) / "calibration" / "calibration.csv").string();
+  if (std::filesystem::is_regular_file(calibration) && !cat.at(c.deviceId).measured) {
+    try {
+      band = core::sim::errorBandFor(core::sim::validateRows(sim, core::sim::readReferenceCsv(calibration)),
+                                     r.config.stackId, c.deviceId);
+    } catch (const std::exception& e) {
+      err << "accellab-cli: warning: no error band: " << e.what() << "\n";
+    }
+  }
+  if (format == "text") {
+    printText(r, out);
+    if (band.known()) out << "\n  error band      " << band.text() << "\n";
+  } else {
+    Json j = reportJson(r);
+    if (band.known()) {
+      Json b = Json::object();
+      b.set("median_abs_pct_error", std::round(band.medianAbsPct * 10) / 10);
+      b.set("rows", band.rows);
+      b.set("scope", band.scope);
+      j.set("error_band", b);
+    }
+    out << j.dump(2) << "\n";
+  }
   return 0;
 }
 

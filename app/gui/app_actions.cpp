@@ -84,6 +84,8 @@ AppActions AppActions::create(QObject* parent) {
 
   a.about = make(parent, icon("help-about", "about"), tr("&About AccelLab"), tr("Version, licence and where the figures come from"));
   a.about->setMenuRole(QAction::AboutRole);
+  a.accuracy = make(parent, QIcon(), tr("How &accurate is this?"),
+                    tr("The simulator's measured error on published measurements, per software stack and device"));
   a.aboutQt = make(parent, QIcon(), tr("About &Qt"), tr("Qt's version and licence"));
   a.aboutQt->setMenuRole(QAction::AboutQtRole);
   return a;

@@ -36,6 +36,7 @@ struct AppActions {
   QAction* clearRuns = nullptr;
   // Help
   QAction* about = nullptr;
+  QAction* accuracy = nullptr;
   QAction* aboutQt = nullptr;
 
   static AppActions create(QObject* parent);

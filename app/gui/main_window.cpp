@@ -1,5 +1,7 @@
 #include "app/gui/main_window.h"
 
+#include "app/gui/accuracy_dialog.h"
+
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
@@ -77,6 +79,15 @@ void MainWindow::createActions() {
   m_actions = AppActions::create(this);
   connect(m_actions.quit, &QAction::triggered, this, &QWidget::close);
   connect(m_actions.about, &QAction::triggered, this, &MainWindow::about);
+  connect(m_actions.accuracy, &QAction::triggered, this, [this] {
+    if (const auto* v = m_sim->calibration()) {
+      AccuracyDialog dialog(*v, this);
+      dialog.exec();
+    } else {
+      m_messages->showMessage(MessageBar::Level::Warning, tr("No calibration rows"),
+                              tr("The shipped calibration file (calibration/calibration.csv) could not be read."));
+    }
+  });
   connect(m_actions.aboutQt, &QAction::triggered, qApp, &QApplication::aboutQt);
   connect(m_actions.preferences, &QAction::triggered, this, &MainWindow::showPreferences);
 }
@@ -197,6 +208,7 @@ void MainWindow::createMenus() {
   run->addAction(m_actions.clearRuns);
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(m_actions.accuracy);
   help->addAction(m_actions.about);
   help->addAction(m_actions.aboutQt);
 }

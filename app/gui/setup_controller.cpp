@@ -15,7 +15,7 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-widgets::DeviceStatus statusFor(const core::sim::SimReport& r) {
+widgets::DeviceStatus statusFor(const core::sim::SimReport& r, const QString& band) {
   widgets::DeviceStatus s;
   const QString memory = QObject::tr("%1 of %2 GiB per device")
                              .arg(r.memoryBytesPerDevice / kGiB, 0, 'f', 1)
@@ -37,6 +37,10 @@ widgets::DeviceStatus statusFor(const core::sim::SimReport& r) {
                                              QLocale().toString(r.usdPerMillionImages, 'f', 2))
                                   : QObject::tr("No price known for this device"));
   if (!r.precisionNote.empty()) s.detail += "\n" + QString::fromStdString(r.precisionNote);
+  if (!band.isEmpty()) {
+    s.text += " " + band.section(' ', 0, 0);  // "±12%"
+    s.detail += "\n" + QObject::tr("Simulated with %1: %2").arg(QString::fromStdString(r.stackName), band);
+  }
   return s;
 }
 
@@ -85,7 +89,8 @@ void SetupController::updateHardware() {
     const std::optional<widgets::DeviceChoice> choice = m_hardware->settings(id);
     if (!choice) continue;
     try {
-      m_hardware->setDeviceStatus(id, statusFor(m_sim->simulateRun(config, withStack(*choice))));
+      const core::sim::SimReport r = m_sim->simulateRun(config, withStack(*choice));
+      m_hardware->setDeviceStatus(id, statusFor(r, m_sim->errorBand(r)));
     } catch (const std::exception& e) {
       m_hardware->setDeviceStatus(id, {widgets::DeviceStatus::Kind::Error, tr("cannot simulate"), QString::fromUtf8(e.what())});
     }

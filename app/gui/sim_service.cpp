@@ -3,9 +3,12 @@
 #include <QObject>
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "core/data/dataset_info.h"
 #include "core/sim/simulator.h"
+#include "core/sim/validation.h"
+#include "core/util/files.h"
 
 namespace app::gui {
 
@@ -16,7 +19,21 @@ SimService::SimService() : SimService(core::hw::DeviceCatalog::loadDefault(), co
 SimService::SimService(core::hw::DeviceCatalog catalog, core::hw::StackCatalog stacks)
     : m_catalog(std::move(catalog)),
       m_stacks(std::move(stacks)),
-      m_simulator(std::make_unique<core::sim::Simulator>(m_catalog, m_stacks)) {}
+      m_simulator(std::make_unique<core::sim::Simulator>(m_catalog, m_stacks)) {
+  const std::string path = (std::filesystem::path(core::util::resourceDir()) / "calibration" / "calibration.csv").string();
+  try {
+    m_calibration = std::make_shared<const core::sim::ValidationResult>(
+        core::sim::validateRows(*m_simulator, core::sim::readReferenceCsv(path)));
+  } catch (const std::exception&) {
+    // no band shown: the shipped calibration file is missing or unreadable
+  }
+}
+
+QString SimService::errorBand(const core::sim::SimReport& report) const {
+  const core::hw::DeviceSpec* spec = m_catalog.find(report.config.deviceId);
+  if (!m_calibration || !spec || spec->measured) return {};
+  return QString::fromStdString(core::sim::errorBandFor(*m_calibration, report.config.stackId, report.config.deviceId).text());
+}
 
 SimService::~SimService() = default;
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/hw/device_catalog.h"
+#include "core/sim/validation.h"
 #include "core/hw/stack_catalog.h"
 #include "core/sim/sim_report.h"
 #include "core/train/trainer.h"
@@ -28,6 +29,11 @@ public:
 
   const core::hw::DeviceCatalog& catalog() const { return m_catalog; }
   const core::hw::StackCatalog& stacks() const { return m_stacks; }
+  // "±12% (median error on tuned / v100 published rows, n=10)": the simulator's measured error
+  // for the report's stack and device family (empty when unknown or measured).
+  QString errorBand(const core::sim::SimReport& report) const;
+  // The shipped calibration rows as validated at start (nullptr when unreadable).
+  const core::sim::ValidationResult* calibration() const { return m_calibration.get(); }
   // Device files that failed validation ("file: key: what" each).
   QStringList loadErrors() const;
 
@@ -60,6 +66,7 @@ public:
 private:
   core::hw::DeviceCatalog m_catalog;
   core::hw::StackCatalog m_stacks;
+  std::shared_ptr<const core::sim::ValidationResult> m_calibration;  // shipped rows, validated once
   std::unique_ptr<core::sim::Simulator> m_simulator;
 };
 

@@ -313,6 +313,28 @@ std::vector<ReferenceRow> readReferenceCsv(const std::string& path) {
   return parseReferenceCsv(util::readFile(path), path);
 }
 
+std::string ErrorBand::text() const {
+  if (!known()) return "";
+  return "±" + std::to_string(static_cast<int>(std::lround(medianAbsPct))) + "% (median error on " + scope +
+         " published rows, n=" + std::to_string(rows) + ")";
+}
+
+ErrorBand errorBandFor(const ValidationResult& v, const std::string& stackId, const std::string& deviceId) {
+  const auto band = [](const ErrorStats& s, const std::string& scope) {
+    ErrorBand b;
+    b.medianAbsPct = s.medianAbsPct;
+    b.rows = s.rows;
+    b.scope = scope;
+    return b;
+  };
+  const std::string key = stackId + " / " + deviceFamily(deviceId);
+  for (const auto& s : v.stackFamilies)
+    if (s.family == key && s.rows >= 3) return band(s, key);
+  for (const auto& s : v.stacks)
+    if (s.family == stackId && s.rows >= 3) return band(s, stackId);
+  return v.overall.rows >= 3 ? band(v.overall, "all") : ErrorBand{};
+}
+
 std::string deviceFamily(const std::string& id) {
   if (id.rfind("cpu", 0) == 0) return "cpu";
   if (id.rfind("tpu", 0) == 0) return "tpu";

@@ -83,6 +83,18 @@ struct ValidationResult {
 
 std::string deviceFamily(const std::string& deviceId);
 
+// The measured error to show beside a simulated figure: the median error of the simulator on
+// the calibration rows of the same stack and device family, else of the stack, else overall
+// (fewer than 3 rows do not make a band).
+struct ErrorBand {
+  double medianAbsPct = 0;
+  int rows = 0;
+  std::string scope;  // "tuned / v100", "tuned", "all rows"
+  bool known() const { return rows > 0; }
+  std::string text() const;  // "±12% (median error of tuned / v100, n=10)"
+};
+ErrorBand errorBandFor(const ValidationResult& v, const std::string& stackId, const std::string& deviceId);
+
 // `defaultBuild` applies to CPU rows whose note has no build= token; a non-empty
 // `stackOverride` runs every row under that stack instead of its own.
 ValidationResult validateRows(const Simulator& sim, const std::vector<ReferenceRow>& rows,

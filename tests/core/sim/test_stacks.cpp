@@ -121,7 +121,7 @@ TEST(Stacks, AnUnknownStackIsRefusedNamingTheKnownOnes) {
 
 TEST(StackFit, TheFitReproducesTheShippedFigures) {
   const FitSpec spec = readFitSpec(std::string(ACCELLAB_SOURCE_RESOURCES) + "/calibration/stack-fit.json");
-  const auto rows = readReferenceCsv(std::string(ACCELLAB_TEST_DATA) + "/sim/calibration.csv");
+  const auto rows = readReferenceCsv(std::string(ACCELLAB_SOURCE_RESOURCES) + "/calibration/calibration.csv");
   const FitOutcome fit = fitStacks(simtest::catalog(), simtest::stacks(), rows, spec);
   ASSERT_FALSE(fit.figures.empty());
   for (const auto& f : fit.figures) {

@@ -87,7 +87,7 @@ TEST(Validation, ARowTheSimulatorRefusesIsReportedNotFatal) {
 }
 
 TEST(Validation, CalibrationMediansStayUnderTheBar) {
-  const auto rows = readReferenceCsv(std::string(ACCELLAB_TEST_DATA) + "/sim/calibration.csv");
+  const auto rows = readReferenceCsv(std::string(ACCELLAB_SOURCE_RESOURCES) + "/calibration/calibration.csv");
   const ValidationResult v = validateRows(simtest::simulator(), rows);
   for (const auto& r : v.rows) EXPECT_TRUE(r.ok) << r.row.id << ": " << r.error;
   // The stacks issue's bars: 15% overall, 20% for every device family.
