@@ -104,6 +104,14 @@ const char* cpuBuildName(CpuBuild b) { return b == CpuBuild::Pip ? "pip" : "comp
 
 SimReport simulateWorkload(const Workload& w, const hw::DeviceSpec& d, const hw::StackSpec& stack, const SimConfig& c) {
   checkConfig(c, d);
+  if (!d.measured && !stack.bySelector.count(hw::deviceKindName(d.kind)) &&
+      (d.generation.empty() || !stack.bySelector.count(d.generation))) {
+    std::string kinds;
+    for (const char* k : {"cpu", "gpu", "tpu"})
+      if (stack.bySelector.count(k)) kinds += std::string(kinds.empty() ? "" : ", ") + k;
+    throw Error("stack '" + stack.id + "' has no figures for " + hw::deviceKindName(d.kind) + " devices like '" + d.id +
+                "' (it describes " + (kinds.empty() ? std::string("none") : kinds) + "); pick another stack");
+  }
   // What the device measured itself (host: the AccelLab engine) wins over the stack.
   const hw::SoftwareFigures sw = overlay(hw::figuresFor(stack, d), d.measuredSoftware);
   const ExecutionUnit u = resolveUnit(d, sw, c);

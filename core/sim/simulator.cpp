@@ -50,7 +50,12 @@ SimReport Simulator::simulate(const SimConfig& c) const {
       SimConfig oc = c;
       oc.perLayer = false;
       oc.stackId = other->id;
-      const SimReport o = simulateWorkload(*w, device, *other, oc);
+      SimReport o;
+      try {
+        o = simulateWorkload(*w, device, *other, oc);
+      } catch (const std::exception&) {
+        return r;  // the other stack does not describe this device: no contrast
+      }
       r.contrastStackId = other->id;
       r.contrastStepSeconds = o.stepSeconds;
       const double f = o.stepSeconds / r.stepSeconds;

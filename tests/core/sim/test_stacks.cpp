@@ -137,3 +137,16 @@ TEST(StackFit, TheFitReproducesTheShippedFigures) {
     EXPECT_LE(s.objectiveFitted, s.objectiveStart) << s.stack;
   }
 }
+
+TEST(Stacks, AStackWithoutFiguresForTheDeviceKindIsRefused) {
+  // The tuned stack describes GPUs and TPUs (NGC, XLA), not CPUs: no silent kind defaults.
+  auto c = simtest::config("mlp", "mnist", "cpu-skylake", 128, Precision::FP32, 1, 8, "tuned");
+  try {
+    simtest::simulator().simulate(c);
+    FAIL() << "a CPU ran under the tuned stack";
+  } catch (const core::util::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no figures for cpu"), std::string::npos) << e.what();
+  }
+  c.stackId = "pytorch-eager";
+  EXPECT_GT(simtest::simulator().simulate(c).stepSeconds, 0);
+}
