@@ -16,7 +16,6 @@
 #include "core/nn/zoo.h"
 #include "core/sim/simulator.h"
 #include "core/sim/validation.h"
-#include "core/util/files.h"
 #include "core/util/error.h"
 #include "core/util/json.h"
 
@@ -190,7 +189,7 @@ int cmdSimulate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   // The simulator's own measured error for this stack and device family, from the shipped
   // calibration rows (absent when the file is).
   core::sim::ErrorBand band;
-  const std::string calibration = (std::filesystem::path(core::util::resourceDir()) / "calibration" / "calibration.csv").string();
+  const std::string calibration = core::sim::shippedCalibrationCsv();
   if (std::filesystem::is_regular_file(calibration) && !cat.at(c.deviceId).measured) {
     try {
       band = core::sim::errorBandFor(core::sim::validateRows(sim, core::sim::readReferenceCsv(calibration)),
@@ -250,11 +249,7 @@ int cmdSweep(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   for (const auto& p : a.list("precision", {"fp32"})) precisions.push_back(parsePrecisionOption("--precision", p));
   const core::hw::StackCatalog stacks = loadSimStacks(err);
   std::vector<std::string> stackIds;
-  for (const auto& id : a.list("stack", {""})) {
-    if (!id.empty() && !stacks.find(id))
-      throw Error("--stack: unknown software stack '" + id + "' (known: " + stacks.idList() + ")");
-    stackIds.push_back(id);
-  }
+  for (const auto& id : a.list("stack", {""})) stackIds.push_back(id.empty() ? id : stackIdOption("--stack", id, stacks));
   const core::sim::Simulator sim(cat, stacks);
   double simSeconds = 0;
   std::size_t done = 0, skipped = 0;

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "core/hw/catalog_files.h"
+
 namespace app::cli {
 
 using core::util::Json;
@@ -95,14 +97,7 @@ Json deviceJson(const core::hw::DeviceSpec& d) {
   j.set("price_date", d.priceDate);
   j.set("notes", d.notes);
   j.set("file", d.filePath);
-  Json sources = Json::object();
-  for (const auto& s : d.sources) {
-    Json one = Json::object();
-    one.set("ref", s.ref);
-    one.set("date", s.date);
-    sources.set(s.key, one);
-  }
-  j.set("sources", sources);
+  j.set("sources", core::hw::sourcesToJson(d.sources));
   return j;
 }
 

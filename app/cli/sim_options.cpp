@@ -28,11 +28,13 @@ core::hw::StackCatalog loadSimStacks(std::ostream& err) {
   return stacks;
 }
 
-std::string stackIdOption(const Args& a, const core::hw::StackCatalog& stacks) {
-  const std::string id = a.str("stack", "");
-  if (a.has("stack") && !stacks.find(id))
-    throw Error("--stack: unknown software stack '" + id + "' (known: " + stacks.idList() + ")");
+std::string stackIdOption(const std::string& option, const std::string& id, const core::hw::StackCatalog& stacks) {
+  if (!stacks.find(id)) throw Error(option + ": unknown software stack '" + id + "' (known: " + stacks.idList() + ")");
   return id;
+}
+
+std::string stackIdOption(const Args& a, const core::hw::StackCatalog& stacks) {
+  return a.has("stack") ? stackIdOption("--stack", a.str("stack", ""), stacks) : std::string();
 }
 
 std::string simModelOption(const Args& a) {

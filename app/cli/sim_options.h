@@ -16,7 +16,9 @@ core::hw::DeviceCatalog loadSimCatalog(bool withHost, std::ostream& err, bool re
 
 // The shipped and user stack files (resources/stacks); failures go to `err` as warnings.
 core::hw::StackCatalog loadSimStacks(std::ostream& err);
-// --stack ID checked against the catalog ("" when absent: the device kind's default).
+// A stack id checked against the catalog, like deviceIdOption.
+std::string stackIdOption(const std::string& option, const std::string& id, const core::hw::StackCatalog& stacks);
+// --stack ID checked, or "" when absent (the device kind's default).
 std::string stackIdOption(const Args& a, const core::hw::StackCatalog& stacks);
 
 // Each throws core::util::Error naming the option.

@@ -3,12 +3,10 @@
 #include <QObject>
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 
 #include "core/data/dataset_info.h"
 #include "core/sim/simulator.h"
 #include "core/sim/validation.h"
-#include "core/util/files.h"
 
 namespace app::gui {
 
@@ -20,10 +18,9 @@ SimService::SimService(core::hw::DeviceCatalog catalog, core::hw::StackCatalog s
     : m_catalog(std::move(catalog)),
       m_stacks(std::move(stacks)),
       m_simulator(std::make_unique<core::sim::Simulator>(m_catalog, m_stacks)) {
-  const std::string path = (std::filesystem::path(core::util::resourceDir()) / "calibration" / "calibration.csv").string();
   try {
     m_calibration = std::make_shared<const core::sim::ValidationResult>(
-        core::sim::validateRows(*m_simulator, core::sim::readReferenceCsv(path)));
+        core::sim::validateRows(*m_simulator, core::sim::readReferenceCsv(core::sim::shippedCalibrationCsv())));
   } catch (const std::exception&) {
     // no band shown: the shipped calibration file is missing or unreadable
   }

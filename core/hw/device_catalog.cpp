@@ -6,6 +6,7 @@
 #include <functional>
 #include <tuple>
 
+#include "core/hw/catalog_files.h"
 #include "core/hw/host_probe.h"
 #include "core/hw/stack_catalog.h"
 #include "core/util/error.h"
@@ -227,24 +228,8 @@ DeviceSpec parseDeviceJson(const std::string& text, const std::string& path) {
     if (def.required && !root.contains(def.name)) fail(path, def.name, "missing required key");
 
   // Provenance: every figure (number) needs {"ref", "date"}; every source names a figure.
+  spec.sources = parseSources(path, root, [](const std::string& key) { return findKey(key) != nullptr; });
   const Json& sources = root.at("sources");
-  if (!sources.isObject()) fail(path, "sources", "must be an object mapping each figure's key to {\"ref\", \"date\"}");
-  for (const auto& [key, value] : sources.asObject()) {
-    const KeyDef* def = findKey(key);
-    if (!def) fail(path, "sources." + key, "names an unknown key");
-    if (!root.contains(key)) fail(path, "sources." + key, "gives a source for a key the file does not set");
-    if (!value.isObject()) fail(path, "sources." + key, "must be an object {\"ref\": ..., \"date\": ...}");
-    SourcedValue sv;
-    sv.key = key;
-    for (const auto& [field, fv] : value.asObject()) {
-      if (field != "ref" && field != "date") fail(path, "sources." + key + "." + field, "unknown key (use ref, date)");
-      if (!fv.isString() || fv.asString().empty()) fail(path, "sources." + key + "." + field, "must be a non-empty string");
-      (field == "ref" ? sv.ref : sv.date) = fv.asString();
-    }
-    if (sv.ref.empty()) fail(path, "sources." + key + ".ref", "missing required key");
-    if (sv.date.empty()) fail(path, "sources." + key + ".date", "missing required key");
-    spec.sources.push_back(std::move(sv));
-  }
   for (const auto& [key, value] : root.asObject())
     if (value.isNumber() && !sources.contains(key))
       fail(path, key, "has no source: add sources." + key + " = {\"ref\": ..., \"date\": ...}");
@@ -291,21 +276,14 @@ void DeviceCatalog::add(DeviceSpec spec) {
 
 DeviceCatalog DeviceCatalog::loadDirs(const std::vector<std::string>& dirs) {
   DeviceCatalog cat;
-  for (const auto& dir : dirs) {
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) continue;
-    std::vector<fs::path> files;
-    for (const auto& e : fs::directory_iterator(dir, ec))
-      if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-    for (const auto& f : files) {
+  for (const auto& dir : dirs)
+    for (const auto& f : jsonFilesIn(dir)) {
       try {
-        cat.add(parseDeviceFile(f.string()));
+        cat.add(parseDeviceFile(f));
       } catch (const std::exception& e) {
         cat.m_loadErrors.emplace_back(e.what());
       }
     }
-  }
   return cat;
 }
 

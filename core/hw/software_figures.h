@@ -38,31 +38,4 @@ struct SoftwareFigures {
   std::optional<AllReduceMode> allReduce;
 };
 
-// `over`'s set figures replace `base`'s.
-inline SoftwareFigures overlay(SoftwareFigures base, const SoftwareFigures& over) {
-  auto take = [](auto& into, const auto& from) {
-    if (from) into = from;
-  };
-  take(base.gemmEfficiency, over.gemmEfficiency);
-  take(base.gemmEfficiencyFp32, over.gemmEfficiencyFp32);
-  take(base.depthwiseEfficiency, over.depthwiseEfficiency);
-  take(base.memEfficiency, over.memEfficiency);
-  take(base.kernelLaunchSeconds, over.kernelLaunchSeconds);
-  take(base.stepOverheadSeconds, over.stepOverheadSeconds);
-  take(base.compileSeconds, over.compileSeconds);
-  take(base.compileSecondsPerLayer, over.compileSecondsPerLayer);
-  take(base.syncSecondsPerThread, over.syncSecondsPerThread);
-  take(base.crossSocketSyncFactor, over.crossSocketSyncFactor);
-  take(base.pipBuildFactor, over.pipBuildFactor);
-  take(base.frameworkReserveGib, over.frameworkReserveGib);
-  take(base.optimizerBytesPerParam, over.optimizerBytesPerParam);
-  take(base.hostJpegMBpsPerVcpu, over.hostJpegMBpsPerVcpu);
-  take(base.deviceJpegMBps, over.deviceJpegMBps);
-  take(base.matrixTileMin, over.matrixTileMin);
-  take(base.fusesElementwise, over.fusesElementwise);
-  take(base.inputPipeline, over.inputPipeline);
-  take(base.allReduce, over.allReduce);
-  return base;
-}
-
 }  // namespace core::hw

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <functional>
 
+#include "core/hw/catalog_files.h"
 #include "core/util/error.h"
 #include "core/util/files.h"
 
@@ -169,6 +170,12 @@ const SourcedValue* StackSpec::sourceOf(const std::string& key) const {
   return nullptr;
 }
 
+SoftwareFigures overlay(SoftwareFigures base, const SoftwareFigures& over) {
+  for (const auto& def : figureTable())
+    if (const auto v = def.get(over)) def.set(base, *v);
+  return base;
+}
+
 SoftwareFigures figuresFor(const StackSpec& stack, const DeviceSpec& device) {
   SoftwareFigures f;
   auto apply = [&](const std::string& selector) {
@@ -177,7 +184,7 @@ SoftwareFigures figuresFor(const StackSpec& stack, const DeviceSpec& device) {
   apply("default");
   apply(deviceKindName(device.kind));
   if (!device.generation.empty()) apply(device.generation);
-  return f;
+  return overlay(f, device.measuredSoftware);
 }
 
 StackSpec parseStackJson(const std::string& textIn, const std::string& path) {
@@ -224,23 +231,8 @@ StackSpec parseStackJson(const std::string& textIn, const std::string& path) {
     if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-'))
       fail(path, "id", "may hold only a-z, 0-9 and '-' (got \"" + s.id + "\")");
 
+  s.sources = parseSources(path, root, [](const std::string& key) { return findFigure(key) != nullptr; });
   const Json& sources = root.at("sources");
-  if (!sources.isObject()) fail(path, "sources", "must be an object mapping each figure's key to {\"ref\", \"date\"}");
-  for (const auto& [key, value] : sources.asObject()) {
-    if (!findFigure(key)) fail(path, "sources." + key, "names an unknown figure");
-    if (!root.contains(key)) fail(path, "sources." + key, "gives a source for a figure the file does not set");
-    if (!value.isObject()) fail(path, "sources." + key, "must be an object {\"ref\": ..., \"date\": ...}");
-    SourcedValue sv;
-    sv.key = key;
-    for (const auto& [field, fv] : value.asObject()) {
-      if (field != "ref" && field != "date") fail(path, "sources." + key + "." + field, "unknown key (use ref, date)");
-      if (!fv.isString() || fv.asString().empty()) fail(path, "sources." + key + "." + field, "must be a non-empty string");
-      (field == "ref" ? sv.ref : sv.date) = fv.asString();
-    }
-    if (sv.ref.empty()) fail(path, "sources." + key + ".ref", "missing required key");
-    if (sv.date.empty()) fail(path, "sources." + key + ".date", "missing required key");
-    s.sources.push_back(std::move(sv));
-  }
   for (const auto& [key, value] : root.asObject())
     if (!isHeaderKey(key) && !sources.contains(key))
       fail(path, key, "has no source: add sources." + key + " = {\"ref\": ..., \"date\": ...}");
@@ -282,14 +274,7 @@ Json stackToJson(const StackSpec& s) {
     if (n == 1 && byKey.asObject().front().first == "default") j.set(def.name, byKey.asObject().front().second);
     else j.set(def.name, byKey);
   }
-  Json src = Json::object();
-  for (const auto& sv : s.sources) {
-    Json o = Json::object();
-    o.set("ref", sv.ref);
-    o.set("date", sv.date);
-    src.set(sv.key, o);
-  }
-  j.set("sources", src);
+  j.set("sources", sourcesToJson(s.sources));
   return j;
 }
 
@@ -325,21 +310,14 @@ void StackCatalog::add(StackSpec spec) {
 
 StackCatalog StackCatalog::loadDirs(const std::vector<std::string>& dirs) {
   StackCatalog cat;
-  for (const auto& dir : dirs) {
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) continue;
-    std::vector<fs::path> files;
-    for (const auto& e : fs::directory_iterator(dir, ec))
-      if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-    for (const auto& f : files) {
+  for (const auto& dir : dirs)
+    for (const auto& f : jsonFilesIn(dir)) {
       try {
-        cat.add(parseStackFile(f.string()));
+        cat.add(parseStackFile(f));
       } catch (const std::exception& e) {
         cat.m_loadErrors.emplace_back(e.what());
       }
     }
-  }
   return cat;
 }
 

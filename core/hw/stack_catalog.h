@@ -32,8 +32,11 @@ struct StackSpec {
   const SourcedValue* sourceOf(const std::string& key) const;
 };
 
-// The figures `stack` gives `device`: "default", overlaid by the device's kind, overlaid by its
-// generation.
+// `over`'s set figures replace `base`'s (every key of the figure table).
+SoftwareFigures overlay(SoftwareFigures base, const SoftwareFigures& over);
+
+// The figures `device` runs with under `stack`: the stack's "default", overlaid by the device's
+// kind, then by its generation, then by what the device measured itself (host: the engine).
 SoftwareFigures figuresFor(const StackSpec& stack, const DeviceSpec& device);
 
 class StackCatalog {

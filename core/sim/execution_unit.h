@@ -61,8 +61,8 @@ struct StackDefaults {
 };
 StackDefaults stackDefaults(hw::DeviceKind kind);
 
-// The device `d` running software with figures `sw` (its stack's, overlaid by what the device
-// measured itself). Throws core::util::Error naming the argument for impossible values (vCPUs
+// The device `d` running software with figures `sw` (hw::figuresFor: its stack's, overlaid by
+// what the device measured itself). Throws core::util::Error naming the argument for impossible values (vCPUs
 // out of range).
 ExecutionUnit resolveUnit(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw, const SimConfig& c);
 

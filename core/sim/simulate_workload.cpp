@@ -112,9 +112,7 @@ SimReport simulateWorkload(const Workload& w, const hw::DeviceSpec& d, const hw:
     throw Error("stack '" + stack.id + "' has no figures for " + hw::deviceKindName(d.kind) + " devices like '" + d.id +
                 "' (it describes " + (kinds.empty() ? std::string("none") : kinds) + "); pick another stack");
   }
-  // What the device measured itself (host: the AccelLab engine) wins over the stack.
-  const hw::SoftwareFigures sw = overlay(hw::figuresFor(stack, d), d.measuredSoftware);
-  const ExecutionUnit u = resolveUnit(d, sw, c);
+  const ExecutionUnit u = resolveUnit(d, hw::figuresFor(stack, d), c);
   SimReport r;
   r.config = c;
   r.config.stackId = stack.id;

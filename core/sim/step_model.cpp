@@ -77,14 +77,14 @@ StepEstimate estimateStep(const Workload& w, const ExecutionUnit& u, double perD
   s.stepOverheadSeconds = u.stepOverheadSeconds;
   const double gradientBytes = 4.0 * static_cast<double>(w.params);
   const double linkBw = u.interconnectBytesPerSecond > 0 ? u.interconnectBytesPerSecond : u.hostLinkBytesPerSecond;
-  // A board's replicas (TPU cores) reduce among themselves first, on the chip's own links.
-  const double onBoard = ringAllReduceSeconds(gradientBytes, std::max(1, u.replicas), linkBw, u.allreduceLatencySeconds);
-  const double across = count > 1 ? hierarchicalAllReduceSeconds(gradientBytes, count, u.devicesPerNode, linkBw,
-                                                                 u.internodeBytesPerSecond, u.allreduceLatencySeconds)
-                                  : 0.0;
-  s.allReduceSeconds = u.replicas > 1 && count > 1
-                           ? ringAllReduceSeconds(gradientBytes, count * u.replicas, linkBw, u.allreduceLatencySeconds)
-                           : onBoard + across;
+  // Single-replica devices (GPUs) across nodes: NCCL's hierarchical all-reduce. TPU cores (and
+  // one device's replicas) form one ring over every participant.
+  const int replicas = std::max(1, u.replicas);
+  s.allReduceSeconds = count > 1 && replicas == 1
+                           ? hierarchicalAllReduceSeconds(gradientBytes, count, u.devicesPerNode, linkBw,
+                                                          u.internodeBytesPerSecond, u.allreduceLatencySeconds)
+                           : ringAllReduceSeconds(gradientBytes, std::max(1, count) * replicas, linkBw,
+                                                  u.allreduceLatencySeconds);
   s.communicationSeconds = exposedCommunicationSeconds(s.allReduceSeconds, s.backward.seconds(), u.allReduceAfterBackward);
   s.inputSeconds = inputSecondsPerStep(w.feed, u, perDeviceBatch);
   s.deviceSeconds = s.forward.seconds() + s.backward.seconds() + s.optimizer.seconds() + s.stepOverheadSeconds +

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 
 #include "core/sim/simulator.h"
@@ -307,6 +308,10 @@ std::vector<ReferenceRow> parseReferenceCsv(const std::string& text, const std::
     rows.push_back(std::move(r));
   }
   return rows;
+}
+
+std::string shippedCalibrationCsv() {
+  return (std::filesystem::path(util::resourceDir()) / "calibration" / "calibration.csv").string();
 }
 
 std::vector<ReferenceRow> readReferenceCsv(const std::string& path) {

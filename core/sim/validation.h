@@ -49,6 +49,10 @@ extern const char* const kValidationRules;
 
 NoteRules parseNote(const std::string& note);
 
+// The calibration rows AccelLab ships (resourceDir()/calibration/calibration.csv, a copy of
+// ../shared/reference/calibration.csv): where the error bands come from.
+std::string shippedCalibrationCsv();
+
 // Strict CSV reading (quoted fields, the header of calibration.csv). Throws core::util::Error
 // naming the file, line and column for malformed rows or unknown metrics/precisions.
 std::vector<ReferenceRow> readReferenceCsv(const std::string& path);

@@ -52,7 +52,7 @@ inline core::sim::ExecutionUnit unit(const std::string& device, core::util::Prec
   c.vcpus = vcpus;
   c.stackId = stack;
   const core::hw::DeviceSpec& d = catalog().at(device);
-  return core::sim::resolveUnit(d, core::hw::overlay(core::hw::figuresFor(simulator().stackFor(c), d), d.measuredSoftware), c);
+  return core::sim::resolveUnit(d, core::hw::figuresFor(simulator().stackFor(c), d), c);
 }
 
 // A dense layer in, units out, as the engine would describe it.
