@@ -186,6 +186,9 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
   m_stackNote->setObjectName("stackNote");
   m_stackNote->setWordWrap(true);
   m_stackNote->setForegroundRole(QPalette::PlaceholderText);
+  // Room for two wrapped lines, so the dock never clips the description (a word-wrapped label
+  // has no height of its own in a grid until it is laid out).
+  m_stackNote->setMinimumHeight(2 * m_stackNote->fontMetrics().lineSpacing() + 2);
   grid->addWidget(m_stackNote, 10, 0, 1, 4);
   setStacks({});
   grid->setRowStretch(11, 1);
@@ -329,6 +332,7 @@ void ExperimentPanel::updateStackNote() {
   for (const auto& s : m_stackItems)
     if (s.id == id) text = s.description;
   m_stackNote->setText(text);
+  m_stackNote->setToolTip(text);
 }
 
 bool ExperimentPanel::trainHere() const { return m_execution->currentData().toBool() && datasetLoadable(); }

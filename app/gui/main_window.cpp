@@ -141,7 +141,7 @@ void MainWindow::createDocks() {
   m_guide = new GuidePanel(this);
   m_guideDock = makeDock(this, tr("Guide"), "GuideDock", m_guide);
   addDockWidget(Qt::BottomDockWidgetArea, m_guideDock);
-  resizeDocks({m_experimentDock, m_hardwareDock, m_runsDock}, {280, 290, 130}, Qt::Vertical);
+  resizeDocks({m_experimentDock, m_hardwareDock, m_runsDock}, {305, 270, 125}, Qt::Vertical);
   resizeDocks({m_experimentDock}, {440}, Qt::Horizontal);
   resizeDocks({m_guideDock}, {150}, Qt::Vertical);
 }
