@@ -17,14 +17,16 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/experiment/limits.h"
+
 namespace widgets {
 namespace {
 
-using core::train::OptimizerKind;
+using core::experiment::OptimizerKind;
 using core::util::Precision;
 
-constexpr int kMaxBatch = 1 << 20;
-constexpr int kMaxLimit = std::numeric_limits<int>::max();
+using core::experiment::kMaxBatch;
+constexpr int kMaxLimit = static_cast<int>(core::experiment::kMaxSamples);
 // Training images the "precise" batch-norm statistics are re-estimated from (~10^4, as in
 // Wu & Johnson 2021).
 constexpr qlonglong kPreciseBnSamples = 10240;
@@ -115,7 +117,7 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
 
   m_epochs = new QSpinBox(this);
   m_epochs->setObjectName("epochs");
-  m_epochs->setRange(1, 10000);
+  m_epochs->setRange(1, core::experiment::kMaxEpochs);
   place(4, 2, tr("&Epochs:"), m_epochs);
 
   m_optimizer = new QComboBox(this);
@@ -211,13 +213,14 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
     if (m_learningRate->hasAcceptableInput()) Q_EMIT configChanged();
   });
 
-  setConfig(core::train::TrainConfig{});
+  showTrain(core::experiment::TrainConfig{});
+  m_shown = readShown();
 }
 
 void ExperimentPanel::setCatalogs(const std::vector<core::data::DatasetInfo>& datasets,
                                   const std::vector<core::nn::ModelInfo>& models) {
-  const core::train::TrainConfig keep = config();
-  const bool train = trainHere();
+  const core::experiment::TrainConfig keep = readWidgets();
+  const bool train = m_execution->currentData().toBool();
   {
     const QSignalBlocker b1(m_dataset), b2(m_model);
     m_datasets = datasets;
@@ -234,19 +237,58 @@ void ExperimentPanel::setCatalogs(const std::vector<core::data::DatasetInfo>& da
       m_model->setItemData(m_model->count() - 1, QString::fromStdString(m.description), Qt::ToolTipRole);
     }
   }
-  setConfig(keep);
+  showTrain(keep);
   setTrainHere(train);
+  m_shown = readShown();
 }
 
-core::train::TrainConfig ExperimentPanel::config() const {
-  core::train::TrainConfig c;
+void ExperimentPanel::showExperiment(const core::experiment::Experiment& e) {
+  {
+    const QSignalBlocker b1(m_execution), b2(m_stack), b3(m_compareStack);
+    showTrain(e.train);
+    setTrainHere(e.trainHere);
+    setStackId(QString::fromStdString(e.stackId));
+    setCompareStackId(QString::fromStdString(e.compareStackId));
+  }
+  m_shown = readShown();
+}
+
+ExperimentPanel::Shown ExperimentPanel::readShown() const {
+  return {readWidgets(), trainHere(), stackId(), compareStackId()};
+}
+
+void ExperimentPanel::applyTo(core::experiment::Experiment& e) const {
+  const Shown now = readShown();
+  auto& t = e.train;
+  const auto& was = m_shown.train;
+  const auto& is = now.train;
+  if (is.datasetId != was.datasetId) t.datasetId = is.datasetId;
+  if (is.dataDir != was.dataDir) t.dataDir = is.dataDir;
+  if (is.limit != was.limit || is.datasetId != was.datasetId) {
+    t.limit = is.limit;
+    t.testLimit = is.testLimit;
+  }
+  if (is.modelId != was.modelId) t.modelId = is.modelId;
+  if (is.batch != was.batch) t.batch = is.batch;
+  if (is.epochs != was.epochs) t.epochs = is.epochs;
+  if (is.optimizer != was.optimizer) t.optimizer = is.optimizer;
+  if (is.learningRate != was.learningRate) t.learningRate = is.learningRate;
+  if (is.precision != was.precision) t.precision = is.precision;
+  if (is.seed != was.seed) t.seed = is.seed;
+  if (is.threads != was.threads) t.threads = is.threads;
+  if (is.bnStatsSamples != was.bnStatsSamples) t.bnStatsSamples = is.bnStatsSamples;
+  if (now.trainHere != m_shown.trainHere) e.trainHere = now.trainHere;
+  if (!datasetLoadable()) e.trainHere = false;  // the engine cannot load it: simulate only
+  if (now.stackId != m_shown.stackId) e.stackId = now.stackId.toStdString();
+  if (now.compareStackId != m_shown.compareStackId) e.compareStackId = now.compareStackId.toStdString();
+}
+
+core::experiment::TrainConfig ExperimentPanel::readWidgets() const {
+  core::experiment::TrainConfig c;
   c.datasetId = m_dataset->currentData().toString().toStdString();
   c.dataDir = m_dataDir->text().trimmed().toStdString();
   c.limit = m_limit->value();
-  // The test set is cut in the same proportion as the training set (a quick demo stays quick).
-  for (const auto& d : m_datasets)
-    if (d.id == c.datasetId && c.limit > 0 && d.trainSize > 0 && c.limit < d.trainSize)
-      c.testLimit = std::max<std::int64_t>(1, c.limit * d.testSize / d.trainSize);
+  c.testLimit = core::experiment::proportionalTestLimit(c.datasetId, c.limit);
   c.modelId = m_model->currentData().toString().toStdString();
   c.batch = batchValue();
   c.epochs = m_epochs->value();
@@ -259,7 +301,7 @@ core::train::TrainConfig ExperimentPanel::config() const {
   return c;
 }
 
-void ExperimentPanel::setConfig(const core::train::TrainConfig& c) {
+void ExperimentPanel::showTrain(const core::experiment::TrainConfig& c) {
   {
     const QSignalBlocker blockers[] = {QSignalBlocker(m_dataset), QSignalBlocker(m_dataDir), QSignalBlocker(m_limit),
                                        QSignalBlocker(m_model),   QSignalBlocker(m_batch),   QSignalBlocker(m_epochs),
@@ -286,7 +328,6 @@ void ExperimentPanel::setConfig(const core::train::TrainConfig& c) {
       m_bnStats->addItem(tr("precise (%L1)").arg(c.bnStatsSamples), static_cast<qlonglong>(c.bnStatsSamples));
     m_bnStats->setCurrentIndex(std::max(0, m_bnStats->findData(static_cast<qlonglong>(c.bnStatsSamples))));
   }
-  Q_EMIT configChanged();
 }
 
 void ExperimentPanel::setStacks(const QVector<StackItem>& stacks) {

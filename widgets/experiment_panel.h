@@ -1,13 +1,14 @@
 #pragma once
-// The Experiment dock: what to train and how. Plain input widgets over a
-// core::train::TrainConfig; the app fills the catalogs and reads config() on Run.
+// The Experiment dock: what to train and how, and under which software. Plain input widgets
+// over the fields of a core::experiment::Experiment; the app fills the catalogs, shows its
+// experiment here and overlays the user's edits onto it.
 // GUI thread only; knows nothing about training or simulation.
 #include <QWidget>
 #include <vector>
 
 #include "core/data/dataset_info.h"
 #include "core/nn/zoo.h"
-#include "core/train/trainer.h"
+#include "core/experiment/experiment.h"
 
 class QComboBox;
 class QLabel;
@@ -25,16 +26,15 @@ public:
   void setCatalogs(const std::vector<core::data::DatasetInfo>& datasets,
                    const std::vector<core::nn::ModelInfo>& models);
 
-  // The settings as a trainer config. The learning rate falls back to the last valid value
-  // while the field holds a half-typed number.
-  core::train::TrainConfig config() const;
-  // Shows `config`; ids not in the catalogs are added to their list so nothing is lost.
-  void setConfig(const core::train::TrainConfig& config);
+  // Shows the fields of `experiment` this panel has (what to train, execution, software);
+  // ids not in the catalogs are added to their list so nothing is lost.
+  void showExperiment(const core::experiment::Experiment& experiment);
+  // Overlays onto `experiment` the fields the user changed since showExperiment. Everything
+  // else is left as it is: settings this panel has no widget for (momentum, Nesterov, weight
+  // decay, schedule) and values a widget cannot hold (a seed above its range).
+  void applyTo(core::experiment::Experiment& experiment) const;
 
-  // Execution: train on this machine (host measured, devices simulated) or simulate only.
-  // Datasets the engine cannot load force simulation only.
-  bool trainHere() const;
-  void setTrainHere(bool train);
+  // The dataset chosen can be loaded by the engine (else the experiment simulates only).
   bool datasetLoadable() const;
 
   // The software stacks offered (id, name, one-line description). The Software choice ""
@@ -43,18 +43,31 @@ public:
     QString id, name, description;
   };
   void setStacks(const QVector<StackItem>& stacks);
-  QString stackId() const;
-  void setStackId(const QString& id);
-  QString compareStackId() const;
-  void setCompareStackId(const QString& id);
 
   // Batch sizes offered in the batch list (powers of two); free entry is accepted too.
   static std::vector<int> batchChoices();
 
 Q_SIGNALS:
-  void configChanged();
+  void configChanged();  // the user edited a field
 
 private:
+  // What the widgets hold, as a config on TrainConfig's defaults (the learning rate and batch
+  // fall back to the last valid value while the field holds a half-typed number).
+  core::experiment::TrainConfig readWidgets() const;
+  void showTrain(const core::experiment::TrainConfig& config);
+  bool trainHere() const;
+  void setTrainHere(bool train);
+  QString stackId() const;
+  void setStackId(const QString& id);
+  QString compareStackId() const;
+  void setCompareStackId(const QString& id);
+  // What showExperiment put in the widgets, as read back: applyTo writes only what differs.
+  struct Shown {
+    core::experiment::TrainConfig train;
+    bool trainHere = true;
+    QString stackId, compareStackId;
+  };
+  Shown readShown() const;
   void chooseDataFolder();
   void updateDatasetDependent();
   void updateStackNote();
@@ -81,6 +94,7 @@ private:
   QLabel* m_stackNote = nullptr;
   QVector<StackItem> m_stackItems;
   QLabel* m_datasetNote = nullptr;
+  Shown m_shown;
   mutable double m_lastLearningRate = 1e-3;
   mutable int m_lastBatch = 128;
 };

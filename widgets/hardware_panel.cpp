@@ -83,9 +83,9 @@ QStringList HardwarePanel::deviceIds() const {
 }
 
 void HardwarePanel::setCatalog(const std::vector<core::hw::DeviceSpec>& devices) {
-  QVector<DeviceChoice> previous;
+  QVector<core::experiment::DeviceChoice> previous;
   for (int r = 0; r < m_table->rowCount(); ++r) previous << readRow(r);
-  const QVector<DeviceChoice> checked = choices();
+  const QVector<core::experiment::DeviceChoice> checked = choices();
 
   m_updating = true;
   m_rows.clear();
@@ -97,7 +97,7 @@ void HardwarePanel::setCatalog(const std::vector<core::hw::DeviceSpec>& devices)
     buildRow(row, spec);
   }
   for (const auto& c : previous) {
-    const int row = rowOf(c.deviceId);
+    const int row = rowOf(QString::fromStdString(c.deviceId));
     if (row >= 0) applyChoice(row, c, checked.contains(c));
   }
   m_updating = false;
@@ -172,10 +172,10 @@ void HardwarePanel::buildRow(int row, const core::hw::DeviceSpec& spec) {
     connect(c, &QComboBox::currentIndexChanged, this, [this] { if (!m_updating) Q_EMIT choicesChanged(); });
 }
 
-DeviceChoice HardwarePanel::readRow(int row) const {
+core::experiment::DeviceChoice HardwarePanel::readRow(int row) const {
   const auto& spec = m_rows[static_cast<std::size_t>(row)].spec;
-  DeviceChoice c;
-  c.deviceId = QString::fromStdString(spec.id);
+  core::experiment::DeviceChoice c;
+  c.deviceId = spec.id;
   const auto* count = static_cast<QSpinBox*>(m_table->cellWidget(row, kCount));
   if (isScalableCpu(spec)) {
     c.vcpus = count->value();
@@ -188,7 +188,7 @@ DeviceChoice HardwarePanel::readRow(int row) const {
   return c;
 }
 
-void HardwarePanel::applyChoice(int row, const DeviceChoice& c, bool checked) {
+void HardwarePanel::applyChoice(int row, const core::experiment::DeviceChoice& c, bool checked) {
   const auto& spec = m_rows[static_cast<std::size_t>(row)].spec;
   auto* count = static_cast<QSpinBox*>(m_table->cellWidget(row, kCount));
   const QSignalBlocker b0(count);
@@ -208,21 +208,21 @@ void HardwarePanel::applyChoice(int row, const DeviceChoice& c, bool checked) {
   m_table->item(row, kDevice)->setCheckState(checked ? Qt::Checked : Qt::Unchecked);
 }
 
-QVector<DeviceChoice> HardwarePanel::choices() const {
-  QVector<DeviceChoice> out;
+QVector<core::experiment::DeviceChoice> HardwarePanel::choices() const {
+  QVector<core::experiment::DeviceChoice> out;
   for (int r = 0; r < m_table->rowCount(); ++r)
     if (m_table->item(r, kDevice)->checkState() == Qt::Checked) out << readRow(r);
   return out;
 }
 
-QStringList HardwarePanel::setChoices(const QVector<DeviceChoice>& wanted) {
+QStringList HardwarePanel::setChoices(const QVector<core::experiment::DeviceChoice>& wanted) {
   QStringList unknown;
   m_updating = true;
   for (int r = 0; r < m_table->rowCount(); ++r) m_table->item(r, kDevice)->setCheckState(Qt::Unchecked);
   for (const auto& c : wanted) {
-    const int row = rowOf(c.deviceId);
+    const int row = rowOf(QString::fromStdString(c.deviceId));
     if (row < 0) {
-      unknown << c.deviceId;
+      unknown << QString::fromStdString(c.deviceId);
       continue;
     }
     applyChoice(row, c, true);
@@ -233,7 +233,23 @@ QStringList HardwarePanel::setChoices(const QVector<DeviceChoice>& wanted) {
   return unknown;
 }
 
-std::optional<DeviceChoice> HardwarePanel::settings(const QString& deviceId) const {
+void HardwarePanel::showExperiment(const core::experiment::Experiment& e) {
+  const QSignalBlocker blocker(this);
+  m_hostMeasured = e.trainHere;
+  setChoices(QVector<core::experiment::DeviceChoice>(e.devices.begin(), e.devices.end()));
+}
+
+void HardwarePanel::applyTo(core::experiment::Experiment& e) const {
+  std::vector<core::experiment::DeviceChoice> devices;
+  for (core::experiment::DeviceChoice c : choices()) {
+    for (const auto& before : e.devices)
+      if (before.deviceId == c.deviceId) c.stackId = before.stackId;
+    devices.push_back(std::move(c));
+  }
+  e.devices = std::move(devices);
+}
+
+std::optional<core::experiment::DeviceChoice> HardwarePanel::settings(const QString& deviceId) const {
   const int row = rowOf(deviceId);
   if (row < 0) return std::nullopt;
   return readRow(row);

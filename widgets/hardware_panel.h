@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/experiment/experiment.h"
 #include "core/hw/device_spec.h"
 #include "core/util/precision.h"
 
@@ -16,17 +17,6 @@ class QTableWidget;
 class QLabel;
 
 namespace widgets {
-
-// One chosen device as the simulator needs it.
-struct DeviceChoice {
-  QString deviceId;
-  int count = 1;          // devices in synchronous data parallel (GPUs, TPU boards)
-  int vcpus = 0;          // scalable CPUs only: vCPUs (0 = the device's default)
-  bool preemptible = false;
-  std::optional<core::util::Precision> precision;  // nullopt = the run's precision
-  QString stackId;        // software stack (resources/stacks); empty = the device kind's default
-  friend bool operator==(const DeviceChoice&, const DeviceChoice&) = default;
-};
 
 // What the app says about a device at the current settings.
 struct DeviceStatus {
@@ -46,11 +36,17 @@ public:
   QStringList deviceIds() const;
 
   // The checked devices, in catalog order.
-  QVector<DeviceChoice> choices() const;
+  QVector<core::experiment::DeviceChoice> choices() const;
   // Checks exactly these devices with these settings; returns the ids not in the catalog.
-  QStringList setChoices(const QVector<DeviceChoice>& choices);
+  QStringList setChoices(const QVector<core::experiment::DeviceChoice>& choices);
+  // The experiment's devices, checked with their settings; the host row is measured (checked
+  // and locked) when the experiment trains here. No signal.
+  void showExperiment(const core::experiment::Experiment& experiment);
+  // Writes the checked devices into `experiment`, keeping what a row does not show (a
+  // device's own stack).
+  void applyTo(core::experiment::Experiment& experiment) const;
   // The row's settings whether checked or not (nullopt for an unknown id).
-  std::optional<DeviceChoice> settings(const QString& deviceId) const;
+  std::optional<core::experiment::DeviceChoice> settings(const QString& deviceId) const;
 
   // When the host (the measured device, id "host") trains for real it is measured: its row
   // is checked and locked.
@@ -74,8 +70,8 @@ private:
   };
   int rowOf(const QString& deviceId) const;
   void buildRow(int row, const core::hw::DeviceSpec& spec);
-  void applyChoice(int row, const DeviceChoice& c, bool checked);
-  DeviceChoice readRow(int row) const;
+  void applyChoice(int row, const core::experiment::DeviceChoice& c, bool checked);
+  core::experiment::DeviceChoice readRow(int row) const;
 
   QTableWidget* m_table = nullptr;
   QLabel* m_note = nullptr;

@@ -80,8 +80,8 @@ void RunStore::setCurrentRun(int id) {
   Q_EMIT currentRunChanged(id);
 }
 
-void RunStore::appendSamples(int id, const std::vector<core::train::BatchSample>& batches,
-                             const std::vector<core::train::EpochSample>& epochs) {
+void RunStore::appendSamples(int id, const std::vector<core::experiment::BatchSample>& batches,
+                             const std::vector<core::experiment::EpochSample>& epochs) {
   Run* r = run(id);
   if (!r || (batches.empty() && epochs.empty())) return;
   r->batches.insert(r->batches.end(), batches.begin(), batches.end());
@@ -96,7 +96,7 @@ void RunStore::setDevices(int id, QVector<DeviceResult> devices) {
   Q_EMIT runChanged(id);
 }
 
-void RunStore::setStatus(int id, core::train::RunStatus status, const QString& message) {
+void RunStore::setStatus(int id, core::experiment::RunStatus status, const QString& message) {
   Run* r = run(id);
   if (!r) return;
   if (r->status == status && r->statusMessage == message) return;
@@ -127,8 +127,8 @@ void RunStore::setReferences(int id, QVector<ReferenceMark> references, double t
   Q_EMIT runChanged(id);
 }
 
-QString runStatusText(core::train::RunStatus status) {
-  using core::train::RunStatus;
+QString runStatusText(core::experiment::RunStatus status) {
+  using core::experiment::RunStatus;
   switch (status) {
     case RunStatus::NotStarted: return RunStore::tr("not started");
     case RunStatus::Running: return RunStore::tr("running");

@@ -1,7 +1,7 @@
 #pragma once
 // CONTRACT between the charts (widgets/) and the app (app/gui/): every run the user made,
 // with its settings, measured samples and simulated device results. GUI thread only.
-// The app's session appends samples (drained from core::train::MetricsChannel by a ~30 Hz
+// The app's session appends samples (drained from the trainer's MetricsChannel by a ~30 Hz
 // timer) and simulator reports; charts listen to the signals and replot (queued, coalesced).
 #include <QColor>
 #include <QObject>
@@ -10,8 +10,9 @@
 #include <vector>
 
 #include "core/sim/sim_report.h"
-#include "core/train/metrics.h"
-#include "core/train/trainer.h"
+#include "core/experiment/names.h"
+#include "core/experiment/run_samples.h"
+#include "core/experiment/train_config.h"
 
 namespace widgets {
 
@@ -48,19 +49,19 @@ struct Run {
   QString name;                      // "colab-cnn · fashion-mnist · b1024"
   QColor color;
   bool visible = true;
-  core::train::TrainConfig config;
-  core::train::RunStatus status = core::train::RunStatus::NotStarted;
+  core::experiment::TrainConfig config;
+  core::experiment::RunStatus status = core::experiment::RunStatus::NotStarted;
   QString statusMessage;
   QString presetId;
-  std::vector<core::train::BatchSample> batches;
-  std::vector<core::train::EpochSample> epochs;
+  std::vector<core::experiment::BatchSample> batches;
+  std::vector<core::experiment::EpochSample> epochs;
   QVector<DeviceResult> devices;
   QVector<ReferenceMark> references;
   double targetAccuracy = 0;         // fraction 0..1 (0 = none)
 };
 
 // "finished", "diverged", … (translated, for the runs list and messages).
-QString runStatusText(core::train::RunStatus status);
+QString runStatusText(core::experiment::RunStatus status);
 
 class RunStore : public QObject {
   Q_OBJECT
@@ -77,10 +78,10 @@ public:
   void setCurrentRun(int id);
 
   // Mutations that charts must see: call these rather than editing Run in place.
-  void appendSamples(int id, const std::vector<core::train::BatchSample>& batches,
-                     const std::vector<core::train::EpochSample>& epochs);
+  void appendSamples(int id, const std::vector<core::experiment::BatchSample>& batches,
+                     const std::vector<core::experiment::EpochSample>& epochs);
   void setDevices(int id, QVector<DeviceResult> devices);
-  void setStatus(int id, core::train::RunStatus status, const QString& message = {});
+  void setStatus(int id, core::experiment::RunStatus status, const QString& message = {});
   void setVisible(int id, bool visible);
   void setName(int id, const QString& name);   // ignored when blank
   void setReferences(int id, QVector<ReferenceMark> references, double targetAccuracy);

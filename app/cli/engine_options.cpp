@@ -1,6 +1,7 @@
 #include "app/cli/engine_options.h"
 
 #include "core/data/dataset_info.h"
+#include "core/experiment/names.h"
 #include "core/nn/zoo.h"
 #include "core/util/error.h"
 
@@ -47,17 +48,29 @@ std::string datasetOption(const Args& a, const std::string& fallback, bool train
 core::train::OptimizerKind optimizerOption(const Args& a, core::train::OptimizerKind fallback) {
   if (!a.has("optimizer")) return fallback;
   const std::string v = a.str("optimizer", "");
-  if (v == "adam") return core::train::OptimizerKind::Adam;
-  if (v == "sgd") return core::train::OptimizerKind::SGD;
-  throw Error("--optimizer: '" + v + "' is not one of adam, sgd");
+  if (const auto k = core::experiment::kOptimizerNames.parse(v)) return *k;
+  throw Error("--optimizer: '" + v + "' is not one of " + core::experiment::kOptimizerNames.list());
 }
 
 core::train::Schedule scheduleOption(const Args& a) {
   const std::string v = a.str("schedule", "constant");
-  if (v == "constant") return core::train::Schedule::Constant;
-  if (v == "step") return core::train::Schedule::Step;
-  if (v == "cosine") return core::train::Schedule::Cosine;
-  throw Error("--schedule: '" + v + "' is not one of constant, step, cosine");
+  if (const auto s = core::experiment::kScheduleNames.parse(v)) return *s;
+  throw Error("--schedule: '" + v + "' is not one of " + core::experiment::kScheduleNames.list());
+}
+
+void validateNamingFlags(const core::experiment::TrainConfig& config) {
+  // The experiment file's key -> the flag that sets it, where they differ.
+  static const std::vector<std::pair<std::string, std::string>> kFlags = {
+      {"learning_rate", "lr"},       {"weight_decay", "weight-decay"}, {"bn_stats_samples", "bn-stats"},
+      {"test_limit", "test-limit"}, {"data_dir", "data-dir"}};
+  try {
+    core::experiment::validate(config);
+  } catch (const core::experiment::FieldError& e) {
+    std::string flag = e.field();
+    for (const auto& [field, name] : kFlags)
+      if (field == e.field()) flag = name;
+    throw Error("--" + flag + ": " + e.problem());
+  }
 }
 
 core::util::Precision precisionOption(const Args& a) {

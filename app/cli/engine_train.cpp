@@ -93,8 +93,8 @@ core::train::TrainConfig parseTrain(const Args& a) {
   core::train::TrainConfig c;
   c.modelId = modelOption(a);
   c.datasetId = datasetOption(a, "fashion-mnist", true);
-  c.batch = static_cast<int>(a.integer("batch", 128, 1, 1 << 20));
-  c.epochs = static_cast<int>(a.integer("epochs", 1, 1, 100000));
+  c.batch = static_cast<int>(a.integer("batch", 128, 1, core::experiment::kMaxBatch));
+  c.epochs = static_cast<int>(a.integer("epochs", 1, 1, core::experiment::kMaxEpochs));
   c.optimizer = optimizerOption(a, core::train::OptimizerKind::Adam);
   const bool sgd = c.optimizer == core::train::OptimizerKind::SGD;
   c.learningRate = a.real("lr", sgd ? 0.01 : 1e-3, 0);
@@ -106,8 +106,8 @@ core::train::TrainConfig parseTrain(const Args& a) {
   if (c.nesterov && c.momentum <= 0) throw Error("--nesterov: needs --momentum above 0");
   c.weightDecay = a.real("weight-decay", 0, 0);
   c.schedule = scheduleOption(a);
-  c.threads = static_cast<int>(a.integer("threads", 0, 0, 1024));
-  c.seed = static_cast<std::uint64_t>(a.integer("seed", 0, 0));
+  c.threads = static_cast<int>(a.integer("threads", 0, 0, core::experiment::kMaxThreads));
+  c.seed = static_cast<std::uint64_t>(a.integer("seed", 0, 0, static_cast<std::int64_t>(core::experiment::kMaxSeed)));
   c.limit = a.integer("limit", 0, 0);
   c.testLimit = a.integer("test-limit", 0, 0);
   c.dataDir = a.str("data-dir", "");
@@ -154,7 +154,7 @@ int cmdTrain(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const Args a(args, {"help", "nesterov"});
   const std::string format = formatOption(a, {"jsonl", "text"});
   const core::train::TrainConfig config = parseTrain(a);
-  core::train::validate(config);
+  validateNamingFlags(config);
 
   core::train::Trainer trainer(config);
   if (format == "text") {

@@ -9,17 +9,17 @@ namespace app::gui {
 namespace {
 
 struct Side {
-  core::train::TrainConfig config;
-  widgets::DeviceChoice choice;
+  core::experiment::TrainConfig config;
+  core::experiment::DeviceChoice choice;
 };
 
-Side resolve(const ComparisonSide& s, const Comparison& c, const core::train::TrainConfig& config,
-             const QVector<widgets::DeviceChoice>& devices) {
+Side resolve(const ComparisonSide& s, const Comparison& c, const core::experiment::TrainConfig& config,
+             const QVector<core::experiment::DeviceChoice>& devices) {
   Side out{config, {}};
   if (c.epochs > 0) out.config.epochs = c.epochs;
-  out.choice.deviceId = s.deviceId;
+  out.choice.deviceId = s.deviceId.toStdString();
   for (const auto& d : devices)
-    if (d.deviceId == s.deviceId) out.choice = d;
+    if (d.deviceId == s.deviceId.toStdString()) out.choice = d;
   if (s.count) out.choice.count = *s.count;
   if (s.vcpus) out.choice.vcpus = *s.vcpus;
   if (s.batch) out.config.batch = *s.batch;
@@ -38,8 +38,8 @@ QString publishedText(const Comparison& c) {
   return (c.approximate ? QStringLiteral("≈") : QString()) + ratio(c.published);
 }
 
-ComparisonResult evaluateComparison(const SimService& sim, const Comparison& c, const core::train::TrainConfig& config,
-                                    const QVector<widgets::DeviceChoice>& devices) {
+ComparisonResult evaluateComparison(const SimService& sim, const Comparison& c, const core::experiment::TrainConfig& config,
+                                    const QVector<core::experiment::DeviceChoice>& devices) {
   ComparisonResult r;
   try {
     const Side a = resolve(c.device, c, config, devices);

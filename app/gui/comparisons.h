@@ -20,8 +20,8 @@ struct ComparisonResult {
 // `devices` are the current device choices (a side's count/vcpus/precision default to the
 // chosen device's row, then to the comparison's overrides).
 ComparisonResult evaluateComparison(const SimService& sim, const Comparison& comparison,
-                                    const core::train::TrainConfig& config,
-                                    const QVector<widgets::DeviceChoice>& devices);
+                                    const core::experiment::TrainConfig& config,
+                                    const QVector<core::experiment::DeviceChoice>& devices);
 
 // "≈3.5×", "3.96×", "fits", "out of memory".
 QString publishedText(const Comparison& comparison);

@@ -68,7 +68,7 @@ void GuidePanel::setPreset(const Preset* p) {
     return;
   }
   m_title->setText(p->title);
-  const QString mode = p->mode == PresetMode::Train ? tr("Trains for real.") : tr("Simulation only.");
+  const QString mode = p->experiment.trainHere ? tr("Trains for real.") : tr("Simulation only.");
   m_mode->setText("<i>" + (p->modeNote.isEmpty() ? mode : p->modeNote).toHtmlEscaped() + "</i>");
   m_explanation->setText(p->explanation);
   m_table->setVisible(!p->comparisons.isEmpty());

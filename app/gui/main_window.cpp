@@ -15,7 +15,7 @@
 #include <QVBoxLayout>
 
 #include "app/gui/appearance.h"
-#include "app/gui/config_json.h"
+#include "app/gui/experiment_model.h"
 #include "app/gui/export_controller.h"
 #include "app/gui/guide_panel.h"
 #include "app/gui/message_bar.h"
@@ -30,6 +30,7 @@
 #include "app/gui/sim_service.h"
 #include "app/gui/training_session.h"
 #include "core/data/dataset_info.h"
+#include "core/experiment/experiment_json.h"
 #include "core/nn/zoo.h"
 #include "core/util/version.h"
 #include "widgets/chart_base.h"
@@ -147,15 +148,16 @@ void MainWindow::createDocks() {
 }
 
 void MainWindow::createControllers() {
-  m_setupController = new SetupController(m_sim.get(), m_experiment, m_hardware, m_deck->sweepChart(), m_guide, this);
-  m_presetController = new PresetController(m_actions, m_experiment, m_hardware, m_messages, this, this);
-  RunController::Parts parts{m_actions, m_session, m_store, m_experiment, m_hardware, m_messages, m_runStatus, m_runs};
+  m_model = new ExperimentModel(m_experiment, m_hardware, this);
+  m_setupController = new SetupController(m_sim.get(), m_model, m_hardware, m_deck->sweepChart(), m_guide, this);
+  m_presetController = new PresetController(m_actions, m_model, m_messages, this, this);
+  RunController::Parts parts{m_actions, m_session, m_store, m_model, m_messages, m_runStatus, m_runs};
   m_runController = new RunController(parts, defaultRunHistoryPath(), this);
   m_exportController = new ExportController(m_actions, m_deck, this, m_messages, this);
   m_appearance = new Appearance(this, m_deck, {m_experimentDock, m_hardwareDock, m_runsDock}, this);
 
   connect(m_presetController, &PresetController::presetChanged, this, [this](const std::optional<Preset>& p) {
-    m_setupController->setPreset(p ? &*p : nullptr);
+    m_setupController->setPreset(p);
     m_runController->setPreset(p);
   });
   connect(m_actions.lightTheme, &QAction::triggered, this, [this] { m_appearance->setTheme(widgets::ChartTheme::Light); });
@@ -241,12 +243,15 @@ void MainWindow::readSettings() {
   bool restored = false;
   if (!last.isEmpty()) {
     try {
-      const ExperimentSetup setup = experimentSetupFromJson(last.toStdString(), "settings: " + std::string(keys::kLastExperiment.data()));
-      m_experiment->setConfig(setup.config);
-      m_experiment->setTrainHere(setup.trainHere);
-      m_hardware->setChoices(setup.devices);
-      m_presetController->setCurrent(setup.presetId);
+      core::experiment::Experiment e = core::experiment::experimentFromJsonText(
+          last.toStdString(), "settings: " + std::string(keys::kLastExperiment.data()));
+      const QString presetId = QString::fromStdString(e.presetId);
+      const QStringList unknown = m_model->set(std::move(e));
+      m_presetController->setCurrent(presetId);
       restored = true;
+      if (!unknown.isEmpty())
+        m_messages->showMessage(MessageBar::Level::Warning, tr("Devices left out of the last experiment"),
+                                tr("No device file defines %1 any more.").arg(unknown.join(", ")));
     } catch (const std::exception& e) {
       m_messages->showMessage(MessageBar::Level::Warning, tr("The last experiment could not be restored"),
                               QString::fromUtf8(e.what()));
@@ -262,12 +267,9 @@ void MainWindow::writeSettings() const {
   s.setValue(keys::kTheme, Appearance::themeName(m_appearance->theme()));
   s.setValue(keys::kExportFolder, m_exportController->exportFolder());
   s.setValue(keys::kPresentationScale, m_appearance->presentationScale());
-  ExperimentSetup setup;
-  setup.config = m_experiment->config();
-  setup.devices = m_hardware->choices();
-  setup.trainHere = m_experiment->trainHere();
-  if (const auto& p = m_presetController->current()) setup.presetId = p->id;
-  s.setValue(keys::kLastExperiment, QString::fromStdString(experimentSetupToJson(setup)));
+  core::experiment::Experiment e = m_model->experiment();
+  e.presetId = m_presetController->current() ? m_presetController->current()->id.toStdString() : std::string();
+  s.setValue(keys::kLastExperiment, QString::fromStdString(core::experiment::experimentToJson(e).dump()));
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -20,6 +20,7 @@ class RunStore;
 namespace app::gui {
 
 class Appearance;
+class ExperimentModel;
 class ExportController;
 class GuidePanel;
 class MessageBar;
@@ -44,6 +45,7 @@ public:
   const AppActions& actions() const { return m_actions; }
   widgets::RunStore* store() const { return m_store; }
   widgets::ChartDeck* deck() const { return m_deck; }
+  ExperimentModel* experimentModel() const { return m_model; }
   widgets::ExperimentPanel* experimentPanel() const { return m_experiment; }
   widgets::HardwarePanel* hardwarePanel() const { return m_hardware; }
   GuidePanel* guidePanel() const { return m_guide; }
@@ -81,6 +83,7 @@ private:
   widgets::ChartDeck* m_deck = nullptr;
   MessageBar* m_messages = nullptr;
   RunStatusWidget* m_runStatus = nullptr;
+  ExperimentModel* m_model = nullptr;  // the experiment the panels edit
   widgets::ExperimentPanel* m_experiment = nullptr;
   widgets::HardwarePanel* m_hardware = nullptr;
   GuidePanel* m_guide = nullptr;

@@ -6,6 +6,8 @@
 #include <cmath>
 
 #include "app/gui/config_json.h"
+#include "core/experiment/experiment_json.h"
+#include "core/experiment/limits.h"
 #include "core/util/error.h"
 #include "core/util/files.h"
 
@@ -19,9 +21,9 @@ namespace {
 ComparisonSide readSide(const JsonReader& in, const std::string& prefix) {
   ComparisonSide s;
   s.deviceId = QString::fromStdString(in.string(prefix + "device"));
-  if (in.has(prefix + "batch")) s.batch = static_cast<int>(in.integer(prefix + "batch", 1, 1 << 20));
-  if (in.has(prefix + "count")) s.count = static_cast<int>(in.integer(prefix + "count", 1, 4096));
-  if (in.has(prefix + "vcpus")) s.vcpus = static_cast<int>(in.integer(prefix + "vcpus", 1, 4096));
+  if (in.has(prefix + "batch")) s.batch = static_cast<int>(in.integer(prefix + "batch", 1, core::experiment::kMaxBatch));
+  if (in.has(prefix + "count")) s.count = static_cast<int>(in.integer(prefix + "count", 1, core::experiment::kMaxDeviceCount));
+  if (in.has(prefix + "vcpus")) s.vcpus = static_cast<int>(in.integer(prefix + "vcpus", 1, core::experiment::kMaxVcpus));
   if (in.has(prefix + "dataset")) s.datasetId = in.string(prefix + "dataset");
   return s;
 }
@@ -60,17 +62,11 @@ Preset parsePreset(const std::string& text, const QString& source) {
   if (!isValidPresetId(p.id)) in.fail("id", "\"" + p.id.toStdString() + "\" must be lowercase letters, digits and '-'");
   p.title = QString::fromStdString(in.string("title"));
   p.source = QString::fromStdString(in.string("source", ""));
-  p.mode = in.choice("mode", {"train", "simulate"}) == "train" ? PresetMode::Train : PresetMode::Simulate;
+  if (!in.has("mode")) in.fail("mode", "is missing: \"train\" (trains here for real) or \"simulate\"");
+  p.experiment = core::experiment::readExperimentKeys(in);
+  if (!p.experiment.presetId.empty()) in.fail("preset", "belongs in a saved experiment, not in a preset (its id is \"id\")");
   p.modeNote = QString::fromStdString(in.string("mode_note", ""));
   p.explanation = QString::fromStdString(in.string("explanation", ""));
-  p.config = trainConfigFromJson(in.object("experiment"));
-  p.stackId = QString::fromStdString(in.string("stack", ""));
-  for (const JsonReader& d : in.objects("devices")) {
-    const widgets::DeviceChoice choice = deviceChoiceFromJson(d);
-    for (const auto& other : p.devices)
-      if (other.deviceId == choice.deviceId) d.fail("id", "device \"" + choice.deviceId.toStdString() + "\" is listed twice");
-    p.devices << choice;
-  }
   p.targetAccuracy = in.number("target_accuracy", 0, 0, 1);
   for (const JsonReader& r : in.objects("references")) {
     QString source;
@@ -88,7 +84,7 @@ Preset parsePreset(const std::string& text, const QString& source) {
     } else {
       cmp.published = static_cast<double>(c.integer("published", 0, 1));
     }
-    cmp.epochs = static_cast<int>(c.integer("epochs", p.config.epochs, 1, 100000));
+    cmp.epochs = static_cast<int>(c.integer("epochs", p.experiment.train.epochs, 1, core::experiment::kMaxEpochs));
     cmp.stepsPerEpoch = c.integer("steps_per_epoch", 0, 1, 1'000'000'000);
     cmp.approximate = c.boolean("approximate", false);
     cmp.source = QString::fromStdString(c.string("source", ""));
@@ -108,14 +104,12 @@ std::string presetToJson(const Preset& p) {
   j.set("id", p.id.toStdString());
   j.set("title", p.title.toStdString());
   if (!p.source.isEmpty()) j.set("source", p.source.toStdString());
-  j.set("mode", p.mode == PresetMode::Train ? "train" : "simulate");
   if (!p.modeNote.isEmpty()) j.set("mode_note", p.modeNote.toStdString());
   if (!p.explanation.isEmpty()) j.set("explanation", p.explanation.toStdString());
-  j.set("experiment", trainConfigToJson(p.config));
-  if (!p.stackId.isEmpty()) j.set("stack", p.stackId.toStdString());
-  Json devices = Json::array();
-  for (const auto& d : p.devices) devices.push(deviceChoiceToJson(d));
-  j.set("devices", std::move(devices));
+  core::experiment::Experiment e = p.experiment;
+  e.presetId.clear();  // a preset is named by its id
+  Json keys = core::experiment::experimentToJson(e);  // a named object: the loop must not outlive it
+  for (auto& [key, value] : keys.asObject()) j.set(key, std::move(value));
   if (p.targetAccuracy > 0) j.set("target_accuracy", p.targetAccuracy);
   Json refs = Json::array();
   for (qsizetype i = 0; i < p.references.size(); ++i)
@@ -133,7 +127,7 @@ std::string presetToJson(const Preset& p) {
     } else {
       o.set("published", static_cast<int>(c.published));
     }
-    if (c.epochs > 0 && c.epochs != p.config.epochs) o.set("epochs", c.epochs);
+    if (c.epochs > 0 && c.epochs != p.experiment.train.epochs) o.set("epochs", c.epochs);
     if (c.stepsPerEpoch > 0) o.set("steps_per_epoch", static_cast<long long>(c.stepsPerEpoch));
     if (c.approximate) o.set("approximate", true);
     if (!c.source.isEmpty()) o.set("source", c.source.toStdString());

@@ -10,13 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "core/train/trainer.h"
-#include "widgets/hardware_panel.h"
+#include "core/experiment/experiment.h"
 #include "widgets/run_store.h"
 
 namespace app::gui {
-
-enum class PresetMode { Train, Simulate };
 
 // One side of a published comparison: a device at the preset's settings, with overrides.
 struct ComparisonSide {
@@ -43,12 +40,11 @@ struct Preset {
   QString id;
   QString title;
   QString source;
-  PresetMode mode = PresetMode::Train;
   QString modeNote;        // says whether it trains for real or simulates, and why
   QString explanation;     // what to look for
-  core::train::TrainConfig config;
-  QString stackId;  // the software of the article's era (resources/stacks); empty = modern defaults
-  QVector<widgets::DeviceChoice> devices;
+  // The settings, the devices, the article's software stack (empty = modern defaults) and
+  // whether it trains here: the same keys and codec as a saved experiment.
+  core::experiment::Experiment experiment;
   double targetAccuracy = 0;
   QVector<widgets::ReferenceMark> references;
   QStringList referenceSources;  // where each reference figure was published (same order)

@@ -7,19 +7,18 @@
 #include <QLineEdit>
 #include <QMenu>
 
+#include "app/gui/experiment_model.h"
 #include "app/gui/message_bar.h"
 #include "core/data/dataset_info.h"
 #include "core/nn/zoo.h"
 #include "core/util/error.h"
-#include "widgets/experiment_panel.h"
 #include "widgets/hardware_panel.h"
 
 namespace app::gui {
 
-PresetController::PresetController(const AppActions& a, widgets::ExperimentPanel* experiment,
-                                   widgets::HardwarePanel* hardware, MessageBar* messages, QWidget* window,
-                                   QObject* parent)
-    : QObject(parent), m_experiment(experiment), m_hardware(hardware), m_messages(messages), m_window(window),
+PresetController::PresetController(const AppActions& a, ExperimentModel* experiment, MessageBar* messages,
+                                   QWidget* window, QObject* parent)
+    : QObject(parent), m_experiment(experiment), m_messages(messages), m_window(window),
       m_menu(new QMenu(tr("&Presets"), window)) {
   m_menu->setObjectName("presetsMenu");
   connect(a.openPreset, &QAction::triggered, this, &PresetController::openFile);
@@ -55,12 +54,12 @@ QStringList PresetController::unknownIds(const Preset& p) const {
   QStringList problems;
   const std::string file = QDir::toNativeSeparators(p.filePath).toStdString();
   try {
-    core::data::datasetInfo(p.config.datasetId);
+    core::data::datasetInfo(p.experiment.train.datasetId);
   } catch (const std::exception& e) {
     problems << QString::fromStdString(file + ": experiment.dataset: " + e.what());
   }
   try {
-    core::nn::modelInfo(p.config.modelId);
+    core::nn::modelInfo(p.experiment.train.modelId);
   } catch (const std::exception& e) {
     problems << QString::fromStdString(file + ": experiment.model: " + e.what());
   }
@@ -80,17 +79,16 @@ bool PresetController::apply(const QString& idOrPrefix) {
 
 void PresetController::apply(const Preset& preset) {
   QStringList problems = unknownIds(preset);
-  m_experiment->setConfig(preset.config);
-  m_experiment->setStackId(preset.stackId);
-  m_experiment->setCompareStackId({});
-  m_experiment->setTrainHere(preset.mode == PresetMode::Train);
-  const QStringList unknown = m_hardware->setChoices(preset.devices);
+  core::experiment::Experiment e = preset.experiment;
+  e.presetId = preset.id.toStdString();
+  const QStringList unknown = m_experiment->set(std::move(e));
   for (const QString& id : unknown)
-    problems << tr("%1: devices: unknown device “%2” (known: %3)")
-                    .arg(QDir::toNativeSeparators(preset.filePath), id, m_hardware->deviceIds().join(", "));
-  if (preset.mode == PresetMode::Train && !m_experiment->datasetLoadable())
+    problems << tr("%1: devices: unknown device “%2”, left out (known: %3)")
+                    .arg(QDir::toNativeSeparators(preset.filePath), id, m_experiment->knownDeviceIds().join(", "));
+  if (preset.experiment.trainHere && !m_experiment->experiment().trainHere)
     problems << tr("%1: mode: “train” needs a dataset the engine can load; “%2” is simulated only")
-                    .arg(QDir::toNativeSeparators(preset.filePath), QString::fromStdString(preset.config.datasetId));
+                    .arg(QDir::toNativeSeparators(preset.filePath),
+                         QString::fromStdString(preset.experiment.train.datasetId));
   m_current = preset;
   // Clear only what an earlier preset said, not other news (a skipped device file).
   if (!m_lastProblem.isEmpty() && m_messages->text() == m_lastProblem) m_messages->clearMessage();
@@ -126,11 +124,15 @@ QString PresetController::saveUserPreset(const QString& title) {
   p.title = title.trimmed();
   if (p.title.isEmpty()) throw core::util::Error("the preset needs a title");
   p.id = presetIdFromTitle(p.title);
-  p.config = m_experiment->config();
-  p.mode = m_experiment->trainHere() ? PresetMode::Train : PresetMode::Simulate;
-  p.devices = m_hardware->choices();
-  p.devices.removeIf([](const widgets::DeviceChoice& d) { return d.deviceId == widgets::HardwarePanel::hostId(); });
-  if (m_current && m_current->config.modelId == p.config.modelId && m_current->config.datasetId == p.config.datasetId) {
+  p.experiment = m_experiment->experiment();
+  p.experiment.presetId.clear();
+  // The measured host follows the mode; a preset names the devices to simulate.
+  std::erase_if(p.experiment.devices, [](const core::experiment::DeviceChoice& d) {
+    return QString::fromStdString(d.deviceId) == widgets::HardwarePanel::hostId();
+  });
+  const auto& t = p.experiment.train;
+  if (m_current && m_current->experiment.train.modelId == t.modelId &&
+      m_current->experiment.train.datasetId == t.datasetId) {
     // Same experiment: keep its published figures and explanation.
     p.explanation = m_current->explanation;
     p.source = m_current->source;

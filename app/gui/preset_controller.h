@@ -1,6 +1,6 @@
 #pragma once
 // Presets in the window: File ▸ Presets (the shipped ones and the user's), Open Preset…,
-// Save Set-up as Preset…, and applying one to the panels. Problems (a file that fails
+// Save Set-up as Preset…, and applying one to the experiment. Problems (a file that fails
 // validation, an id the catalogs do not know) are shown in the message bar, naming the
 // file and the key.
 #include <QObject>
@@ -12,20 +12,16 @@
 class QMenu;
 class QWidget;
 
-namespace widgets {
-class ExperimentPanel;
-class HardwarePanel;
-}  // namespace widgets
-
 namespace app::gui {
 
+class ExperimentModel;
 class MessageBar;
 
 class PresetController : public QObject {
   Q_OBJECT
 public:
-  PresetController(const AppActions& actions, widgets::ExperimentPanel* experiment, widgets::HardwarePanel* hardware,
-                   MessageBar* messages, QWidget* window, QObject* parent = nullptr);
+  PresetController(const AppActions& actions, ExperimentModel* experiment, MessageBar* messages, QWidget* window,
+                   QObject* parent = nullptr);
 
   PresetLibrary& library() { return m_library; }
   void reload();                       // re-reads the folders and rebuilds the menu
@@ -52,8 +48,7 @@ private:
   void rebuildMenu();
   QStringList unknownIds(const Preset& preset) const;
 
-  widgets::ExperimentPanel* m_experiment;
-  widgets::HardwarePanel* m_hardware;
+  ExperimentModel* m_experiment;
   MessageBar* m_messages;
   QWidget* m_window;
   QMenu* m_menu;

@@ -2,18 +2,17 @@
 
 #include <QAction>
 
+#include "app/gui/experiment_model.h"
 #include "app/gui/message_bar.h"
 #include "app/gui/run_history.h"
 #include "app/gui/run_status_widget.h"
 #include "app/gui/runs_panel.h"
 #include "app/gui/training_session.h"
-#include "widgets/experiment_panel.h"
-#include "widgets/hardware_panel.h"
 #include "widgets/run_store.h"
 
 namespace app::gui {
 
-using core::train::RunStatus;
+using core::experiment::RunStatus;
 
 RunController::RunController(const Parts& parts, QString historyPath, QObject* parent)
     : QObject(parent), m_p(parts), m_historyPath(std::move(historyPath)) {
@@ -49,14 +48,11 @@ void RunController::setPreset(const std::optional<Preset>& preset) { m_preset = 
 
 RunPlan RunController::currentPlan() const {
   RunPlan plan;
-  plan.config = m_p.experiment->config();
-  plan.trainHere = m_p.experiment->trainHere();
-  plan.devices = m_p.hardware->choices();
-  for (auto& d : plan.devices)
-    if (d.stackId.isEmpty()) d.stackId = m_p.experiment->stackId();
-  plan.compareStackId = m_p.experiment->compareStackId();
-  if (m_preset && m_preset->config.modelId == plan.config.modelId &&
-      m_preset->config.datasetId == plan.config.datasetId) {
+  plan.experiment = m_p.experiment->experiment();
+  for (auto& d : plan.experiment.devices) d.stackId = core::experiment::stackFor(plan.experiment, d);
+  const auto& train = plan.experiment.train;
+  if (m_preset && m_preset->experiment.train.modelId == train.modelId &&
+      m_preset->experiment.train.datasetId == train.datasetId) {
     plan.presetId = m_preset->id;
     plan.references = m_preset->references;
     plan.targetAccuracy = m_preset->targetAccuracy;

@@ -9,11 +9,9 @@
 
 #include "app/gui/app_actions.h"
 #include "app/gui/preset.h"
-#include "core/train/metrics.h"
+#include "core/experiment/names.h"
 
 namespace widgets {
-class ExperimentPanel;
-class HardwarePanel;
 class RunStore;
 }  // namespace widgets
 
@@ -23,6 +21,7 @@ class MessageBar;
 class RunStatusWidget;
 class RunsPanel;
 class TrainingSession;
+class ExperimentModel;
 struct RunPlan;
 
 class RunController : public QObject {
@@ -32,8 +31,7 @@ public:
     AppActions actions;
     TrainingSession* session = nullptr;
     widgets::RunStore* store = nullptr;
-    widgets::ExperimentPanel* experiment = nullptr;
-    widgets::HardwarePanel* hardware = nullptr;
+    const ExperimentModel* experiment = nullptr;
     MessageBar* messages = nullptr;
     RunStatusWidget* status = nullptr;
     RunsPanel* runs = nullptr;
@@ -57,11 +55,11 @@ public:
   QString historyPath() const { return m_historyPath; }
 
 Q_SIGNALS:
-  void runFinished(int runId, core::train::RunStatus status);
+  void runFinished(int runId, core::experiment::RunStatus status);
 
 private:
   void onStarted(int runId);
-  void onFinished(int runId, core::train::RunStatus status, const QString& message);
+  void onFinished(int runId, core::experiment::RunStatus status, const QString& message);
   void updateActions();
 
   Parts m_p;

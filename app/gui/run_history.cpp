@@ -8,13 +8,15 @@
 #include <cstdint>
 
 #include "app/gui/config_json.h"
-#include "app/gui/json_reader.h"
+#include "core/experiment/experiment_json.h"
+#include "core/experiment/names.h"
 #include "core/util/error.h"
 #include "core/util/files.h"
 
 namespace app::gui {
 
-using core::train::RunStatus;
+using core::experiment::RunStatus;
+using core::util::JsonReader;
 using core::util::Error;
 using core::util::Json;
 
@@ -22,10 +24,6 @@ namespace {
 
 constexpr int kFormatVersion = 1;
 
-const std::vector<std::pair<RunStatus, std::string>> kStatusNames = {
-    {RunStatus::NotStarted, "not-started"}, {RunStatus::Running, "running"},   {RunStatus::Paused, "paused"},
-    {RunStatus::Finished, "finished"},      {RunStatus::Stopped, "stopped"},   {RunStatus::Diverged, "diverged"},
-    {RunStatus::Failed, "failed"}};
 const std::vector<std::pair<core::sim::Bound, std::string>> kBoundNames = {
     {core::sim::Bound::Compute, "compute"},   {core::sim::Bound::Memory, "memory"},
     {core::sim::Bound::Overhead, "overhead"}, {core::sim::Bound::Input, "input"},
@@ -172,14 +170,14 @@ Json runToJson(const widgets::Run& run) {
   j.set("name", run.name.toStdString());
   j.set("color", run.color.name().toStdString());
   j.set("visible", run.visible);
-  j.set("status", nameOf(kStatusNames, run.status));
+  j.set("status", core::experiment::runStatusName(run.status));
   if (!run.statusMessage.isEmpty()) j.set("status_message", run.statusMessage.toStdString());
   if (!run.presetId.isEmpty()) j.set("preset", run.presetId.toStdString());
-  j.set("config", trainConfigToJson(run.config));
+  j.set("config", core::experiment::trainConfigToJson(run.config));
   j.set("target_accuracy", run.targetAccuracy);
 
   Json batches = Json::object();
-  using core::train::BatchSample;
+  using core::experiment::BatchSample;
   batches.set("epoch", column(run.batches, [](const BatchSample& b) { return b.epoch; }));
   batches.set("step", column(run.batches, [](const BatchSample& b) { return b.step; }));
   batches.set("loss", column(run.batches, [](const BatchSample& b) { return b.loss; }));
@@ -230,10 +228,10 @@ widgets::Run runFromJson(const JsonReader& in) {
   run.name = QString::fromStdString(in.string("name"));
   run.color = QColor(QString::fromStdString(in.string("color", "")));
   run.visible = in.boolean("visible", true);
-  run.status = readEnum(in, "status", kStatusNames);
+  run.status = *core::experiment::kRunStatusNames.parse(in.choice("status", core::experiment::kRunStatusNames.names()));
   run.statusMessage = QString::fromStdString(in.string("status_message", ""));
   run.presetId = QString::fromStdString(in.string("preset", ""));
-  run.config = trainConfigFromJson(in.object("config"));
+  run.config = core::experiment::trainConfigFromJson(in.object("config"));
   run.targetAccuracy = in.number("target_accuracy", 0, 0, 1);
   if (run.status == RunStatus::Running || run.status == RunStatus::Paused) {
     run.status = RunStatus::Stopped;
@@ -259,7 +257,7 @@ widgets::Run runFromJson(const JsonReader& in) {
     s.stepSeconds = stepSeconds[i];
   }
   for (const JsonReader& e : in.objects("epochs")) {
-    core::train::EpochSample s;
+    core::experiment::EpochSample s;
     s.epoch = static_cast<int>(e.integer("epoch", 0, 1 << 20));
     s.trainLoss = e.real("train_loss", 0);
     s.trainAccuracy = e.real("train_accuracy", 0);

@@ -5,6 +5,7 @@
 #include <QTimer>
 #include <cstdio>
 
+#include "app/gui/experiment_model.h"
 #include "app/gui/export_controller.h"
 #include "app/gui/main_window.h"
 #include "app/gui/message_bar.h"
@@ -47,10 +48,13 @@ void ScriptRunner::start() {
     out(QStringLiteral("preset: %1").arg(m_window->presetController()->current()->title));
   }
   if (m_options.limit || m_options.epochs) {
-    core::train::TrainConfig c = m_window->experimentPanel()->config();
-    if (m_options.limit) c.limit = *m_options.limit;
-    if (m_options.epochs) c.epochs = *m_options.epochs;
-    m_window->experimentPanel()->setConfig(c);
+    m_window->experimentModel()->update([this](core::experiment::Experiment& e) {
+      if (m_options.limit) {
+        e.train.limit = *m_options.limit;
+        e.train.testLimit = core::experiment::proportionalTestLimit(e.train.datasetId, e.train.limit);
+      }
+      if (m_options.epochs) e.train.epochs = *m_options.epochs;
+    });
   }
   if (m_options.run) {
     m_runId = m_window->runController()->startRun();
@@ -64,12 +68,12 @@ void ScriptRunner::start() {
   exportAndFinish(true);
 }
 
-void ScriptRunner::onRunFinished(int runId, core::train::RunStatus status) {
+void ScriptRunner::onRunFinished(int runId, core::experiment::RunStatus status) {
   if (!m_options.run) return;
   const widgets::Run* run = m_window->store()->run(runId);
   const QString message = run ? run->statusMessage : QString();
   out(QStringLiteral("run %1 %2%3").arg(runId).arg(widgets::runStatusText(status), message.isEmpty() ? QString() : ": " + message));
-  const bool ok = status == core::train::RunStatus::Finished;
+  const bool ok = status == core::experiment::RunStatus::Finished;
   if (!ok) err(QStringLiteral("run %1 %2: %3").arg(runId).arg(widgets::runStatusText(status), message));
   // Let the charts take the last samples before they are drawn into files.
   QTimer::singleShot(0, this, [this, ok] { exportAndFinish(ok); });

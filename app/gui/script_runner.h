@@ -5,7 +5,7 @@
 #include <QObject>
 
 #include "app/gui/launch_options.h"
-#include "core/train/metrics.h"
+#include "core/experiment/names.h"
 
 namespace app::gui {
 
@@ -24,7 +24,7 @@ Q_SIGNALS:
   void done(int exitCode);
 
 private:
-  void onRunFinished(int runId, core::train::RunStatus status);
+  void onRunFinished(int runId, core::experiment::RunStatus status);
   void exportAndFinish(bool runOk);
   void finish(int exitCode);
 

@@ -3,6 +3,7 @@
 #include <QLocale>
 
 #include "app/gui/comparisons.h"
+#include "app/gui/experiment_model.h"
 #include "app/gui/guide_panel.h"
 #include "app/gui/sim_service.h"
 #include "widgets/experiment_panel.h"
@@ -48,21 +49,21 @@ widgets::DeviceStatus statusFor(const core::sim::SimReport& r, const QString& ba
 
 std::vector<int> SetupController::sweepBatches() { return widgets::ExperimentPanel::batchChoices(); }
 
-SetupController::SetupController(const SimService* sim, widgets::ExperimentPanel* experiment,
+SetupController::SetupController(const SimService* sim, const ExperimentModel* experiment,
                                  widgets::HardwarePanel* hardware, widgets::SweepChart* sweep, GuidePanel* guide,
                                  QObject* parent)
     : QObject(parent), m_sim(sim), m_experiment(experiment), m_hardware(hardware), m_sweep(sweep), m_guide(guide) {
   m_timer.setSingleShot(true);
   m_timer.setInterval(0);
   connect(&m_timer, &QTimer::timeout, this, &SetupController::updateNow);
-  connect(m_experiment, &widgets::ExperimentPanel::configChanged, this, &SetupController::schedule);
+  connect(m_experiment, &ExperimentModel::changed, this, &SetupController::schedule);
   connect(m_hardware, &widgets::HardwarePanel::choicesChanged, this, &SetupController::schedule);
   schedule();
 }
 
-void SetupController::setPreset(const Preset* preset) {
+void SetupController::setPreset(const std::optional<Preset>& preset) {
   m_preset = preset;
-  m_guide->setPreset(preset);
+  m_guide->setPreset(m_preset ? &*m_preset : nullptr);
   schedule();
 }
 
@@ -70,23 +71,21 @@ void SetupController::schedule() { m_timer.start(); }
 
 void SetupController::updateNow() {
   m_timer.stop();
-  // The host trains for real (and is measured) only when the experiment trains here.
-  if (m_hardware->hostMeasured() != m_experiment->trainHere()) m_hardware->setHostMeasured(m_experiment->trainHere());
   updateHardware();
   updateSweep();
   updateGuide();
   Q_EMIT updated();
 }
 
-widgets::DeviceChoice SetupController::withStack(widgets::DeviceChoice choice) const {
-  if (choice.stackId.isEmpty()) choice.stackId = m_experiment->stackId();
+core::experiment::DeviceChoice SetupController::withStack(core::experiment::DeviceChoice choice) const {
+  choice.stackId = core::experiment::stackFor(m_experiment->experiment(), choice);
   return choice;
 }
 
 void SetupController::updateHardware() {
-  const core::train::TrainConfig config = m_experiment->config();
+  const core::experiment::TrainConfig& config = m_experiment->experiment().train;
   for (const QString& id : m_hardware->deviceIds()) {
-    const std::optional<widgets::DeviceChoice> choice = m_hardware->settings(id);
+    const std::optional<core::experiment::DeviceChoice> choice = m_hardware->settings(id);
     if (!choice) continue;
     try {
       const core::sim::SimReport r = m_sim->simulateRun(config, withStack(*choice));
@@ -99,18 +98,18 @@ void SetupController::updateHardware() {
 
 void SetupController::updateSweep() {
   if (!m_sweep) return;
-  const core::train::TrainConfig config = m_experiment->config();
-  QVector<widgets::DeviceChoice> choices;
-  for (const auto& c : m_hardware->choices()) choices << withStack(c);
+  const core::experiment::TrainConfig& config = m_experiment->experiment().train;
+  QVector<core::experiment::DeviceChoice> choices;
+  for (const auto& c : m_experiment->experiment().devices) choices << withStack(c);
   m_sweep->setReports(m_sim->sweep(config, choices, sweepBatches()));
   m_sweep->setMarkedBatch(config.batch);
 }
 
 void SetupController::updateGuide() {
   if (!m_preset) return;
-  const core::train::TrainConfig config = m_experiment->config();
+  const core::experiment::TrainConfig& config = m_experiment->experiment().train;
   // Every row's settings, checked or not: a comparison may name a device not chosen.
-  QVector<widgets::DeviceChoice> devices;
+  QVector<core::experiment::DeviceChoice> devices;
   for (const QString& id : m_hardware->deviceIds())
     if (auto c = m_hardware->settings(id)) devices << withStack(*c);
   QVector<ComparisonResult> results;

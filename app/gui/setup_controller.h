@@ -5,30 +5,30 @@
 // on every settings change (coalesced into one update per event-loop pass).
 #include <QObject>
 #include <QTimer>
+#include <optional>
 
+#include "app/gui/preset.h"
 #include "widgets/hardware_panel.h"
 
 namespace widgets {
-class ExperimentPanel;
 class HardwarePanel;
 class SweepChart;
 }  // namespace widgets
 
 namespace app::gui {
 
+class ExperimentModel;
 class GuidePanel;
 class SimService;
-struct Preset;
 
 class SetupController : public QObject {
   Q_OBJECT
 public:
-  SetupController(const SimService* sim, widgets::ExperimentPanel* experiment, widgets::HardwarePanel* hardware,
+  SetupController(const SimService* sim, const ExperimentModel* experiment, widgets::HardwarePanel* hardware,
                   widgets::SweepChart* sweep, GuidePanel* guide, QObject* parent = nullptr);
 
-  // The preset whose comparisons the guide shows (nullptr: none). Not owned; must outlive
-  // the next setPreset call.
-  void setPreset(const Preset* preset);
+  // The preset whose comparisons the guide shows (none: the user's own set-up).
+  void setPreset(const std::optional<Preset>& preset);
   // Runs the pending update now (tests, before an export).
   void updateNow();
 
@@ -40,18 +40,18 @@ Q_SIGNALS:
 
 private:
   // The Experiment panel's software choice applied to a device row without its own.
-  widgets::DeviceChoice withStack(widgets::DeviceChoice choice) const;
+  core::experiment::DeviceChoice withStack(core::experiment::DeviceChoice choice) const;
   void schedule();
   void updateHardware();
   void updateSweep();
   void updateGuide();
 
   const SimService* m_sim;
-  widgets::ExperimentPanel* m_experiment;
+  const ExperimentModel* m_experiment;
   widgets::HardwarePanel* m_hardware;
   widgets::SweepChart* m_sweep;
   GuidePanel* m_guide;
-  const Preset* m_preset = nullptr;
+  std::optional<Preset> m_preset;
   QTimer m_timer;
 };
 

@@ -41,28 +41,28 @@ QStringList SimService::loadErrors() const {
   return out;
 }
 
-Precision SimService::resolvePrecision(const widgets::DeviceChoice& choice, Precision runPrecision) const {
+Precision SimService::resolvePrecision(const core::experiment::DeviceChoice& choice, Precision runPrecision) const {
   if (choice.precision) return *choice.precision;
-  const core::hw::DeviceSpec* spec = m_catalog.find(choice.deviceId.toStdString());
+  const core::hw::DeviceSpec* spec = m_catalog.find(choice.deviceId);
   if (!spec || core::hw::peakTflops(*spec, runPrecision)) return runPrecision;
   for (Precision p : {Precision::BF16, Precision::FP16, Precision::FP32, Precision::TF32})
     if (core::hw::peakTflops(*spec, p)) return p;
   return runPrecision;
 }
 
-core::sim::SimConfig SimService::simConfig(const core::train::TrainConfig& config,
-                                           const widgets::DeviceChoice& choice) const {
+core::sim::SimConfig SimService::simConfig(const core::experiment::TrainConfig& config,
+                                           const core::experiment::DeviceChoice& choice) const {
   core::sim::SimConfig s;
   s.modelId = config.modelId;
   s.datasetId = config.datasetId;
-  s.deviceId = choice.deviceId.toStdString();
+  s.deviceId = choice.deviceId;
   s.count = choice.vcpus > 0 ? 1 : std::max(1, choice.count);
   s.vcpus = choice.vcpus;
   s.batch = config.batch;
   s.precision = resolvePrecision(choice, config.precision);
   s.epochs = config.epochs;
   s.preemptible = choice.preemptible;
-  s.stackId = choice.stackId.toStdString();
+  s.stackId = choice.stackId;
   return s;
 }
 
@@ -70,7 +70,7 @@ core::sim::SimReport SimService::simulate(const core::sim::SimConfig& config) co
   return m_simulator->simulate(config);
 }
 
-std::int64_t SimService::imagesPerEpoch(const core::train::TrainConfig& config) {
+std::int64_t SimService::imagesPerEpoch(const core::experiment::TrainConfig& config) {
   std::int64_t size = 0;
   try {
     size = core::data::datasetInfo(config.datasetId).trainSize;
@@ -80,8 +80,8 @@ std::int64_t SimService::imagesPerEpoch(const core::train::TrainConfig& config) 
   return config.limit > 0 ? std::min(config.limit, size) : size;
 }
 
-core::sim::SimReport SimService::simulateRun(const core::train::TrainConfig& config,
-                                             const widgets::DeviceChoice& choice, std::int64_t images) const {
+core::sim::SimReport SimService::simulateRun(const core::experiment::TrainConfig& config,
+                                             const core::experiment::DeviceChoice& choice, std::int64_t images) const {
   core::sim::SimConfig sc = simConfig(config, choice);
   if (images <= 0) images = imagesPerEpoch(config);
   std::int64_t whole = 0;
@@ -101,14 +101,14 @@ double SimService::epochSeconds(const core::sim::SimReport& report, int epoch, s
   return steps * report.stepSeconds + eval + (epoch == 1 ? report.compileSeconds : 0.0);
 }
 
-std::vector<core::sim::SimReport> SimService::sweep(const core::train::TrainConfig& config,
-                                                    const QVector<widgets::DeviceChoice>& choices,
+std::vector<core::sim::SimReport> SimService::sweep(const core::experiment::TrainConfig& config,
+                                                    const QVector<core::experiment::DeviceChoice>& choices,
                                                     const std::vector<int>& batches) const {
   std::vector<core::sim::SimReport> out;
   out.reserve(static_cast<std::size_t>(choices.size()) * batches.size());
   for (const auto& choice : choices) {
     for (int b : batches) {
-      core::train::TrainConfig c = config;
+      core::experiment::TrainConfig c = config;
       c.batch = b;
       try {
         out.push_back(simulate(simConfig(c, choice)));
@@ -120,12 +120,13 @@ std::vector<core::sim::SimReport> SimService::sweep(const core::train::TrainConf
   return out;
 }
 
-QString SimService::choiceLabel(const widgets::DeviceChoice& choice) const {
-  const core::hw::DeviceSpec* spec = m_catalog.find(choice.deviceId.toStdString());
+QString SimService::choiceLabel(const core::experiment::DeviceChoice& choice) const {
+  const core::hw::DeviceSpec* spec = m_catalog.find(choice.deviceId);
   if (spec && spec->measured) return QObject::tr("this machine");
-  if (choice.vcpus > 0) return QObject::tr("%1 · %2 vCPUs").arg(choice.deviceId).arg(choice.vcpus);
-  if (choice.count > 1) return QStringLiteral("%1× %2").arg(choice.count).arg(choice.deviceId);
-  return choice.deviceId;
+  const QString id = QString::fromStdString(choice.deviceId);
+  if (choice.vcpus > 0) return QObject::tr("%1 · %2 vCPUs").arg(id).arg(choice.vcpus);
+  if (choice.count > 1) return QStringLiteral("%1× %2").arg(choice.count).arg(id);
+  return id;
 }
 
 }  // namespace app::gui

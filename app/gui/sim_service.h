@@ -13,7 +13,7 @@
 #include "core/sim/validation.h"
 #include "core/hw/stack_catalog.h"
 #include "core/sim/sim_report.h"
-#include "core/train/trainer.h"
+#include "core/experiment/experiment.h"
 #include "widgets/hardware_panel.h"
 
 namespace core::sim { class Simulator; }
@@ -39,29 +39,29 @@ public:
 
   // The precision a device runs at: the choice's, else the run's where the device has a
   // peak for it, else its native one (bf16 on TPUs, fp16, then fp32).
-  core::util::Precision resolvePrecision(const widgets::DeviceChoice& choice, core::util::Precision runPrecision) const;
-  core::sim::SimConfig simConfig(const core::train::TrainConfig& config, const widgets::DeviceChoice& choice) const;
+  core::util::Precision resolvePrecision(const core::experiment::DeviceChoice& choice, core::util::Precision runPrecision) const;
+  core::sim::SimConfig simConfig(const core::experiment::TrainConfig& config, const core::experiment::DeviceChoice& choice) const;
 
   // Throws core::util::Error (unknown device, impossible values).
   core::sim::SimReport simulate(const core::sim::SimConfig& config) const;
   // simulate(simConfig(...)) for epochs of `imagesPerEpoch` training images (0 = the
   // config's: its limit or the whole dataset).
-  core::sim::SimReport simulateRun(const core::train::TrainConfig& config, const widgets::DeviceChoice& choice,
+  core::sim::SimReport simulateRun(const core::experiment::TrainConfig& config, const core::experiment::DeviceChoice& choice,
                                    std::int64_t imagesPerEpoch = 0) const;
 
   // Training images one epoch reads with this config (limit or the dataset's size).
-  static std::int64_t imagesPerEpoch(const core::train::TrainConfig& config);
+  static std::int64_t imagesPerEpoch(const core::experiment::TrainConfig& config);
   // Seconds of epoch `epoch` (1-based) on a simulated device for `images` images: the
   // steady step time per batch, plus the first epoch's compilation / warm-up.
   static double epochSeconds(const core::sim::SimReport& report, int epoch, std::int64_t images);
 
   // Every device × every batch in `batches`, for the sweep chart; errors are skipped.
-  std::vector<core::sim::SimReport> sweep(const core::train::TrainConfig& config,
-                                          const QVector<widgets::DeviceChoice>& choices,
+  std::vector<core::sim::SimReport> sweep(const core::experiment::TrainConfig& config,
+                                          const QVector<core::experiment::DeviceChoice>& choices,
                                           const std::vector<int>& batches) const;
 
   // Legend text for a choice: "4× V100", "16 vCPUs cpu-skylake", "this machine".
-  QString choiceLabel(const widgets::DeviceChoice& choice) const;
+  QString choiceLabel(const core::experiment::DeviceChoice& choice) const;
 
 private:
   core::hw::DeviceCatalog m_catalog;

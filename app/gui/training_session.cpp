@@ -8,19 +8,19 @@
 
 namespace app::gui {
 
-using core::train::RunStatus;
+using core::experiment::RunStatus;
 
 namespace {
 
 constexpr double kRateWindowSeconds = 2.0;
 
 QString defaultRunName(const RunPlan& plan) {
-  const auto& c = plan.config;
+  const auto& c = plan.experiment.train;
   QString name = QStringLiteral("%1 · %2 · b%3")
                      .arg(QString::fromStdString(c.modelId), QString::fromStdString(c.datasetId))
                      .arg(c.batch);
   if (c.limit > 0) name += QStringLiteral(" · %1 img").arg(c.limit);
-  if (!plan.trainHere) name += QObject::tr(" · simulated");
+  if (!plan.experiment.trainHere) name += QObject::tr(" · simulated");
   return name;
 }
 
@@ -43,19 +43,19 @@ TrainingSession::~TrainingSession() {
 
 QVector<widgets::DeviceResult> TrainingSession::planDevices(const RunPlan& plan, QStringList& problems) const {
   QVector<widgets::DeviceResult> out;
-  const std::int64_t images = SimService::imagesPerEpoch(plan.config);
+  const std::int64_t images = SimService::imagesPerEpoch(plan.experiment.train);
   const QString hostId = widgets::HardwarePanel::hostId();
-  if (plan.trainHere) {
+  if (plan.experiment.trainHere) {
     widgets::DeviceResult host;
     host.deviceId = hostId;
     host.label = tr("this machine (measured)");
     host.measured = true;
-    widgets::DeviceChoice choice;
-    choice.deviceId = hostId;
-    choice.precision = plan.config.precision;
+    core::experiment::DeviceChoice choice;
+    choice.deviceId = hostId.toStdString();
+    choice.precision = plan.experiment.train.precision;
     if (m_sim && m_sim->catalog().find(hostId.toStdString())) {
       try {
-        host.report = m_sim->simulateRun(plan.config, choice, images);
+        host.report = m_sim->simulateRun(plan.experiment.train, choice, images);
       } catch (const std::exception& e) {
         problems << tr("No prediction for this machine: %1").arg(QString::fromUtf8(e.what()));
       }
@@ -63,35 +63,36 @@ QVector<widgets::DeviceResult> TrainingSession::planDevices(const RunPlan& plan,
     out << host;
   }
   // One click compares the same silicon under two stacks: each device once more, under the other.
-  QVector<widgets::DeviceChoice> choices;
-  const bool compare = !plan.compareStackId.isEmpty();
-  for (const auto& choice : plan.devices) {
+  QVector<core::experiment::DeviceChoice> choices;
+  const bool compare = !plan.experiment.compareStackId.empty();
+  const std::string host = hostId.toStdString();
+  for (const auto& choice : plan.experiment.devices) {
     choices << choice;
-    if (compare && choice.deviceId != hostId && choice.stackId != plan.compareStackId) {
-      widgets::DeviceChoice other = choice;
-      other.stackId = plan.compareStackId;
+    if (compare && choice.deviceId != host && choice.stackId != plan.experiment.compareStackId) {
+      core::experiment::DeviceChoice other = choice;
+      other.stackId = plan.experiment.compareStackId;
       choices << other;
     }
   }
   for (const auto& choice : choices) {
-    if (plan.trainHere && choice.deviceId == hostId) continue;  // measured above
+    if (plan.experiment.trainHere && choice.deviceId == host) continue;  // measured above
     widgets::DeviceResult d;
-    d.deviceId = choice.deviceId;
+    d.deviceId = QString::fromStdString(choice.deviceId);
     d.count = choice.vcpus > 0 ? 1 : choice.count;
     d.vcpus = choice.vcpus;
     d.measured = false;
     if (!m_sim) continue;
     d.label = tr("%1 (simulated)").arg(m_sim->choiceLabel(choice));
     try {
-      d.report = m_sim->simulateRun(plan.config, choice, images);
+      d.report = m_sim->simulateRun(plan.experiment.train, choice, images);
       if (compare) {
         // Two series of one device: keyed and labelled by device and stack.
         const QString stack = QString::fromStdString(d.report.config.stackId);
-        if (choice.stackId == plan.compareStackId) d.deviceId = choice.deviceId + "@" + stack;
+        if (choice.stackId == plan.experiment.compareStackId) d.deviceId += "@" + stack;
         d.label = tr("%1 · %2 (simulated)").arg(m_sim->choiceLabel(choice), stack);
       }
     } catch (const std::exception& e) {
-      problems << tr("%1 left out: %2").arg(choice.deviceId, QString::fromUtf8(e.what()));
+      problems << tr("%1 left out: %2").arg(QString::fromStdString(choice.deviceId), QString::fromUtf8(e.what()));
       continue;
     }
     out << d;
@@ -100,19 +101,19 @@ QVector<widgets::DeviceResult> TrainingSession::planDevices(const RunPlan& plan,
 }
 
 QString TrainingSession::checkPlan(const RunPlan& plan) {
-  if (!plan.trainHere) return {};
+  if (!plan.experiment.trainHere) return {};
   try {
-    core::train::validate(plan.config);
+    core::train::validate(plan.experiment.train);
   } catch (const std::exception& e) {
     return tr("Invalid setting: %1").arg(QString::fromUtf8(e.what()));
   }
-  const std::int64_t images = SimService::imagesPerEpoch(plan.config);
-  if (images > 0 && plan.config.batch > images)
+  const std::int64_t images = SimService::imagesPerEpoch(plan.experiment.train);
+  if (images > 0 && plan.experiment.train.batch > images)
     return tr("Batch %1 is larger than the %2 training images of an epoch (%3). "
               "Lower the batch, or raise the subset size in the Experiment panel.")
-        .arg(plan.config.batch)
+        .arg(plan.experiment.train.batch)
         .arg(images)
-        .arg(plan.config.limit > 0 ? tr("subset") : QString::fromStdString(plan.config.datasetId));
+        .arg(plan.experiment.train.limit > 0 ? tr("subset") : QString::fromStdString(plan.experiment.train.datasetId));
   return {};
 }
 
@@ -123,12 +124,12 @@ int TrainingSession::start(const RunPlan& plan) {
   QStringList problems;
   widgets::Run run;
   run.name = plan.name.isEmpty() ? defaultRunName(plan) : plan.name;
-  run.config = plan.config;
+  run.config = plan.experiment.train;
   run.presetId = plan.presetId;
   run.references = plan.references;
   run.targetAccuracy = plan.targetAccuracy;
   run.devices = planDevices(plan, problems);
-  run.status = plan.trainHere ? RunStatus::Running : RunStatus::Finished;
+  run.status = plan.experiment.trainHere ? RunStatus::Running : RunStatus::Finished;
   run.statusMessage = problems.join('\n');
   const int id = m_store->addRun(std::move(run));
   m_store->setCurrentRun(id);
@@ -141,7 +142,7 @@ int TrainingSession::start(const RunPlan& plan) {
     Q_EMIT finished(id, RunStatus::Failed, problem);
     return id;
   }
-  if (!plan.trainHere) {
+  if (!plan.experiment.trainHere) {
     simulateAllEpochs(plan);
     Q_EMIT started(id);
     const QString message = tr("Simulation only: no training on this machine.");
@@ -150,13 +151,13 @@ int TrainingSession::start(const RunPlan& plan) {
     return id;
   }
 
-  m_trainer = std::make_unique<core::train::Trainer>(plan.config);
+  m_trainer = std::make_unique<core::train::Trainer>(plan.experiment.train);
   m_runId = id;
   m_paused = false;
   m_recent.clear();
   m_lastWallSeconds = 0;
   m_threadResult = {};
-  m_progress = RunProgress{id, 0, -1, 0, 1, plan.config.epochs};
+  m_progress = RunProgress{id, 0, -1, 0, 1, plan.experiment.train.epochs};
   core::train::Trainer* trainer = m_trainer.get();
   m_thread = std::jthread([this, trainer, id](std::stop_token stop) {
     core::train::RunResult result;
@@ -182,10 +183,10 @@ void TrainingSession::simulateAllEpochs(const RunPlan& plan) {
   const widgets::Run* run = m_store->run(id);
   if (!run) return;
   QVector<widgets::DeviceResult> devices = run->devices;
-  const std::int64_t images = SimService::imagesPerEpoch(plan.config);
+  const std::int64_t images = SimService::imagesPerEpoch(plan.experiment.train);
   for (auto& d : devices) {
     if (!d.report.fitsInMemory) continue;
-    for (int e = 1; e <= plan.config.epochs; ++e) d.epochSeconds << SimService::epochSeconds(d.report, e, images);
+    for (int e = 1; e <= plan.experiment.train.epochs; ++e) d.epochSeconds << SimService::epochSeconds(d.report, e, images);
   }
   m_store->setDevices(id, std::move(devices));
 }
@@ -240,8 +241,8 @@ void TrainingSession::finish(RunStatus status, const QString& message) {
 
 void TrainingSession::drain() {
   if (!m_trainer) return;
-  std::vector<core::train::BatchSample> batches;
-  std::vector<core::train::EpochSample> epochs;
+  std::vector<core::experiment::BatchSample> batches;
+  std::vector<core::experiment::EpochSample> epochs;
   m_trainer->metrics().drain(batches, epochs);
   if (!batches.empty() || !epochs.empty()) m_store->appendSamples(m_runId, batches, epochs);
   updateRate(batches);
@@ -254,7 +255,7 @@ void TrainingSession::drain() {
   Q_EMIT progressed(m_progress);
 }
 
-void TrainingSession::updateRate(const std::vector<core::train::BatchSample>& batches) {
+void TrainingSession::updateRate(const std::vector<core::experiment::BatchSample>& batches) {
   for (const auto& b : batches) m_recent.emplace_back(b.wallSeconds, b.images);
   if (!batches.empty()) m_lastWallSeconds = batches.back().wallSeconds;
   while (m_recent.size() > 2 && m_recent.back().first - m_recent.front().first > kRateWindowSeconds)
@@ -268,7 +269,7 @@ void TrainingSession::updateRate(const std::vector<core::train::BatchSample>& ba
   }
 }
 
-void TrainingSession::recordEpoch(const core::train::EpochSample& epoch) {
+void TrainingSession::recordEpoch(const core::experiment::EpochSample& epoch) {
   const widgets::Run* run = m_store->run(m_runId);
   if (!run) return;
   QVector<widgets::DeviceResult> devices = run->devices;

@@ -22,10 +22,10 @@ namespace app::gui {
 class SimService;
 
 struct RunPlan {
-  core::train::TrainConfig config;
-  QVector<widgets::DeviceChoice> devices;  // simulated; the host is added when training here
-  bool trainHere = true;
-  QString compareStackId;                  // also simulate every device under this stack
+  // What to run: its devices are simulated (the host is measured instead when it trains here)
+  // and each carries the stack it runs under; with a compare stack every device is also
+  // simulated under that one.
+  core::experiment::Experiment experiment;
   QString name;                            // empty: made from the settings
   QString presetId;
   QVector<widgets::ReferenceMark> references;
@@ -73,7 +73,7 @@ Q_SIGNALS:
   void epochCompleted(int runId, int epoch);
   void progressed(const app::gui::RunProgress& progress);
   void pausedChanged(bool paused);
-  void finished(int runId, core::train::RunStatus status, const QString& message);
+  void finished(int runId, core::experiment::RunStatus status, const QString& message);
   // Something the user should know that does not stop the run (a device that could not
   // be simulated).
   void warning(const QString& message);
@@ -81,9 +81,9 @@ Q_SIGNALS:
 private:
   void drain();
   void onThreadFinished(int runId, const core::train::RunResult& result);
-  void finish(core::train::RunStatus status, const QString& message);
-  void recordEpoch(const core::train::EpochSample& epoch);
-  void updateRate(const std::vector<core::train::BatchSample>& batches);
+  void finish(core::experiment::RunStatus status, const QString& message);
+  void recordEpoch(const core::experiment::EpochSample& epoch);
+  void updateRate(const std::vector<core::experiment::BatchSample>& batches);
   QVector<widgets::DeviceResult> planDevices(const RunPlan& plan, QStringList& problems) const;
   void simulateAllEpochs(const RunPlan& plan);
 

@@ -2,19 +2,6 @@
 
 namespace core::train {
 
-const char* runStatusName(RunStatus s) {
-  switch (s) {
-    case RunStatus::NotStarted: return "not-started";
-    case RunStatus::Running: return "running";
-    case RunStatus::Paused: return "paused";
-    case RunStatus::Finished: return "finished";
-    case RunStatus::Stopped: return "stopped";
-    case RunStatus::Diverged: return "diverged";
-    case RunStatus::Failed: return "failed";
-  }
-  return "unknown";
-}
-
 void MetricsChannel::push(const BatchSample& s) {
   const std::lock_guard lock(m_mutex);
   m_batches.push_back(s);

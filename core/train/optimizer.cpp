@@ -19,17 +19,6 @@ void requireFinite(double v, const char* name) {
 }
 }  // namespace
 
-const char* optimizerName(OptimizerKind k) { return k == OptimizerKind::SGD ? "sgd" : "adam"; }
-
-const char* scheduleName(Schedule s) {
-  switch (s) {
-    case Schedule::Constant: return "constant";
-    case Schedule::Step: return "step";
-    case Schedule::Cosine: return "cosine";
-  }
-  return "constant";
-}
-
 void validate(const OptimizerConfig& c) {
   requireFinite(c.momentum, "momentum");
   requireFinite(c.weightDecay, "weight decay");

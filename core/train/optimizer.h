@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "core/experiment/names.h"
 #include "core/train/trainer.h"
 
 namespace core::train {
@@ -85,7 +86,7 @@ private:
   std::int64_t m_stepsPerEpoch;
 };
 
-const char* optimizerName(OptimizerKind k);
-const char* scheduleName(Schedule s);
+using experiment::optimizerName;  // core/experiment/names.h
+using experiment::scheduleName;
 
 }  // namespace core::train

@@ -35,32 +35,6 @@ std::string number(double v) {
 
 }  // namespace
 
-void validate(const TrainConfig& c) {
-  const data::DatasetInfo& d = data::datasetInfo(c.datasetId);  // throws naming the id
-  if (!d.loadable)
-    throw Error("dataset '" + c.datasetId + "' is a descriptor only (sizes for the simulator); train on "
-                "fashion-mnist, mnist, cifar10, synthetic or synthetic-imagenet");
-  nn::modelInfo(c.modelId);  // throws naming the id
-  if (c.batch < 1) throw Error("batch must be at least 1, got " + std::to_string(c.batch));
-  if (c.batch > (1 << 20)) throw Error("batch " + std::to_string(c.batch) + " is too large (at most 1048576)");
-  if (c.epochs < 1) throw Error("epochs must be at least 1, got " + std::to_string(c.epochs));
-  if (c.limit < 0) throw Error("limit must not be negative, got " + std::to_string(c.limit));
-  if (c.testLimit < 0) throw Error("test limit must not be negative, got " + std::to_string(c.testLimit));
-  if (!std::isfinite(c.learningRate) || c.learningRate <= 0)
-    throw Error("learning rate must be a positive number, got " + number(c.learningRate));
-  if (!std::isfinite(c.momentum) || c.momentum < 0 || c.momentum >= 1)
-    throw Error("momentum must be in [0, 1), got " + number(c.momentum));
-  if (c.nesterov && c.optimizer == OptimizerKind::SGD && c.momentum <= 0)
-    throw Error("Nesterov momentum needs momentum > 0");
-  if (!std::isfinite(c.weightDecay) || c.weightDecay < 0)
-    throw Error("weight decay must not be negative, got " + number(c.weightDecay));
-  if (c.bnStatsSamples < 0)
-    throw Error("batch-norm statistics samples must not be negative (0 = moving average), got " +
-                std::to_string(c.bnStatsSamples));
-  if (c.threads < 0 || c.threads > 1024)
-    throw Error("threads must be between 0 (all cores) and 1024, got " + std::to_string(c.threads));
-}
-
 Trainer::Trainer(TrainConfig config) : m_config(std::move(config)) {}
 Trainer::~Trainer() = default;
 

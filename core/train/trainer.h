@@ -10,8 +10,8 @@
 #include <stop_token>
 #include <string>
 
+#include "core/experiment/train_config.h"
 #include "core/train/metrics.h"
-#include "core/util/precision.h"
 
 namespace core::nn { class Network; }
 namespace core::data {
@@ -21,34 +21,12 @@ struct DatasetSplit;
 
 namespace core::train {
 
-enum class OptimizerKind { SGD, Adam };
-enum class Schedule { Constant, Step, Cosine };
-
-struct TrainConfig {
-  std::string datasetId = "fashion-mnist";
-  std::string dataDir;          // empty = the dataset's default location
-  std::string modelId = "mlp";
-  int batch = 128;
-  int epochs = 1;
-  std::int64_t limit = 0;       // 0 = whole training set; else the first N (shuffled) samples
-  std::int64_t testLimit = 0;   // 0 = whole test set
-  OptimizerKind optimizer = OptimizerKind::Adam;
-  double learningRate = 1e-3;
-  double momentum = 0.9;        // SGD
-  bool nesterov = false;
-  double weightDecay = 0;
-  Schedule schedule = Schedule::Constant;
-  int threads = 0;              // 0 = all cores
-  std::uint64_t seed = 0;
-  util::Precision precision = util::Precision::FP32;
-  // Batch-norm statistics used for the test set after each epoch: 0 = Keras' moving average
-  // of the training batches; N > 0 = re-estimated from N training samples with the epoch's
-  // final weights and dropout off ("precise BN"). Models without batch norm ignore it.
-  std::int64_t bnStatsSamples = 0;
-};
-
-// Throws core::util::Error naming the field when a value is invalid (batch 0, lr < 0, ...).
-void validate(const TrainConfig& c);
+// The value types of a run live in core/experiment (the GUI and the CLI share them without
+// depending on the trainer); the trainer names them as its own.
+using experiment::OptimizerKind;
+using experiment::Schedule;
+using experiment::TrainConfig;
+using experiment::validate;
 
 struct RunResult {
   RunStatus status = RunStatus::NotStarted;

@@ -278,11 +278,14 @@ private:
     } else if (digits() == 0) {
       fail("bad number");
     }
+    bool integer = true;
     if (m_pos < m_text.size() && m_text[m_pos] == '.') {
+      integer = false;
       ++m_pos;
       if (digits() == 0) fail("bad number: digits expected after '.'");
     }
     if (m_pos < m_text.size() && (m_text[m_pos] == 'e' || m_text[m_pos] == 'E')) {
+      integer = false;
       ++m_pos;
       if (m_pos < m_text.size() && (m_text[m_pos] == '+' || m_text[m_pos] == '-')) ++m_pos;
       if (digits() == 0) fail("bad number: digits expected in exponent");
@@ -290,6 +293,17 @@ private:
     double v = 0;
     const auto res = std::from_chars(m_text.data() + start, m_text.data() + m_pos, v);
     if (res.ec != std::errc()) fail("number out of range");
+    // Numbers are doubles: an integer written out in full beyond 2^53 would be silently
+    // rounded (a seed of 9007199254740993 would read as ...992), so it is refused.
+    if (integer && std::fabs(v) >= 9007199254740992.0) {
+      const char* first = m_text.data() + start + (m_text[start] == '-' ? 1 : 0);
+      std::uint64_t exact = 0;
+      const auto r = std::from_chars(first, m_text.data() + m_pos, exact);
+      if (r.ec != std::errc() || static_cast<double>(exact) != std::fabs(v) ||
+          static_cast<std::uint64_t>(std::fabs(v)) != exact)
+        fail("integer " + std::string(m_text.substr(start, std::min<std::size_t>(m_pos - start, 24))) +
+             (m_pos - start > 24 ? "..." : "") + " cannot be held exactly (whole numbers are exact up to 2^53)");
+    }
     return v;
   }
 

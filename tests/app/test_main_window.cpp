@@ -1,22 +1,28 @@
 // The main window as a user meets it: docks, menus, standard shortcuts, enablement that
 // follows state, presentation mode, themes, settings read back as written, devices flagged
 // out of memory before a run, a simulation-only preset, a device file that fails validation.
+#include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QSettings>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include "app/gui/appearance.h"
+#include "app/gui/experiment_model.h"
 #include "app/gui/guide_panel.h"
 #include "app/gui/main_window.h"
 #include "app/gui/message_bar.h"
 #include "app/gui/preset_controller.h"
+#include "app/gui/run_controller.h"
 #include "app/gui/setup_controller.h"
 #include "app/gui/training_session.h"
 #include "app_test_env.h"
+#include "core/experiment/experiment_json.h"
 #include "core/util/files.h"
 #include "widgets/chart_base.h"
 #include "widgets/chart_deck.h"
@@ -59,7 +65,7 @@ private slots:
     // A first start opens the preset that trains for real.
     QVERIFY(w.presetController()->current());
     QCOMPARE(w.presetController()->current()->id, QString("e3-colab-fashion"));
-    QCOMPARE(w.experimentPanel()->config().modelId, std::string("colab-cnn"));
+    QCOMPARE(w.experimentModel()->experiment().train.modelId, std::string("colab-cnn"));
     QCOMPARE(w.hardwarePanel()->choices().size(), 3);  // this machine (measured), k80, tpu-v2-8
   }
 
@@ -124,11 +130,12 @@ private slots:
       w.actions().darkTheme->trigger();
       QCOMPARE(w.deck()->charts().first()->theme(), widgets::ChartTheme::Dark);
       QVERIFY(QApplication::palette().color(QPalette::Window).lightness() < 100);
-      core::train::TrainConfig c = w.experimentPanel()->config();
-      c.batch = 256;
-      c.epochs = 3;
-      c.bnStatsSamples = 10240;  // "precise" in the Experiment panel
-      w.experimentPanel()->setConfig(c);
+      w.experimentModel()->update([](core::experiment::Experiment& e) {
+        e.train.batch = 256;
+        e.train.epochs = 3;
+        e.train.bnStatsSamples = 10240;  // "precise" in the Experiment panel
+        e.train.schedule = core::experiment::Schedule::Cosine;  // no widget: kept all the same
+      });
       auto k80 = *w.hardwarePanel()->settings("k80");
       k80.count = 2;
       w.hardwarePanel()->setChoices({k80});
@@ -137,9 +144,11 @@ private slots:
     MainWindow again;
     QCOMPARE(again.appearance()->theme(), widgets::ChartTheme::Dark);
     QVERIFY(again.actions().darkTheme->isChecked());
-    QCOMPARE(again.experimentPanel()->config().batch, 256);
-    QCOMPARE(again.experimentPanel()->config().epochs, 3);
-    QCOMPARE(again.experimentPanel()->config().bnStatsSamples, std::int64_t{10240});
+    const auto& train = again.experimentModel()->experiment().train;
+    QCOMPARE(train.batch, 256);
+    QCOMPARE(train.epochs, 3);
+    QCOMPARE(train.bnStatsSamples, std::int64_t{10240});
+    QCOMPARE(train.schedule, core::experiment::Schedule::Cosine);
     const auto choices = again.hardwarePanel()->choices();
     QVERIFY(std::any_of(choices.begin(), choices.end(), [](const auto& c) { return c.deviceId == "k80" && c.count == 2; }));
     QVERIFY(std::none_of(choices.begin(), choices.end(), [](const auto& c) { return c.deviceId == "tpu-v2-8"; }));
@@ -149,15 +158,84 @@ private slots:
     QSettings().clear();
   }
 
+  void theExperimentRoundTripIsLossless() {
+    // panel -> model -> JSON -> model -> panel, field by field. The user edits widgets;
+    // fields without a widget (momentum, Nesterov, weight decay, schedule) are set in the
+    // model, as a preset would, and must survive the edits.
+    core::experiment::Experiment saved;
+    {
+      MainWindow w;
+      QVERIFY(w.presetController()->apply("e3"));
+      w.experimentModel()->update([](core::experiment::Experiment& e) {
+        e.train.momentum = 0.8;
+        e.train.nesterov = true;
+        e.train.weightDecay = 1e-4;
+        e.train.schedule = core::experiment::Schedule::Cosine;
+      });
+      auto* panel = w.experimentPanel();
+      auto combo = [&](const char* name) { return panel->findChild<QComboBox*>(name); };
+      combo("model")->setCurrentIndex(combo("model")->findData("mlp"));
+      combo("batch")->setEditText("96");
+      panel->findChild<QSpinBox*>("epochs")->setValue(4);
+      combo("optimizer")->setCurrentIndex(combo("optimizer")->findText("SGD", Qt::MatchContains));
+      auto* lr = panel->findChild<QLineEdit*>("learningRate");
+      lr->setText("0.05");
+      panel->findChild<QSpinBox*>("seed")->setValue(77);
+      panel->findChild<QSpinBox*>("limit")->setValue(3000);
+      combo("precision")->setCurrentIndex(combo("precision")->findText("bf16", Qt::MatchContains));
+      combo("stack")->setCurrentIndex(combo("stack")->findData("tuned"));
+      combo("compareStack")->setCurrentIndex(combo("compareStack")->findData("keras-2017"));
+      w.hardwarePanel()->findChild<QSpinBox*>("count_k80")->setValue(4);
+
+      const auto& e = w.experimentModel()->experiment();
+      QCOMPARE(e.train.modelId, std::string("mlp"));
+      QCOMPARE(e.train.batch, 96);
+      QCOMPARE(e.train.epochs, 4);
+      QCOMPARE(e.train.optimizer, core::experiment::OptimizerKind::SGD);
+      QCOMPARE(e.train.learningRate, 0.05);
+      QCOMPARE(e.train.seed, std::uint64_t{77});
+      QCOMPARE(e.train.limit, std::int64_t{3000});
+      QCOMPARE(e.train.testLimit, std::int64_t{500});  // the same share of the test set
+      QCOMPARE(e.train.precision, core::util::Precision::BF16);
+      QCOMPARE(e.stackId, std::string("tuned"));
+      QCOMPARE(e.compareStackId, std::string("keras-2017"));
+      QCOMPARE(e.train.momentum, 0.8);  // no widget: untouched by the edits
+      QVERIFY(e.train.nesterov);
+      QCOMPARE(e.train.weightDecay, 1e-4);
+      QCOMPARE(e.train.schedule, core::experiment::Schedule::Cosine);
+      const auto k80 = std::find_if(e.devices.begin(), e.devices.end(), [](const auto& d) { return d.deviceId == "k80"; });
+      QVERIFY(k80 != e.devices.end());
+      QCOMPARE(k80->count, 4);
+      saved = core::experiment::experimentFromJsonText(core::experiment::experimentToJson(e).dump(), "settings");
+      QVERIFY(saved == e);
+      // Run takes what the panels show, all of it.
+      const auto plan = w.runController()->currentPlan();
+      QCOMPARE(plan.experiment.train.schedule, core::experiment::Schedule::Cosine);
+      QCOMPARE(plan.experiment.compareStackId, std::string("keras-2017"));
+    }
+    MainWindow again;
+    again.experimentModel()->set(saved);
+    QVERIFY(again.experimentModel()->experiment() == saved);
+    // ... and the panels show it: reading them back onto a blank experiment changes nothing
+    // the panels hold (only what they hold is compared).
+    core::experiment::Experiment shown = saved;
+    again.experimentPanel()->applyTo(shown);
+    again.hardwarePanel()->applyTo(shown);
+    QVERIFY(shown == saved);
+    auto* panel = again.experimentPanel();
+    QCOMPARE(panel->findChild<QComboBox*>("batch")->currentText(), QString("96"));
+    QCOMPARE(panel->findChild<QSpinBox*>("seed")->value(), 77);
+    QCOMPARE(panel->findChild<QComboBox*>("stack")->currentData().toString(), QString("tuned"));
+    QCOMPARE(again.hardwarePanel()->findChild<QSpinBox*>("count_k80")->value(), 4);
+  }
+
   void outOfMemoryIsFlaggedBeforeTheRun() {
     MainWindow w;
     QVERIFY(w.presetController()->apply("e1"));
     w.setupController()->updateNow();
     using Kind = widgets::DeviceStatus::Kind;
     QCOMPARE(w.hardwarePanel()->deviceStatus("p100").kind, Kind::Ok);  // batch 16
-    core::train::TrainConfig c = w.experimentPanel()->config();
-    c.batch = 128;
-    w.experimentPanel()->setConfig(c);
+    w.experimentModel()->update([](core::experiment::Experiment& e) { e.train.batch = 128; });
     w.setupController()->updateNow();
     QCOMPARE(w.hardwarePanel()->deviceStatus("p100").kind, Kind::OutOfMemory);
     QVERIFY(w.hardwarePanel()->deviceStatus("p100").detail.contains("GiB"));
@@ -172,12 +250,12 @@ private slots:
   void aSimulationOnlyPresetRunsAtOnce() {
     MainWindow w;
     QVERIFY(w.presetController()->apply("e5"));
-    QVERIFY(!w.experimentPanel()->trainHere());
+    QVERIFY(!w.experimentModel()->experiment().trainHere);
     w.actions().run->trigger();
     QVERIFY(!w.session()->isActive());
     const widgets::Run* r = w.store()->run(w.store()->currentRunId());
     QVERIFY(r);
-    QCOMPARE(r->status, core::train::RunStatus::Finished);
+    QCOMPARE(r->status, core::experiment::RunStatus::Finished);
     QVERIFY(r->batches.empty());  // nothing trained here
     QCOMPARE(r->devices.size(), 3);
     for (const auto& d : r->devices) {

@@ -14,7 +14,6 @@
 
 using app::gui::Preset;
 using app::gui::PresetLibrary;
-using app::gui::PresetMode;
 
 namespace {
 
@@ -59,10 +58,10 @@ private slots:
     const auto catalog = core::hw::DeviceCatalog::loadDirs({PresetLibrary::builtinFolder().replace("presets", "devices").toStdString()});
     for (const Preset& p : lib.presets()) {
       QVERIFY2(!p.explanation.isEmpty() && !p.modeNote.isEmpty(), qPrintable(p.id));
-      QVERIFY_THROWS_NO_EXCEPTION(core::data::datasetInfo(p.config.datasetId));
-      QVERIFY_THROWS_NO_EXCEPTION(core::nn::modelInfo(p.config.modelId));
-      QVERIFY2(p.devices.size() >= 2, qPrintable(p.id));
-      for (const auto& d : p.devices) QVERIFY2(catalog.find(d.deviceId.toStdString()), qPrintable(p.id + ": " + d.deviceId));
+      QVERIFY_THROWS_NO_EXCEPTION(core::data::datasetInfo(p.experiment.train.datasetId));
+      QVERIFY_THROWS_NO_EXCEPTION(core::nn::modelInfo(p.experiment.train.modelId));
+      QVERIFY2(p.experiment.devices.size() >= 2, qPrintable(p.id));
+      for (const auto& d : p.experiment.devices) QVERIFY2(catalog.find(d.deviceId), qPrintable(p.id + ": " + QString::fromStdString(d.deviceId)));
       for (const auto& r : p.references) {
         QVERIFY2(catalog.find(r.deviceId.toStdString()), qPrintable(p.id + ": reference " + r.deviceId));
         QVERIFY(r.value > 0 && !r.label.isEmpty());
@@ -72,14 +71,14 @@ private slots:
         QVERIFY2(c.published > 0 || c.metric == app::gui::Comparison::Metric::Fits, qPrintable(c.label));
       }
       // Trains for real only where the engine can load the data (ImageNet, flowers: never).
-      if (p.mode == PresetMode::Train) QVERIFY2(core::data::datasetInfo(p.config.datasetId).loadable, qPrintable(p.id));
+      if (p.experiment.trainHere) QVERIFY2(core::data::datasetInfo(p.experiment.train.datasetId).loadable, qPrintable(p.id));
     }
     const Preset* e3 = lib.find("e3");
     QVERIFY(e3);
-    QCOMPARE(e3->config.modelId, std::string("colab-cnn"));
-    QCOMPARE(e3->config.batch, 1024);
-    QCOMPARE(e3->devices.size(), 2);
-    QCOMPARE(e3->devices[1].precision, std::optional(core::util::Precision::BF16));
+    QCOMPARE(e3->experiment.train.modelId, std::string("colab-cnn"));
+    QCOMPARE(e3->experiment.train.batch, 1024);
+    QCOMPARE(e3->experiment.devices.size(), 2);
+    QCOMPARE(e3->experiment.devices[1].precision, std::optional(core::util::Precision::BF16));
     QVERIFY(!lib.find("e"));        // ambiguous prefix
     QVERIFY(!lib.find("nothing"));
   }
@@ -119,11 +118,7 @@ private slots:
       const Preset q = app::gui::parsePreset(text, "copy.json");
       QCOMPARE(q.id, p.id);
       QCOMPARE(q.title, p.title);
-      QCOMPARE(q.mode, p.mode);
-      QCOMPARE(q.config.batch, p.config.batch);
-      QCOMPARE(q.config.learningRate, p.config.learningRate);
-      QCOMPARE(q.config.limit, p.config.limit);
-      QCOMPARE(q.devices, p.devices);
+      QVERIFY(q.experiment == p.experiment);  // every field: core::experiment's operator==
       QCOMPARE(q.references.size(), p.references.size());
       for (int i = 0; i < q.references.size(); ++i) {
         QCOMPARE(q.references[i].value, p.references[i].value);
@@ -142,7 +137,7 @@ private slots:
     e3 = shipped.find("e3");
     Preset mine = *e3;
     mine.title = "E3, my way";
-    mine.config.epochs = 2;
+    mine.experiment.train.epochs = 2;
     app::gui::savePresetFile(mine, QDir(user.path()).filePath(mine.id + ".json"));
     Preset other = *e3;
     other.id = "other";

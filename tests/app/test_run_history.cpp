@@ -12,7 +12,7 @@
 #include "core/util/error.h"
 #include "widgets/run_store.h"
 
-using core::train::RunStatus;
+using core::experiment::RunStatus;
 
 namespace {
 
@@ -31,7 +31,7 @@ widgets::Run sampleRun(RunStatus status) {
   r.config.bnStatsSamples = 10240;
   r.targetAccuracy = 0.85;
   for (int i = 1; i <= 3; ++i) {
-    core::train::BatchSample b;
+    core::experiment::BatchSample b;
     b.epoch = 1;
     b.step = i;
     b.loss = i == 3 ? std::nan("") : 2.0 / i;
@@ -41,7 +41,7 @@ widgets::Run sampleRun(RunStatus status) {
     b.stepSeconds = 0.5;
     r.batches.push_back(b);
   }
-  core::train::EpochSample e;
+  core::experiment::EpochSample e;
   e.epoch = 1;
   e.testAccuracy = 0.71;
   e.hostSeconds = 1.5;

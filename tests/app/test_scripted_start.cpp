@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #include "app/gui/launch_options.h"
+#include "app/gui/experiment_model.h"
 #include "app/gui/main_window.h"
 #include "app/gui/script_runner.h"
 #include "app_test_env.h"
@@ -80,7 +81,7 @@ private slots:
     script.start();
     QTRY_COMPARE(done.count(), 1);
     QCOMPARE(done.first().first().toInt(), 0);
-    QCOMPARE(window.experimentPanel()->config().epochs, 3);
+    QCOMPARE(window.experimentModel()->experiment().train.epochs, 3);
     const widgets::Run* run = window.store()->run(window.store()->currentRunId());
     QVERIFY(run && run->presetId == "e5-kaggle-cifar10");
     QCOMPARE(run->devices.first().epochSeconds.size(), 3);

@@ -14,6 +14,7 @@
 #include <qcustomplot.h>
 
 #include "app/gui/export_controller.h"
+#include "app/gui/experiment_model.h"
 #include "app/gui/main_window.h"
 #include "app/gui/message_bar.h"
 #include "app/gui/preset_controller.h"
@@ -33,7 +34,7 @@
 #include "widgets/run_store.h"
 
 using app::gui::MainWindow;
-using core::train::RunStatus;
+using core::experiment::RunStatus;
 
 namespace {
 
@@ -97,15 +98,19 @@ class TestTrainingRun : public QObject {
   widgets::ChartDeck* deck() const { return m_window->deck(); }
   const widgets::Run* run(int id) const { return m_window->store()->run(id); }
 
-  core::train::TrainConfig e3Config(std::int64_t limit, int batch) {
+  core::experiment::TrainConfig e3Config(std::int64_t limit, int batch) {
     const bool applied = m_window->presetController()->apply("e3");
     if (!applied) qFatal("the e3 preset is missing");
-    core::train::TrainConfig c = m_window->experimentPanel()->config();
+    core::experiment::TrainConfig c = m_window->experimentModel()->experiment().train;
     c.limit = limit;
+    c.testLimit = core::experiment::proportionalTestLimit(c.datasetId, limit);
     c.batch = batch;
     c.epochs = 1;
-    m_window->experimentPanel()->setConfig(c);
+    setTrain(c);
     return c;
+  }
+  void setTrain(const core::experiment::TrainConfig& c) {
+    m_window->experimentModel()->update([&](core::experiment::Experiment& e) { e.train = c; });
   }
   int startRun() {
     m_window->actions().run->trigger();
@@ -133,7 +138,7 @@ private slots:
   void e3TrainsAndEveryChartFills() {
     e3Config(1024, 1024);
     QCOMPARE(m_window->presetController()->current()->id, QString("e3-colab-fashion"));
-    QVERIFY(m_window->experimentPanel()->trainHere());
+    QVERIFY(m_window->experimentModel()->experiment().trainHere);
 
     LatencyProbe probe(10);
     probe.start();
@@ -312,10 +317,10 @@ private slots:
 
   void missingDatasetIsMarked() {
     QTemporaryDir empty;
-    core::train::TrainConfig c = e3Config(256, 64);
+    core::experiment::TrainConfig c = e3Config(256, 64);
     c.modelId = "mlp";
     c.dataDir = empty.path().toStdString();
-    m_window->experimentPanel()->setConfig(c);
+    setTrain(c);
     const int id = startRun();
     QVERIFY(waitIdle(60'000));
     QCOMPARE(run(id)->status, RunStatus::Failed);
@@ -330,11 +335,11 @@ private slots:
   }
 
   void divergedRunIsMarked() {
-    core::train::TrainConfig c = e3Config(1024, 64);
+    core::experiment::TrainConfig c = e3Config(1024, 64);
     c.modelId = "mlp";
-    c.optimizer = core::train::OptimizerKind::SGD;
+    c.optimizer = core::experiment::OptimizerKind::SGD;
     c.learningRate = 1e4;
-    m_window->experimentPanel()->setConfig(c);
+    setTrain(c);
     const int id = startRun();
     QVERIFY(waitIdle(60'000));
     QCOMPARE(run(id)->status, RunStatus::Diverged);

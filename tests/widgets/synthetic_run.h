@@ -57,13 +57,13 @@ inline widgets::Run syntheticRun() {
   run.name = "colab-cnn · fashion-mnist · b128";
   run.config.batch = 128;
   run.config.epochs = 3;
-  run.status = core::train::RunStatus::Finished;
+  run.status = core::experiment::RunStatus::Finished;
   run.targetAccuracy = 0.8;
   std::int64_t step = 0;
   double wall = 0;
   for (int e = 1; e <= 3; ++e) {
     for (int i = 0; i < 20; ++i) {
-      core::train::BatchSample b;
+      core::experiment::BatchSample b;
       b.epoch = e;
       b.step = ++step;
       b.loss = 2.3 * std::exp(-0.05 * static_cast<double>(step)) + 0.2 + 0.05 * std::sin(step);
@@ -74,7 +74,7 @@ inline widgets::Run syntheticRun() {
       b.wallSeconds = wall;
       run.batches.push_back(b);
     }
-    core::train::EpochSample s;
+    core::experiment::EpochSample s;
     s.epoch = e;
     s.trainLoss = 1.0 / e;
     s.testLoss = 1.1 / e;

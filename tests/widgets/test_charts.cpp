@@ -145,7 +145,7 @@ private slots:
     QCOMPARE(c->visibleGraphPoints("v100"), 0);
     QCOMPARE(c->visibleGraphPoints("tpu-v2-8"), 3);
     // Stays hidden when new data arrives, and a second click shows it again.
-    m_store->appendSamples(m_runId, {}, {core::train::EpochSample{}});
+    m_store->appendSamples(m_runId, {}, {core::experiment::EpochSample{}});
     c->refreshNow();
     QCOMPARE(c->visibleGraphPoints("v100"), 0);
     c->plot()->replot(QCustomPlot::rpImmediateRefresh);
@@ -176,7 +176,7 @@ private slots:
     box->click();
     QVERIFY(!c->logY());
     QCOMPARE(y->scaleType(), QCPAxis::stLinear);
-    m_store->appendSamples(m_runId, {}, {core::train::EpochSample{}});
+    m_store->appendSamples(m_runId, {}, {core::experiment::EpochSample{}});
     c->refreshNow();
     QCOMPARE(y->scaleType(), QCPAxis::stLinear);
     box->click();
@@ -339,7 +339,7 @@ private slots:
     int count = 0;
     connect(c, &ChartBase::refreshed, this, [&count] { ++count; });
     for (int i = 0; i < 200; ++i) {
-      core::train::BatchSample b;
+      core::experiment::BatchSample b;
       b.step = 100 + i;
       b.loss = 1.0;
       m_store->appendSamples(m_runId, {b}, {});

@@ -64,7 +64,7 @@ TEST(TrainConfig, InvalidValuesNameTheField) {
   expectInvalid(c, "epochs");
   c = smallConfig();
   c.learningRate = -0.1;
-  expectInvalid(c, "learning rate");
+  expectInvalid(c, "learning_rate");
   c = smallConfig();
   c.momentum = 1.5;
   expectInvalid(c, "momentum");
@@ -75,7 +75,7 @@ TEST(TrainConfig, InvalidValuesNameTheField) {
   expectInvalid(c, "Nesterov");
   c = smallConfig();
   c.weightDecay = -1;
-  expectInvalid(c, "weight decay");
+  expectInvalid(c, "weight_decay");
   c = smallConfig();
   c.threads = -2;
   expectInvalid(c, "threads");
@@ -91,6 +91,22 @@ TEST(TrainConfig, InvalidValuesNameTheField) {
   c = smallConfig();
   c.datasetId = "imagenet";
   expectInvalid(c, "descriptor");
+  // Seeds above 2^53 would be rounded by every JSON file that records the run.
+  c = smallConfig();
+  c.seed = (std::uint64_t{1} << 53) + 1;
+  expectInvalid(c, "2^53");
+  c.seed = std::uint64_t{1} << 53;
+  EXPECT_NO_THROW(validate(c));
+  // The error carries the field, so the CLI can name its flag and the GUI its widget.
+  c = smallConfig();
+  c.learningRate = 0;
+  try {
+    validate(c);
+    ADD_FAILURE() << "accepted";
+  } catch (const core::experiment::FieldError& e) {
+    EXPECT_EQ(e.field(), "learning_rate");
+    EXPECT_EQ(e.problem().rfind("must be", 0), 0u) << e.problem();
+  }
 }
 
 TEST(Trainer, SameSeedAndThreadsGiveIdenticalLosses) {
@@ -267,7 +283,7 @@ TEST(Trainer, PreciseBatchNormStatisticsChangeOnlyTheEvaluation) {
   EXPECT_NE(movingE.back().testLoss, preciseE.back().testLoss);
   EXPECT_TRUE(std::isfinite(preciseE.back().testLoss));
   c.bnStatsSamples = -1;
-  expectInvalid(c, "batch-norm statistics");
+  expectInvalid(c, "bn_stats_samples");
 }
 
 TEST(Trainer, TrainsATextModelOnSyntheticTokens) {

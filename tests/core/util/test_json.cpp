@@ -62,6 +62,23 @@ TEST(Json, NumbersFormatShortestAndNonFiniteAsNull) {
   EXPECT_EQ(core::util::formatNumber(std::numeric_limits<double>::infinity()), "null");
 }
 
+TEST(Json, WholeNumbersBeyondTwoToThe53AreRefusedNotRounded) {
+  EXPECT_EQ(Json::parse("9007199254740992").asNumber(), 9007199254740992.0);  // 2^53: exact
+  EXPECT_EQ(Json::parse("-9007199254740992").asNumber(), -9007199254740992.0);
+  EXPECT_EQ(Json::parse("1e300").asNumber(), 1e300);  // written as a real number: a real number
+  for (const char* text : {"9007199254740993", "9223372036854775807", "123456789012345678901234567890"}) {
+    try {
+      Json::parse(text, "seed.json");
+      ADD_FAILURE() << text << " accepted";
+    } catch (const core::util::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("cannot be held exactly"), std::string::npos) << e.what();
+    }
+  }
+  // What the writer writes, the reader reads back.
+  EXPECT_EQ(Json::parse(Json(9007199254740992.0).dump()).asNumber(), 9007199254740992.0);
+  EXPECT_EQ(Json::parse(Json(1e20).dump()).asNumber(), 1e20);
+}
+
 TEST(Files, AtomicWriteReplacesWholeFileAndLeavesNoTemporaries) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("accellab_files_" + std::to_string(::getpid()));

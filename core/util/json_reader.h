@@ -1,5 +1,5 @@
 #pragma once
-// Strict reading of a JSON object from a data file (presets, run history): every read names
+// Strict reading of a JSON object from a data file (experiments, presets, run history): every read names
 // the file and the key path in its error ("e3.json: devices[1].count: must be at least 1"),
 // and finish() rejects keys nobody read, so a typo is an error rather than a silent default.
 #include <cstdint>
@@ -10,7 +10,7 @@
 
 #include "core/util/json.h"
 
-namespace app::gui {
+namespace core::util {
 
 class JsonReader {
 public:
@@ -49,4 +49,4 @@ private:
   mutable std::set<std::string> m_read;
 };
 
-}  // namespace app::gui
+}  // namespace core::util

@@ -1,13 +1,10 @@
-#include "app/gui/json_reader.h"
+#include "core/util/json_reader.h"
 
 #include <cmath>
 
 #include "core/util/error.h"
 
-namespace app::gui {
-
-using core::util::Error;
-using core::util::Json;
+namespace core::util {
 
 JsonReader::JsonReader(const Json& object, std::string source, std::string path)
     : m_object(&object), m_source(std::move(source)), m_path(std::move(path)) {
@@ -127,4 +124,4 @@ void JsonReader::finish() const {
     if (!m_read.count(key)) fail(key, "unknown key (check its spelling)");
 }
 
-}  // namespace app::gui
+}  // namespace core::util

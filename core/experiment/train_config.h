@@ -1,0 +1,60 @@
+#pragma once
+// CONTRACT: what to train and how, as one value. The trainer runs it, the panels edit it, and
+// presets, settings, run history and exports store it through core/experiment/experiment_json.h.
+#include <cstdint>
+#include <string>
+
+#include "core/util/error.h"
+#include "core/util/precision.h"
+
+namespace core::experiment {
+
+enum class OptimizerKind { SGD, Adam };
+enum class Schedule { Constant, Step, Cosine };
+
+struct TrainConfig {
+  std::string datasetId = "fashion-mnist";
+  std::string dataDir;          // empty = the dataset's default location
+  std::string modelId = "mlp";
+  int batch = 128;
+  int epochs = 1;
+  std::int64_t limit = 0;       // 0 = whole training set; else the first N (shuffled) samples
+  std::int64_t testLimit = 0;   // 0 = whole test set
+  OptimizerKind optimizer = OptimizerKind::Adam;
+  double learningRate = 1e-3;
+  double momentum = 0.9;        // SGD
+  bool nesterov = false;
+  double weightDecay = 0;
+  Schedule schedule = Schedule::Constant;
+  int threads = 0;              // 0 = all cores
+  std::uint64_t seed = 0;
+  util::Precision precision = util::Precision::FP32;
+  // Batch-norm statistics used for the test set after each epoch: 0 = Keras' moving average
+  // of the training batches; N > 0 = re-estimated from N training samples with the epoch's
+  // final weights and dropout off ("precise BN"). Models without batch norm ignore it.
+  std::int64_t bnStatsSamples = 0;
+  friend bool operator==(const TrainConfig&, const TrainConfig&) = default;
+};
+
+// An invalid setting: `field` is the experiment file's key ("learning_rate"), so the CLI can
+// name its own flag and the GUI its own widget; what() reads "learning_rate: must be ...".
+class FieldError : public util::Error {
+public:
+  FieldError(std::string field, const std::string& what) : util::Error(field + ": " + what), m_field(std::move(field)) {}
+  const std::string& field() const { return m_field; }
+  // The message without the leading "field: ".
+  std::string problem() const { return std::string(what()).substr(m_field.size() + 2); }
+
+private:
+  std::string m_field;
+};
+
+// The test subset that goes with a training subset: the same proportion of the dataset's
+// test set (at least 1), so a quick demo stays quick; 0 (whole test set) without a subset.
+std::int64_t proportionalTestLimit(const std::string& datasetId, std::int64_t limit);
+
+// Throws FieldError naming the field when a value is invalid (batch 0, lr <= 0, unknown
+// model, a dataset that cannot be loaded, ...).
+void validate(const TrainConfig& c);
+
+}  // namespace core::experiment
