@@ -28,6 +28,11 @@ CifarBatch parseCifarBatch(const std::vector<std::uint8_t>& bytes, const std::st
   return b;
 }
 
-CifarBatch readCifarBatch(const std::string& path) { return parseCifarBatch(readDataFile(path), path); }
+CifarBatch readCifarBatch(const std::string& path) {
+  // A batch of the binary distribution holds 10,000 records; five times that is the whole
+  // training set in one file, and the most a batch file may hold here.
+  constexpr std::int64_t kMaxRecords = 50'000;
+  return parseCifarBatch(readDataFile(path, kMaxRecords * kCifarRecordBytes), path);
+}
 
 }  // namespace core::data

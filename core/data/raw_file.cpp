@@ -2,6 +2,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <zlib.h>
 
@@ -60,19 +62,79 @@ std::vector<std::uint8_t> gunzip(const std::vector<std::uint8_t>& compressed, co
   throw Error(what + ": gzip data is truncated (the stream ends before its end marker)");
 }
 
-std::vector<std::uint8_t> readDataFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open file: " + std::strerror(errno));
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size < 0) throw Error(path + ": cannot read file size");
-  in.seekg(0, std::ios::beg);
-  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
-  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size))
-    throw Error(path + ": read failed after " + std::to_string(in.gcount()) + " of " + std::to_string(size) +
-                " bytes");
-  if (looksGzipped(bytes)) return gunzip(bytes, path);
-  return bytes;
+namespace {
+
+std::string megabytes(std::int64_t bytes) {
+  return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MB";
+}
+
+}  // namespace
+
+DataFile::DataFile(const std::string& path) : m_path(path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw Error(path + ": cannot open file: it is a folder");
+  std::ifstream probe(path, std::ios::binary);
+  if (!probe) throw Error(path + ": cannot open file: " + std::strerror(errno));
+  unsigned char magic[2] = {0, 0};
+  probe.read(reinterpret_cast<char*>(magic), 2);
+  m_gzipped = probe.gcount() == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+  probe.clear();
+  probe.seekg(0, std::ios::end);
+  m_bytesOnDisk = static_cast<std::int64_t>(probe.tellg());
+  if (m_bytesOnDisk < 0) throw Error(path + ": cannot read the file size");
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (!f) throw Error(path + ": cannot open file: " + std::strerror(errno));
+  gzbuffer(f, 1 << 17);
+  m_file = f;
+}
+
+DataFile::~DataFile() {
+  if (m_file) gzclose_r(static_cast<gzFile>(m_file));
+}
+
+std::int64_t DataFile::mostBytesItCanHold() const {
+  // Deflate's best ratio is 1032:1; a little slack covers the gzip header and tiny files.
+  return m_gzipped ? m_bytesOnDisk * 1032 + 4096 : m_bytesOnDisk;
+}
+
+std::size_t DataFile::read(std::uint8_t* out, std::size_t n) {
+  auto* f = static_cast<gzFile>(m_file);
+  std::size_t done = 0;
+  while (done < n) {
+    const unsigned chunk = static_cast<unsigned>(std::min<std::size_t>(n - done, 1u << 30));
+    const int got = gzread(f, out + done, chunk);
+    int err = Z_OK;
+    const char* msg = gzerror(f, &err);
+    if (got < 0 || (err != Z_OK && err != Z_STREAM_END)) {
+      if (err == Z_BUF_ERROR) throw Error(m_path + ": gzip data is truncated (the stream ends before its end marker)");
+      throw Error(m_path + (m_gzipped ? ": corrupt gzip data" : ": read failed") +
+                  (msg && *msg ? std::string(" (") + msg + ")" : std::string()));
+    }
+    if (got == 0) break;
+    done += static_cast<std::size_t>(got);
+  }
+  return done;
+}
+
+std::vector<std::uint8_t> readDataFile(const std::string& path, std::int64_t maxBytes) {
+  DataFile file(path);
+  if (!file.gzipped() && file.bytesOnDisk() > maxBytes)
+    throw Error(path + ": " + megabytes(file.bytesOnDisk()) + " is larger than a data file of this kind can be (at most " +
+                megabytes(maxBytes) + "); is it the right file?");
+  std::vector<std::uint8_t> bytes;
+  constexpr std::size_t kChunk = 1 << 20;
+  for (;;) {
+    const std::size_t before = bytes.size();
+    const std::size_t want = static_cast<std::size_t>(
+        std::min<std::int64_t>(kChunk, maxBytes + 1 - static_cast<std::int64_t>(before)));
+    bytes.resize(before + want);
+    const std::size_t got = file.read(bytes.data() + before, want);
+    bytes.resize(before + got);
+    if (static_cast<std::int64_t>(bytes.size()) > maxBytes)
+      throw Error(path + ": inflates to more than " + megabytes(maxBytes) +
+                  ", more than a data file of this kind can be (a decompression bomb, or not a dataset file)");
+    if (got < want) return bytes;
+  }
 }
 
 }  // namespace core::data

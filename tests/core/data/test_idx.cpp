@@ -1,6 +1,9 @@
 // IDX reading (plain and gzip) and the MNIST-style loaders, on small files the test writes.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <filesystem>
+
 #include "core/data/dataset_loader.h"
 #include "core/data/idx_reader.h"
 #include "core/data/raw_file.h"
@@ -205,3 +208,45 @@ TEST(IdxDataset, RealFashionMnistWhenInstalled) {
 }
 
 }  // namespace
+
+// --- Hostile files (reliability issue: each built from the input that broke the reader) ---
+
+TEST(Idx, DimensionsWhoseProductWrapsAreRefused) {
+  // 64 x 2^30 x 2^28 = 2^64: a signed product wrapped to 0 and passed the truncation check.
+  const Bytes header = idx({64, 1u << 30, 1u << 28}, {});
+  expectError([&] { core::data::parseIdx(header, "wrap.idx"); }, {"wrap.idx", "too large"});
+  const auto dir = scratchDir("idx-wrap");
+  writeBytes(dir / "wrap.idx", header);
+  expectError([&] { core::data::readIdxFile((dir / "wrap.idx").string()); }, {"wrap.idx", "too large"});
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Idx, AGzipBombIsRefusedBeforeItIsInflated) {
+  // A valid header promising 2^31 bytes, then 4 MiB of zeros: a few KB compressed. The header
+  // promises more than that much gzip can hold, so nothing is inflated or allocated.
+  Bytes bomb = idx({1u << 15, 1u << 8, 1u << 8}, {});
+  bomb.resize(bomb.size() + (4u << 20), 0);
+  const auto dir = scratchDir("idx-bomb");
+  writeBytes(dir / "bomb.gz", gzip(bomb));
+  const auto t0 = std::chrono::steady_clock::now();
+  expectError([&] { core::data::readIdxFile((dir / "bomb.gz").string()); }, {"bomb.gz", "can hold"});
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
+  // A stream that inflates past what a caller allows stops there.
+  writeBytes(dir / "zeros.gz", gzip(Bytes(8u << 20, 0)));
+  expectError([&] { core::data::readDataFile((dir / "zeros.gz").string(), 1 << 20); }, {"zeros.gz", "inflates to more than"});
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Idx, AHugeSparseFileIsCheckedByItsHeaderNotReadWhole) {
+  // A 3 GB sparse file whose header promises 10 values: refused from its size, unread.
+  const auto dir = scratchDir("idx-sparse");
+  const auto path = dir / "sparse.idx";
+  writeBytes(path, idx({10}, Bytes(10, 1)));
+  std::filesystem::resize_file(path, std::uintmax_t{3} << 30);
+  const auto t0 = std::chrono::steady_clock::now();
+  expectError([&] { core::data::readIdxFile(path.string()); }, {"sparse.idx", "unexpected bytes", "10 expected"});
+  // A reader with a size limit refuses it without reading it either.
+  expectError([&] { core::data::readDataFile(path.string(), 1 << 20); }, {"sparse.idx", "larger than"});
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
+  std::filesystem::remove_all(dir);
+}
