@@ -47,9 +47,14 @@ void writeFileAtomic(const std::string& path, std::string_view content) {
   }
 }
 
-std::string readFile(const std::string& path) {
+std::string readFile(const std::string& path, std::uint64_t maxBytes) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw Error(path + ": is a folder, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path + ": cannot open file: " + std::strerror(errno));
+  if (const std::uintmax_t size = fs::file_size(path, ec); !ec && size > maxBytes)
+    throw Error(path + ": " + std::to_string(size >> 20) + " MiB is larger than a file of this kind can be (at most " +
+                std::to_string(maxBytes >> 20) + " MiB)");
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();

@@ -1,5 +1,6 @@
 #pragma once
 // File helpers for core (no Qt): atomic writes and locating the shipped resources/ folder.
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -10,8 +11,10 @@ namespace core::util {
 // Throws Error naming the path on failure.
 void writeFileAtomic(const std::string& path, std::string_view content);
 
-// Reads a whole file; throws Error naming the path when it cannot be read.
-std::string readFile(const std::string& path);
+// A text file up to `maxBytes` (checked from its size before reading: a huge or sparse file
+// costs nothing); a folder, an unreadable file or a larger one throws naming the path.
+inline constexpr std::uint64_t kMaxTextFileBytes = std::uint64_t{256} << 20;
+std::string readFile(const std::string& path, std::uint64_t maxBytes = kMaxTextFileBytes);
 
 // The folder holding devices/ and presets/. Search order: $ACCELLAB_RESOURCES, then
 // <exe>/../share/accellab (installed), then the source tree's resources/ (build tree).

@@ -16,6 +16,8 @@ namespace core::util {
 
 class Json {
 public:
+  static constexpr std::size_t kMaxDocumentBytes = std::size_t{256} << 20;  // run histories reach ~10 MB
+
   using Array = std::vector<Json>;
   using Object = std::vector<std::pair<std::string, Json>>;
   enum class Type { Null, Bool, Number, String, Array, Object };
@@ -69,6 +71,8 @@ public:
   std::string dump(int indent = -1) const;
 
   // Strict RFC 8259 parsing; errors give line and column. `source` names the file in errors.
+  // Limits, each a clear error: kMaxDocumentBytes, 100,000 keys in one object, 256 levels of
+  // nesting, whole numbers beyond 2^53 (they would be rounded).
   static Json parse(std::string_view text, std::string_view source = "<json>");
   static Json parseFile(const std::string& path);
 

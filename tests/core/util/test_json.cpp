@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
+#include <fstream>
 
 #include "core/util/error.h"
 #include "core/util/files.h"
@@ -93,4 +95,41 @@ TEST(Files, AtomicWriteReplacesWholeFileAndLeavesNoTemporaries) {
   EXPECT_THROW(core::util::writeFileAtomic((dir / "no/such/dir/x").string(), "x"), Error);
   EXPECT_THROW(core::util::readFile((dir / "missing").string()), Error);
   fs::remove_all(dir);
+}
+
+TEST(Json, ManyKeysParseInLinearTimeAndDuplicatesAreStillFound) {
+  // 80,000 keys (1 MB) took 10 s with a quadratic duplicate check.
+  std::string text = "{";
+  for (int i = 0; i < 80'000; ++i) text += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":1";
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(Json::parse(text + "}").size(), 80'000u);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1));
+  try {
+    Json::parse(text + ",\"k79999\":2}", "dup.json");
+    ADD_FAILURE() << "a duplicate key among many was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("duplicate key \"k79999\""), std::string::npos) << e.what();
+  }
+  // Past the cap of keys in one object: a clear error, not minutes of work.
+  std::string huge = "{";
+  for (int i = 0; i < 100'001; ++i) huge += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":1";
+  try {
+    Json::parse(huge + "}", "huge.json");
+    ADD_FAILURE() << "100,001 keys accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("more than 100000 keys"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Json, AFileLargerThanTheCapIsRefusedBeforeItIsRead) {
+  const auto path = std::filesystem::temp_directory_path() / "accellab-json-sparse.json";
+  { std::ofstream(path) << "{}"; }
+  std::filesystem::resize_file(path, std::uintmax_t{3} << 30);  // 3 GB, sparse
+  try {
+    Json::parseFile(path.string());
+    ADD_FAILURE() << "a 3 GB file was parsed";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("larger than"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(path);
 }
