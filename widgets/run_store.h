@@ -46,6 +46,7 @@ struct ReferenceMark {
 
 struct Run {
   int id = 0;
+  QString key;                       // the run's file in the history folder (empty until saved)
   QString name;                      // "colab-cnn · fashion-mnist · b1024"
   QColor color;
   bool visible = true;

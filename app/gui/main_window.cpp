@@ -152,7 +152,7 @@ void MainWindow::createControllers() {
   m_setupController = new SetupController(m_sim.get(), m_model, m_hardware, m_deck->sweepChart(), m_guide, this);
   m_presetController = new PresetController(m_actions, m_model, m_messages, this, this);
   RunController::Parts parts{m_actions, m_session, m_store, m_model, m_messages, m_runStatus, m_runs};
-  m_runController = new RunController(parts, defaultRunHistoryPath(), this);
+  m_runController = new RunController(parts, RunHistory::defaultFolder(), this);
   m_exportController = new ExportController(m_actions, m_deck, this, m_messages, this);
   m_appearance = new Appearance(this, m_deck, {m_experimentDock, m_hardwareDock, m_runsDock}, this);
 

@@ -1,6 +1,7 @@
 #include "app/gui/run_controller.h"
 
 #include <QAction>
+#include <QTimer>
 
 #include "app/gui/experiment_model.h"
 #include "app/gui/message_bar.h"
@@ -14,8 +15,8 @@ namespace app::gui {
 
 using core::experiment::RunStatus;
 
-RunController::RunController(const Parts& parts, QString historyPath, QObject* parent)
-    : QObject(parent), m_p(parts), m_historyPath(std::move(historyPath)) {
+RunController::RunController(const Parts& parts, QString historyFolder, QObject* parent)
+    : QObject(parent), m_p(parts), m_history(std::make_unique<RunHistory>(std::move(historyFolder))) {
   const AppActions& a = m_p.actions;
   connect(a.run, &QAction::triggered, this, [this] { startRun(); });
   connect(a.pause, &QAction::triggered, this, [this](bool checked) { setPaused(checked); });
@@ -25,6 +26,17 @@ RunController::RunController(const Parts& parts, QString historyPath, QObject* p
   connect(a.clearRuns, &QAction::triggered, this, &RunController::deleteFinished);
 
   connect(m_p.session, &TrainingSession::started, this, &RunController::onStarted);
+  // The history follows the runs: a journal line per finished epoch of the active run, a
+  // file per run whenever another run changes (hidden, renamed), and gone with its run.
+  connect(m_p.session, &TrainingSession::epochCompleted, this, [this](int id, int epoch) {
+    if (const widgets::Run* r = m_p.store->run(id)) m_history->journalEpoch(*r, epoch);
+  });
+  connect(m_p.store, &widgets::RunStore::runChanged, this, [this](int id) {
+    if (id != m_p.session->activeRunId()) saveRun(id);
+  });
+  connect(m_p.store, &widgets::RunStore::runAboutToBeRemoved, this, [this](int id) {
+    if (const widgets::Run* r = m_p.store->run(id)) m_history->remove(*r);
+  });
   connect(m_p.session, &TrainingSession::finished, this, &RunController::onFinished);
   connect(m_p.session, &TrainingSession::progressed, this,
           [this](const RunProgress& p) { m_p.status->showProgress(p, m_p.session->isPaused()); });
@@ -90,7 +102,6 @@ void RunController::toggleSelectedVisible() {
   const int id = m_p.runs->selectedRunId();
   if (const widgets::Run* r = m_p.store->run(id)) {
     m_p.store->setVisible(id, !r->visible);
-    saveHistory();
   }
 }
 
@@ -98,7 +109,6 @@ void RunController::deleteSelected() {
   const int id = m_p.runs->selectedRunId();
   if (!id || id == m_p.session->activeRunId()) return;
   m_p.store->removeRun(id);
-  saveHistory();
 }
 
 void RunController::deleteFinished() {
@@ -106,7 +116,6 @@ void RunController::deleteFinished() {
   for (const auto& r : m_p.store->runs())
     if (r.id != m_p.session->activeRunId()) ids.push_back(r.id);
   for (int id : ids) m_p.store->removeRun(id);
-  saveHistory();
 }
 
 void RunController::onStarted(int runId) {
@@ -121,6 +130,7 @@ void RunController::onStarted(int runId) {
         unrelated.push_back(r.id);
     for (int id : unrelated) m_p.store->setVisible(id, false);
   }
+  if (widgets::Run* r = m_p.store->run(runId); r && m_p.session->isActive()) m_history->beginJournal(*r);
   m_p.actions.pause->setChecked(false);
   if (m_p.session->isActive()) m_p.status->showProgress(m_p.session->progress(), false);
   updateActions();
@@ -150,7 +160,8 @@ void RunController::onFinished(int runId, RunStatus status, const QString& messa
                                                     "above in the Experiment panel and press Run again."));
       break;
   }
-  saveHistory();
+  saveRun(runId);
+  QTimer::singleShot(1000, this, &RunController::reportWriteErrors);
   updateActions();
   Q_EMIT runFinished(runId, status);
 }
@@ -169,23 +180,34 @@ void RunController::updateActions() {
   a.clearRuns->setEnabled(m_p.store->runs().size() > (active ? 1u : 0u));
 }
 
-void RunController::loadHistory() {
-  try {
-    const QStringList skipped = loadRunHistory(*m_p.store, m_historyPath);
-    if (!skipped.isEmpty())
-      m_p.messages->showMessage(MessageBar::Level::Warning, tr("Some runs of the history could not be read and were left out"),
-                                skipped.join('\n'));
-  } catch (const std::exception& e) {
-    m_p.messages->showMessage(MessageBar::Level::Warning, tr("The run history could not be read"), QString::fromUtf8(e.what()));
-  }
+RunController::~RunController() = default;
+
+QString RunController::historyFolder() const { return m_history->folder(); }
+
+void RunController::saveRun(int runId) {
+  if (widgets::Run* r = m_p.store->run(runId)) m_history->save(*r);
 }
 
-void RunController::saveHistory() {
-  try {
-    saveRunHistory(*m_p.store, m_historyPath);
-  } catch (const std::exception& e) {
-    m_p.messages->showMessage(MessageBar::Level::Warning, tr("The run history could not be saved"), QString::fromUtf8(e.what()));
-  }
+void RunController::reportWriteErrors() {
+  if (const QStringList errors = m_history->takeErrors(); !errors.isEmpty())
+    m_p.messages->showMessage(MessageBar::Level::Warning, tr("The run history could not be saved"), errors.join('\n'));
+}
+
+void RunController::loadHistory() {
+  RunHistory::Loaded loaded = m_history->load();
+  for (auto& r : loaded.runs) m_p.store->addRun(std::move(r));
+  if (!loaded.problems.isEmpty())
+    m_p.messages->showMessage(MessageBar::Level::Warning, tr("Some runs of the history needed attention"),
+                              loaded.problems.join('\n'));
+}
+
+bool RunController::saveHistory() {
+  for (const auto& r : m_p.store->runs())
+    if (r.key.isEmpty() && r.id != m_p.session->activeRunId()) saveRun(r.id);
+  const QStringList errors = m_history->flush();
+  if (errors.isEmpty()) return true;
+  m_p.messages->showMessage(MessageBar::Level::Warning, tr("The run history could not be saved"), errors.join('\n'));
+  return false;
 }
 
 }  // namespace app::gui

@@ -5,6 +5,7 @@
 // the run history whenever the list changes.
 #include <QObject>
 #include <QString>
+#include <memory>
 #include <optional>
 
 #include "app/gui/app_actions.h"
@@ -22,6 +23,7 @@ class RunStatusWidget;
 class RunsPanel;
 class TrainingSession;
 class ExperimentModel;
+class RunHistory;
 struct RunPlan;
 
 class RunController : public QObject {
@@ -36,7 +38,9 @@ public:
     RunStatusWidget* status = nullptr;
     RunsPanel* runs = nullptr;
   };
-  RunController(const Parts& parts, QString historyPath, QObject* parent = nullptr);
+  // `historyFolder`: where the runs are kept (RunHistory::defaultFolder() in the app).
+  RunController(const Parts& parts, QString historyFolder, QObject* parent = nullptr);
+  ~RunController() override;
 
   // The preset whose references and target accuracy runs carry while its model and
   // dataset are the ones chosen (nullopt: none).
@@ -51,8 +55,10 @@ public:
   void deleteFinished();
 
   void loadHistory();    // at start; problems go to the message bar
-  void saveHistory();    // atomically; problems go to the message bar
-  QString historyPath() const { return m_historyPath; }
+  // Writes every run not yet on disk and waits for the writes; false (and the message bar
+  // says why) when one failed. Runs are otherwise saved as they change, one file each.
+  bool saveHistory();
+  QString historyFolder() const;
 
 Q_SIGNALS:
   void runFinished(int runId, core::experiment::RunStatus status);
@@ -61,9 +67,11 @@ private:
   void onStarted(int runId);
   void onFinished(int runId, core::experiment::RunStatus status, const QString& message);
   void updateActions();
+  void saveRun(int runId);
+  void reportWriteErrors();
 
   Parts m_p;
-  QString m_historyPath;
+  std::unique_ptr<RunHistory> m_history;
   std::optional<Preset> m_preset;
 };
 

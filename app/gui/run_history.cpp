@@ -3,7 +3,10 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QDateTime>
+#include <QRandomGenerator>
 #include <QStandardPaths>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -57,6 +60,69 @@ Json column(const std::vector<T>& rows, F get) {
   Json a = Json::array();
   for (const auto& r : rows) a.push(static_cast<double>(get(r)));
   return a;
+}
+
+Json batchesToJson(const std::vector<core::experiment::BatchSample>& all, std::size_t from) {
+  using core::experiment::BatchSample;
+  const std::vector<BatchSample> rows(all.begin() + static_cast<std::ptrdiff_t>(std::min(from, all.size())), all.end());
+  Json batches = Json::object();
+  batches.set("epoch", column(rows, [](const BatchSample& b) { return b.epoch; }));
+  batches.set("step", column(rows, [](const BatchSample& b) { return b.step; }));
+  batches.set("loss", column(rows, [](const BatchSample& b) { return b.loss; }));
+  batches.set("accuracy", column(rows, [](const BatchSample& b) { return b.accuracy; }));
+  batches.set("images", column(rows, [](const BatchSample& b) { return b.images; }));
+  batches.set("wall_seconds", column(rows, [](const BatchSample& b) { return b.wallSeconds; }));
+  batches.set("step_seconds", column(rows, [](const BatchSample& b) { return b.stepSeconds; }));
+  return batches;
+}
+
+void appendBatches(const JsonReader& b, std::vector<core::experiment::BatchSample>& out) {
+  const auto epoch = b.numbers("epoch"), step = b.numbers("step"), loss = b.numbers("loss"),
+             acc = b.numbers("accuracy"), images = b.numbers("images"), wall = b.numbers("wall_seconds"),
+             stepSeconds = b.numbers("step_seconds");
+  for (const auto* col : {&step, &loss, &acc, &images, &wall, &stepSeconds})
+    if (col->size() != epoch.size()) b.fail("", "the batch columns have different lengths");
+  b.finish();
+  for (std::size_t i = 0; i < epoch.size(); ++i) {
+    core::experiment::BatchSample s;
+    s.epoch = static_cast<int>(epoch[i]);
+    s.step = static_cast<std::int64_t>(step[i]);
+    s.loss = loss[i];
+    s.accuracy = acc[i];
+    s.images = static_cast<std::int64_t>(images[i]);
+    s.wallSeconds = wall[i];
+    s.stepSeconds = stepSeconds[i];
+    out.push_back(s);
+  }
+}
+
+Json epochToJson(const core::experiment::EpochSample& e) {
+  Json o = Json::object();
+  o.set("epoch", e.epoch);
+  o.set("train_loss", e.trainLoss);
+  o.set("train_accuracy", e.trainAccuracy);
+  o.set("test_loss", e.testLoss);
+  o.set("test_accuracy", e.testAccuracy);
+  o.set("host_seconds", e.hostSeconds);
+  o.set("host_images_per_second", e.hostImagesPerSecond);
+  o.set("eval_seconds", e.evalSeconds);
+  o.set("images", static_cast<long long>(e.images));
+  return o;
+}
+
+core::experiment::EpochSample epochFromJson(const JsonReader& e) {
+  core::experiment::EpochSample s;
+  s.epoch = static_cast<int>(e.integer("epoch", 0, 1 << 20));
+  s.trainLoss = e.real("train_loss", 0);
+  s.trainAccuracy = e.real("train_accuracy", 0);
+  s.testLoss = e.real("test_loss", 0);
+  s.testAccuracy = e.real("test_accuracy", 0);
+  s.hostSeconds = e.real("host_seconds", 0);
+  s.hostImagesPerSecond = e.real("host_images_per_second", 0);
+  s.evalSeconds = e.real("eval_seconds", 0);
+  s.images = e.integer("images", 0, 0, INT64_MAX / 2);
+  e.finish();
+  return s;
 }
 
 Json reportToJson(const core::sim::SimReport& r) {
@@ -176,31 +242,9 @@ Json runToJson(const widgets::Run& run) {
   j.set("config", core::experiment::trainConfigToJson(run.config));
   j.set("target_accuracy", run.targetAccuracy);
 
-  Json batches = Json::object();
-  using core::experiment::BatchSample;
-  batches.set("epoch", column(run.batches, [](const BatchSample& b) { return b.epoch; }));
-  batches.set("step", column(run.batches, [](const BatchSample& b) { return b.step; }));
-  batches.set("loss", column(run.batches, [](const BatchSample& b) { return b.loss; }));
-  batches.set("accuracy", column(run.batches, [](const BatchSample& b) { return b.accuracy; }));
-  batches.set("images", column(run.batches, [](const BatchSample& b) { return b.images; }));
-  batches.set("wall_seconds", column(run.batches, [](const BatchSample& b) { return b.wallSeconds; }));
-  batches.set("step_seconds", column(run.batches, [](const BatchSample& b) { return b.stepSeconds; }));
-  j.set("batches", std::move(batches));
-
+  j.set("batches", batchesToJson(run.batches, 0));
   Json epochs = Json::array();
-  for (const auto& e : run.epochs) {
-    Json o = Json::object();
-    o.set("epoch", e.epoch);
-    o.set("train_loss", e.trainLoss);
-    o.set("train_accuracy", e.trainAccuracy);
-    o.set("test_loss", e.testLoss);
-    o.set("test_accuracy", e.testAccuracy);
-    o.set("host_seconds", e.hostSeconds);
-    o.set("host_images_per_second", e.hostImagesPerSecond);
-    o.set("eval_seconds", e.evalSeconds);
-    o.set("images", static_cast<long long>(e.images));
-    epochs.push(std::move(o));
-  }
+  for (const auto& e : run.epochs) epochs.push(epochToJson(e));
   j.set("epochs", std::move(epochs));
 
   Json devices = Json::array();
@@ -238,38 +282,8 @@ widgets::Run runFromJson(const JsonReader& in) {
     run.statusMessage = QObject::tr("Interrupted: the app closed during this run.");
   }
 
-  const JsonReader b = in.object("batches");
-  const auto epoch = b.numbers("epoch"), step = b.numbers("step"), loss = b.numbers("loss"),
-             acc = b.numbers("accuracy"), images = b.numbers("images"), wall = b.numbers("wall_seconds"),
-             stepSeconds = b.numbers("step_seconds");
-  for (const auto* col : {&step, &loss, &acc, &images, &wall, &stepSeconds})
-    if (col->size() != epoch.size()) b.fail("", "the batch columns have different lengths");
-  b.finish();
-  run.batches.resize(epoch.size());
-  for (std::size_t i = 0; i < epoch.size(); ++i) {
-    auto& s = run.batches[i];
-    s.epoch = static_cast<int>(epoch[i]);
-    s.step = static_cast<std::int64_t>(step[i]);
-    s.loss = loss[i];
-    s.accuracy = acc[i];
-    s.images = static_cast<std::int64_t>(images[i]);
-    s.wallSeconds = wall[i];
-    s.stepSeconds = stepSeconds[i];
-  }
-  for (const JsonReader& e : in.objects("epochs")) {
-    core::experiment::EpochSample s;
-    s.epoch = static_cast<int>(e.integer("epoch", 0, 1 << 20));
-    s.trainLoss = e.real("train_loss", 0);
-    s.trainAccuracy = e.real("train_accuracy", 0);
-    s.testLoss = e.real("test_loss", 0);
-    s.testAccuracy = e.real("test_accuracy", 0);
-    s.hostSeconds = e.real("host_seconds", 0);
-    s.hostImagesPerSecond = e.real("host_images_per_second", 0);
-    s.evalSeconds = e.real("eval_seconds", 0);
-    s.images = e.integer("images", 0, 0, INT64_MAX / 2);
-    e.finish();
-    run.epochs.push_back(s);
-  }
+  appendBatches(in.object("batches"), run.batches);
+  for (const JsonReader& e : in.objects("epochs")) run.epochs.push_back(epochFromJson(e));
   for (const JsonReader& d : in.objects("devices")) {
     widgets::DeviceResult r;
     r.deviceId = QString::fromStdString(d.string("id"));
@@ -288,20 +302,6 @@ widgets::Run runFromJson(const JsonReader& in) {
 }
 
 }  // namespace
-
-QString defaultRunHistoryPath() {
-  return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath("runs.json");
-}
-
-std::string runsToJson(const std::vector<widgets::Run>& runs) {
-  Json root = Json::object();
-  root.set("format", "accellab-runs");
-  root.set("version", kFormatVersion);
-  Json list = Json::array();
-  for (const auto& r : runs) list.push(runToJson(r));
-  root.set("runs", std::move(list));
-  return root.dump(1) + "\n";
-}
 
 std::vector<widgets::Run> runsFromJson(const std::string& text, const QString& source, QStringList* skipped) {
   const std::string src = source.toStdString();
@@ -322,22 +322,230 @@ std::vector<widgets::Run> runsFromJson(const std::string& text, const QString& s
   return runs;
 }
 
-void saveRunHistory(const widgets::RunStore& store, const QString& path) { writeTextFile(path, runsToJson(store.runs())); }
+std::string runsToJson(const std::vector<widgets::Run>& runs) {
+  Json root = Json::object();
+  root.set("format", "accellab-runs");
+  root.set("version", kFormatVersion);
+  Json list = Json::array();
+  for (const auto& r : runs) list.push(runToJson(r));
+  root.set("runs", std::move(list));
+  return root.dump(1) + "\n";
+}
 
-QStringList loadRunHistory(widgets::RunStore& store, const QString& path) {
-  QStringList skipped;
-  if (!QFileInfo::exists(path)) return skipped;
-  std::vector<widgets::Run> runs;
-  try {
-    runs = runsFromJson(core::util::readFile(path.toStdString()), path, &skipped);
-  } catch (const std::exception& e) {
-    const QString aside = path + ".broken";
-    QFile::remove(aside);
-    QFile::rename(path, aside);
-    throw Error(std::string(e.what()) + " (the file was moved to " + aside.toStdString() + "; runs start empty)");
+std::string runFileJson(const widgets::Run& run) {
+  Json root = Json::object();
+  root.set("format", "accellab-run");
+  root.set("version", kFormatVersion);
+  root.set("run", runToJson(run));
+  return root.dump(1) + "\n";
+}
+
+widgets::Run runFromFile(const std::string& text, const QString& source) {
+  const std::string src = source.toStdString();
+  const Json root = Json::parse(text, src);
+  const JsonReader in(root, src);
+  in.choice("format", {"accellab-run"});
+  in.integer("version", kFormatVersion, kFormatVersion);
+  widgets::Run run = runFromJson(in.object("run"));
+  in.finish();
+  return run;
+}
+
+namespace {
+
+QString timestamp() { return QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss-zzz"); }
+
+// A run's file name: the time first (name order is run order), then a random part, so two
+// runs saved in the same millisecond, or by two windows at once, never share a file.
+QString newKey() {
+  return "run-" + timestamp() + "-" +
+         QString::number(QRandomGenerator::global()->generate() & 0xffffffu, 16).rightJustified(6, '0');
+}
+
+// A journal: line 1 {"format": "accellab-journal", "run": {...}}, then one line per epoch
+// {"epoch": {...}, "batches": {...}, "device_epoch_seconds": [...]}. A last line cut short
+// by a kill is ignored; the run comes back interrupted with every whole epoch.
+widgets::Run recoverJournal(const std::string& text, const QString& source) {
+  const std::string src = source.toStdString();
+  std::size_t lineEnd = text.find('\n');
+  if (lineEnd == std::string::npos) throw Error(src + ": the journal has no complete first line");
+  const Json head = Json::parse(std::string_view(text).substr(0, lineEnd), src + ":1");
+  const JsonReader h(head, src + ":1");
+  h.choice("format", {"accellab-journal"});
+  widgets::Run run = runFromJson(h.object("run"));
+  h.finish();
+  int line = 1;
+  while (lineEnd + 1 < text.size()) {
+    const std::size_t next = text.find('\n', lineEnd + 1);
+    if (next == std::string::npos) break;  // the line in progress when the app ended
+    ++line;
+    const std::string where = src + ":" + std::to_string(line);
+    const Json j = Json::parse(std::string_view(text).substr(lineEnd + 1, next - lineEnd - 1), where);
+    const JsonReader in(j, where);
+    run.epochs.push_back(epochFromJson(in.object("epoch")));
+    appendBatches(in.object("batches"), run.batches);
+    const auto seconds = in.numbers("device_epoch_seconds");
+    for (int d = 0; d < run.devices.size() && static_cast<std::size_t>(d) < seconds.size(); ++d)
+      if (std::isfinite(seconds[static_cast<std::size_t>(d)])) run.devices[d].epochSeconds << seconds[static_cast<std::size_t>(d)];
+    in.finish();
+    lineEnd = next;
   }
-  for (auto& r : runs) store.addRun(std::move(r));
-  return skipped;
+  run.status = RunStatus::Stopped;
+  run.statusMessage = QObject::tr("Interrupted: the app ended during this run; its %n finished epoch(s) were kept.", nullptr,
+                                  static_cast<int>(run.epochs.size()));
+  return run;
+}
+
+}  // namespace
+
+RunHistory::RunHistory(QString folder) : m_folder(std::move(folder)) {
+  m_writer.setMaxThreadCount(1);
+  m_writer.setExpiryTimeout(-1);
+}
+
+RunHistory::~RunHistory() { m_writer.waitForDone(); }
+
+QString RunHistory::defaultFolder() {
+  return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath("runs");
+}
+
+QString RunHistory::pathOf(const QString& key, const char* suffix) const {
+  return QDir(m_folder).filePath(key + QString::fromLatin1(suffix));
+}
+
+void RunHistory::write(const QString& path, std::string text, bool append) {
+  m_writer.start([this, path, text = std::move(text), append] {
+    try {
+      if (append) {
+        QFile f(path);
+        if (!f.open(QIODevice::WriteOnly | QIODevice::Append) ||
+            f.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size()) || !f.flush())
+          throw Error(path.toStdString() + ": cannot append: " + f.errorString().toStdString());
+      } else {
+        writeTextFile(path, text);
+      }
+    } catch (const std::exception& e) {
+      const std::lock_guard lock(m_errorsMutex);
+      m_errors << QString::fromUtf8(e.what());
+    }
+  });
+}
+
+QStringList RunHistory::flush() {
+  m_writer.waitForDone();
+  return takeErrors();
+}
+
+QStringList RunHistory::takeErrors() {
+  const std::lock_guard lock(m_errorsMutex);
+  QStringList out;
+  out.swap(m_errors);
+  return out;
+}
+
+void RunHistory::moveAside(const QString& path, const QString& why, QStringList& problems) const {
+  const QString dir = QDir(m_folder).filePath("broken");
+  QDir().mkpath(dir);
+  const QString aside = QDir(dir).filePath(QFileInfo(path).fileName() + "." + timestamp());
+  const bool moved = QFile::rename(path, aside);
+  problems << why + (moved ? QObject::tr(" (kept as %1)").arg(QDir::toNativeSeparators(aside)) : QString());
+}
+
+RunHistory::Loaded RunHistory::load() {
+  Loaded out;
+  QDir().mkpath(m_folder);
+  // The one-file history of earlier versions: moved into the folder once, then set aside.
+  const QString legacy = QDir(m_folder).filePath("../runs.json");
+  if (QFileInfo::exists(legacy)) {
+    QString renamed = QDir::cleanPath(legacy) + ".imported-" + timestamp();
+    try {
+      std::vector<widgets::Run> runs = runsFromJson(core::util::readFile(legacy.toStdString()), QDir::cleanPath(legacy), &out.problems);
+      for (auto& r : runs) save(r);
+    } catch (const std::exception& e) {
+      renamed = QDir::cleanPath(legacy) + ".broken-" + timestamp();
+      out.problems << QString::fromUtf8(e.what()) + QObject::tr(" (kept as %1)").arg(QDir::toNativeSeparators(renamed));
+    }
+    QFile::rename(legacy, renamed);
+    flush();
+  }
+  const QFileInfoList files = QDir(m_folder).entryInfoList({"*.json", "*.jsonl"}, QDir::Files, QDir::Name);
+  QStringList keys;
+  for (const QFileInfo& f : files) {
+    const QString key = f.completeBaseName();
+    const bool journal = f.suffix() == "jsonl";
+    if (journal && QFileInfo::exists(pathOf(key, ".json"))) continue;  // ended: its file wins
+    try {
+      const std::string text = core::util::readFile(f.absoluteFilePath().toStdString());
+      widgets::Run run = journal ? recoverJournal(text, f.absoluteFilePath()) : runFromFile(text, f.absoluteFilePath());
+      run.key = key;
+      if (journal) {
+        out.problems << QObject::tr("%1: recovered from its journal, %n epoch(s)", nullptr, static_cast<int>(run.epochs.size()))
+                            .arg(run.name);
+        save(run);  // the journal becomes the run's file
+      }
+      out.runs.push_back(std::move(run));
+    } catch (const std::exception& e) {
+      moveAside(f.absoluteFilePath(), QString::fromUtf8(e.what()), out.problems);
+    }
+  }
+  // Keys start with the time the run was first saved: name order is the order of the runs.
+  std::stable_sort(out.runs.begin(), out.runs.end(), [](const widgets::Run& a, const widgets::Run& b) { return a.key < b.key; });
+  out.problems << flush();
+  return out;
+}
+
+void RunHistory::save(widgets::Run& run) {
+  if (run.key.isEmpty()) run.key = newKey();
+  write(pathOf(run.key, ".json"), runFileJson(run), false);
+  const QString journal = pathOf(run.key, ".jsonl");
+  m_writer.start([journal] { QFile::remove(journal); });
+  m_journaled.erase(run.key);
+}
+
+void RunHistory::remove(const widgets::Run& run) {
+  if (run.key.isEmpty()) return;
+  const QString file = pathOf(run.key, ".json"), journal = pathOf(run.key, ".jsonl");
+  m_writer.start([file, journal] {
+    QFile::remove(file);
+    QFile::remove(journal);
+  });
+  m_journaled.erase(run.key);
+}
+
+void RunHistory::beginJournal(widgets::Run& run) {
+  if (run.key.isEmpty()) run.key = newKey();
+  widgets::Run head = run;  // the set-up: samples follow epoch by epoch
+  head.batches.clear();
+  head.epochs.clear();
+  for (auto& d : head.devices) d.epochSeconds.clear();
+  Json first = Json::object();
+  first.set("format", "accellab-journal");
+  first.set("run", runToJson(head));
+  write(pathOf(run.key, ".jsonl"), first.dump() + "\n", false);
+  m_journaled[run.key] = 0;
+}
+
+void RunHistory::journalEpoch(const widgets::Run& run, int epoch) {
+  const auto it = m_journaled.find(run.key);
+  if (it == m_journaled.end()) return;
+  const core::experiment::EpochSample* sample = nullptr;
+  for (const auto& e : run.epochs)
+    if (e.epoch == epoch) sample = &e;
+  if (!sample) return;
+  Json line = Json::object();
+  line.set("epoch", epochToJson(*sample));
+  // Samples up to this epoch's end: those of the next epoch wait for its line.
+  std::size_t upTo = it->second;
+  while (upTo < run.batches.size() && run.batches[upTo].epoch <= epoch) ++upTo;
+  std::vector<core::experiment::BatchSample> rows(run.batches.begin() + static_cast<std::ptrdiff_t>(it->second),
+                                                  run.batches.begin() + static_cast<std::ptrdiff_t>(upTo));
+  line.set("batches", batchesToJson(rows, 0));
+  Json seconds = Json::array();
+  for (const auto& d : run.devices)
+    seconds.push(epoch >= 1 && epoch <= d.epochSeconds.size() ? Json(d.epochSeconds[epoch - 1]) : Json());
+  line.set("device_epoch_seconds", std::move(seconds));
+  it->second = upTo;
+  write(pathOf(run.key, ".jsonl"), line.dump() + "\n", true);
 }
 
 }  // namespace app::gui

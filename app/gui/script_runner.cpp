@@ -89,6 +89,11 @@ void ScriptRunner::exportAndFinish(bool runOk) {
     for (const QString& e : errors) err(e);
     if (!errors.isEmpty()) code = 1;
   }
+  // A scripted run whose history could not be written did not keep its result: say so.
+  if (m_options.run && !m_window->runController()->saveHistory()) {
+    err(QStringLiteral("the run history could not be saved: %1").arg(m_window->messageBar()->text().replace('\n', ' ')));
+    code = 1;
+  }
   finish(code);
 }
 

@@ -349,15 +349,11 @@ private slots:
 
   void historyIsReopened() {
     const std::size_t runs = m_window->store()->runs().size();
-    m_window->runController()->saveHistory();
-    QVERIFY(QFile::exists(app::gui::defaultRunHistoryPath()));
-    QFile file(app::gui::defaultRunHistoryPath());
-    QVERIFY(file.open(QIODevice::ReadOnly));
-    try {
-      QCOMPARE(app::gui::runsFromJson(file.readAll().toStdString(), file.fileName()).size(), runs);
-    } catch (const std::exception& e) {
-      QFAIL(e.what());
-    }
+    QVERIFY(m_window->runController()->saveHistory());
+    // One file per run in the history folder, and no journal left once the runs ended.
+    const QDir folder(app::gui::RunHistory::defaultFolder());
+    QCOMPARE(folder.entryList({"*.json"}, QDir::Files).size(), static_cast<qsizetype>(runs));
+    QVERIFY(folder.entryList({"*.jsonl"}, QDir::Files).isEmpty());
     MainWindow second;
     QCOMPARE(second.store()->runs().size(), runs);
     QCOMPARE(second.store()->runs().front().name, m_window->store()->runs().front().name);
