@@ -86,6 +86,35 @@ const std::vector<KeyDef>& keyTable() {
   throw Error(path + ": key '" + key + "': " + what);
 }
 
+// What a datasheet can plausibly say, per key, in the key's own unit: a figure outside is a
+// typo or an attack (a bandwidth of 1e-308 GB/s made every time infinite), refused with the
+// range named. The bounds are wide: from a single slow vCPU to a whole rack-scale device.
+struct Plausible {
+  const char* key;
+  double lo, hi;
+};
+constexpr Plausible kPlausible[] = {
+    {"peak_tflops_fp32", 1e-3, 1e5},       {"peak_tflops_tf32", 1e-3, 1e5},
+    {"peak_tflops_fp16", 1e-3, 1e5},       {"peak_tflops_bf16", 1e-3, 1e5},
+    {"vector_tflops_fp32", 1e-3, 1e5},     {"mem_gib", 0.01, 1e5},
+    {"mem_bandwidth_gbps", 0.1, 1e6},      {"mem_bandwidth_per_core_gbps", 0.1, 1e4},
+    {"interconnect_gbps", 0.01, 1e6},      {"host_link_gbps", 0.01, 1e5},
+    {"internode_gbps", 0.01, 1e5},         {"allreduce_latency_seconds", 0, 1},
+    {"devices_per_node", 1, 1024},         {"cores_per_device", 1, 1e5},
+    {"compute_units", 1, 1e5},             {"matrix_tile", 1, 4096},
+    {"vcpus_default", 1, 1e5},             {"vcpus_max", 1, 1e5},
+    {"vcpus_per_core", 1, 16},             {"cores_per_socket", 1, 1e4},
+    {"host_vcpus", 1, 1e5},                {"release_year", 1990, 2100},
+    {"usd_per_hour_on_demand", 1e-4, 1e5}, {"usd_per_hour_preemptible", 1e-4, 1e5},
+};
+
+void checkPlausible(const std::string& path, const std::string& key, double x) {
+  for (const auto& p : kPlausible)
+    if (key == p.key && (x < p.lo || x > p.hi))
+      fail(path, key, util::formatNumber(x) + " is outside the plausible range [" + util::formatNumber(p.lo) + ", " +
+                          util::formatNumber(p.hi) + "] for this key (units as its name says)");
+}
+
 void checkValue(const std::string& path, const KeyDef& def, const Json& v) {
   const std::string key = def.name;
   if (v.isNull()) fail(path, key, "null is not allowed; leave the key out to mean \"not set\"");
@@ -122,6 +151,7 @@ void checkValue(const std::string& path, const KeyDef& def, const Json& v) {
       break;
     default: break;
   }
+  checkPlausible(path, key, x);
 }
 
 // Software figures moved to the stack files (resources/stacks) in 2026-11: a device file that

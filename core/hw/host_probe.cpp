@@ -165,7 +165,11 @@ HostMeasurement fromJson(const util::Json& j) {
   m.memBandwidthGBps = j.at("mem_bandwidth_gbps").asNumber();
   m.memGib = j.at("mem_gib").asNumber();
   m.measuredAt = j.at("measured_at").asString();
-  if (m.vcpus < 1 || m.cores < 1 || !(m.gemmGflopsAll > 0) || !(m.memBandwidthGBps > 0) || !(m.memGib > 0))
+  // A corrupt or edited cache is measured again, never believed: the same plausible ranges
+  // as a device file (in GFLOPS here), and every figure finite.
+  const auto within = [](double x, double lo, double hi) { return std::isfinite(x) && x >= lo && x <= hi; };
+  if (m.vcpus < 1 || m.vcpus > 100000 || m.cores < 1 || m.cores > m.vcpus || !within(m.gemmGflopsPerThread, 0.1, 1e5) ||
+      !within(m.gemmGflopsAll, 0.1, 1e8) || !within(m.memBandwidthGBps, 0.1, 1e6) || !within(m.memGib, 0.01, 1e5))
     throw util::Error("implausible figures");
   return m;
 }

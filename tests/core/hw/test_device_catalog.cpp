@@ -110,6 +110,23 @@ TEST(DeviceCatalog, NonPositiveBandwidthIsRefused) {
             std::string::npos);
 }
 
+TEST(DeviceCatalog, AbsurdPositiveFiguresAreRefusedWithTheirRange) {
+  // Each was accepted and printed "step_seconds: null" or "$-nan per run" downstream.
+  std::string tiny = deviceText();
+  tiny.replace(tiny.find("400"), 3, "1e-308");
+  EXPECT_NE(errorOf(tiny).find("mem_bandwidth_gbps': 1e-308 is outside the plausible range [0.1, 1000000]"), std::string::npos)
+      << errorOf(tiny);
+  std::string denormal = deviceText();
+  denormal.replace(denormal.find("\"peak_tflops_fp32\": 10"), 22, "\"peak_tflops_fp32\": 5e-324");
+  EXPECT_NE(errorOf(denormal).find("peak_tflops_fp32"), std::string::npos) << errorOf(denormal);
+  EXPECT_NE(errorOf(denormal).find("plausible range"), std::string::npos) << errorOf(denormal);
+  const std::string slow = errorOf(deviceText(R"(, "allreduce_latency_seconds": 1e308)",
+                                              R"(, "allreduce_latency_seconds": {"ref": "r", "date": "d"})"));
+  EXPECT_NE(slow.find("allreduce_latency_seconds': 1e+308 is outside"), std::string::npos) << slow;
+  // Every shipped device is inside every range.
+  EXPECT_NO_THROW(DeviceCatalog::loadDirs({kShipped}));
+}
+
 TEST(DeviceCatalog, EveryFigureNeedsASourceAndEverySourceAFigure) {
   EXPECT_NE(errorOf(deviceText(R"(, "usd_per_hour_on_demand": 1, "price_date": "2020")")).find("has no source"),
             std::string::npos);
