@@ -121,6 +121,12 @@ void checkValue(const std::string& path, const KeyDef& def, const Json& v) {
   if (def.check == Check::Text || def.check == Check::Kind || def.check == Check::Generation) {
     if (!v.isString()) fail(path, key, "must be a string");
     if (v.asString().empty()) fail(path, key, "must not be empty");
+    // Names and notes are printed by the CLI and shown in the GUI: no terminal escapes, no
+    // NUL (a line break is allowed in notes).
+    for (const char c : v.asString())
+      if ((static_cast<unsigned char>(c) < 0x20 && !(key == "notes" && c == '\n')) || c == 0x7f)
+        fail(path, key, "holds a control character (code " + std::to_string(static_cast<unsigned char>(c)) +
+                            "); use plain text");
     if (def.check == Check::Kind) {
       const std::string& k = v.asString();
       if (k != "cpu" && k != "gpu" && k != "tpu") fail(path, key, "must be \"cpu\", \"gpu\" or \"tpu\", not \"" + k + "\"");

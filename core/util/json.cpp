@@ -92,6 +92,30 @@ void dumpTo(std::string& out, const Json& j, int indent, int depth) {
   }
 }
 
+// The length of the well-formed UTF-8 sequence at `pos` (RFC 3629: no overlong forms, no
+// surrogates, nothing past U+10FFFF), or 0.
+std::size_t utf8Length(std::string_view s, std::size_t pos) {
+  const auto at = [&](std::size_t i) { return pos + i < s.size() ? static_cast<unsigned char>(s[pos + i]) : 0u; };
+  const unsigned b0 = at(0);
+  const auto cont = [&](std::size_t i) { return (at(i) & 0xC0u) == 0x80u; };
+  if (b0 >= 0xC2 && b0 <= 0xDF) return cont(1) ? 2 : 0;
+  if (b0 >= 0xE0 && b0 <= 0xEF) {
+    const unsigned b1 = at(1);
+    if (!cont(1) || !cont(2)) return 0;
+    if (b0 == 0xE0 && b1 < 0xA0) return 0;  // overlong
+    if (b0 == 0xED && b1 >= 0xA0) return 0;  // surrogate
+    return 3;
+  }
+  if (b0 >= 0xF0 && b0 <= 0xF4) {
+    const unsigned b1 = at(1);
+    if (!cont(1) || !cont(2) || !cont(3)) return 0;
+    if (b0 == 0xF0 && b1 < 0x90) return 0;   // overlong
+    if (b0 == 0xF4 && b1 >= 0x90) return 0;  // past U+10FFFF
+    return 4;
+  }
+  return 0;
+}
+
 constexpr std::size_t kScanKeys = 32;
 constexpr std::size_t kMaxObjectKeys = 100'000;
 
@@ -254,6 +278,16 @@ private:
       const char c = m_text[m_pos++];
       if (c == '"') return out;
       if (static_cast<unsigned char>(c) < 0x20) fail("control character in string");
+      if (static_cast<unsigned char>(c) >= 0x80) {
+        const std::size_t n = utf8Length(m_text, m_pos - 1);
+        if (n == 0) {
+          --m_pos;
+          fail("invalid UTF-8 in string");
+        }
+        out.append(m_text.substr(m_pos - 1, n));
+        m_pos += n - 1;
+        continue;
+      }
       if (c != '\\') {
         out += c;
         continue;

@@ -127,6 +127,18 @@ TEST(DeviceCatalog, AbsurdPositiveFiguresAreRefusedWithTheirRange) {
   EXPECT_NO_THROW(DeviceCatalog::loadDirs({kShipped}));
 }
 
+TEST(DeviceCatalog, NamesAreUtf8TextWithoutTerminalEscapes) {
+  std::string esc = deviceText();
+  esc.replace(esc.find("Lab GPU"), 7, R"(Lab\u001b[2JGPU)");
+  EXPECT_NE(errorOf(esc).find("key 'name': holds a control character (code 27)"), std::string::npos) << errorOf(esc);
+  std::string bytes = deviceText();
+  bytes.replace(bytes.find("Lab GPU"), 7, "Lab \xff GPU");
+  EXPECT_NE(errorOf(bytes).find("invalid UTF-8"), std::string::npos) << errorOf(bytes);
+  std::string accents = deviceText();
+  accents.replace(accents.find("Lab GPU"), 7, "Labor-GPU \xc3\xa9t\xc3\xa9");
+  EXPECT_EQ(errorOf(accents), "");
+}
+
 TEST(DeviceCatalog, EveryFigureNeedsASourceAndEverySourceAFigure) {
   EXPECT_NE(errorOf(deviceText(R"(, "usd_per_hour_on_demand": 1, "price_date": "2020")")).find("has no source"),
             std::string::npos);

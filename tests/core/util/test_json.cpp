@@ -133,3 +133,18 @@ TEST(Json, AFileLargerThanTheCapIsRefusedBeforeItIsRead) {
   }
   std::filesystem::remove(path);
 }
+
+TEST(Json, InvalidUtf8IsRefusedAndControlCharactersAreEscapedOnOutput) {
+  EXPECT_EQ(Json::parse("\"K80 \xc3\xa9\xe2\x82\xac\xf0\x9f\x9a\x80\"").asString(), "K80 \xc3\xa9\xe2\x82\xac\xf0\x9f\x9a\x80");
+  for (const char* bad : {"\"\xff\"", "\"\xc3\"", "\"\xc0\xaf\"", "\"\xed\xa0\x80\"", "\"\xf4\x90\x80\x80\"", "\"a\x80\""}) {
+    try {
+      Json::parse(bad, "name.json");
+      ADD_FAILURE() << "accepted invalid UTF-8";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("invalid UTF-8"), std::string::npos) << e.what();
+    }
+  }
+  // A NUL or ESC that arrived escaped goes out escaped: output is always valid JSON text.
+  const Json j = Json::parse(R"("a\u0000b\u001b[31m")");
+  EXPECT_EQ(j.dump(), R"("a\u0000b\u001b[31m")");
+}
