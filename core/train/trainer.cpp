@@ -11,6 +11,7 @@
 #include "core/data/dataset_info.h"
 #include "core/nn/network.h"
 #include "core/nn/zoo.h"
+#include "core/train/divergence.h"
 #include "core/train/optimizer.h"
 #include "core/train/training_data.h"
 #include "core/util/error.h"
@@ -110,6 +111,7 @@ void Trainer::trainEpochs(const std::stop_token& stop, const data::DatasetSplit&
   std::vector<int> y;
   std::int64_t step = 0, images = 0;
   double wallSeconds = 0;
+  DivergenceWatch divergence;
   auto stopped = [&] {
     result.status = RunStatus::Stopped;
     result.message = "stopped by the user after " + std::to_string(step) + " steps";
@@ -127,11 +129,10 @@ void Trainer::trainEpochs(const std::stop_token& stop, const data::DatasetSplit&
       batcher.fetch(b, x, y);
       const nn::StepResult r = net->trainStep(x, y, stepSeed(c.seed, step + 1));
       const double lr = schedule.rate(epoch, b);
-      if (!std::isfinite(r.loss)) {
+      if (const std::string why = divergence.observe(r.loss); !why.empty()) {
         result.status = RunStatus::Diverged;
-        result.message = "training diverged: the loss became " + std::string(std::isnan(r.loss) ? "NaN" : "infinite") +
-                         " at epoch " + std::to_string(epoch + 1) + ", step " + std::to_string(step + 1) +
-                         " (learning rate " + number(lr) + "); try a smaller learning rate";
+        result.message = "training diverged: " + why + " at epoch " + std::to_string(epoch + 1) + ", step " +
+                         std::to_string(step + 1) + " (learning rate " + number(lr) + "); try a smaller learning rate";
         return;
       }
       optimizer->step(net->params(), net->grads(), lr);

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/data/dataset.h"
+#include "core/train/divergence.h"
 #include "core/train/trainer.h"
 #include "core/train/training_data.h"
 #include "core/util/error.h"
@@ -326,3 +327,27 @@ TEST(MetricsChannel, DrainMovesEverythingOnce) {
 }
 
 }  // namespace
+
+TEST(Divergence, FiniteButHundredfoldLossForThreeEvaluationsIsDiverged) {
+  core::train::DivergenceWatch w;
+  EXPECT_EQ(w.observe(2.3), "");
+  EXPECT_EQ(w.observe(500), "");   // one spike
+  EXPECT_EQ(w.observe(1.0), "");   // recovered: the count starts again
+  EXPECT_EQ(w.observe(1e10), "");
+  EXPECT_EQ(w.observe(1e10), "");
+  const std::string why = w.observe(1e10);
+  EXPECT_NE(why.find("100x its first value"), std::string::npos) << why;
+  core::train::DivergenceWatch nan;
+  EXPECT_NE(nan.observe(std::nan("")).find("NaN"), std::string::npos);
+}
+
+TEST(Trainer, AdamAtLearningRateTenIsReportedDivergedNotFinished) {
+  // Loss up to 1e10 while finite used to end as "finished".
+  auto c = smallConfig();
+  c.learningRate = 10;
+  c.epochs = 3;
+  Trainer t(c);
+  const RunResult r = t.run({});
+  EXPECT_EQ(r.status, RunStatus::Diverged) << r.message;
+  EXPECT_NE(r.message.find("smaller learning rate"), std::string::npos) << r.message;
+}
