@@ -69,7 +69,7 @@ double parseReal(const std::string& what, const std::string& text, double min, d
     std::ostringstream os;
     os << what << ": " << text << " is out of range";
     if (min > -1e300 && max < 1e300) os << " [" << min << ", " << max << "]";
-    else if (min > -1e300) os << " (must be at least " << min << ")";
+    else if (v < min) os << " (must be at least " << min << ")";
     else os << " (must be at most " << max << ")";
     throw Error(os.str());
   }

@@ -42,7 +42,7 @@ const char* const kTrainUsage =
     "  --weight-decay W   L2 weight decay added to the gradient (default 0)\n"
     "  --schedule S       constant (default), step (x0.1 at 50% and 75% of the epochs), cosine\n"
     "  --threads T        worker threads (default 0 = all cores)\n"
-    "  --seed S           seed for initialisation, shuffling, dropout and subsets (default 0)\n"
+    "  --seed S           seed for initialisation, shuffling, dropout and subsets (default 0; at most 2^53, which JSON keeps exactly)\n"
     "  --limit N          train on the first N samples after a seeded shuffle (default: all)\n"
     "  --test-limit N     evaluate on the first N test samples after a seeded shuffle\n"
     "  --data-dir DIR     folder with the dataset's files (default: the dataset's usual place,\n"
@@ -97,7 +97,7 @@ core::train::TrainConfig parseTrain(const Args& a) {
   c.epochs = static_cast<int>(a.integer("epochs", 1, 1, core::experiment::kMaxEpochs));
   c.optimizer = optimizerOption(a, core::train::OptimizerKind::Adam);
   const bool sgd = c.optimizer == core::train::OptimizerKind::SGD;
-  c.learningRate = a.real("lr", sgd ? 0.01 : 1e-3, 0);
+  c.learningRate = a.real("lr", sgd ? 0.01 : 1e-3, 0, core::experiment::kMaxLearningRate);
   if (c.learningRate <= 0) throw Error("--lr: must be positive, got " + a.str("lr", ""));
   if (!sgd && (a.has("momentum") || a.has("nesterov")))
     throw Error(std::string("--") + (a.has("momentum") ? "momentum" : "nesterov") + ": applies to --optimizer sgd only");

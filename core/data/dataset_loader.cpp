@@ -63,8 +63,21 @@ std::string howToGet(const std::string& id) {
   std::string files;
   for (const auto& f : expectedFiles(id)) files += (files.empty() ? "" : ", ") + f;
   std::error_code ec;
-  const std::string where = fs::is_directory(dir, ec) ? "folder " + dir.string()
-                                                       : "folder " + dir.string() + " (which does not exist)";
+  std::string where = "folder " + dir.string();
+  if (fs::is_directory(dir, ec)) {
+    std::error_code listing;
+    fs::directory_iterator probe(dir, listing);
+    if (listing) throw Error("dataset '" + id + "': the folder " + dir.string() + " cannot be read (" + listing.message() + ")");
+  } else if (fs::exists(dir, ec)) {
+    throw Error("dataset '" + id + "': " + dir.string() + " is a file; the data folder must be a folder holding " +
+                [&] {
+                  std::string f;
+                  for (const auto& e : expectedFiles(id)) f += (f.empty() ? "" : ", ") + e;
+                  return f;
+                }());
+  } else {
+    where += " (which does not exist)";
+  }
   if (missing.size() == expectedFiles(id).size())
     throw Error("dataset '" + id + "': none of its files are in " + where + ". Expected: " + files + ". " + howToGet(id));
   throw Error("dataset '" + id + "': missing " + list + " in " + where + ". Expected: " + files + ". " + howToGet(id));

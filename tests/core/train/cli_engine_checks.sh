@@ -106,6 +106,10 @@ case "$case_name" in
     bad --format models --format xml
     bad --format datasets --format yaml
     bad /nonexistent/accellab train --model mlp --dataset mnist --data-dir /nonexistent/accellab
+    # The reliability issue's misleading messages: each names what is really wrong.
+    bad "out of range \[0, 1e+15\]" train --model mlp --lr 1e301
+    bad "is a file" train --model mlp --dataset mnist --data-dir "$0"
+    bad "--seed: 9007199254740993 is out of range \[0, 9007199254740992\]" train --model mlp --seed 9007199254740993
     ;;
   *)
     fail "unknown case"
