@@ -19,7 +19,7 @@ struct BatchSample {
 struct EpochSample {
   int epoch = 0;
   double trainLoss = 0, trainAccuracy = 0;
-  double testLoss = 0, testAccuracy = 0;
+  double testLoss = 0, testAccuracy = 0;  // NaN when there was no test image to evaluate
   double hostSeconds = 0;          // training time of this epoch (evaluation excluded)
   double hostImagesPerSecond = 0;
   double evalSeconds = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <new>
 #include <oneapi/tbb/task_arena.h>
 #include <sstream>
@@ -186,14 +187,16 @@ void Trainer::trainEpochs(const std::stop_token& stop, const data::DatasetSplit&
     es.epoch = epoch + 1;
     es.trainLoss = seen > 0 ? lossSum / static_cast<double>(seen) : 0;
     es.trainAccuracy = seen > 0 ? static_cast<double>(correct) / static_cast<double>(seen) : 0;
-    es.testLoss = testSeen > 0 ? testLossSum / static_cast<double>(testSeen) : 0;
-    es.testAccuracy = testSeen > 0 ? static_cast<double>(testCorrect) / static_cast<double>(testSeen) : 0;
+    // No test images: no test figures (NaN, written as null), never a 0 that reads as measured.
+    const double absent = std::numeric_limits<double>::quiet_NaN();
+    es.testLoss = testSeen > 0 ? testLossSum / static_cast<double>(testSeen) : absent;
+    es.testAccuracy = testSeen > 0 ? static_cast<double>(testCorrect) / static_cast<double>(testSeen) : absent;
     es.hostSeconds = epochSeconds;
     es.hostImagesPerSecond = epochSeconds > 0 ? static_cast<double>(seen) / epochSeconds : 0;
     es.evalSeconds = secondsSince(e0);
     es.images = seen;
     es.learningRate = schedule.rate(epoch, batcher.batchCount() - 1);
-    if (!std::isfinite(es.testLoss)) {
+    if (testSeen > 0 && !std::isfinite(es.testLoss)) {
       result.status = RunStatus::Diverged;
       result.message = "training diverged: the test loss is not finite after epoch " + std::to_string(epoch + 1) +
                        "; try a smaller learning rate";

@@ -351,3 +351,21 @@ TEST(Trainer, AdamAtLearningRateTenIsReportedDivergedNotFinished) {
   EXPECT_EQ(r.status, RunStatus::Diverged) << r.message;
   EXPECT_NE(r.message.find("smaller learning rate"), std::string::npos) << r.message;
 }
+
+TEST(Trainer, NoTestImagesMeansNoTestFiguresNotZero) {
+  auto c = smallConfig();
+  auto data = std::make_shared<core::data::DatasetSplit>(loadTrainingData(c));
+  const auto& test = data->test;
+  data->test = core::data::Dataset(test.id(), test.shape(), test.classes(),
+                                   Eigen::MatrixXf(test.samples().rows(), 0), {}, test.vocabulary());
+  Trainer t(c);
+  t.setData(data);
+  ASSERT_EQ(t.run({}).status, RunStatus::Finished);
+  std::vector<BatchSample> b;
+  std::vector<EpochSample> e;
+  t.metrics().drain(b, e);
+  ASSERT_FALSE(e.empty());
+  EXPECT_TRUE(std::isnan(e.back().testAccuracy));  // absent, written as null
+  EXPECT_TRUE(std::isnan(e.back().testLoss));
+  EXPECT_TRUE(std::isfinite(e.back().trainAccuracy));
+}
