@@ -2,14 +2,18 @@
 
 #include <qcustomplot.h>
 
+#include <QAbstractScrollArea>
 #include <QCheckBox>
+#include <QCoreApplication>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QTimer>
 #include <QToolButton>
 #include <QToolTip>
 #include <QMap>
+#include <QScrollBar>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -65,6 +69,8 @@ ChartBase::ChartBase(const QString& chartId, const QString& title, QWidget* pare
   m_plot->setObjectName("plot_" + chartId);
   m_plot->setMinimumSize(320, 240);
   m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  m_plot->installEventFilter(this);  // the wheel scrolls the page unless Ctrl is held
+  m_plot->setToolTip(tr("Drag to pan · Ctrl + wheel to zoom · Fit to follow the data again"));
   m_plot->setNoAntialiasingOnDrag(true);
   m_plot->setAntialiasedElements(QCP::aePlottables | QCP::aeItems | QCP::aeLegendItems);
   // Layout: title (row 0), axis rect(s) (row 1), legend (row 2).
@@ -459,6 +465,23 @@ void ChartBase::setMaximised(bool maximised) {
   const QSignalBlocker block(m_maxButton);
   m_maxButton->setChecked(maximised);
   m_maxButton->setText(maximised ? tr("Restore") : tr("Maximise"));
+}
+
+bool ChartBase::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_plot && event->type() == QEvent::Wheel) {
+    auto* wheel = static_cast<QWheelEvent*>(event);
+    if (!(wheel->modifiers() & Qt::ControlModifier)) {
+      // QCustomPlot accepts every wheel event, so the page would never scroll: hand it to
+      // the enclosing scroll area's bar instead.
+      for (QWidget* p = parentWidget(); p; p = p->parentWidget())
+        if (auto* area = qobject_cast<QAbstractScrollArea*>(p)) {
+          QCoreApplication::sendEvent(area->verticalScrollBar(), wheel);
+          break;
+        }
+      return true;
+    }
+  }
+  return QWidget::eventFilter(watched, event);
 }
 
 }  // namespace widgets

@@ -111,6 +111,8 @@ protected:
   // What the empty chart says (no runs, no data yet).
   virtual QString emptyText() const;
   void resizeEvent(QResizeEvent* event) override;
+  // The mouse wheel scrolls the page of charts; Ctrl + wheel zooms the chart.
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
   QHBoxLayout* controls() const { return m_controls; }
   void enableLogYToggle();

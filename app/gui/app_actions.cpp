@@ -76,6 +76,10 @@ AppActions AppActions::create(QObject* parent) {
   a.pause->setShortcut(QKeySequence(Qt::Key_Space));
   a.stop = make(parent, icon("media-playback-stop", "stop"), tr("&Stop"), tr("Stop the run within one batch (Esc)"));
   a.stop->setShortcut(QKeySequence(Qt::Key_Escape));
+  // Run and Stop work whatever has focus (a spin box, the runs list, a floating dock); Space
+  // keeps the window's context, so typing a space in a field never pauses.
+  a.run->setShortcutContext(Qt::ApplicationShortcut);
+  a.stop->setShortcutContext(Qt::ApplicationShortcut);
   a.hideRun = make(parent, icon("view-hidden", "hide"), tr("&Hide/Show Run"), tr("Hide the selected run on every chart, or show it again"));
   a.hideRun->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_H));
   a.deleteRun = make(parent, icon("edit-delete", "delete"), tr("&Delete Run"), tr("Delete the selected run from the list and the history"));

@@ -7,6 +7,8 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
+#include <QGuiApplication>
+#include <QScreen>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSettings>
@@ -233,7 +235,12 @@ void MainWindow::createToolBars() {
 
 void MainWindow::readSettings() {
   QSettings s;
-  if (!restoreGeometry(s.value(keys::kGeometry).toByteArray())) resize(1280, 800);
+  if (!restoreGeometry(s.value(keys::kGeometry).toByteArray())) {
+    // First start: most of the screen (85%), centred, whatever its size.
+    const QRect screen = (this->screen() ? this->screen() : QGuiApplication::primaryScreen())->availableGeometry();
+    resize(screen.size() * 0.85);
+    move(screen.center() - QPoint(width() / 2, height() / 2));
+  }
   restoreState(s.value(keys::kWindowState).toByteArray());
   m_appearance->setTheme(Appearance::themeFromName(s.value(keys::kTheme, "light").toString()));
   m_exportController->setExportFolder(s.value(keys::kExportFolder).toString());

@@ -6,6 +6,7 @@
 #include <QFile>
 #include <QImage>
 #include <QJsonDocument>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
 #include <QtTest>
@@ -358,6 +359,20 @@ private slots:
     QCOMPARE(second.store()->runs().size(), runs);
     QCOMPARE(second.store()->runs().front().name, m_window->store()->runs().front().name);
     QCOMPARE(second.store()->runs().front().status, RunStatus::Finished);
+  }
+
+  void escStopsTheRunWhileASpinBoxHasFocus() {
+    e3Config(1024, 128);
+    const int id = startRun();
+    QTRY_VERIFY_WITH_TIMEOUT(!run(id)->batches.empty(), kRunTimeoutMs);
+    auto* seed = m_window->experimentPanel()->findChild<QSpinBox*>("seed");
+    QVERIFY(seed);
+    m_window->activateWindow();
+    seed->setFocus();
+    QTRY_VERIFY(seed->hasFocus());
+    QTest::keyClick(seed, Qt::Key_Escape);
+    QVERIFY(waitIdle(10'000));
+    QCOMPARE(run(id)->status, RunStatus::Stopped);
   }
 
   void closingDuringARunStopsIt() {
