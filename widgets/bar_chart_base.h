@@ -26,6 +26,7 @@ protected:
   // Bars start at zero (linear) and categories get half a slot of margin.
   void fitBars(QCPAxisRect* rect, int categories);
   QString emptyText() const override;
+  bool switchesToLogByItself() const override { return false; }
   // On a log axis bars grow from the bottom of the axis, not from 0 (which lies at minus
   // infinity and would be drawn outside the plot where clipping is lost, as in SVG).
   void syncToRanges() override;

@@ -11,6 +11,7 @@
 #include <QToolButton>
 #include <QToolTip>
 #include <QMap>
+#include <QSettings>
 #include <QScrollBar>
 #include <QVBoxLayout>
 #include <QWheelEvent>
@@ -245,7 +246,16 @@ void ChartBase::enableLogYToggle() {
   m_logYBox = new QCheckBox(tr("Log y"), this);
   m_logYBox->setToolTip(tr("Logarithmic value axis: compare devices that differ 100×"));
   connect(m_logYBox, &QCheckBox::toggled, this, &ChartBase::setLogY);
+  // The user's own choice is remembered per chart, across restarts.
+  connect(m_logYBox, &QCheckBox::clicked, this,
+          [this](bool on) { QSettings().setValue("charts/" + m_chartId + "/log_y", on); });
   m_controls->addWidget(m_logYBox);
+  if (const QVariant saved = QSettings().value("charts/" + m_chartId + "/log_y"); saved.isValid()) {
+    m_logYChosen = true;
+    m_logY = saved.toBool();
+    const QSignalBlocker block(m_logYBox);
+    m_logYBox->setChecked(m_logY);
+  }
 }
 
 void ChartBase::setLogY(bool on) {
@@ -262,7 +272,7 @@ void ChartBase::setLogY(bool on) {
 }
 
 void ChartBase::autoLogY() {
-  if (!supportsLogY() || m_logYChosen) return;
+  if (!supportsLogY() || m_logYChosen || !switchesToLogByItself()) return;
   // The widest span of any one value axis (the cost chart has two panels).
   QMap<QCPAxis*, QPair<double, double>> spans;
   for (int i = 0; i < m_plot->plottableCount(); ++i) {

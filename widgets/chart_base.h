@@ -108,6 +108,9 @@ protected:
   virtual void adjustFit() {}
   // Called before every draw (screen and export) once the axis ranges are final.
   virtual void syncToRanges() {}
+  // Whether the value axis turns logarithmic by itself when the values span 30x. Bars never
+  // do: on a log axis an 11% difference in cost looks like 1.4x. Log is the user's choice.
+  virtual bool switchesToLogByItself() const { return true; }
   // What the empty chart says (no runs, no data yet).
   virtual QString emptyText() const;
   void resizeEvent(QResizeEvent* event) override;

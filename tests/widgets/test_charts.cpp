@@ -3,6 +3,7 @@
 #include <qcustomplot.h>
 
 #include <QCheckBox>
+#include <QSettings>
 #include <QtTest>
 #include <cmath>
 
@@ -58,6 +59,7 @@ class TestCharts : public QObject {
   Q_OBJECT
 private slots:
   void init() {
+    QSettings().clear();  // a chart remembers the user's log choice: start each test without one
     m_store = new RunStore;
     m_runId = m_store->addRun(testdata::syntheticRun());
     m_deck = new ChartDeck(m_store);
@@ -182,6 +184,28 @@ private slots:
     box->click();
     QCOMPARE(y->scaleType(), QCPAxis::stLogarithmic);
     QVERIFY(!m_deck->chart("accuracy")->supportsLogY());
+    // The choice is remembered per chart: a new window's chart starts where the user left it,
+    // and no longer switches by itself.
+    box->click();  // linear, though the data span 45x
+    ChartDeck again(m_store);
+    again.refreshAll();
+    QVERIFY(!again.chart("epoch_time")->logY());
+    QCOMPARE(again.chart("epoch_time")->plot()->axisRect()->axis(QCPAxis::atLeft)->scaleType(), QCPAxis::stLinear);
+  }
+
+  void barChartsStayLinearUntilTheUserChoosesLog() {
+    // Log bars exaggerate differences (11% looked 1.4x): bars never switch by themselves,
+    // whatever the span. Spread the throughput bars 1000x to be sure.
+    ChartBase* tp = m_deck->chart("throughput");
+    widgets::Run* r = m_store->run(m_runId);
+    QVector<widgets::DeviceResult> devices = r->devices;
+    for (int i = 0; i < devices.size(); ++i) devices[i].report.imagesPerSecond = std::pow(10.0, 2 * i);  // 100 and 10,000 beside the host
+    m_store->setDevices(m_runId, devices);
+    tp->refreshNow();
+    QVERIFY(!tp->logY());
+    QCOMPARE(tp->plot()->axisRect()->axis(QCPAxis::atLeft)->scaleType(), QCPAxis::stLinear);
+    tp->setLogY(true);
+    QCOMPARE(tp->plot()->axisRect()->axis(QCPAxis::atLeft)->scaleType(), QCPAxis::stLogarithmic);
   }
 
   void hoverShowsExactValues() {

@@ -10,6 +10,7 @@
 #include <QMimeData>
 #include <QRegularExpression>
 #include <QXmlStreamReader>
+#include <QSettings>
 #include <QtTest>
 
 #include "synthetic_run.h"
@@ -58,6 +59,7 @@ class TestExports : public QObject {
   Q_OBJECT
 private slots:
   void initTestCase() {
+    QSettings().clear();  // no remembered chart choices from an earlier run
     QVERIFY(m_dir.isValid());
     m_store = new RunStore(this);
     m_store->addRun(testdata::syntheticRun());
