@@ -2,12 +2,14 @@
 # AccelLab developer entry point: installs what is missing, builds incrementally, then runs.
 #
 #   packaging/dev.sh run  [app args...]   build and launch the GUI (accellab)
-#   packaging/dev.sh test                 build and run the whole test suite through CTest
+#   packaging/dev.sh test                 build and run the whole test suite through CTest,
+#                                         then core + CLI tests again under ASan + UBSan
 #   packaging/dev.sh cli  [cli args...]   build and run accellab-cli
 #   packaging/dev.sh deps                 only install the Debian packages
 #
 # Environment: BUILD_DIR (default: build), BUILD_TYPE (default: Release),
-#              ACCELLAB_NATIVE=0 for a portable (x86-64-v3) build instead of -march=native.
+#              ACCELLAB_NATIVE=0 for a portable (x86-64-v3) build instead of -march=native,
+#              ACCELLAB_SANITIZERS=0 to skip the sanitizer pass of `test`.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cmd=${1:-}
@@ -73,8 +75,17 @@ case "$cmd" in
     if grep -rnE '#[[:space:]]*include[[:space:]]*[<"]Q' "$root/core"; then
       echo "dev.sh: core/ must not include Qt headers (see above)" >&2; exit 1
     fi
-    cd "$build_dir"
-    exec ctest --output-on-failure --timeout 300 -j "$(nproc)" "$@" ;;
+    (cd "$build_dir" && ctest --output-on-failure --timeout 300 -j "$(nproc)" "$@")
+    # The sanitizer pass: core, the CLI and their tests under AddressSanitizer +
+    # UndefinedBehaviorSanitizer (the asan preset; leak suppressions for third-party
+    # libraries in packaging/sanitizers/lsan.supp). ACCELLAB_SANITIZERS=0 skips it locally.
+    if [ "${ACCELLAB_SANITIZERS:-1}" != "0" ]; then
+      echo "dev.sh: sanitizer pass (ASan + UBSan): core, accellab-cli and their tests" >&2
+      cd "$root"
+      cmake --preset asan -DACCELLAB_BUILD_GUI=OFF >/dev/null
+      cmake --build --preset asan --parallel "$(nproc)"
+      ctest --preset asan --timeout 600 -j "$(nproc)"
+    fi ;;
   *)
     sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
     exit 2 ;;
