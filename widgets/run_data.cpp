@@ -27,9 +27,11 @@ QString deviceShortName(const DeviceResult& d) {
 }
 
 QString deviceLabel(const DeviceResult& d) {
-  return QStringLiteral("%1 (%2)").arg(deviceShortName(d),
-                                       d.measured ? QObject::tr("measured")
-                                                  : QObject::tr("simulated"));
+  if (d.measured) return QStringLiteral("%1 (%2)").arg(deviceShortName(d), QObject::tr("measured"));
+  // "p100 (simulated ±9%)": the band is the simulator's median error on published rows.
+  return QStringLiteral("%1 (%2)").arg(deviceShortName(d), d.errorBand.isEmpty()
+                                                               ? QObject::tr("simulated")
+                                                               : QObject::tr("simulated %1").arg(d.errorBand));
 }
 
 QVector<double> deviceEpochSeconds(const Run& run, const DeviceResult& d) {

@@ -24,6 +24,7 @@ struct DeviceResult {
   int count = 1;
   int vcpus = 0;
   bool measured = false;
+  QString errorBand;           // simulated: the simulator's measured error, "±9%" (empty: unknown)
   core::sim::SimReport report; // for the host: the simulator's PREDICTION (host check chart)
   QVector<double> epochSeconds;  // per completed epoch: measured (host) or simulated
 };

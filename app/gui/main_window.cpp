@@ -236,9 +236,11 @@ void MainWindow::createToolBars() {
 void MainWindow::readSettings() {
   QSettings s;
   if (!restoreGeometry(s.value(keys::kGeometry).toByteArray())) {
-    // First start: most of the screen (85%), centred, whatever its size.
+    // First start: most of the screen (85%), centred; on a small screen (up to 1280x800)
+    // all of it, since the panels and four charts need that much.
     const QRect screen = (this->screen() ? this->screen() : QGuiApplication::primaryScreen())->availableGeometry();
     resize(screen.size() * 0.85);
+    if (width() < 1280 || height() < 800) resize(screen.size().boundedTo(QSize(1280, 800)));
     move(screen.center() - QPoint(width() / 2, height() / 2));
   }
   restoreState(s.value(keys::kWindowState).toByteArray());

@@ -255,6 +255,7 @@ Json runToJson(const widgets::Run& run) {
     o.set("count", d.count);
     o.set("vcpus", d.vcpus);
     o.set("measured", d.measured);
+    if (!d.errorBand.isEmpty()) o.set("error_band", d.errorBand.toStdString());
     o.set("report", reportToJson(d.report));
     o.set("epoch_seconds", numbers(std::vector<double>(d.epochSeconds.begin(), d.epochSeconds.end())));
     devices.push(std::move(o));
@@ -291,6 +292,7 @@ widgets::Run runFromJson(const JsonReader& in) {
     r.count = static_cast<int>(d.integer("count", 1, 0, 1 << 20));
     r.vcpus = static_cast<int>(d.integer("vcpus", 0, 0, 1 << 20));
     r.measured = d.boolean("measured", false);
+    r.errorBand = QString::fromStdString(d.string("error_band", ""));
     r.report = reportFromJson(d.object("report"));
     for (double v : d.numbers("epoch_seconds")) r.epochSeconds << v;
     d.finish();

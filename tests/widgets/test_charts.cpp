@@ -12,6 +12,7 @@
 #include "widgets/batch_loss_chart.h"
 #include "widgets/breakdown_chart.h"
 #include "widgets/chart_deck.h"
+#include "widgets/run_data.h"
 #include "widgets/cost_chart.h"
 #include "widgets/epoch_time_chart.h"
 #include "widgets/host_check_chart.h"
@@ -191,6 +192,17 @@ private slots:
     again.refreshAll();
     QVERIFY(!again.chart("epoch_time")->logY());
     QCOMPARE(again.chart("epoch_time")->plot()->axisRect()->axis(QCPAxis::atLeft)->scaleType(), QCPAxis::stLinear);
+  }
+
+  void aSimulatedLegendCarriesTheMeasuredErrorBand() {
+    widgets::DeviceResult d;
+    d.deviceId = "p100";
+    d.label = "p100 (simulated)";
+    QCOMPARE(widgets::deviceLabel(d), QString("p100 (simulated)"));
+    d.errorBand = QString::fromUtf8("±9%");
+    QCOMPARE(widgets::deviceLabel(d), QString::fromUtf8("p100 (simulated ±9%)"));
+    d.measured = true;  // a measured figure has no simulator band
+    QCOMPARE(widgets::deviceLabel(d), QString("p100 (measured)"));
   }
 
   void barChartsStayLinearUntilTheUserChoosesLog() {
