@@ -84,6 +84,9 @@ DeviceChoice deviceChoiceFromJson(const JsonReader& in) {
   DeviceChoice d;
   d.deviceId = in.string("id");
   if (d.deviceId.empty()) in.fail("id", "must name a device");
+  // Found by the experiment fuzz target: both were read, only vcpus was written back.
+  if (in.has("count") && in.has("vcpus"))
+    in.fail("vcpus", "a device takes \"count\" (devices in data parallel) or \"vcpus\" (a scalable CPU), not both");
   d.count = static_cast<int>(in.integer("count", 1, 1, kMaxDeviceCount));
   d.vcpus = static_cast<int>(in.integer("vcpus", 0, 1, kMaxVcpus));
   d.preemptible = readEnum(in, "price", kPriceKindNames, false);

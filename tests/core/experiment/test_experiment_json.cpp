@@ -142,6 +142,9 @@ TEST(ExperimentJson, BadFilesNameTheKey) {
   EXPECT_NE(errorOf(with("\"batch\": 32", "\"batch\": 32, \"seed\": 9007199254740993")).find("cannot be held exactly"),
             std::string::npos);
   EXPECT_NE(errorOf(with("\"batch\": 32", "\"batch\": 1048577")).find("experiment.batch"), std::string::npos);
+  // Found by fuzzing: a device with both a count and vCPUs lost its count on the way back.
+  EXPECT_NE(errorOf(with("{\"id\": \"k80\"}", "{\"id\": \"k80\", \"count\": 8, \"vcpus\": 16}")).find("not both"),
+            std::string::npos);
 }
 
 TEST(ExperimentNames, OneNamePerValueBothWays) {
