@@ -23,11 +23,14 @@ using util::Json;
 
 enum class Check { Positive, NonNegative, Fraction, Factor, Count, Text, Kind, Generation };
 
-// One device-file key: how to check it and where it goes. Figures (numbers) need a source.
+// One device-file key: how to check it, its plausible range in the key's own unit (what a
+// datasheet can say, from a single slow vCPU to a rack-scale device; hi 0 = text, no range)
+// and where it goes. Figures (numbers) need a source.
 struct KeyDef {
   const char* name;
   Check check;
   bool required;
+  double lo, hi;
   std::function<void(DeviceSpec&, const Json&)> set;
 };
 
@@ -39,42 +42,51 @@ int integer(const Json& v) { return static_cast<int>(std::lround(v.asNumber()));
 
 const std::vector<KeyDef>& keyTable() {
   static const std::vector<KeyDef> table = {
-      {"id", Check::Text, true, [](DeviceSpec& s, const Json& v) { s.id = v.asString(); }},
-      {"name", Check::Text, true, [](DeviceSpec& s, const Json& v) { s.name = v.asString(); }},
-      {"kind", Check::Kind, true,
+      {"id", Check::Text, true, 0, 0, [](DeviceSpec& s, const Json& v) { s.id = v.asString(); }},
+      {"name", Check::Text, true, 0, 0, [](DeviceSpec& s, const Json& v) { s.name = v.asString(); }},
+      {"kind", Check::Kind, true, 0, 0,
        [](DeviceSpec& s, const Json& v) {
          const std::string& k = v.asString();
          s.kind = k == "cpu" ? DeviceKind::Cpu : k == "tpu" ? DeviceKind::Tpu : DeviceKind::Gpu;
        }},
-      {"generation", Check::Generation, false, [](DeviceSpec& s, const Json& v) { s.generation = v.asString(); }},
-      {"release_year", Check::Count, false, [](DeviceSpec& s, const Json& v) { s.releaseYear = integer(v); }},
-      {"peak_tflops_fp32", Check::Positive, false, ACCELLAB_OPT(peakTflopsFp32)},
-      {"peak_tflops_tf32", Check::Positive, false, ACCELLAB_OPT(peakTflopsTf32)},
-      {"peak_tflops_fp16", Check::Positive, false, ACCELLAB_OPT(peakTflopsFp16)},
-      {"peak_tflops_bf16", Check::Positive, false, ACCELLAB_OPT(peakTflopsBf16)},
-      {"vector_tflops_fp32", Check::Positive, false, ACCELLAB_OPT(vectorTflopsFp32)},
-      {"mem_gib", Check::Positive, true, [](DeviceSpec& s, const Json& v) { s.memGib = num(v); }},
-      {"mem_bandwidth_gbps", Check::Positive, true,
+      {"generation", Check::Generation, false, 0, 0,
+       [](DeviceSpec& s, const Json& v) { s.generation = v.asString(); }},
+      {"release_year", Check::Count, false, 1990, 2100,
+       [](DeviceSpec& s, const Json& v) { s.releaseYear = integer(v); }},
+      {"peak_tflops_fp32", Check::Positive, false, 1e-3, 1e5, ACCELLAB_OPT(peakTflopsFp32)},
+      {"peak_tflops_tf32", Check::Positive, false, 1e-3, 1e5, ACCELLAB_OPT(peakTflopsTf32)},
+      {"peak_tflops_fp16", Check::Positive, false, 1e-3, 1e5, ACCELLAB_OPT(peakTflopsFp16)},
+      {"peak_tflops_bf16", Check::Positive, false, 1e-3, 1e5, ACCELLAB_OPT(peakTflopsBf16)},
+      {"vector_tflops_fp32", Check::Positive, false, 1e-3, 1e5, ACCELLAB_OPT(vectorTflopsFp32)},
+      {"mem_gib", Check::Positive, true, 0.01, 1e5, [](DeviceSpec& s, const Json& v) { s.memGib = num(v); }},
+      {"mem_bandwidth_gbps", Check::Positive, true, 0.1, 1e6,
        [](DeviceSpec& s, const Json& v) { s.memBandwidthGBps = num(v); }},
-      {"mem_bandwidth_per_core_gbps", Check::Positive, false, ACCELLAB_OPT(memBandwidthPerCoreGBps)},
-      {"interconnect_gbps", Check::Positive, false, ACCELLAB_OPT(interconnectGBps)},
-      {"host_link_gbps", Check::Positive, false, ACCELLAB_OPT(hostLinkGBps)},
-      {"allreduce_latency_seconds", Check::NonNegative, false, ACCELLAB_OPT(allreduceLatencySeconds)},
-      {"devices_per_node", Check::Count, false, ACCELLAB_OPT_INT(devicesPerNode)},
-      {"internode_gbps", Check::Positive, false, ACCELLAB_OPT(internodeGBps)},
-      {"cores_per_device", Check::Count, false, [](DeviceSpec& s, const Json& v) { s.coresPerDevice = integer(v); }},
-      {"compute_units", Check::Count, false, ACCELLAB_OPT_INT(computeUnits)},
-      {"matrix_tile", Check::Count, false, ACCELLAB_OPT_INT(matrixTile)},
-      {"vcpus_default", Check::Count, false, [](DeviceSpec& s, const Json& v) { s.vcpusDefault = integer(v); }},
-      {"vcpus_max", Check::Count, false, [](DeviceSpec& s, const Json& v) { s.vcpusMax = integer(v); }},
-      {"vcpus_per_core", Check::Count, false, [](DeviceSpec& s, const Json& v) { s.vcpusPerCore = integer(v); }},
-      {"cores_per_socket", Check::Count, false, [](DeviceSpec& s, const Json& v) { s.coresPerSocket = integer(v); }},
-      {"host_vcpus", Check::Count, false, ACCELLAB_OPT_INT(hostVcpus)},
-      {"usd_per_hour_on_demand", Check::Positive, false, ACCELLAB_OPT(usdPerHourOnDemand)},
-      {"usd_per_hour_preemptible", Check::Positive, false, ACCELLAB_OPT(usdPerHourPreemptible)},
-      {"price_date", Check::Text, false, [](DeviceSpec& s, const Json& v) { s.priceDate = v.asString(); }},
-      {"notes", Check::Text, false, [](DeviceSpec& s, const Json& v) { s.notes = v.asString(); }},
-      {"sources", Check::Text, true, [](DeviceSpec&, const Json&) {}},  // handled apart
+      {"mem_bandwidth_per_core_gbps", Check::Positive, false, 0.1, 1e4,
+       ACCELLAB_OPT(memBandwidthPerCoreGBps)},
+      {"interconnect_gbps", Check::Positive, false, 0.01, 1e6, ACCELLAB_OPT(interconnectGBps)},
+      {"host_link_gbps", Check::Positive, false, 0.01, 1e5, ACCELLAB_OPT(hostLinkGBps)},
+      {"allreduce_latency_seconds", Check::NonNegative, false, 0, 1, ACCELLAB_OPT(allreduceLatencySeconds)},
+      {"devices_per_node", Check::Count, false, 1, 1024, ACCELLAB_OPT_INT(devicesPerNode)},
+      {"internode_gbps", Check::Positive, false, 0.01, 1e5, ACCELLAB_OPT(internodeGBps)},
+      {"cores_per_device", Check::Count, false, 1, 1e5,
+       [](DeviceSpec& s, const Json& v) { s.coresPerDevice = integer(v); }},
+      {"compute_units", Check::Count, false, 1, 1e5, ACCELLAB_OPT_INT(computeUnits)},
+      {"matrix_tile", Check::Count, false, 1, 4096, ACCELLAB_OPT_INT(matrixTile)},
+      {"vcpus_default", Check::Count, false, 1, 1e5,
+       [](DeviceSpec& s, const Json& v) { s.vcpusDefault = integer(v); }},
+      {"vcpus_max", Check::Count, false, 1, 1e5,
+       [](DeviceSpec& s, const Json& v) { s.vcpusMax = integer(v); }},
+      {"vcpus_per_core", Check::Count, false, 1, 16,
+       [](DeviceSpec& s, const Json& v) { s.vcpusPerCore = integer(v); }},
+      {"cores_per_socket", Check::Count, false, 1, 1e4,
+       [](DeviceSpec& s, const Json& v) { s.coresPerSocket = integer(v); }},
+      {"host_vcpus", Check::Count, false, 1, 1e5, ACCELLAB_OPT_INT(hostVcpus)},
+      {"usd_per_hour_on_demand", Check::Positive, false, 1e-4, 1e5, ACCELLAB_OPT(usdPerHourOnDemand)},
+      {"usd_per_hour_preemptible", Check::Positive, false, 1e-4, 1e5, ACCELLAB_OPT(usdPerHourPreemptible)},
+      {"price_date", Check::Text, false, 0, 0,
+       [](DeviceSpec& s, const Json& v) { s.priceDate = v.asString(); }},
+      {"notes", Check::Text, false, 0, 0, [](DeviceSpec& s, const Json& v) { s.notes = v.asString(); }},
+      {"sources", Check::Text, true, 0, 0, [](DeviceSpec&, const Json&) {}},  // handled apart
   };
   return table;
 }
@@ -84,35 +96,6 @@ const std::vector<KeyDef>& keyTable() {
 
 [[noreturn]] void fail(const std::string& path, const std::string& key, const std::string& what) {
   throw Error(path + ": key '" + key + "': " + what);
-}
-
-// What a datasheet can plausibly say, per key, in the key's own unit: a figure outside is a
-// typo or an attack (a bandwidth of 1e-308 GB/s made every time infinite), refused with the
-// range named. The bounds are wide: from a single slow vCPU to a whole rack-scale device.
-struct Plausible {
-  const char* key;
-  double lo, hi;
-};
-constexpr Plausible kPlausible[] = {
-    {"peak_tflops_fp32", 1e-3, 1e5},       {"peak_tflops_tf32", 1e-3, 1e5},
-    {"peak_tflops_fp16", 1e-3, 1e5},       {"peak_tflops_bf16", 1e-3, 1e5},
-    {"vector_tflops_fp32", 1e-3, 1e5},     {"mem_gib", 0.01, 1e5},
-    {"mem_bandwidth_gbps", 0.1, 1e6},      {"mem_bandwidth_per_core_gbps", 0.1, 1e4},
-    {"interconnect_gbps", 0.01, 1e6},      {"host_link_gbps", 0.01, 1e5},
-    {"internode_gbps", 0.01, 1e5},         {"allreduce_latency_seconds", 0, 1},
-    {"devices_per_node", 1, 1024},         {"cores_per_device", 1, 1e5},
-    {"compute_units", 1, 1e5},             {"matrix_tile", 1, 4096},
-    {"vcpus_default", 1, 1e5},             {"vcpus_max", 1, 1e5},
-    {"vcpus_per_core", 1, 16},             {"cores_per_socket", 1, 1e4},
-    {"host_vcpus", 1, 1e5},                {"release_year", 1990, 2100},
-    {"usd_per_hour_on_demand", 1e-4, 1e5}, {"usd_per_hour_preemptible", 1e-4, 1e5},
-};
-
-void checkPlausible(const std::string& path, const std::string& key, double x) {
-  for (const auto& p : kPlausible)
-    if (key == p.key && (x < p.lo || x > p.hi))
-      fail(path, key, util::formatNumber(x) + " is outside the plausible range [" + util::formatNumber(p.lo) + ", " +
-                          util::formatNumber(p.hi) + "] for this key (units as its name says)");
 }
 
 void checkValue(const std::string& path, const KeyDef& def, const Json& v) {
@@ -125,14 +108,17 @@ void checkValue(const std::string& path, const KeyDef& def, const Json& v) {
     // NUL (a line break is allowed in notes).
     for (const char c : v.asString())
       if ((static_cast<unsigned char>(c) < 0x20 && !(key == "notes" && c == '\n')) || c == 0x7f)
-        fail(path, key, "holds a control character (code " + std::to_string(static_cast<unsigned char>(c)) +
-                            "); use plain text");
+        fail(path, key,
+             "holds a control character (code " + std::to_string(static_cast<unsigned char>(c)) +
+                 "); use plain text");
     if (def.check == Check::Kind) {
       const std::string& k = v.asString();
-      if (k != "cpu" && k != "gpu" && k != "tpu") fail(path, key, "must be \"cpu\", \"gpu\" or \"tpu\", not \"" + k + "\"");
+      if (k != "cpu" && k != "gpu" && k != "tpu")
+        fail(path, key, "must be \"cpu\", \"gpu\" or \"tpu\", not \"" + k + "\"");
     }
     if (def.check == Check::Generation && !isHardwareGeneration(v.asString()))
-      fail(path, key, "\"" + v.asString() + "\" is not a known hardware generation (" + hardwareGenerationList() + ")");
+      fail(path, key,
+           "\"" + v.asString() + "\" is not a known hardware generation (" + hardwareGenerationList() + ")");
     return;
   }
   if (!v.isNumber()) fail(path, key, "must be a number");
@@ -157,7 +143,11 @@ void checkValue(const std::string& path, const KeyDef& def, const Json& v) {
       break;
     default: break;
   }
-  checkPlausible(path, key, x);
+  // A figure outside its range is a typo or an attack (a bandwidth of 1e-308 GB/s made every
+  // time infinite): refused with the range named.
+  if (def.hi > 0 && (x < def.lo || x > def.hi))
+    fail(path, key, util::formatNumber(x) + " is outside the plausible range [" + util::formatNumber(def.lo) + ", " +
+                        util::formatNumber(def.hi) + "] for this key (units as its name says)");
 }
 
 // Software figures moved to the stack files (resources/stacks) in 2026-11: a device file that
