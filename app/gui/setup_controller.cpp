@@ -16,7 +16,7 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-widgets::DeviceStatus statusFor(const core::sim::SimReport& r, const QString& band) {
+widgets::DeviceStatus statusFor(const core::sim::SimReport& r, const core::sim::ErrorBand& band) {
   widgets::DeviceStatus s;
   const QString memory = QObject::tr("%1 of %2 GiB per device")
                              .arg(r.memoryBytesPerDevice / kGiB, 0, 'f', 1)
@@ -38,9 +38,10 @@ widgets::DeviceStatus statusFor(const core::sim::SimReport& r, const QString& ba
                                              QLocale().toString(r.usdPerMillionImages, 'f', 2))
                                   : QObject::tr("No price known for this device"));
   if (!r.precisionNote.empty()) s.detail += "\n" + QString::fromStdString(r.precisionNote);
-  if (!band.isEmpty()) {
-    s.text += " " + band.section(' ', 0, 0);  // "±12%"
-    s.detail += "\n" + QObject::tr("Simulated with %1: %2").arg(QString::fromStdString(r.stackName), band);
+  if (band.known()) {
+    s.text += " " + QString::fromStdString(band.percent());
+    s.detail += "\n" + QObject::tr("Simulated with %1: %2")
+                            .arg(QString::fromStdString(r.stackName), QString::fromStdString(band.text()));
   }
   return s;
 }

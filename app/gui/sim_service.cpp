@@ -26,10 +26,10 @@ SimService::SimService(core::hw::DeviceCatalog catalog, core::hw::StackCatalog s
   }
 }
 
-QString SimService::errorBand(const core::sim::SimReport& report) const {
+core::sim::ErrorBand SimService::errorBand(const core::sim::SimReport& report) const {
   const core::hw::DeviceSpec* spec = m_catalog.find(report.config.deviceId);
   if (!m_calibration || !spec || spec->measured) return {};
-  return QString::fromStdString(core::sim::errorBandFor(*m_calibration, report.config.stackId, report.config.deviceId).text());
+  return core::sim::errorBandFor(*m_calibration, report.config.stackId, report.config.deviceId);
 }
 
 SimService::~SimService() = default;

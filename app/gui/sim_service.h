@@ -29,9 +29,9 @@ public:
 
   const core::hw::DeviceCatalog& catalog() const { return m_catalog; }
   const core::hw::StackCatalog& stacks() const { return m_stacks; }
-  // "±12% (median error on tuned / v100 published rows, n=10)": the simulator's measured error
-  // for the report's stack and device family (empty when unknown or measured).
-  QString errorBand(const core::sim::SimReport& report) const;
+  // The simulator's measured error for the report's stack and device family ("±12%", and
+  // text() saying on which rows); unknown (rows 0) without calibration or for a measured device.
+  core::sim::ErrorBand errorBand(const core::sim::SimReport& report) const;
   // The shipped calibration rows as validated at start (nullptr when unreadable).
   const core::sim::ValidationResult* calibration() const { return m_calibration.get(); }
   // Device files that failed validation ("file: key: what" each).

@@ -318,10 +318,13 @@ std::vector<ReferenceRow> readReferenceCsv(const std::string& path) {
   return parseReferenceCsv(util::readFile(path), path);
 }
 
+std::string ErrorBand::percent() const {
+  return known() ? "±" + std::to_string(static_cast<int>(std::lround(medianAbsPct))) + "%" : "";
+}
+
 std::string ErrorBand::text() const {
   if (!known()) return "";
-  return "±" + std::to_string(static_cast<int>(std::lround(medianAbsPct))) + "% (median error on " + scope +
-         " published rows, n=" + std::to_string(rows) + ")";
+  return percent() + " (median error on " + scope + " published rows, n=" + std::to_string(rows) + ")";
 }
 
 ErrorBand errorBandFor(const ValidationResult& v, const std::string& stackId, const std::string& deviceId) {

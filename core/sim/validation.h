@@ -95,7 +95,8 @@ struct ErrorBand {
   int rows = 0;
   std::string scope;  // "tuned / v100", "tuned", "all rows"
   bool known() const { return rows > 0; }
-  std::string text() const;  // "±12% (median error of tuned / v100, n=10)"
+  std::string percent() const;  // "±12%" (empty when unknown)
+  std::string text() const;     // "±12% (median error on tuned / v100 published rows, n=10)"
 };
 ErrorBand errorBandFor(const ValidationResult& v, const std::string& stackId, const std::string& deviceId);
 
