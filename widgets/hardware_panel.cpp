@@ -160,7 +160,7 @@ void HardwarePanel::buildRow(int row, const core::hw::DeviceSpec& spec) {
   precision->setObjectName("precision_" + id);
   precision->setFrame(false);
   precision->addItem(tr("as run"), kAsRun);
-  for (Precision p : {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16})
+  for (Precision p : {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16, Precision::FP8})
     if (core::hw::peakTflops(spec, p)) precision->addItem(QString::fromLatin1(core::util::precisionName(p)), static_cast<int>(p));
   precision->setToolTip(tr("\"as run\": the experiment's precision where the device has it, else its native one"));
   m_table->setCellWidget(row, kPrecision, precision);

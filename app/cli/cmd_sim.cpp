@@ -334,13 +334,14 @@ int cmdDevices(const CommandArgs& args, std::ostream& out, std::ostream& err) {
     return 0;
   }
   auto peak = [](const std::optional<double>& v) { return v ? fmt(*v, 4) : std::string("-"); };
-  out << std::left << std::setw(12) << "id" << std::setw(5) << "kind" << std::right << std::setw(8) << "fp32"
-      << std::setw(8) << "tf32" << std::setw(8) << "fp16" << std::setw(8) << "bf16" << std::setw(8) << "GiB"
+  out << std::left << std::setw(14) << "id" << std::setw(5) << "kind" << std::right << std::setw(8) << "fp32"
+      << std::setw(8) << "tf32" << std::setw(8) << "fp16" << std::setw(8) << "bf16" << std::setw(8) << "fp8" << std::setw(8) << "GiB"
       << std::setw(8) << "GB/s" << std::setw(9) << "$/h" << "  name\n";
   for (const auto& d : cat.devices()) {
-    out << std::left << std::setw(12) << d.id << std::setw(5) << core::hw::deviceKindName(d.kind) << std::right
+    out << std::left << std::setw(14) << d.id << std::setw(5) << core::hw::deviceKindName(d.kind) << std::right
         << std::setw(8) << peak(d.peakTflopsFp32) << std::setw(8) << peak(d.peakTflopsTf32) << std::setw(8)
-        << peak(d.peakTflopsFp16) << std::setw(8) << peak(d.peakTflopsBf16) << std::setw(8) << fmt(d.memGib, 4)
+        << peak(d.peakTflopsFp16) << std::setw(8) << peak(d.peakTflopsBf16) << std::setw(8) << peak(d.peakTflopsFp8)
+        << std::setw(8) << fmt(d.memGib, 4)
         << std::setw(8) << fmt(d.memBandwidthGBps, 4) << std::setw(9) << peak(d.usdPerHourOnDemand) << "  " << d.name
         << (d.kind == core::hw::DeviceKind::Cpu ? " [per vCPU]" : "") << "\n";
   }

@@ -84,6 +84,8 @@ Json deviceJson(const core::hw::DeviceSpec& d) {
   j.set("peak_tflops_tf32", opt(d.peakTflopsTf32));
   j.set("peak_tflops_fp16", opt(d.peakTflopsFp16));
   j.set("peak_tflops_bf16", opt(d.peakTflopsBf16));
+  j.set("peak_tflops_fp8", opt(d.peakTflopsFp8));
+  if (d.chipsPerDevice > 1) j.set("chips_per_device", d.chipsPerDevice);
   j.set("mem_gib", d.memGib);
   j.set("mem_bandwidth_gbps", d.memBandwidthGBps);
   j.set("interconnect_gbps", opt(d.interconnectGBps));

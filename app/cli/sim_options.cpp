@@ -66,7 +66,7 @@ std::string deviceIdOption(const std::string& option, const std::string& id, con
 
 core::util::Precision parsePrecisionOption(const std::string& option, const std::string& value) {
   const auto p = core::util::parsePrecision(value);
-  if (!p) throw Error(option + ": '" + value + "' is not one of fp32, tf32, fp16, bf16");
+  if (!p) throw Error(option + ": '" + value + "' is not one of fp32, tf32, fp16, bf16, fp8");
   return *p;
 }
 

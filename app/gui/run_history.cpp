@@ -184,7 +184,7 @@ core::sim::SimReport reportFromJson(const JsonReader& in) {
   r.config.count = static_cast<int>(c.integer("count", 1, 0, 1 << 20));
   r.config.vcpus = static_cast<int>(c.integer("vcpus", 0, 0, 1 << 20));
   r.config.batch = static_cast<int>(c.integer("batch", 1, 0, 1 << 30));
-  r.config.precision = *core::util::parsePrecision(c.choice("precision", {"fp32", "tf32", "fp16", "bf16"}));
+  r.config.precision = *core::util::parsePrecision(c.choice("precision", {"fp32", "tf32", "fp16", "bf16", "fp8"}));
   r.config.epochs = static_cast<int>(c.integer("epochs", 1, 0, 1 << 20));
   r.config.preemptible = c.boolean("preemptible", false);
   r.config.cpuBuild = c.choice("cpu_build", {core::sim::cpuBuildName(core::sim::CpuBuild::Compiled),

@@ -92,6 +92,7 @@ DeviceChoice deviceChoiceFromJson(const JsonReader& in) {
   d.preemptible = readEnum(in, "price", kPriceKindNames, false);
   std::vector<std::string> precisions = {"as-run"};
   precisions.insert(precisions.end(), kPrecisionNames.begin(), kPrecisionNames.end());
+  precisions.push_back("fp8");  // a simulated device may run fp8; the engine (TrainConfig) may not
   const std::string p = in.choice("precision", precisions, std::string("as-run"));
   if (p != "as-run") d.precision = util::parsePrecision(p);
   d.stackId = in.string("stack", "");

@@ -31,7 +31,7 @@ struct DeviceSpec {
                               // figures in every stack
   // Compute: peak dense FLOP/s per precision for ONE unit (one GPU die, one TPU board,
   // one vCPU for scalable CPUs).
-  std::optional<double> peakTflopsFp32, peakTflopsTf32, peakTflopsFp16, peakTflopsBf16;
+  std::optional<double> peakTflopsFp32, peakTflopsTf32, peakTflopsFp16, peakTflopsBf16, peakTflopsFp8;
   double memGib = 0;                 // per unit (CPU: per vCPU)
   double memBandwidthGBps = 0;       // per unit (CPU: whole socket shared; see cpu model)
   std::optional<double> interconnectGBps;  // per device, for all-reduce between devices
@@ -43,6 +43,8 @@ struct DeviceSpec {
 
   // --- architecture, for the utilisation models ------------------------------------------
   int coresPerDevice = 1;                 // TPU board: 8 TensorCores, one replica each
+  int chipsPerDevice = 1;                 // accelerator chips in one unit (a TPU board: 4 or 8); the
+                                          // LLM planner shards over chips
   std::optional<int> computeUnits;        // GPU: streaming multiprocessors
   std::optional<int> matrixTile;          // edge of the matrix unit / GEMM tile (TPU MXU 128)
   std::optional<double> vectorTflopsFp32; // rate outside the matrix units (depthwise, elementwise)
@@ -85,6 +87,7 @@ inline std::optional<double> peakTflops(const DeviceSpec& spec, util::Precision 
     case util::Precision::TF32: return spec.peakTflopsTf32;
     case util::Precision::FP16: return spec.peakTflopsFp16;
     case util::Precision::BF16: return spec.peakTflopsBf16;
+    case util::Precision::FP8: return spec.peakTflopsFp8;
   }
   return std::nullopt;
 }

@@ -29,6 +29,7 @@ float roundToPrecision(float v, util::Precision p) {
     case util::Precision::TF32: return roundMantissa(v, 13);
     case util::Precision::BF16: return roundMantissa(v, 16);
     case util::Precision::FP16: return roundHalf(v);
+    case util::Precision::FP8: return roundMantissa(v, 20);  // E4M3's 3 mantissa bits, unscaled
   }
   return v;
 }
@@ -46,6 +47,9 @@ void copyRounded(const float* src, float* dst, std::int64_t n, util::Precision p
       return;
     case util::Precision::FP16:
       for (std::int64_t i = 0; i < n; ++i) dst[i] = roundHalf(src[i]);
+      return;
+    case util::Precision::FP8:
+      for (std::int64_t i = 0; i < n; ++i) dst[i] = roundMantissa(src[i], 20);
       return;
   }
 }

@@ -28,12 +28,18 @@ PeakChoice peakFor(const hw::DeviceSpec& d, util::Precision p) {
     case Precision::BF16:
       if (d.peakTflopsFp32) return fallback(d.peakTflopsFp32, "has no bf16 units: runs at its fp32 peak");
       break;
+    case Precision::FP8:
+      if (d.peakTflopsBf16) return fallback(d.peakTflopsBf16, "has no fp8 units: runs its bf16 peak");
+      if (d.peakTflopsFp16) return fallback(d.peakTflopsFp16, "has no fp8 or bf16 units: runs its fp16 peak");
+      if (d.peakTflopsFp32) return fallback(d.peakTflopsFp32, "has no 8- or 16-bit units: runs at its fp32 peak");
+      break;
   }
   throw util::Error("device '" + d.id + "' has no peak that applies to " + name);
 }
 
 double activationBytes(util::Precision p) {
-  return p == util::Precision::FP16 || p == util::Precision::BF16 ? 2.0 : 4.0;
+  // fp8 keeps activations in bf16 between its fp8 GEMMs.
+  return p == util::Precision::FP16 || p == util::Precision::BF16 || p == util::Precision::FP8 ? 2.0 : 4.0;
 }
 
 }  // namespace core::sim

@@ -126,7 +126,7 @@ double realField(const std::string& v, const std::string& where) {
 util::Precision precisionField(const std::string& v, const std::string& where) {
   if (v.empty()) return util::Precision::FP32;
   const auto p = util::parsePrecision(v);
-  if (!p) throw Error(where + ": unknown precision '" + v + "' (fp32, tf32, fp16, bf16)");
+  if (!p) throw Error(where + ": unknown precision '" + v + "' (fp32, tf32, fp16, bf16, fp8)");
   return *p;
 }
 

@@ -1,13 +1,15 @@
 #pragma once
 // Numeric precision of a training run. fp16/bf16 mean mixed precision as frameworks run it:
-// GEMM inputs in the 16-bit format, accumulation and master weights in fp32.
+// GEMM inputs in the 16-bit format, accumulation and master weights in fp32. fp8 means what
+// Transformer Engine and MaxText run: fp8 GEMMs (E4M3/E5M2 with per-tensor scaling), bf16
+// everywhere else; the simulator models it, the CPU engine does not train in it.
 #include <optional>
 #include <string>
 #include <string_view>
 
 namespace core::util {
 
-enum class Precision { FP32, TF32, FP16, BF16 };
+enum class Precision { FP32, TF32, FP16, BF16, FP8 };
 
 inline const char* precisionName(Precision p) {
   switch (p) {
@@ -15,6 +17,7 @@ inline const char* precisionName(Precision p) {
     case Precision::TF32: return "tf32";
     case Precision::FP16: return "fp16";
     case Precision::BF16: return "bf16";
+    case Precision::FP8: return "fp8";
   }
   return "fp32";
 }
@@ -24,6 +27,7 @@ inline std::optional<Precision> parsePrecision(std::string_view s) {
   if (s == "tf32") return Precision::TF32;
   if (s == "fp16") return Precision::FP16;
   if (s == "bf16") return Precision::BF16;
+  if (s == "fp8") return Precision::FP8;
   return std::nullopt;
 }
 

@@ -52,12 +52,16 @@ struct TempDir {
 
 }  // namespace
 
-TEST(DeviceCatalog, ShipsTheTenDevicesWithASourcePerFigure) {
+TEST(DeviceCatalog, ShipsEveryDeviceWithASourcePerFigure) {
   const DeviceCatalog cat = DeviceCatalog::loadDirs({kShipped});
   EXPECT_TRUE(cat.loadErrors().empty()) << (cat.loadErrors().empty() ? "" : cat.loadErrors().front());
-  for (const char* id : {"cpu-skylake", "k80", "p100", "v100", "t4", "a100", "h100", "tpu-v2-8", "tpu-v3-8", "tpu-v4-8"})
-    ASSERT_NE(cat.find(id), nullptr) << id;
-  EXPECT_EQ(cat.devices().size(), 10u);
+  // 2017-2021 devices, then today's (the LLM issue's list).
+  const char* ids[] = {"cpu-skylake", "k80", "p100", "v100", "t4", "a100", "h100", "tpu-v2-8", "tpu-v3-8", "tpu-v4-8",
+                       "a100-80", "a100-pcie-80", "h100-pcie", "h200", "h200-nvl", "b200", "gb200", "mi210", "mi250",
+                       "mi300x", "mi325x", "mi355x", "l4", "l40s", "gaudi2", "gaudi3", "v100-32", "v100-pcie-32",
+                       "tpu-v5e-8", "tpu-v5p-8", "tpu-v6e-8"};
+  for (const char* id : ids) ASSERT_NE(cat.find(id), nullptr) << id;
+  EXPECT_EQ(cat.devices().size(), std::size(ids));
   for (const auto& d : cat.devices()) {
     const auto root = core::util::Json::parseFile(d.filePath);
     for (const auto& [key, value] : root.asObject()) {
@@ -68,6 +72,17 @@ TEST(DeviceCatalog, ShipsTheTenDevicesWithASourcePerFigure) {
       EXPECT_FALSE(s->date.empty());
     }
   }
+}
+
+TEST(DeviceCatalog, TodaysAcceleratorsCarryFp8AndTheirChips) {
+  const DeviceCatalog cat = DeviceCatalog::loadDirs({kShipped});
+  EXPECT_DOUBLE_EQ(*cat.at("h100").peakTflopsFp8, 1978.9);
+  EXPECT_DOUBLE_EQ(*cat.at("b200").peakTflopsFp8, 4500);
+  EXPECT_FALSE(cat.at("a100-80").peakTflopsFp8.has_value());  // Ampere has no fp8
+  EXPECT_EQ(cat.at("tpu-v5e-8").chipsPerDevice, 8);
+  EXPECT_EQ(cat.at("tpu-v5p-8").chipsPerDevice, 4);
+  EXPECT_DOUBLE_EQ(*cat.at("tpu-v6e-8").peakTflopsBf16, 918.0 * 8);  // per chip x chips
+  EXPECT_EQ(*cat.at("gb200").devicesPerNode, 72);                    // one NVLink domain per rack
 }
 
 TEST(DeviceCatalog, SeedFiguresMatchTheVendorNumbers) {
@@ -191,7 +206,7 @@ TEST(DeviceCatalog, ABrokenUserFileDoesNotStopTheOthers) {
   EXPECT_NE(cat.loadErrors()[0].find("broken.json"), std::string::npos) << cat.loadErrors()[0];
   ASSERT_NE(cat.find("lab"), nullptr);
   EXPECT_EQ(cat.at("v100").name, "Lab GPU");  // the user's file replaces the shipped one
-  EXPECT_EQ(cat.devices().size(), 11u);
+  EXPECT_EQ(cat.devices().size(), DeviceCatalog::loadDirs({kShipped}).devices().size() + 1);
 }
 
 TEST(DeviceCatalog, UnknownIdIsNamedWithTheKnownOnes) {

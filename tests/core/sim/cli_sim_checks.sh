@@ -46,7 +46,7 @@ case "$case_name" in
     bad --count simulate $ok --device v100 --count 2x --batch 32 --format json
     bad --vcpus simulate $ok --device cpu-skylake --vcpus many --batch 32 --format json ;;
   bad-precision)
-    bad --precision simulate $ok --device v100 --batch 32 --precision fp8 --format json ;;
+    bad --precision simulate $ok --device v100 --batch 32 --precision fp4 --format json ;;
   missing-reference)
     bad --reference validate --reference "$tmp/does-not-exist.csv" ;;
   *) echo "unknown case $case_name"; exit 2 ;;
