@@ -13,6 +13,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/sim_json.h"
 #include "app/cli/sim_options.h"
+#include "core/nn/transformer_spec.h"
 #include "core/nn/zoo.h"
 #include "core/sim/simulator.h"
 #include "core/sim/validation.h"
@@ -52,7 +53,25 @@ const char* const kSimulateUsage =
     "memory_seconds, overhead_seconds, input_seconds, communication_seconds}, and more.\n"
     "A configuration that does not fit prints fits_in_memory: false and exits 0.\n"
     "Example: accellab-cli simulate --model resnet50 --dataset imagenet --device v100 --count 4 \\\n"
-    "           --batch 1024 --precision fp16\n";
+    "           --batch 1024 --precision fp16\n"
+    "\n"
+    "Transformers (bert-*, gpt2-*, gpt3-*, llama*, mistral-7b, mixtral-8x7b, maxtext-*, vit-*; the\n"
+    "list: accellab-cli models) are simulated at LLM scale, one step of the whole batch over\n"
+    "--count devices (a TPU board counts its chips):\n"
+    "  --seq-len T        tokens per sequence (default: the model's own; ViT: its patches)\n"
+    "  --precision P      default bf16; fp8 = fp8 matmuls, bf16 elsewhere (Hopper+, MI300, Gaudi,\n"
+    "                     TPU v5p/v6e); a device without fp8 runs bf16 and says so\n"
+    "  --parallel auto    (default) cost every plan that can run and take the fastest that fits;\n"
+    "                     or one plan: dp=8,tp=2,pp=1,ep=1,zero=1,recompute=selective,microbatch=2\n"
+    "                     (zero 0-3: ZeRO stage, 3 = FSDP; recompute none|selective|full)\n"
+    "  --finetune MODE    full (pre-training, default) or lora (frozen base, adapters on q,k,v,o)\n"
+    "  --lora-rank R      LoRA rank (default 16)\n"
+    "  --train-tokens N   also report time_to_tokens_seconds and usd_to_tokens for N tokens\n"
+    "JSON keys add: tokens_per_second, samples_per_second, mfu, plan {dp, tp, pp, ep, zero,\n"
+    "recompute, microbatch}, memory_breakdown {weights_bytes, gradients_bytes, optimizer_bytes,\n"
+    "activations_bytes, ...} per chip, usd_per_million_tokens, and \"simulated\": true.\n"
+    "Example: accellab-cli simulate --model llama3-8b --device h100 --count 8 --batch 128 \\\n"
+    "           --seq-len 8192 --precision fp8 --train-tokens 1e9 --format text\n";
 
 const char* const kSweepUsage =
     "Usage: accellab-cli sweep --model M|all [--dataset D] [--device a,b,...] [--batch 16,32,...]\n"
@@ -167,6 +186,7 @@ core::sim::SimConfig baseConfig(const Args& a) {
 
 int cmdSimulate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const Args a(args, {"help", "preemptible", "eval"});
+  if (core::nn::findTransformer(a.str("model", ""))) return simulateTransformer(a, out, err);
   a.allowOnly({"model", "dataset", "device", "count", "vcpus", "batch", "precision", "epochs", "preemptible",
                "cpu-build", "eval", "steps-per-epoch", "format", "stack", "help"});
   const std::string format = a.str("format", "json");

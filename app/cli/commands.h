@@ -29,6 +29,11 @@ extern const char* const kDatasetsUsage;
 
 // Simulator side (app/cli/cmd_sim.cpp)
 int cmdSimulate(const CommandArgs&, std::ostream&, std::ostream&);
+class Args;
+// simulate for a transformer of the zoo (cmd_llm.cpp); cmdSimulate hands over to it.
+int simulateTransformer(const Args& a, std::ostream& out, std::ostream& err);
+// validate for a calibration-llm.csv file (llm_validate.cpp); cmdValidate hands over to it.
+int validateLlm(const Args& a, const std::string& path, const std::string& text, std::ostream& out, std::ostream& err);
 int cmdSweep(const CommandArgs&, std::ostream&, std::ostream&);
 int cmdValidate(const CommandArgs&, std::ostream&, std::ostream&);
 int cmdDevices(const CommandArgs&, std::ostream&, std::ostream&);

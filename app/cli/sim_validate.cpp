@@ -10,6 +10,7 @@
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
 #include "app/cli/sim_options.h"
+#include "core/sim/llm_validation.h"
 #include "core/sim/simulator.h"
 #include "core/sim/stack_fit.h"
 #include "core/util/files.h"
@@ -32,8 +33,10 @@ std::string usage() {
              "row, the published and predicted values and the absolute percentage error; then the\n"
              "median and mean absolute percentage error per device family, per software stack, per\n"
              "stack and family, and overall, and the rows that miss most. JSON: {rows: [...],\n"
-             "families: [...], stacks: [...], stack_families: [...], overall: {...}}.\n\n") +
-         core::sim::kValidationRules;
+             "families: [...], stacks: [...], stack_families: [...], overall: {...}}.\n"
+             "A CSV with calibration-llm.csv's header (seq_len, finetune columns) runs the transformer\n"
+             "simulator instead (families: device generations; rules below).\n\n") +
+         core::sim::kValidationRules + "\n" + core::sim::kLlmValidationRules;
 }
 
 std::string fixed(double v, int digits) {
@@ -71,7 +74,9 @@ int cmdValidate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const std::string path = a.required("reference");
   if (!std::filesystem::is_regular_file(path))
     throw Error("--reference: '" + path + "' is not a readable file");
-  const auto rows = core::sim::readReferenceCsv(path);
+  const std::string text = core::util::readFile(path);
+  if (core::sim::isLlmReferenceCsv(text)) return validateLlm(a, path, text, out, err);
+  const auto rows = core::sim::parseReferenceCsv(text, path);
   const core::hw::StackCatalog stacks = loadSimStacks(err);
   const std::string stackOverride = stackIdOption(a, stacks);
   const core::sim::Simulator sim(loadSimCatalog(false, err), stacks);

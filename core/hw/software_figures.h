@@ -33,6 +33,11 @@ struct SoftwareFigures {
   std::optional<double> hostJpegMBpsPerVcpu;    // JPEG decode + augment, MB of JPEG/s per host vCPU
   std::optional<double> deviceJpegMBps;         // the same on the device (DALI), MB of JPEG/s per device
   std::optional<int> matrixTileMin;             // narrowest GEMM tile the kernels fall back to
+  // Transformers (core/sim/llm_*): plain matmuls (cuBLAS / XLA dot), not convolutions.
+  std::optional<double> matmulEfficiency;       // fraction of the precision's peak a large matmul reaches
+  std::optional<double> fp8MatmulEfficiency;    // the same for fp8 matmuls (scaling, casts, E4M3/E5M2 kernels)
+  std::optional<double> commEfficiency;         // fraction of link bandwidth collectives reach (NCCL bus bw)
+  std::optional<bool> fusedAttention;           // FlashAttention-style kernels: no T x T matrix in memory
   std::optional<bool> fusesElementwise;         // BN, activations, adds fused into their producer
   std::optional<InputPipeline> inputPipeline;
   std::optional<AllReduceMode> allReduce;

@@ -55,6 +55,13 @@ const std::vector<FigureDef>& figureTable() {
       ACCELLAB_FIG("host_jpeg_mbps_per_vcpu", hostJpegMBpsPerVcpu, Check::Positive, 0.1, 1e4),
       ACCELLAB_FIG("device_jpeg_mbps", deviceJpegMBps, Check::Positive, 1.0, 1e6),
       ACCELLAB_FIG("matrix_tile_min", matrixTileMin, Check::Tile, 1.0, 4096.0),
+      ACCELLAB_FIG("matmul_efficiency", matmulEfficiency, Check::Fraction, 0.01, 1.0),
+      ACCELLAB_FIG("fp8_matmul_efficiency", fp8MatmulEfficiency, Check::Fraction, 0.01, 1.0),
+      ACCELLAB_FIG("comm_efficiency", commEfficiency, Check::Fraction, 0.05, 1.0),
+      FigureDef{"fused_attention", Check::Flag, 0, 1, [](SoftwareFigures& f, double v) { f.fusedAttention = v != 0; },
+                [](const SoftwareFigures& f) -> std::optional<double> {
+                  return f.fusedAttention ? std::optional<double>(*f.fusedAttention ? 1.0 : 0.0) : std::nullopt;
+                }},
       FigureDef{"fuses_elementwise", Check::Flag, 0, 1, [](SoftwareFigures& f, double v) { f.fusesElementwise = v != 0; },
                 [](const SoftwareFigures& f) -> std::optional<double> {
                   return f.fusesElementwise ? std::optional<double>(*f.fusesElementwise ? 1.0 : 0.0) : std::nullopt;

@@ -89,6 +89,17 @@ std::string explain(const SimReport& r, const StepEstimate& s, const ExecutionUn
 
 }  // namespace
 
+void requireStackCovers(const hw::StackSpec& stack, const hw::DeviceSpec& d) {
+  if (!d.measured && !stack.bySelector.count(hw::deviceKindName(d.kind)) &&
+      (d.generation.empty() || !stack.bySelector.count(d.generation))) {
+    std::string kinds;
+    for (const char* k : {"cpu", "gpu", "tpu"})
+      if (stack.bySelector.count(k)) kinds += std::string(kinds.empty() ? "" : ", ") + k;
+    throw Error("stack '" + stack.id + "' has no figures for " + hw::deviceKindName(d.kind) + " devices like '" + d.id +
+                "' (it describes " + (kinds.empty() ? std::string("none") : kinds) + "); pick another stack");
+  }
+}
+
 const char* boundName(Bound b) {
   switch (b) {
     case Bound::Compute: return "compute";
@@ -104,14 +115,7 @@ const char* cpuBuildName(CpuBuild b) { return b == CpuBuild::Pip ? "pip" : "comp
 
 SimReport simulateWorkload(const Workload& w, const hw::DeviceSpec& d, const hw::StackSpec& stack, const SimConfig& c) {
   checkConfig(c, d);
-  if (!d.measured && !stack.bySelector.count(hw::deviceKindName(d.kind)) &&
-      (d.generation.empty() || !stack.bySelector.count(d.generation))) {
-    std::string kinds;
-    for (const char* k : {"cpu", "gpu", "tpu"})
-      if (stack.bySelector.count(k)) kinds += std::string(kinds.empty() ? "" : ", ") + k;
-    throw Error("stack '" + stack.id + "' has no figures for " + hw::deviceKindName(d.kind) + " devices like '" + d.id +
-                "' (it describes " + (kinds.empty() ? std::string("none") : kinds) + "); pick another stack");
-  }
+  requireStackCovers(stack, d);
   const ExecutionUnit u = resolveUnit(d, hw::figuresFor(stack, d), c);
   SimReport r;
   r.config = c;

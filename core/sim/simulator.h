@@ -45,6 +45,10 @@ private:
   mutable std::map<std::pair<std::string, std::string>, std::shared_ptr<const Workload>> m_workloads;
 };
 
+// Throws core::util::Error when `stack` has no figures for `d`'s kind or generation (a measured
+// device carries its own).
+void requireStackCovers(const hw::StackSpec& stack, const hw::DeviceSpec& d);
+
 // The whole simulation of a prepared workload on one device (pure; what simulate() calls).
 SimReport simulateWorkload(const Workload& w, const hw::DeviceSpec& d, const hw::StackSpec& stack, const SimConfig& c);
 

@@ -1,0 +1,112 @@
+#include "core/sim/llm_report_json.h"
+
+#include <cmath>
+
+namespace core::sim {
+namespace {
+
+using util::Json;
+
+// Four significant digits: simulated figures carry no more precision than that.
+Json rounded(double v) {
+  if (!std::isfinite(v) || v == 0) return Json(v);
+  const double scale = std::pow(10.0, 3 - std::floor(std::log10(std::abs(v))));
+  return Json(std::round(v * scale) / scale);
+}
+
+}  // namespace
+
+Json planToJson(const ParallelPlan& p) {
+  Json j = Json::object();
+  j.set("dp", p.dp);
+  j.set("tp", p.tp);
+  j.set("pp", p.pp);
+  j.set("ep", p.ep);
+  j.set("zero", p.zero);
+  j.set("recompute", recomputeName(p.recompute));
+  j.set("microbatch", p.microBatch);
+  j.set("text", p.text());
+  j.set("description", p.describe());
+  return j;
+}
+
+Json llmReportToJson(const LlmReport& r) {
+  const LlmConfig& c = r.config;
+  Json j = Json::object();
+  j.set("simulated", true);
+  j.set("model", c.modelId);
+  j.set("model_name", r.modelName);
+  j.set("device", c.deviceId);
+  j.set("device_name", r.deviceName);
+  j.set("count", c.count);
+  j.set("chips", r.chips);
+  j.set("batch", c.batch);
+  j.set("seq_len", r.seqLen);
+  j.set("precision", util::precisionName(c.precision));
+  j.set("stack", c.stackId);
+  j.set("stack_name", r.stackName);
+  j.set("finetune", finetuneName(c.finetune));
+  if (c.finetune == Finetune::Lora) j.set("lora_rank", c.loraRank);
+  j.set("params", static_cast<long long>(r.params));
+  j.set("trainable_params", static_cast<long long>(r.trainableParams));
+  Json plan = planToJson(r.plan);
+  plan.set("searched", r.planSearched);
+  plan.set("plans_considered", r.plansConsidered);
+  plan.set("plans_fitting", r.plansFitting);
+  j.set("plan", plan);
+  j.set("step_seconds", rounded(r.stepSeconds));
+  j.set("tokens_per_second", rounded(r.tokensPerSecond));
+  j.set("samples_per_second", rounded(r.samplesPerSecond));
+  j.set("mfu", rounded(r.mfu));
+  j.set("model_flops_per_token", rounded(r.modelFlopsPerToken));
+  j.set("peak_tflops_per_chip", rounded(r.peakTflopsPerChip));
+  Json mem = Json::object();
+  mem.set("weights_bytes", rounded(r.memory.weightBytes));
+  mem.set("gradients_bytes", rounded(r.memory.gradientBytes));
+  mem.set("optimizer_bytes", rounded(r.memory.optimizerBytes));
+  mem.set("activations_bytes", rounded(r.memory.activationBytes));
+  mem.set("reserve_bytes", rounded(r.memory.reserveBytes));
+  mem.set("total_bytes", rounded(r.memory.total()));
+  mem.set("capacity_bytes", rounded(r.memoryCapacityBytes));
+  j.set("memory_breakdown", mem);
+  j.set("memory_bytes_per_device", rounded(r.memory.total()));
+  j.set("fits_in_memory", r.fitsInMemory);
+  Json b = Json::object();
+  b.set("compute_seconds", rounded(r.breakdown.computeSeconds));
+  b.set("memory_seconds", rounded(r.breakdown.memorySeconds));
+  b.set("overhead_seconds", rounded(r.breakdown.overheadSeconds));
+  b.set("communication_seconds", rounded(r.breakdown.communicationSeconds));
+  b.set("bubble_seconds", rounded(r.bubbleSeconds));
+  b.set("tp_comm_seconds", rounded(r.tpCommSeconds));
+  b.set("dp_comm_seconds", rounded(r.dpCommSeconds));
+  b.set("pp_comm_seconds", rounded(r.ppCommSeconds));
+  b.set("ep_comm_seconds", rounded(r.epCommSeconds));
+  b.set("optimizer_seconds", rounded(r.optimizerSeconds));
+  j.set("breakdown", b);
+  j.set("bound", boundName(r.bound));
+  j.set("explanation", r.explanation);
+  j.set("precision_note", r.precisionNote);
+  j.set("price_known", r.priceKnown);
+  j.set("usd_per_hour", r.priceKnown ? rounded(r.usdPerHour) : Json());
+  j.set("usd_per_million_tokens", r.priceKnown ? rounded(r.usdPerMillionTokens) : Json());
+  if (c.trainTokens > 0) {
+    j.set("train_tokens", c.trainTokens);
+    j.set("time_to_tokens_seconds", rounded(r.timeToTokensSeconds));
+    j.set("usd_to_tokens", r.priceKnown ? rounded(r.usdToTokens) : Json());
+  }
+  Json ops = Json::array();
+  for (const auto& l : r.ops) {
+    Json o = Json::object();
+    o.set("name", l.name);
+    o.set("kind", l.kind);
+    o.set("forward_seconds", rounded(l.forwardSeconds));
+    o.set("backward_seconds", rounded(l.backwardSeconds));
+    o.set("utilization", rounded(l.utilization));
+    o.set("bound", boundName(l.bound));
+    ops.push(std::move(o));
+  }
+  j.set("ops", ops);
+  return j;
+}
+
+}  // namespace core::sim

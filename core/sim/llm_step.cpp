@@ -1,0 +1,423 @@
+#include "core/sim/llm_step.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/sim/data_parallel.h"
+#include "core/sim/execution_unit.h"
+#include "core/sim/precision_model.h"
+#include "core/sim/utilization.h"
+
+namespace core::sim {
+namespace {
+
+using util::Precision;
+
+// Seconds of one op: arithmetic and bytes as a roofline, never less than a kernel launch each.
+struct OpTime {
+  double compute = 0, memory = 0, overhead = 0;
+  double seconds() const { return compute + memory + overhead; }
+  void add(const OpTime& o) {
+    compute += o.compute;
+    memory += o.memory;
+    overhead += o.overhead;
+  }
+  OpTime scaled(double k) const { return {compute * k, memory * k, overhead * k}; }
+};
+
+OpTime roofline(double flops, double flopsPerSecond, double bytes, double bytesPerSecond, int kernels, double launch) {
+  OpTime t;
+  const double c = flopsPerSecond > 0 ? flops / flopsPerSecond : 0.0;
+  const double m = bytesPerSecond > 0 ? bytes / bytesPerSecond : 0.0;
+  if (c >= m) t.compute = c;
+  else t.memory = m;
+  t.overhead = std::max(0.0, kernels * launch - t.seconds());  // launches a short kernel cannot hide
+  return t;
+}
+
+double matmulUtilization(const LlmUnit& u, double rows, double cols, double contraction) {
+  const GemmShape g{rows, cols, contraction};
+  return u.systolic ? systolicUtilization(g, u.tile) : tiledUtilization(g, u.tile, u.units, u.tileMin);
+}
+
+struct Shard {
+  double rows, contraction;
+};
+
+Shard shardOf(const TransformerOp& op, int tp) {
+  if (!op.splitByTp || tp <= 1) return {op.rows, op.contraction};
+  return op.splitContraction ? Shard{op.rows, op.contraction / tp} : Shard{op.rows / tp, op.contraction};
+}
+
+// Forward and backward of one op for `tokens` tokens of one micro-batch on one chip.
+struct PassTimes {
+  OpTime forward, backward;
+};
+
+PassTimes matmulTimes(const TransformerOp& op, const TransformerWork& w, const LlmUnit& u, const ParallelPlan& p,
+                      double tokens) {
+  const Shard s = shardOf(op, p.tp);
+  const double n = tokens * op.tokenShare * op.repeat;  // token-rows this chip multiplies
+  const auto& spec = *w.spec;
+  // A mixture of experts splits the tokens over the chip's experts: narrower matmuls.
+  const double perExpert = spec.experts > 1 && op.repeat > 1
+                               ? n / std::max(1.0, static_cast<double>(spec.experts) / std::max(1, p.ep))
+                               : n;
+  const double util = std::max(1e-3, matmulUtilization(u, s.rows, perExpert, s.contraction));
+  const double flops = 2.0 * s.rows * s.contraction * n;
+  const double localExperts = spec.experts > 1 && op.repeat > 1 ? std::max(1.0, double(spec.experts) / p.ep) : 1.0;
+  const double weights = s.rows * s.contraction * localExperts;
+  // fp8 casts of the operands: fused into the producing norm/activation by fusing stacks
+  // (Transformer Engine, XLA), a kernel of their own otherwise.
+  const double castBytes = u.fp8 ? (u.fusesElementwise ? 1.0 : 3.0) : 0.0;
+  const double bytesF = weights * u.matmulInputBytes + n * (s.contraction * (u.matmulInputBytes + castBytes) + s.rows * u.actBytes);
+  PassTimes t;
+  t.forward = roofline(flops, u.matmulFlops * util, bytesF, u.memBytesPerSecond, 1, u.launchSeconds);
+  // Backward: the input gradient, and the weight gradient unless the weight is frozen (LoRA).
+  const double k = op.frozen ? 1.0 : 2.0;
+  t.backward = roofline(k * flops, u.matmulFlops * util, k * bytesF, u.memBytesPerSecond, op.frozen ? 1 : 2, u.launchSeconds);
+  return t;
+}
+
+PassTimes attentionTimes(const TransformerWork& w, const LlmUnit& u, const ParallelPlan& p, double sequences,
+                         bool unfused, double* scoreElementsSaved) {
+  const auto& spec = *w.spec;
+  const double T = w.seqLen, heads = static_cast<double>(spec.heads) / p.tp, hd = spec.headDim;
+  PassTimes t;
+  if (!unfused) {
+    // FlashAttention-style: tiles of the scores never leave the chip; causal tiles above the
+    // diagonal are skipped.
+    const double flops = 4.0 * sequences * T * T * hd * heads * (w.causal ? 0.5 : 1.0);
+    const double bytes = sequences * T * (spec.qkvWidth() + spec.attentionWidth()) / p.tp * u.actBytes;
+    t.forward = roofline(flops, u.attentionFlops * kFusedAttentionForwardShare, bytes, u.memBytesPerSecond, 1,
+                         u.launchSeconds);
+    t.backward = roofline(kAttentionBackwardFlopRatio * flops, u.attentionFlops * kFusedAttentionBackwardShare,
+                          2 * bytes, u.memBytesPerSecond, 1, u.launchSeconds);
+    *scoreElementsSaved = 0;
+    return t;
+  }
+  // Unfused (eager): two batched matmuls per head over the whole T x T (the mask is applied, not
+  // skipped), and the scores written, scaled, masked, soft-maxed (and dropped out) in memory.
+  const double batches = sequences * heads;
+  const double flopsQk = 2.0 * batches * T * T * hd, flopsAv = flopsQk;
+  const double utilQk = std::max(1e-3, matmulUtilization(u, T, T, hd));
+  const double utilAv = std::max(1e-3, matmulUtilization(u, hd, T, T));
+  const double passes = spec.bias ? 7.0 : 5.0;  // write S, scale+mask r/w, softmax r/w, (dropout r/w), read P
+  const double scoreBytes = batches * T * T * u.actBytes * passes;
+  const double qkvBytes = sequences * T * (spec.qkvWidth() + spec.attentionWidth()) / p.tp * u.actBytes;
+  OpTime qk = roofline(flopsQk, u.attentionFlops * utilQk, qkvBytes, u.memBytesPerSecond, 1, u.launchSeconds);
+  OpTime av = roofline(flopsAv, u.attentionFlops * utilAv, qkvBytes, u.memBytesPerSecond, 1, u.launchSeconds);
+  OpTime sm = roofline(0, 0, scoreBytes, u.memBytesPerSecond, spec.bias ? 4 : 3, u.launchSeconds);
+  t.forward = qk;
+  t.forward.add(av);
+  t.forward.add(sm);
+  t.backward = t.forward.scaled(2.0);
+  *scoreElementsSaved = batches * T * T * (spec.bias ? 2.0 : 1.0);  // P (and the dropout mask)
+  return t;
+}
+
+PassTimes elementwiseTimes(const TransformerOp& op, const LlmUnit& u, const ParallelPlan& p, double tokens) {
+  const double elements = (u.fusesElementwise ? op.fusedElements : op.elements) * op.repeat * op.tokenShare;
+  // With sequence parallelism every token-wise op is split over the tensor-parallel ranks.
+  const double bytes = elements * tokens / p.tp * (op.name == "cross_entropy" ? 4.0 : u.actBytes);
+  PassTimes t;
+  const int kernels = elements > 0 ? 1 : 0;
+  t.forward = roofline(0, 0, bytes, u.memBytesPerSecond, kernels, u.launchSeconds);
+  t.backward = roofline(0, 0, 2 * bytes, u.memBytesPerSecond, kernels, u.launchSeconds);
+  return t;
+}
+
+// The forward/backward time of a list of ops for one micro-batch, with the ops' rows.
+struct ListTimes {
+  OpTime forward, backward;
+  double scoreElementsSaved = 0;  // per micro-batch, one layer (unfused attention)
+};
+
+ListTimes listTimes(const std::vector<TransformerOp>& ops, const TransformerWork& w, const LlmUnit& u,
+                    const ParallelPlan& p, double sequences, std::vector<LayerSeconds>* rows, const std::string& prefix) {
+  ListTimes out;
+  const double tokens = sequences * w.seqLen;
+  const bool unfused = !u.fusedAttention;
+  for (const auto& op : ops) {
+    PassTimes t;
+    switch (op.kind) {
+      case OpKind::Matmul: t = matmulTimes(op, w, u, p, tokens); break;
+      case OpKind::Attention: t = attentionTimes(w, u, p, sequences, unfused, &out.scoreElementsSaved); break;
+      case OpKind::Elementwise: t = elementwiseTimes(op, u, p, tokens); break;
+    }
+    out.forward.add(t.forward);
+    out.backward.add(t.backward);
+    if (!rows) continue;
+    LayerSeconds ls;
+    ls.name = prefix + op.name;
+    ls.kind = op.kind == OpKind::Matmul ? "matmul" : op.kind == OpKind::Attention ? "attention" : "elementwise";
+    ls.forwardSeconds = t.forward.seconds();
+    ls.backwardSeconds = t.backward.seconds();
+    if (op.kind == OpKind::Matmul) {
+      const Shard s = shardOf(op, p.tp);
+      ls.utilization = matmulUtilization(u, s.rows, tokens * op.tokenShare * op.repeat, s.contraction);
+    } else {
+      ls.utilization = 1.0;
+    }
+    const double c = t.forward.compute + t.backward.compute, m = t.forward.memory + t.backward.memory,
+                 o = t.forward.overhead + t.backward.overhead;
+    ls.bound = o > c && o > m ? Bound::Overhead : m > c ? Bound::Memory : Bound::Compute;
+    rows->push_back(std::move(ls));
+  }
+  // LoRA adapters: two thin matmuls per attention projection; bandwidth-bound at rank 16.
+  if (w.finetune == Finetune::Lora && &ops == &w.block) {
+    const auto& s = *w.spec;
+    const double elems = 2.0 * (4.0 * s.dModel + 2.0 * s.attentionWidth() + 2.0 * s.kvHeads * s.headDim) / p.tp;
+    const double bytes = elems * tokens * u.actBytes;
+    OpTime f = roofline(0, 0, bytes, u.memBytesPerSecond, 8, u.launchSeconds);
+    out.forward.add(f);
+    out.backward.add(f.scaled(2.0));
+  }
+  return out;
+}
+
+double ringAllReduce(double bytes, int n, double bw, double latency) {
+  return ringAllReduceSeconds(bytes, n, bw, latency);
+}
+
+// The link a group of `n` ranks, `stride` chips apart, runs on, as one all-reduce of `bytes`.
+double groupAllReduce(double bytes, int n, int stride, const LlmUnit& u) {
+  if (n <= 1 || bytes <= 0) return 0.0;
+  const int perNode = std::max(1, u.chipsPerNode / std::max(1, stride));  // group members sharing a node
+  if (perNode >= n || u.interBytesPerSecond <= 0) return ringAllReduce(bytes, n, u.intraBytesPerSecond, u.latencySeconds);
+  if (perNode <= 1) return ringAllReduce(bytes, n, u.interBytesPerSecond, u.latencySeconds);
+  return hierarchicalAllReduceSeconds(bytes, n, perNode, u.intraBytesPerSecond, u.interBytesPerSecond,
+                                      u.latencySeconds);
+}
+
+double linkFor(int span, const LlmUnit& u) {
+  return span <= u.chipsPerNode || u.interBytesPerSecond <= 0 ? u.intraBytesPerSecond : u.interBytesPerSecond;
+}
+
+struct StageParams {
+  double first = 0, last = 0;  // parameters of the first and last stage (before the TP split)
+};
+
+StageParams stageParams(const TransformerWork& w, const ParallelPlan& p) {
+  const auto& s = *w.spec;
+  const double layersPerStage = std::ceil(static_cast<double>(s.layers) / p.pp);
+  double layer = static_cast<double>(s.layerParams());
+  if (s.experts > 1) layer -= static_cast<double>(s.experts - s.experts / std::max(1, p.ep)) * s.ffnParams();
+  const double body = layersPerStage * layer;
+  StageParams sp;
+  sp.first = body + static_cast<double>(s.embeddingParams());
+  sp.last = body + static_cast<double>(s.headParams());
+  // A tied head on its own stage keeps a copy of the embedding.
+  if (s.tiedEmbeddings) sp.last += p.pp > 1 ? static_cast<double>(s.vocab) * s.dModel : 0.0;
+  if (p.pp == 1) sp.first = sp.last = body + static_cast<double>(s.embeddingParams() + s.headParams());
+  return sp;
+}
+
+}  // namespace
+
+LlmUnit resolveLlmUnit(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw, Precision precision) {
+  const StackDefaults def = stackDefaults(d.kind);
+  LlmUnit u;
+  u.id = d.id;
+  u.kind = d.kind;
+  u.chipsPerDevice = std::max(1, d.chipsPerDevice);
+  const double chips = u.chipsPerDevice;
+  const PeakChoice peak = peakFor(d, precision);
+  u.precisionNote = peak.note;
+  u.peakFlops = peak.tflops * 1e12 / chips;
+  u.fp8 = precision == Precision::FP8 && d.peakTflopsFp8.has_value();
+  double eff = sw.matmulEfficiency.value_or(kDefaultMatmulEfficiency);
+  // fp32 on a GPU's CUDA cores (no TF32): SGEMM's own efficiency.
+  if (precision == Precision::FP32 && d.kind == hw::DeviceKind::Gpu && sw.gemmEfficiencyFp32) eff = *sw.gemmEfficiencyFp32;
+  u.matmulFlops = u.peakFlops * (u.fp8 ? sw.fp8MatmulEfficiency.value_or(eff) : eff);
+  // Under fp8 the attention core stays in 16 bits.
+  const double attentionPeak = u.fp8 ? peakFor(d, Precision::BF16).tflops * 1e12 / chips : u.peakFlops;
+  u.attentionFlops = attentionPeak * eff;
+  u.memBytesPerSecond = d.memBandwidthGBps * 1e9 / chips * sw.memEfficiency.value_or(def.memEfficiency);
+  u.actBytes = activationBytes(precision);
+  u.matmulInputBytes = u.fp8 ? 1.0 : u.actBytes;
+  u.tile = d.matrixTile.value_or(def.tile);
+  u.tileMin = std::min(u.tile, sw.matrixTileMin.value_or(kMinTile));
+  u.systolic = d.kind == hw::DeviceKind::Tpu;
+  u.units = u.systolic ? 1 : d.computeUnits.value_or(100);
+  u.launchSeconds = d.kind == hw::DeviceKind::Tpu ? 0.0 : sw.kernelLaunchSeconds.value_or(def.kernelLaunchSeconds);
+  u.stepOverheadSeconds = sw.stepOverheadSeconds.value_or(def.stepOverheadSeconds);
+  u.optimizerBytesPerParam = sw.optimizerBytesPerParam.value_or(kFusedAdamBytesPerParam);
+  u.fusesElementwise = d.kind == hw::DeviceKind::Tpu || sw.fusesElementwise.value_or(false);
+  u.fusedAttention = d.kind == hw::DeviceKind::Tpu || sw.fusedAttention.value_or(true);
+  u.overlapsCollectives = sw.allReduce.value_or(hw::AllReduceMode::Bucketed) == hw::AllReduceMode::Bucketed;
+  const double comm = sw.commEfficiency.value_or(kDefaultCommEfficiency);
+  // Device files give interconnects bidirectional per device: a ring moves data one way.
+  u.intraBytesPerSecond = d.interconnectGBps.value_or(0.0) * 1e9 / 2 * comm;
+  u.interBytesPerSecond = d.internodeGBps.value_or(0.0) * 1e9 / chips * comm;
+  u.chipsPerNode = d.devicesPerNode.value_or(1) * u.chipsPerDevice;
+  u.latencySeconds = d.allreduceLatencySeconds.value_or(1e-5);
+  u.capacityBytes = d.memGib * 1024.0 * 1024 * 1024 / chips;
+  u.reserveBytes = sw.frameworkReserveGib.value_or(def.frameworkReserveGib) * 1024.0 * 1024 * 1024;
+  return u;
+}
+
+std::string planProblem(const TransformerWork& w, const ParallelPlan& p, int chips, int globalBatch) {
+  const auto& s = *w.spec;
+  const std::string plan = "plan " + p.text() + ": ";
+  if (p.chips() != chips)
+    return plan + "dp x tp x pp = " + std::to_string(p.chips()) + " but the run has " + std::to_string(chips) + " chips";
+  if (s.heads % p.tp != 0)
+    return plan + "tp=" + std::to_string(p.tp) + " does not divide the " + std::to_string(s.heads) + " heads";
+  if (s.kvHeads % p.tp != 0 && p.tp % s.kvHeads != 0)
+    return plan + "tp=" + std::to_string(p.tp) + " and the " + std::to_string(s.kvHeads) + " KV heads do not divide";
+  if (p.pp > s.layers) return plan + "pp=" + std::to_string(p.pp) + " has more stages than the " + std::to_string(s.layers) + " layers";
+  if (p.ep > 1 && (s.experts % p.ep != 0))
+    return plan + "ep=" + std::to_string(p.ep) + " does not divide the " + std::to_string(s.experts) + " experts";
+  if (p.dp % p.ep != 0) return plan + "ep must divide dp";
+  if (globalBatch % p.dp != 0)
+    return plan + "the global batch " + std::to_string(globalBatch) + " does not split over dp=" + std::to_string(p.dp);
+  if ((globalBatch / p.dp) % p.microBatch != 0)
+    return plan + "micro-batch " + std::to_string(p.microBatch) + " does not divide the " +
+           std::to_string(globalBatch / p.dp) + " sequences per replica";
+  if (p.zero > 0 && p.dp == 1 && p.zero != 0) return plan + "ZeRO shards over data-parallel replicas: dp=1 has none";
+  return "";
+}
+
+MemoryBreakdown planMemory(const TransformerWork& w, const LlmUnit& u, const ParallelPlan& p, int globalBatch) {
+  const auto& s = *w.spec;
+  MemoryBreakdown m;
+  const StageParams sp = stageParams(w, p);
+  const double stage = std::max(sp.first, sp.last) / p.tp;
+  const bool mixed = u.actBytes < 4;
+  const double dp = p.dp;
+  // Mixed precision keeps 16-bit weights and gradients and an fp32 master copy with Adam's two
+  // moments (2 + 2 + 12 bytes a parameter, the ZeRO paper's accounting); fp32 keeps 4 + 4 + 8.
+  const double weightB = mixed ? 2.0 : 4.0, gradB = mixed ? 2.0 : 4.0, optB = mixed ? 12.0 : 8.0;
+  if (w.finetune == Finetune::Lora) {
+    const double adapters = static_cast<double>(w.loraParams) / p.pp / p.tp;
+    m.weightBytes = stage * weightB + adapters * weightB;
+    m.gradientBytes = adapters * gradB / (p.zero >= 2 ? dp : 1.0);
+    m.optimizerBytes = adapters * optB / (p.zero >= 1 ? dp : 1.0);
+    if (p.zero >= 3) m.weightBytes /= dp;
+  } else {
+    m.weightBytes = stage * weightB / (p.zero >= 3 ? dp : 1.0);
+    m.gradientBytes = stage * gradB / (p.zero >= 2 ? dp : 1.0);
+    m.optimizerBytes = stage * optB / (p.zero >= 1 ? dp : 1.0);
+  }
+  // Activations: what one layer keeps per token, for the layers of a stage and the micro-batches
+  // in flight (1F1B: the first stage holds pp of them).
+  double perToken = 0;
+  for (const auto& op : w.block) perToken += op.savedElements * op.repeat;
+  perToken /= p.tp;  // tensor + sequence parallel shard every saved tensor
+  const double sequences = p.microBatch;
+  const double tokens = sequences * w.seqLen;
+  double scores = 0;
+  if (!u.fusedAttention && p.recompute == Recompute::None)
+    scores = sequences * s.heads / p.tp * static_cast<double>(w.seqLen) * w.seqLen * (s.bias ? 2.0 : 1.0);
+  const double perLayer = (perToken * tokens + scores) * u.actBytes;
+  const double layersPerStage = std::ceil(static_cast<double>(s.layers) / p.pp);
+  const int microBatches = globalBatch / p.dp / p.microBatch;
+  const double inFlight = p.pp > 1 ? std::min<double>(p.pp, microBatches) : 1.0;
+  double kept = 0;
+  if (p.recompute == Recompute::Full)  // each layer's input, plus one layer re-run at a time
+    kept = layersPerStage * inFlight * tokens * s.dModel / p.tp * u.actBytes + perLayer;
+  else
+    kept = layersPerStage * inFlight * perLayer;
+  // The logits and their fp32 gradient on the last stage (vocabulary-parallel over tp).
+  double logits = 0;
+  for (const auto& op : w.post)
+    if (op.kind == OpKind::Matmul) logits = tokens * op.tokenShare * op.rows / (op.splitByTp ? p.tp : 1) * (u.actBytes + 4.0);
+  m.activationBytes = kept + logits;
+  m.reserveBytes = u.reserveBytes;
+  return m;
+}
+
+PlanCost costPlan(const TransformerWork& w, const LlmUnit& u, const ParallelPlan& p, int globalBatch, bool perOp) {
+  const auto& s = *w.spec;
+  PlanCost c;
+  const double sequences = p.microBatch;
+  const double tokens = sequences * w.seqLen;
+  c.microBatches = globalBatch / p.dp / p.microBatch;
+  const double m = c.microBatches;
+  std::vector<LayerSeconds>* rows = perOp ? &c.ops : nullptr;
+  const ListTimes block = listTimes(w.block, w, u, p, sequences, rows, "block/");
+  const ListTimes pre = listTimes(w.pre, w, u, p, sequences, rows, "");
+  const ListTimes post = listTimes(w.post, w, u, p, sequences, rows, "");
+  const double layersPerStage = std::ceil(static_cast<double>(s.layers) / p.pp);
+
+  // The slowest stage: its layers plus the embedding (first) or the head (last).
+  OpTime fwd = block.forward.scaled(layersPerStage), bwd = block.backward.scaled(layersPerStage);
+  const OpTime ends = p.pp == 1 ? OpTime{pre.forward.compute + post.forward.compute, pre.forward.memory + post.forward.memory,
+                                          pre.forward.overhead + post.forward.overhead}
+                                : (pre.forward.seconds() > post.forward.seconds() ? pre.forward : post.forward);
+  const OpTime endsB = p.pp == 1 ? OpTime{pre.backward.compute + post.backward.compute,
+                                          pre.backward.memory + post.backward.memory,
+                                          pre.backward.overhead + post.backward.overhead}
+                                 : (pre.backward.seconds() > post.backward.seconds() ? pre.backward : post.backward);
+  fwd.add(ends);
+  bwd.add(endsB);
+  OpTime recompute;
+  if (p.recompute == Recompute::Full) recompute = block.forward.scaled(layersPerStage);
+  if (p.recompute == Recompute::Selective && !u.fusedAttention) {
+    // Re-run the attention core's forward for its backward: about a third of its time.
+    for (const auto& op : w.block)
+      if (op.kind == OpKind::Attention) {
+        double unused = 0;
+        const PassTimes t = attentionTimes(w, u, p, sequences, true, &unused);
+        recompute.add(t.forward.scaled(layersPerStage));
+      }
+  }
+
+  // Tensor parallel: two all-reduces (or reduce-scatter + all-gather) per layer forward, two
+  // backward, two more when the forward is recomputed; on NVLink/ICI when tp fits a node.
+  double tp = 0;
+  if (p.tp > 1) {
+    const double bytes = tokens * s.dModel * u.actBytes;
+    const double one = ringAllReduceSeconds(bytes, p.tp, linkFor(p.tp, u), u.latencySeconds);
+    const double perLayer = one * (p.recompute == Recompute::Full ? 6.0 : 4.0);
+    tp = perLayer * layersPerStage * (u.overlapsCollectives && u.fusesElementwise ? 1.0 - kTensorParallelOverlapShare : 1.0);
+  }
+  // Pipeline: each micro-batch's activations cross a stage boundary forward, gradients back.
+  double ppComm = 0;
+  if (p.pp > 1) ppComm = 2.0 * tokens * s.dModel / p.tp * u.actBytes / linkFor(p.tp * p.pp, u);
+  // Expert parallel: dispatch and combine all-to-all per layer, forward and backward.
+  double ep = 0;
+  if (p.ep > 1) {
+    const double bytes = tokens * s.expertsPerToken * s.dModel * u.actBytes * (p.ep - 1.0) / p.ep;
+    ep = 4.0 * layersPerStage * bytes / linkFor(p.ep * p.tp * p.pp, u);
+  }
+  c.microBatchSeconds = fwd.seconds() + bwd.seconds() + recompute.seconds() + tp + ppComm + ep;
+  const double slots = m + p.pp - 1;  // 1F1B: m micro-batches plus the fill and drain
+  c.bubbleSeconds = (p.pp - 1) * c.microBatchSeconds;
+  c.computeSeconds = slots * (fwd.compute + bwd.compute + recompute.compute);
+  c.memorySeconds = slots * (fwd.memory + bwd.memory + recompute.memory);
+  c.overheadSeconds = slots * (fwd.overhead + bwd.overhead + recompute.overhead);
+  c.tpCommSeconds = slots * tp;
+  c.ppCommSeconds = slots * ppComm;
+  c.epCommSeconds = slots * ep;
+  const double pipeline = slots * c.microBatchSeconds;
+
+  // Data parallel: the gradients of this chip's shard reduced once per step (ZeRO-3 also
+  // gathers the weights before each micro-batch's forward and backward).
+  const StageParams sp = stageParams(w, p);
+  const double chipParams = std::max(sp.first, sp.last) / p.tp;
+  const double trainable = w.finetune == Finetune::Lora ? static_cast<double>(w.loraParams) / p.pp / p.tp : chipParams;
+  const double gradBytes = trainable * (u.actBytes < 4 ? 2.0 : 4.0);
+  const int stride = p.tp * p.pp;
+  double dpComm = groupAllReduce(gradBytes, p.dp, stride, u);
+  double window = bwd.compute + bwd.memory;  // the last micro-batch's backward
+  if (p.zero >= 3 && p.dp > 1) {
+    const double weightBytes = chipParams * (u.actBytes < 4 ? 2.0 : 4.0);
+    dpComm += 2.0 * m * groupAllReduce(weightBytes, p.dp, stride, u) / 2.0;  // all-gather: half an all-reduce
+    window = c.computeSeconds + c.memorySeconds;
+  }
+  c.dpCommTotalSeconds = dpComm;
+  c.dpCommSeconds = u.overlapsCollectives ? exposedCommunicationSeconds(dpComm, window, false) : dpComm;
+  // Adam over the parameters this chip updates (its ZeRO shard).
+  const double updated = trainable / (p.zero >= 1 ? p.dp : 1.0);
+  c.optimizerSeconds = updated * u.optimizerBytesPerParam / u.memBytesPerSecond;
+  c.overheadSeconds += u.stepOverheadSeconds;
+  c.stepSeconds = pipeline + c.dpCommSeconds + c.optimizerSeconds + u.stepOverheadSeconds;
+
+  c.memory = planMemory(w, u, p, globalBatch);
+  c.fits = c.memory.total() <= u.capacityBytes;
+  return c;
+}
+
+}  // namespace core::sim

@@ -1,0 +1,96 @@
+#pragma once
+// One training step of a transformer under a parallel plan, on one chip of a resolved device:
+// every op of the model (llm_workload) timed as a roofline at its tensor-parallel shape, the
+// 1F1B pipeline and its bubble, the tensor-, pipeline-, expert- and data-parallel traffic on the
+// link it crosses (within a node or between nodes) with what frameworks overlap, the optimizer
+// update, and the memory each chip holds. Pure functions; the planner (llm_simulator) calls
+// them for every candidate plan.
+#include <string>
+#include <vector>
+
+#include "core/hw/device_spec.h"
+#include "core/hw/software_figures.h"
+#include "core/sim/llm_workload.h"
+#include "core/sim/parallel_plan.h"
+#include "core/sim/sim_report.h"
+
+namespace core::sim {
+
+// FlashAttention-2 (Dao 2023, figs. 5-7) reaches about 70% of an A100's peak forward and 55%
+// backward where cuBLAS matmuls reach about 80%: the fused attention core runs at these shares
+// of the stack's matmul efficiency.
+inline constexpr double kFusedAttentionForwardShare = 0.85;
+inline constexpr double kFusedAttentionBackwardShare = 0.7;
+// A fused attention backward re-computes the scores and does five matmuls to the forward's two.
+inline constexpr double kAttentionBackwardFlopRatio = 2.5;
+// Share of tensor-parallel collectives hidden behind matmuls by stacks that overlap them
+// (Megatron-Core's tp-comm-overlap, XLA's async collectives); other stacks expose them.
+inline constexpr double kTensorParallelOverlapShare = 0.5;
+// Of the stack's defaults when it leaves the transformer figures out.
+inline constexpr double kDefaultMatmulEfficiency = 0.6;
+inline constexpr double kDefaultCommEfficiency = 0.75;
+
+// One chip of a device under a stack at a precision: the rates the step model uses.
+struct LlmUnit {
+  std::string id;
+  hw::DeviceKind kind = hw::DeviceKind::Gpu;
+  int chipsPerDevice = 1;
+  double peakFlops = 0;        // per chip at the precision (nominal, for MFU)
+  double matmulFlops = 0;      // per chip: peak x matmul efficiency (fp8 matmuls under fp8)
+  double attentionFlops = 0;   // per chip: the attention core's rate (16-bit under fp8)
+  double memBytesPerSecond = 0;  // per chip, effective
+  double actBytes = 2;         // bytes per activation element
+  double matmulInputBytes = 2; // bytes per matmul operand (1 under fp8)
+  bool fp8 = false;
+  int tile = 128, tileMin = 16, units = 1;
+  bool systolic = false;
+  double launchSeconds = 0;     // per kernel
+  double stepOverheadSeconds = 0;
+  double optimizerBytesPerParam = 28;
+  bool fusesElementwise = false;
+  bool fusedAttention = true;
+  bool overlapsCollectives = true;  // bucketed data-parallel reduction, overlapped TP
+  double intraBytesPerSecond = 0;   // per chip, one direction, effective
+  double interBytesPerSecond = 0;   // per chip between nodes, effective (0: no network)
+  int chipsPerNode = 1;             // chips one intra-node link domain holds
+  double latencySeconds = 1e-5;     // per collective hop
+  double capacityBytes = 0;         // per chip
+  double reserveBytes = 0;          // per chip, the runtime's
+  std::string precisionNote;
+};
+
+// Throws core::util::Error naming the device when no peak applies at the precision.
+LlmUnit resolveLlmUnit(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw, util::Precision precision);
+
+struct MemoryBreakdown {
+  double weightBytes = 0, gradientBytes = 0, optimizerBytes = 0, activationBytes = 0, reserveBytes = 0;
+  double total() const { return weightBytes + gradientBytes + optimizerBytes + activationBytes + reserveBytes; }
+};
+
+struct PlanCost {
+  double stepSeconds = 0;
+  double computeSeconds = 0;    // matmul and attention arithmetic, all micro-batches (incl. recompute)
+  double memorySeconds = 0;     // bandwidth-bound ops (norms, activations, casts, small matmuls)
+  double overheadSeconds = 0;   // kernel launches beyond the work and the per-step overhead
+  double bubbleSeconds = 0;     // pipeline fill and drain
+  double tpCommSeconds = 0, ppCommSeconds = 0, epCommSeconds = 0;  // exposed
+  double dpCommSeconds = 0;     // exposed
+  double dpCommTotalSeconds = 0;
+  double optimizerSeconds = 0;
+  double microBatchSeconds = 0; // one micro-batch through the slowest stage, forward + backward
+  int microBatches = 0;
+  MemoryBreakdown memory;       // per chip (the fullest stage)
+  bool fits = true;
+  std::vector<LayerSeconds> ops;  // one block's ops and the head's, per micro-batch
+};
+
+// Why `p` cannot run `w` at `globalBatch` on `chips` chips ("" when it can): the product of the
+// parallel degrees, divisibility of heads, layers, experts and batch.
+std::string planProblem(const TransformerWork& w, const ParallelPlan& p, int chips, int globalBatch);
+
+MemoryBreakdown planMemory(const TransformerWork& w, const LlmUnit& u, const ParallelPlan& p, int globalBatch);
+
+// The step under plan `p` (planProblem(...) must be empty). `perOp` fills PlanCost::ops.
+PlanCost costPlan(const TransformerWork& w, const LlmUnit& u, const ParallelPlan& p, int globalBatch, bool perOp);
+
+}  // namespace core::sim

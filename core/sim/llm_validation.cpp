@@ -1,0 +1,188 @@
+#include "core/sim/llm_validation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include "core/nn/transformer_spec.h"
+#include "core/sim/llm_simulator.h"
+#include "core/util/csv.h"
+#include "core/util/error.h"
+#include "core/util/files.h"
+
+namespace core::sim {
+
+const char* const kLlmValidationRules =
+    "Rules for calibration-llm.csv rows (each row is run as published; nothing is fitted per row):\n"
+    "  model, device, count (GPUs, or TPU boards of 4 or 8 chips), batch (global, sequences),\n"
+    "  seq_len, precision (fp8 = fp8 matmuls, bf16 elsewhere), stack, finetune (lora: rank 16 on\n"
+    "  q, k, v, o). The parallel plan is the simulator's own choice (--parallel auto): the fastest\n"
+    "  plan that fits; a plan a row's notes name is not used.\n"
+    "Metrics: tokens_per_second and samples_per_second (whole system), step_seconds (the whole\n"
+    "step; 'without the optimizer step' in the notes: forward + backward only), mfu (model FLOPs\n"
+    "6 N + 12 L d T per token, against the dense peak of the precision).\n"
+    "Error = |predicted - published| / published. Families: the device's generation.\n";
+
+namespace {
+
+using util::Error;
+
+const std::vector<std::string> kColumns = {"id",    "model",     "dataset",  "device", "count",
+                                           "batch", "seq_len",   "precision", "stack", "finetune",
+                                           "metric", "value",    "notes",    "source"};
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+ErrorStats summarise(const std::string& family, const std::vector<const LlmRowResult*>& rows) {
+  ErrorStats s;
+  s.family = family;
+  std::vector<double> errors;
+  for (const auto* r : rows)
+    if (r->ok) errors.push_back(r->absPctError);
+  s.rows = static_cast<int>(errors.size());
+  s.medianAbsPct = median(errors);
+  double sum = 0;
+  for (double e : errors) sum += e;
+  s.meanAbsPct = errors.empty() ? 0 : sum / errors.size();
+  return s;
+}
+
+int positiveInt(const std::string& v, const std::string& where) {
+  try {
+    std::size_t used = 0;
+    const long long x = std::stoll(v, &used);
+    if (used == v.size() && x >= 1 && x <= (1LL << 30)) return static_cast<int>(x);
+  } catch (const std::exception&) {
+  }
+  throw Error(where + ": '" + v + "' is not a whole number of at least 1");
+}
+
+}  // namespace
+
+bool isLlmReferenceCsv(const std::string& text) {
+  const std::string header = text.substr(0, text.find('\n'));
+  return header.find("seq_len") != std::string::npos && header.find("finetune") != std::string::npos;
+}
+
+std::vector<LlmReferenceRow> parseLlmReferenceCsv(const std::string& text, const std::string& path) {
+  std::vector<int> lines;
+  const auto table = util::parseCsv(text, path, lines);
+  if (table.empty()) throw Error(path + ": empty file (expected the header of calibration-llm.csv)");
+  std::map<std::string, std::size_t> col;
+  for (std::size_t i = 0; i < table[0].size(); ++i) col[table[0][i]] = i;
+  for (const auto& name : kColumns)
+    if (!col.count(name)) throw Error(path + ":1: missing column '" + name + "'");
+  std::vector<LlmReferenceRow> rows;
+  for (std::size_t r = 1; r < table.size(); ++r) {
+    const auto& f = table[r];
+    const std::string at = path + ":" + std::to_string(lines[r]);
+    if (f.size() != table[0].size())
+      throw Error(at + ": " + std::to_string(f.size()) + " fields, the header has " + std::to_string(table[0].size()));
+    auto field = [&](const char* name) { return f[col.at(name)]; };
+    LlmReferenceRow row;
+    row.line = lines[r];
+    row.id = field("id");
+    row.model = field("model");
+    row.dataset = field("dataset");
+    row.device = field("device");
+    row.count = positiveInt(field("count"), at + ": count");
+    row.batch = positiveInt(field("batch"), at + ": batch");
+    row.seqLen = positiveInt(field("seq_len"), at + ": seq_len");
+    const auto p = util::parsePrecision(field("precision"));
+    if (!p) throw Error(at + ": precision: unknown precision '" + field("precision") + "' (fp32, tf32, fp16, bf16, fp8)");
+    row.precision = *p;
+    row.stack = field("stack");
+    const std::string ft = field("finetune");
+    if (ft != "" && ft != "lora") throw Error(at + ": finetune: '" + ft + "' must be empty or lora");
+    row.lora = ft == "lora";
+    row.metric = field("metric");
+    if (row.metric != "tokens_per_second" && row.metric != "samples_per_second" && row.metric != "step_seconds" &&
+        row.metric != "mfu")
+      throw Error(at + ": metric: '" + row.metric + "' is not one of tokens_per_second, samples_per_second, "
+                                                    "step_seconds, mfu");
+    try {
+      std::size_t used = 0;
+      row.value = std::stod(field("value"), &used);
+      if (used != field("value").size() || !std::isfinite(row.value) || row.value <= 0) throw std::exception();
+    } catch (const std::exception&) {
+      throw Error(at + ": value: '" + field("value") + "' is not a positive number");
+    }
+    row.notes = field("notes");
+    row.source = field("source");
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::vector<LlmReferenceRow> readLlmReferenceCsv(const std::string& path) {
+  return parseLlmReferenceCsv(util::readFile(path), path);
+}
+
+std::string shippedLlmCalibrationCsv() {
+  return (std::filesystem::path(util::resourceDir()) / "calibration" / "calibration-llm.csv").string();
+}
+
+LlmValidationResult validateLlmRows(const hw::DeviceCatalog& devices, const hw::StackCatalog& stacks,
+                                    const std::vector<LlmReferenceRow>& rows, const std::string& stackOverride) {
+  LlmValidationResult v;
+  for (const auto& row : rows) {
+    LlmRowResult rr;
+    rr.row = row;
+    try {
+      const hw::DeviceSpec& d = devices.at(row.device);
+      rr.family = d.generation.empty() ? d.id : d.generation;
+      const std::string stackId = !stackOverride.empty() ? stackOverride : row.stack;
+      const hw::StackSpec& stack = stackId.empty() ? stacks.defaultFor(d.kind) : stacks.at(stackId);
+      rr.stack = stack.id;
+      LlmConfig c;
+      c.modelId = row.model;
+      c.deviceId = row.device;
+      c.count = row.count;
+      c.batch = row.batch;
+      c.seqLen = row.seqLen;
+      c.precision = row.precision;
+      c.finetune = row.lora ? Finetune::Lora : Finetune::Full;
+      c.perOp = false;
+      const LlmReport r = simulateLlm(c, d, stack);
+      rr.plan = r.plan.text();
+      rr.explanation = r.explanation;
+      if (row.metric == "tokens_per_second") rr.predicted = r.tokensPerSecond;
+      else if (row.metric == "samples_per_second") rr.predicted = r.samplesPerSecond;
+      else if (row.metric == "mfu") rr.predicted = r.mfu;
+      else if (row.notes.find("without the optimizer step") != std::string::npos)
+        rr.predicted = r.stepSeconds - r.optimizerSeconds - r.stepOverheadSeconds;
+      else rr.predicted = r.stepSeconds;
+      rr.absPctError = std::abs(rr.predicted - row.value) / row.value * 100.0;
+      if (!r.fitsInMemory) {
+        rr.ok = false;
+        rr.error = "the simulator finds no plan that fits in memory (" + rr.plan + ")";
+      }
+    } catch (const std::exception& e) {
+      rr.ok = false;
+      rr.error = e.what();
+    }
+    if (!rr.ok) ++v.unsupported;
+    v.rows.push_back(std::move(rr));
+  }
+  std::map<std::string, std::vector<const LlmRowResult*>> byFamily, byStack, byStackFamily;
+  std::vector<const LlmRowResult*> all;
+  for (const auto& r : v.rows) {
+    byFamily[r.family].push_back(&r);
+    byStack[r.stack].push_back(&r);
+    byStackFamily[r.stack + " / " + r.family].push_back(&r);
+    all.push_back(&r);
+  }
+  for (const auto& [k, rs] : byFamily) v.families.push_back(summarise(k, rs));
+  for (const auto& [k, rs] : byStack) v.stacks.push_back(summarise(k, rs));
+  for (const auto& [k, rs] : byStackFamily) v.stackFamilies.push_back(summarise(k, rs));
+  v.overall = summarise("all", all);
+  return v;
+}
+
+}  // namespace core::sim
