@@ -56,6 +56,7 @@ const std::vector<FigureDef>& figureTable() {
       ACCELLAB_FIG("device_jpeg_mbps", deviceJpegMBps, Check::Positive, 1.0, 1e6),
       ACCELLAB_FIG("matrix_tile_min", matrixTileMin, Check::Tile, 1.0, 4096.0),
       ACCELLAB_FIG("matmul_efficiency", matmulEfficiency, Check::Fraction, 0.01, 1.0),
+      ACCELLAB_FIG("matmul_efficiency_fp32", matmulEfficiencyFp32, Check::Fraction, 0.01, 1.0),
       ACCELLAB_FIG("fp8_matmul_efficiency", fp8MatmulEfficiency, Check::Fraction, 0.01, 1.0),
       ACCELLAB_FIG("comm_efficiency", commEfficiency, Check::Fraction, 0.05, 1.0),
       FigureDef{"fused_attention", Check::Flag, 0, 1, [](SoftwareFigures& f, double v) { f.fusedAttention = v != 0; },

@@ -228,7 +228,9 @@ LlmUnit resolveLlmUnit(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw, P
   u.fp8 = precision == Precision::FP8 && d.peakTflopsFp8.has_value();
   double eff = sw.matmulEfficiency.value_or(kDefaultMatmulEfficiency);
   // fp32 on a GPU's CUDA cores (no TF32): SGEMM's own efficiency.
-  if (precision == Precision::FP32 && d.kind == hw::DeviceKind::Gpu && sw.gemmEfficiencyFp32) eff = *sw.gemmEfficiencyFp32;
+  if (precision == Precision::FP32 && d.kind == hw::DeviceKind::Gpu && d.peakTflopsFp32 &&
+      peak.tflops == *d.peakTflopsFp32)
+    eff = sw.matmulEfficiencyFp32.value_or(eff);
   u.matmulFlops = u.peakFlops * (u.fp8 ? sw.fp8MatmulEfficiency.value_or(eff) : eff);
   // Under fp8 the attention core stays in 16 bits.
   const double attentionPeak = u.fp8 ? peakFor(d, Precision::BF16).tflops * 1e12 / chips : u.peakFlops;
