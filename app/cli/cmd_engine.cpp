@@ -9,6 +9,7 @@
 #include "app/cli/engine_options.h"
 #include "core/data/dataset_info.h"
 #include "core/data/dataset_loader.h"
+#include "core/nn/transformer_spec.h"
 #include "core/nn/zoo.h"
 #include "core/util/error.h"
 #include "core/util/json.h"
@@ -93,6 +94,36 @@ int cmdModels(const CommandArgs& args, std::ostream& out, std::ostream&) {
     } else {
       text << std::left << std::setw(14) << m.id << std::right << std::setw(13) << withThousands(s.totalParams())
            << " params  " << m.description << (m.reference ? " [reference]" : "") << "\n";
+    }
+  }
+  // The transformers: simulated at LLM scale from their dimensions (accellab-cli simulate).
+  if (format == "text") text << "\nTransformers (simulate them at LLM scale: --seq-len, --parallel, --finetune):\n";
+  for (const auto& t : core::nn::referenceTransformers()) {
+    if (format == "json") {
+      Json j = Json::object();
+      j.set("id", t.id);
+      j.set("description", t.name);
+      j.set("transformer", core::nn::transformerKindName(t.kind));
+      j.set("default_dataset", t.kind == core::nn::TransformerKind::Vision ? "imagenet" : "text");
+      j.set("params", static_cast<long long>(t.params()));
+      j.set("layers", t.layers);
+      j.set("d_model", t.dModel);
+      j.set("heads", t.heads);
+      j.set("kv_heads", t.kvHeads);
+      j.set("ffn", t.ffn);
+      j.set("ffn_kind", core::nn::ffnKindName(t.ffnKind));
+      j.set("vocab", t.vocab);
+      j.set("default_seq_len", t.tokensPerSample(0));
+      if (t.experts > 1) {
+        j.set("experts", t.experts);
+        j.set("experts_per_token", t.expertsPerToken);
+      }
+      j.set("source", t.source);
+      list.push(std::move(j));
+    } else {
+      text << std::left << std::setw(14) << t.id << std::right << std::setw(17) << withThousands(t.params())
+           << " params  " << t.name << " (" << core::nn::transformerKindName(t.kind) << ", " << t.layers << " layers, d "
+           << t.dModel << ", " << t.tokensPerSample(0) << " tokens)\n";
     }
   }
   if (format == "json") out << list.dump(2) << "\n";

@@ -49,5 +49,26 @@ case "$case_name" in
     bad --precision simulate $ok --device v100 --batch 32 --precision fp4 --format json ;;
   missing-reference)
     bad --reference validate --reference "$tmp/does-not-exist.csv" ;;
+  llm-good)  # a transformer at LLM scale, as the README's example runs it
+    "$cli" simulate --model llama3-8b --device h100 --count 8 --batch 128 --seq-len 8192 --precision fp8 \
+      --train-tokens 1e9 --format json >"$tmp/out" 2>"$tmp/err" || fail "the LLM simulate failed"
+    for key in '"tokens_per_second"' '"mfu"' '"plan"' '"memory_breakdown"' '"time_to_tokens_seconds"' '"simulated": true'; do
+      grep -q "$key" "$tmp/out" || fail "no $key in the JSON"
+    done
+    "$cli" simulate --model mixtral-8x7b --device tpu-v5p-8 --count 16 --batch 256 --seq-len 4096 \
+      --finetune lora --format text >"$tmp/out" 2>"$tmp/err" || fail "the MoE LoRA simulate failed"
+    grep -q "tokens/s" "$tmp/out" || fail "no tokens/s in the text" ;;
+  llm-bad)
+    bad --parallel simulate --model llama3-8b --device h100 --count 8 --batch 64 --parallel dp=4,tp=3 --format json
+    bad --parallel simulate --model llama3-8b --device h100 --count 8 --batch 64 --parallel dp=8,tq=1 --format json
+    bad --lora-rank simulate --model llama3-8b --device h100 --batch 64 --lora-rank 8 --format json
+    bad --seq-len simulate --model gpt2-small --device h100 --batch 64 --seq-len 4096 --format json
+    bad --finetune simulate --model llama3-8b --device h100 --batch 64 --finetune qlora --format json
+    bad --dataset simulate --model llama3-8b --dataset imagenet --device h100 --batch 64 --format json ;;
+  llm-validate)
+    "$cli" validate --reference "$(dirname "$0")/../../../resources/calibration/calibration-llm.csv" >"$tmp/out" 2>"$tmp/err" \
+      || fail "validate on calibration-llm.csv failed"
+    grep -q "unsupported rows" "$tmp/out" || fail "no unsupported-rows line"
+    grep -q "^hopper" "$tmp/out" || fail "no hopper family line" ;;
   *) echo "unknown case $case_name"; exit 2 ;;
 esac
