@@ -56,6 +56,12 @@ void setUpPdf(QPdfWriter& writer, const QString& title, QSize size) {
 
 QByteArray renderSvg(ChartBase& chart, QSize size) {
   const ExportLayout layout(chart, size);
+  return renderPlotSvg(*chart.plot(), size, chart.title(), QStringLiteral("AccelLab chart: %1").arg(chart.chartId()));
+}
+
+}  // namespace
+
+QByteArray renderPlotSvg(QCustomPlot& plot, QSize size, const QString& title, const QString& description) {
   QBuffer buffer;
   buffer.open(QIODevice::WriteOnly);
   QSvgGenerator gen;
@@ -63,16 +69,14 @@ QByteArray renderSvg(ChartBase& chart, QSize size) {
   gen.setSize(size);
   gen.setViewBox(QRect(QPoint(0, 0), size));
   gen.setResolution(96);
-  gen.setTitle(chart.title());
-  gen.setDescription(QStringLiteral("AccelLab chart: %1").arg(chart.chartId()));
+  gen.setTitle(title);
+  gen.setDescription(description);
   QCPPainter painter;
   if (!painter.begin(&gen)) return {};
-  chart.plot()->toPainter(&painter, size.width(), size.height());
+  plot.toPainter(&painter, size.width(), size.height());
   painter.end();
   return buffer.data();
 }
-
-}  // namespace
 
 ExportResult writeFileAtomically(const QString& path, const QByteArray& bytes) {
   if (path.isEmpty()) return {QObject::tr("No file name given for the export.")};

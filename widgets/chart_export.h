@@ -4,7 +4,10 @@
 // PDF/SVG are rendered into memory first). Errors come back as messages naming the file.
 #include <QList>
 #include <QSize>
+#include <QByteArray>
 #include <QString>
+
+class QCustomPlot;
 
 namespace widgets {
 
@@ -33,6 +36,9 @@ void copyChartToClipboard(ChartBase& chart);
 // File name for a chart in a folder: "<dir>/<prefix><chartId>.<ext>".
 QString chartFileName(const QString& dir, const ChartBase& chart, ChartFormat format,
                       const QString& prefix = {});
+
+// Any plot as SVG at `size` (what exportChartSvg writes for a ChartBase).
+QByteArray renderPlotSvg(QCustomPlot& plot, QSize size, const QString& title, const QString& description);
 
 // Writes bytes atomically with QSaveFile; error names the file.
 ExportResult writeFileAtomically(const QString& path, const QByteArray& bytes);

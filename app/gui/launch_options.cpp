@@ -21,7 +21,10 @@ struct Parser {
         {"export-dir", QObject::tr("When the run ends, write every chart (PNG, PDF, SVG), the data (CSV, JSON) and a "
                                    "screenshot of the window into DIR."), "DIR"},
         {"quit-when-done", QObject::tr("Quit when the run (and the export) is done; exit code 0 when it finished.")},
-        {"list-presets", QObject::tr("Print the preset ids and titles, then exit.")},
+        {"llm-planner", QObject::tr("Open the LLM training planner with the LLM preset ID (see --list-presets); with "
+                                    "--export-dir, write its charts (PNG), results (CSV, JSON) and a screenshot there."),
+         "ID"},
+        {"list-presets", QObject::tr("Print the preset ids and titles (LLM presets too), then exit.")},
         {{"h", "help"}, QObject::tr("Show this help.")},
         {{"v", "version"}, QObject::tr("Show the version.")},
     });
@@ -48,6 +51,10 @@ LaunchOptions parseLaunchOptions(const QStringList& arguments) {
   LaunchOptions o;
   o.presetId = p.parser.value("preset");
   if (p.parser.isSet("preset") && o.presetId.isEmpty()) throw core::util::Error("--preset: needs an id");
+  o.llmPresetId = p.parser.value("llm-planner");
+  if (p.parser.isSet("llm-planner") && o.llmPresetId.isEmpty()) throw core::util::Error("--llm-planner: needs an LLM preset id");
+  if (!o.llmPresetId.isEmpty() && (!o.presetId.isEmpty() || p.parser.isSet("run")))
+    throw core::util::Error("--llm-planner: not with --preset or --run (the planner simulates; it trains nothing)");
   if (p.parser.isSet("limit")) o.limit = integerOption(p.parser, "limit", 1, 1'000'000'000);
   if (p.parser.isSet("epochs")) o.epochs = static_cast<int>(integerOption(p.parser, "epochs", 1, 100000));
   o.run = p.parser.isSet("run");

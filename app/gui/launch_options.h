@@ -1,6 +1,7 @@
 #pragma once
 // The GUI's command line (for demos and for making slides in batch):
 //   accellab [--preset ID] [--limit N] [--epochs E] [--run] [--export-dir DIR] [--quit-when-done]
+//   accellab --llm-planner ID [--export-dir DIR] [--quit-when-done]
 //   accellab --list-presets | --help | --version
 #include <QString>
 #include <QStringList>
@@ -10,6 +11,7 @@ namespace app::gui {
 
 struct LaunchOptions {
   QString presetId;
+  QString llmPresetId;  // --llm-planner: open the LLM planner with this LLM preset
   std::optional<qint64> limit;
   std::optional<int> epochs;
   bool run = false;

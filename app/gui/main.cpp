@@ -1,4 +1,5 @@
 #include <QApplication>
+#include <QDir>
 #include <QStyle>
 #include <QStyleFactory>
 #include <QTimer>
@@ -6,6 +7,7 @@
 #include <cstring>
 
 #include "app/gui/launch_options.h"
+#include "app/gui/llm_planner_window.h"
 #include "app/gui/main_window.h"
 #include "app/gui/preset.h"
 #include "app/gui/script_runner.h"
@@ -41,6 +43,8 @@ int answerWithoutWindow(int argc, char** argv) {
     for (const auto& p : library.presets())
       std::printf("%s\t%s%s\n", p.id.toUtf8().constData(), p.title.toUtf8().constData(), p.user ? " (yours)" : "");
     for (const auto& e : library.errors()) std::fprintf(stderr, "accellab: skipped %s\n", e.toUtf8().constData());
+    for (const auto& p : app::gui::LlmPlannerWindow::shippedPresets())
+      std::printf("%s\t%s (LLM planner: accellab --llm-planner %s)\n", p.id.c_str(), p.title.c_str(), p.id.c_str());
   }
   return 0;
 }
@@ -68,6 +72,28 @@ int main(int argc, char** argv) {
 
   app::gui::MainWindow window;
   window.show();
+  if (!options.llmPresetId.isEmpty()) {
+    QTimer::singleShot(0, &window, [&window, options] {
+      app::gui::LlmPlannerWindow* planner = window.openLlmPlanner(options.llmPresetId);
+      if (!planner) {
+        std::fprintf(stderr, "accellab: --llm-planner: no LLM preset '%s' (accellab --list-presets lists them)\n",
+                     options.llmPresetId.toUtf8().constData());
+        QApplication::exit(2);
+        return;
+      }
+      if (!options.exportDir.isEmpty()) {
+        QString error;
+        if (!planner->exportAll(options.exportDir, &error) ||
+            !planner->grab().save(QDir(options.exportDir).filePath("llm-window.png"))) {
+          std::fprintf(stderr, "accellab: --export-dir: %s\n", error.toUtf8().constData());
+          QApplication::exit(1);
+          return;
+        }
+      }
+      if (options.quitWhenDone) QApplication::exit(0);
+    });
+    return QApplication::exec();
+  }
   app::gui::ScriptRunner script(&window, options);
   if (!options.presetId.isEmpty() || options.scripted() || options.limit || options.epochs)
     QTimer::singleShot(0, &script, &app::gui::ScriptRunner::start);

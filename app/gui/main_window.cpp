@@ -20,6 +20,7 @@
 #include "app/gui/experiment_model.h"
 #include "app/gui/export_controller.h"
 #include "app/gui/guide_panel.h"
+#include "app/gui/llm_planner_window.h"
 #include "app/gui/message_bar.h"
 #include "app/gui/preferences_dialog.h"
 #include "app/gui/preset_controller.h"
@@ -202,6 +203,13 @@ void MainWindow::createMenus() {
   view->addAction(m_actions.showAllCharts);
   view->addAction(m_actions.presentation);
 
+  QMenu* simulate = menuBar()->addMenu(tr("&Simulate"));
+  QAction* planner = simulate->addAction(tr("&LLM training planner…"), this, [this] { openLlmPlanner(); });
+  planner->setObjectName("llmPlannerAction");
+  planner->setShortcut(QKeySequence(tr("Ctrl+Shift+L")));
+  planner->setStatusTip(tr("Simulate LLM and transformer training (pre-training, LoRA) on today's accelerators: "
+                           "plans, memory, tokens/s and cost"));
+
   QMenu* run = menuBar()->addMenu(tr("&Run"));
   run->addAction(m_actions.run);
   run->addAction(m_actions.pause);
@@ -231,6 +239,18 @@ void MainWindow::createToolBars() {
   chartBar->addAction(m_actions.copyChart);
   chartBar->addAction(m_actions.showAllCharts);
   chartBar->addAction(m_actions.presentation);
+}
+
+LlmPlannerWindow* MainWindow::openLlmPlanner(const QString& presetId) {
+  if (!m_llmPlanner) {
+    m_llmPlanner = new LlmPlannerWindow(m_sim.get(), this);
+    m_llmPlanner->setWindowFlag(Qt::Window);
+  }
+  if (!presetId.isEmpty() && !m_llmPlanner->openPreset(presetId)) return nullptr;
+  m_llmPlanner->show();
+  m_llmPlanner->raise();
+  m_llmPlanner->activateWindow();
+  return m_llmPlanner;
 }
 
 void MainWindow::readSettings() {

@@ -23,6 +23,7 @@ class Appearance;
 class ExperimentModel;
 class ExportController;
 class GuidePanel;
+class LlmPlannerWindow;
 class MessageBar;
 class PresetController;
 class RunController;
@@ -61,6 +62,9 @@ public:
   Appearance* appearance() const { return m_appearance; }
 
   void writeSettings() const;
+  // The LLM training planner (one window, created on first use) showing LLM preset `presetId`
+  // ("" = as it is); nullptr when no preset has that id.
+  LlmPlannerWindow* openLlmPlanner(const QString& presetId = {});
 
 protected:
   void closeEvent(QCloseEvent* event) override;
@@ -97,6 +101,7 @@ private:
   ExportController* m_exportController = nullptr;
   SetupController* m_setupController = nullptr;
   Appearance* m_appearance = nullptr;
+  LlmPlannerWindow* m_llmPlanner = nullptr;
   bool m_closeRequested = false;
 };
 

@@ -1,0 +1,56 @@
+#pragma once
+// The LLM training planner window (Simulate → LLM training planner…): an LlmStudy edited in
+// widgets::LlmPlannerPanel, simulated on every edit (a few milliseconds: each scenario's plan
+// search and its scaling curve), presets from resources/llm-presets, and exports of the charts
+// (PNG/PDF/SVG) and the results (CSV/JSON, every figure marked simulated). GUI thread only.
+#include <QMainWindow>
+#include <QTimer>
+#include <vector>
+
+#include "core/sim/llm_study.h"
+
+class QMenu;
+
+namespace widgets {
+class LlmPlannerPanel;
+}
+
+namespace app::gui {
+
+class SimService;
+
+class LlmPlannerWindow : public QMainWindow {
+  Q_OBJECT
+public:
+  LlmPlannerWindow(const SimService* sim, QWidget* parent = nullptr);
+
+  // The shipped presets (resources/llm-presets/*.json), in file-name order; files that fail
+  // to load are listed in loadErrors().
+  const std::vector<core::sim::LlmStudy>& presets() const { return m_presets; }
+  // The shipped LLM presets, read without a window (for --list-presets); bad files skipped.
+  static std::vector<core::sim::LlmStudy> shippedPresets(QStringList* errors = nullptr);
+  QStringList loadErrors() const { return m_loadErrors; }
+  bool openPreset(const QString& id);
+  widgets::LlmPlannerPanel* panel() const { return m_panel; }
+  // Simulates the shown study now (edits wait ~60 ms for more edits first).
+  void recompute();
+  // Writes every chart (PNG) and the results (CSV, JSON) into `dir`; false with a message on failure.
+  bool exportAll(const QString& dir, QString* error);
+  QString resultsCsv() const;
+  QByteArray resultsJson() const;
+
+private:
+  void loadPresets();
+  void exportChart();
+  void exportResults();
+
+  const SimService* m_sim;
+  widgets::LlmPlannerPanel* m_panel;
+  QTimer m_debounce;
+  std::vector<core::sim::LlmStudy> m_presets;
+  QStringList m_loadErrors;
+  core::sim::LlmStudy m_study;
+  std::vector<core::sim::LlmOutcome> m_outcomes;
+};
+
+}  // namespace app::gui

@@ -1,0 +1,166 @@
+#include "core/sim/llm_study.h"
+
+#include <cmath>
+
+#include "core/nn/transformer_spec.h"
+#include "core/util/error.h"
+#include "core/util/json_reader.h"
+
+namespace core::sim {
+
+using util::Json;
+using util::JsonReader;
+
+std::string LlmScenario::label() const {
+  std::string out = std::to_string(count) + "x " + deviceId;
+  if (finetune == Finetune::Lora) out += ", LoRA";
+  if (!stackId.empty()) out += " (" + stackId + ")";
+  return out;
+}
+
+namespace {
+
+LlmConfig configOf(const LlmStudy& s, const LlmScenario& sc) {
+  LlmConfig c;
+  c.modelId = s.modelId;
+  c.deviceId = sc.deviceId;
+  c.stackId = sc.stackId;
+  c.count = sc.count;
+  c.batch = s.batch;
+  c.seqLen = s.seqLen;
+  c.precision = s.precision;
+  c.finetune = sc.finetune;
+  c.loraRank = s.loraRank;
+  c.trainTokens = s.trainTokens;
+  return c;
+}
+
+const hw::StackSpec& stackOf(const LlmScenario& sc, const hw::DeviceSpec& d, const hw::StackCatalog& stacks) {
+  return sc.stackId.empty() ? stacks.defaultFor(d.kind) : stacks.at(sc.stackId);
+}
+
+}  // namespace
+
+std::vector<LlmOutcome> runStudy(const LlmStudy& study, const hw::DeviceCatalog& devices, const hw::StackCatalog& stacks) {
+  std::vector<LlmOutcome> out;
+  for (const auto& sc : study.scenarios) {
+    LlmOutcome o;
+    o.scenario = sc;
+    try {
+      const hw::DeviceSpec& d = devices.at(sc.deviceId);
+      o.report = simulateLlm(configOf(study, sc), d, stackOf(sc, d, stacks));
+    } catch (const std::exception& e) {
+      o.error = e.what();
+    }
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+std::vector<ScalingPoint> scalingCurve(const LlmStudy& study, const LlmScenario& scenario, const hw::DeviceCatalog& devices,
+                                       const hw::StackCatalog& stacks, int maxCount) {
+  std::vector<ScalingPoint> points;
+  const hw::DeviceSpec* d = devices.find(scenario.deviceId);
+  if (!d) return points;
+  const hw::StackSpec& stack = stackOf(scenario, *d, stacks);
+  double basePerChip = 0;
+  for (int n = 1; n <= maxCount; n *= 2) {
+    LlmScenario sc = scenario;
+    sc.count = n;
+    LlmConfig c = configOf(study, sc);
+    c.perOp = false;
+    // Weak scaling where the study's batch cannot split: at least one sequence per replica.
+    const int chips = n * std::max(1, d->chipsPerDevice);
+    if (c.batch < chips) c.batch = chips;
+    try {
+      const LlmReport r = simulateLlm(c, *d, stack);
+      ScalingPoint p;
+      p.count = n;
+      p.fits = r.fitsInMemory;
+      p.tokensPerSecond = r.fitsInMemory ? r.tokensPerSecond : 0.0;
+      const double perChip = p.tokensPerSecond / r.chips;
+      if (p.fits && basePerChip <= 0) basePerChip = perChip;
+      p.efficiency = basePerChip > 0 && p.fits ? perChip / basePerChip : 0.0;
+      points.push_back(p);
+    } catch (const std::exception&) {
+      // A count the model cannot run on (no interconnect, no plan): left out of the curve.
+    }
+  }
+  return points;
+}
+
+Json studyToJson(const LlmStudy& s) {
+  Json j = Json::object();
+  if (!s.id.empty()) j.set("id", s.id);
+  if (!s.title.empty()) j.set("title", s.title);
+  if (!s.description.empty()) j.set("description", s.description);
+  j.set("model", s.modelId);
+  j.set("seq_len", s.seqLen);
+  j.set("batch", s.batch);
+  j.set("precision", util::precisionName(s.precision));
+  j.set("lora_rank", s.loraRank);
+  j.set("train_tokens", s.trainTokens);
+  Json list = Json::array();
+  for (const auto& sc : s.scenarios) {
+    Json o = Json::object();
+    o.set("device", sc.deviceId);
+    o.set("count", sc.count);
+    if (!sc.stackId.empty()) o.set("stack", sc.stackId);
+    o.set("finetune", finetuneName(sc.finetune));
+    list.push(std::move(o));
+  }
+  j.set("scenarios", list);
+  Json refs = Json::array();
+  for (const auto& r : s.references) {
+    Json o = Json::object();
+    o.set("scenario", r.scenario);
+    o.set("metric", r.metric);
+    o.set("value", r.value);
+    o.set("label", r.label);
+    o.set("source", r.source);
+    refs.push(std::move(o));
+  }
+  if (!s.references.empty()) j.set("references", refs);
+  return j;
+}
+
+LlmStudy studyFromJson(const Json& j, const std::string& source) {
+  if (!j.isObject()) throw util::Error(source + ": must be a JSON object");
+  const JsonReader in(j, source);
+  LlmStudy s;
+  s.id = in.string("id", "");
+  s.title = in.string("title", "");
+  s.description = in.string("description", "");
+  s.modelId = in.string("model");
+  if (!nn::findTransformer(s.modelId)) in.fail("model", "'" + s.modelId + "' is not a transformer (" + nn::transformerIdList() + ")");
+  s.seqLen = static_cast<int>(in.integer("seq_len", 0, 0, 1 << 22));
+  s.batch = static_cast<int>(in.integer("batch", 128, 1, 1 << 24));
+  s.precision = *util::parsePrecision(in.choice("precision", {"fp32", "tf32", "fp16", "bf16", "fp8"}, std::string("bf16")));
+  s.loraRank = static_cast<int>(in.integer("lora_rank", 16, 1, 65536));
+  s.trainTokens = in.number("train_tokens", 1e9, 0, 1e18);
+  for (const auto& o : in.objects("scenarios")) {
+    LlmScenario sc;
+    sc.deviceId = o.string("device");
+    sc.count = static_cast<int>(o.integer("count", 1, 1, 65536));
+    sc.stackId = o.string("stack", "");
+    sc.finetune = o.choice("finetune", {"full", "lora"}, std::string("full")) == "lora" ? Finetune::Lora : Finetune::Full;
+    o.finish();
+    s.scenarios.push_back(sc);
+  }
+  for (const auto& o : in.objects("references")) {
+    LlmReference r;
+    r.scenario = static_cast<int>(o.integer("scenario", 0, static_cast<std::int64_t>(s.scenarios.size()) - 1));
+    r.metric = o.choice("metric", {"tokens_per_second", "samples_per_second", "mfu"});
+    r.value = o.number("value", 1e-9, 1e15);
+    r.label = o.string("label");
+    r.source = o.string("source");
+    o.finish();
+    s.references.push_back(r);
+  }
+  in.finish();
+  return s;
+}
+
+LlmStudy readStudyFile(const std::string& path) { return studyFromJson(Json::parseFile(path), path); }
+
+}  // namespace core::sim

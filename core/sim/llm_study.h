@@ -1,0 +1,74 @@
+#pragma once
+// An LLM study: one transformer, its sequence length, batch, precision and tokens to train, and
+// several hardware scenarios (a device, a count, a stack, full or LoRA training) side by side,
+// with the published figures to mark beside them. The GUI's LLM planner edits one and shows
+// its reports; presets (resources/llm-presets/*.json) are studies. Plain values and a strict
+// JSON codec; no Qt.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/hw/device_catalog.h"
+#include "core/hw/stack_catalog.h"
+#include "core/sim/llm_simulator.h"
+#include "core/util/json.h"
+
+namespace core::sim {
+
+struct LlmScenario {
+  std::string deviceId;
+  int count = 1;
+  std::string stackId;                 // "" = the device kind's default
+  Finetune finetune = Finetune::Full;
+  std::string label() const;           // "8x h100, LoRA"
+  friend bool operator==(const LlmScenario&, const LlmScenario&) = default;
+};
+
+// A published figure for one scenario, drawn as a reference mark beside the simulated bar.
+struct LlmReference {
+  int scenario = 0;                    // index into LlmStudy::scenarios
+  std::string metric;                  // tokens_per_second, samples_per_second, mfu
+  double value = 0;
+  std::string label;                   // "MLPerf v5.0 (Dell, measured)"
+  std::string source;
+  friend bool operator==(const LlmReference&, const LlmReference&) = default;
+};
+
+struct LlmStudy {
+  std::string id, title, description;  // presets only
+  std::string modelId = "llama3-8b";
+  int seqLen = 0;                      // 0 = the model's own
+  int batch = 128;                     // global, sequences
+  util::Precision precision = util::Precision::BF16;
+  int loraRank = 16;
+  double trainTokens = 1e9;
+  std::vector<LlmScenario> scenarios;
+  std::vector<LlmReference> references;
+  friend bool operator==(const LlmStudy&, const LlmStudy&) = default;
+};
+
+// Each scenario's report, or why the simulator refused it.
+struct LlmOutcome {
+  LlmScenario scenario;
+  std::optional<LlmReport> report;
+  std::string error;
+};
+std::vector<LlmOutcome> runStudy(const LlmStudy& study, const hw::DeviceCatalog& devices, const hw::StackCatalog& stacks);
+
+// Throughput against device count for one scenario (counts the batch can split over), with
+// the scaling efficiency: tokens/s per chip relative to the smallest count that fits.
+struct ScalingPoint {
+  int count = 0;
+  double tokensPerSecond = 0;
+  double efficiency = 0;
+  bool fits = true;
+};
+std::vector<ScalingPoint> scalingCurve(const LlmStudy& study, const LlmScenario& scenario, const hw::DeviceCatalog& devices,
+                                       const hw::StackCatalog& stacks, int maxCount = 1024);
+
+util::Json studyToJson(const LlmStudy& s);
+// Strict: names `source` and the key path for unknown keys and bad values.
+LlmStudy studyFromJson(const util::Json& j, const std::string& source);
+LlmStudy readStudyFile(const std::string& path);
+
+}  // namespace core::sim

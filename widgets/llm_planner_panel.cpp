@@ -1,0 +1,511 @@
+#include "widgets/llm_planner_panel.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <cmath>
+#include <qcustomplot.h>
+
+#include "core/sim/sim_report.h"
+#include "widgets/palette.h"
+
+namespace widgets {
+namespace {
+
+using core::sim::Finetune;
+using core::sim::LlmOutcome;
+using core::sim::LlmScenario;
+using core::util::Precision;
+
+enum ScenarioColumn { kDevice, kCount, kStack, kMode, kScenarioColumns };
+enum ResultColumn { kRScenario, kRPlan, kRTokens, kRMfu, kRCost, kRTime, kRCostTo, kRMemory, kRWhy, kResultColumns };
+
+QString human(double v) {
+  if (!std::isfinite(v)) return QStringLiteral("–");
+  const double a = std::abs(v);
+  if (a >= 1e9) return QString::number(v / 1e9, 'g', 3) + " B";
+  if (a >= 1e6) return QString::number(v / 1e6, 'g', 3) + " M";
+  if (a >= 1e4) return QString::number(v / 1e3, 'g', 3) + " k";
+  return QString::number(v, 'g', 3);
+}
+
+QString duration(double s) {
+  if (!std::isfinite(s) || s <= 0) return QStringLiteral("–");
+  if (s < 120) return QString::number(s, 'g', 3) + " s";
+  if (s < 7200) return QString::number(s / 60, 'f', 1) + " min";
+  if (s < 172800) return QString::number(s / 3600, 'f', 1) + " h";
+  return QString::number(s / 86400, 'f', 1) + " days";
+}
+
+QString gib(double bytes) { return QString::number(bytes / (1024.0 * 1024 * 1024), 'f', 1); }
+
+void prepare(QCustomPlot* p, const QString& title) {
+  p->plotLayout()->insertRow(0);
+  auto* t = new QCPTextElement(p, title, QFont(p->font().family(), p->font().pointSize() + 1, QFont::Bold));
+  p->plotLayout()->addElement(0, 0, t);
+  p->legend->setVisible(true);
+  p->legend->setFont(p->font());
+  p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+  p->setMinimumHeight(260);
+}
+
+// Category axis with the scenarios' labels.
+void scenarioAxis(QCustomPlot* p, const std::vector<LlmOutcome>& outcomes) {
+  auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+  for (std::size_t i = 0; i < outcomes.size(); ++i)
+    ticker->addTick(static_cast<double>(i), QString::fromStdString(outcomes[i].scenario.label()).replace(", ", "\n"));
+  p->xAxis->setTicker(ticker);
+  p->xAxis->setNumberFormat("g");  // plain labels: "tpu-v5e-8" is a name, not 5 x 10^-8
+  p->xAxis->setScaleType(QCPAxis::stLinear);
+  p->xAxis->setRange(-0.6, static_cast<double>(outcomes.size()) - 0.4);
+  p->xAxis->grid()->setVisible(false);
+}
+
+QCPBars* bars(QCustomPlot* p, const QString& name, const QColor& color) {
+  auto* b = new QCPBars(p->xAxis, p->yAxis);
+  b->setName(name);
+  b->setWidth(0.6);
+  b->setPen(QPen(color.darker(130)));
+  b->setBrush(color);
+  return b;
+}
+
+void clearPlot(QCustomPlot* p) {
+  p->clearPlottables();
+  p->clearItems();
+}
+
+}  // namespace
+
+LlmPlannerPanel::LlmPlannerPanel(QWidget* parent) : QWidget(parent) {
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  auto* left = new QWidget(split);
+  auto* leftLayout = new QVBoxLayout(left);
+  leftLayout->setContentsMargins(0, 0, 0, 0);
+  leftLayout->addWidget(createWorkload());
+  leftLayout->addWidget(createScenarios(), 1);
+  split->addWidget(left);
+  split->addWidget(createCharts());
+  split->setStretchFactor(0, 0);
+  split->setStretchFactor(1, 1);
+  split->setSizes({380, 900});
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(6, 6, 6, 6);
+  layout->addWidget(split);
+}
+
+QWidget* LlmPlannerPanel::createWorkload() {
+  auto* box = new QWidget(this);
+  auto* form = new QFormLayout(box);
+  m_model = new QComboBox(box);
+  m_model->setObjectName("llm_model");
+  m_seqLen = new QSpinBox(box);
+  m_seqLen->setObjectName("llm_seq_len");
+  m_seqLen->setRange(0, 1 << 20);
+  m_seqLen->setSpecialValueText(tr("model's own"));
+  m_seqLen->setToolTip(tr("Tokens per sequence; ViTs read their image's patches"));
+  m_batch = new QSpinBox(box);
+  m_batch->setObjectName("llm_batch");
+  m_batch->setRange(1, 1 << 24);
+  m_batch->setToolTip(tr("Global batch, in sequences (images for ViT), split over the data-parallel replicas"));
+  m_precision = new QComboBox(box);
+  m_precision->setObjectName("llm_precision");
+  for (Precision p : {Precision::BF16, Precision::FP16, Precision::FP8, Precision::TF32, Precision::FP32})
+    m_precision->addItem(QString::fromLatin1(core::util::precisionName(p)), static_cast<int>(p));
+  m_precision->setToolTip(tr("fp8: fp8 matmuls, bf16 elsewhere; a device without fp8 runs bf16 and says so"));
+  m_loraRank = new QSpinBox(box);
+  m_loraRank->setObjectName("llm_lora_rank");
+  m_loraRank->setRange(1, 65536);
+  m_loraRank->setToolTip(tr("Rank of the LoRA adapters on q, k, v, o (scenarios in LoRA mode)"));
+  m_tokens = new QDoubleSpinBox(box);
+  m_tokens->setObjectName("llm_train_tokens");
+  m_tokens->setRange(0.001, 1e6);
+  m_tokens->setDecimals(3);
+  m_tokens->setSuffix(tr(" B tokens"));
+  m_tokens->setToolTip(tr("Tokens to train: the time and cost charts answer \"how long and how much for this many\""));
+  form->addRow(tr("&Model:"), m_model);
+  form->addRow(tr("&Sequence length:"), m_seqLen);
+  form->addRow(tr("Global &batch:"), m_batch);
+  form->addRow(tr("&Precision:"), m_precision);
+  form->addRow(tr("LoRA &rank:"), m_loraRank);
+  form->addRow(tr("&Train:"), m_tokens);
+  connect(m_model, &QComboBox::currentIndexChanged, this, [this] {
+    const int i = m_model->currentIndex();
+    m_seqLen->setEnabled(i >= 0 && i < m_models.size() && !m_models[i].vision);
+    emitEdited();
+  });
+  for (QSpinBox* s : {m_seqLen, m_batch, m_loraRank}) connect(s, &QSpinBox::valueChanged, this, &LlmPlannerPanel::emitEdited);
+  connect(m_precision, &QComboBox::currentIndexChanged, this, &LlmPlannerPanel::emitEdited);
+  connect(m_tokens, &QDoubleSpinBox::valueChanged, this, &LlmPlannerPanel::emitEdited);
+  return box;
+}
+
+QWidget* LlmPlannerPanel::createScenarios() {
+  auto* box = new QWidget(this);
+  auto* layout = new QVBoxLayout(box);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(new QLabel(tr("<b>Hardware scenarios</b> (simulated side by side)"), box));
+  m_scenarios = new QTableWidget(0, kScenarioColumns, box);
+  m_scenarios->setObjectName("llm_scenarios");
+  m_scenarios->setHorizontalHeaderLabels({tr("Device"), tr("Count"), tr("Software"), tr("Training")});
+  m_scenarios->verticalHeader()->setVisible(false);
+  m_scenarios->horizontalHeader()->setSectionResizeMode(kDevice, QHeaderView::Stretch);
+  m_scenarios->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_scenarios->horizontalHeaderItem(kCount)->setToolTip(tr("Devices: GPUs, or TPU boards of 4 or 8 chips (pods up to 65,536)"));
+  layout->addWidget(m_scenarios, 1);
+  auto* buttons = new QHBoxLayout;
+  auto* add = new QPushButton(tr("&Add scenario"), box);
+  add->setObjectName("llm_add_scenario");
+  auto* remove = new QPushButton(tr("Remo&ve"), box);
+  remove->setObjectName("llm_remove_scenario");
+  buttons->addWidget(add);
+  buttons->addWidget(remove);
+  buttons->addStretch(1);
+  layout->addLayout(buttons);
+  connect(add, &QPushButton::clicked, this, [this] {
+    LlmScenario s;
+    s.deviceId = m_devices.isEmpty() ? std::string() : m_devices.front().id.toStdString();
+    s.count = 8;
+    addScenarioRow(s);
+    emitEdited();
+  });
+  connect(remove, &QPushButton::clicked, this, [this] {
+    const int row = m_scenarios->currentRow();
+    if (row < 0) return;
+    m_scenarios->removeRow(row);
+    m_shown.references.clear();  // they pointed at scenarios by position
+    emitEdited();
+  });
+  return box;
+}
+
+QWidget* LlmPlannerPanel::createCharts() {
+  auto* box = new QWidget(this);
+  auto* layout = new QVBoxLayout(box);
+  layout->setContentsMargins(0, 0, 0, 0);
+  m_tabs = new QTabWidget(box);
+  m_tabs->setObjectName("llm_charts");
+  m_throughput = new QCustomPlot(m_tabs);
+  m_cost = new QCustomPlot(m_tabs);
+  m_memory = new QCustomPlot(m_tabs);
+  m_scaling = new QCustomPlot(m_tabs);
+  prepare(m_throughput, tr("Training throughput (simulated)"));
+  prepare(m_cost, tr("Cost per million tokens (simulated)"));
+  prepare(m_memory, tr("Memory per chip (simulated)"));
+  prepare(m_scaling, tr("Scaling from 1 to 1,024 devices (simulated)"));
+  m_tabs->addTab(m_throughput, tr("Tokens/s"));
+  m_tabs->addTab(m_cost, tr("Cost"));
+  m_tabs->addTab(m_memory, tr("Memory"));
+  m_tabs->addTab(m_scaling, tr("Scaling"));
+  layout->addWidget(m_tabs, 3);
+  m_note = new QLabel(box);
+  m_note->setWordWrap(true);
+  m_note->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  layout->addWidget(m_note);
+  m_results = new QTableWidget(0, kResultColumns, box);
+  m_results->setObjectName("llm_results");
+  m_results->setHorizontalHeaderLabels({tr("Scenario"), tr("Plan"), tr("Tokens/s"), tr("MFU"), tr("$/M tokens"),
+                                        tr("Time to N"), tr("Cost to N"), tr("Memory/chip"), tr("Why")});
+  m_results->verticalHeader()->setVisible(false);
+  m_results->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_results->horizontalHeader()->setSectionResizeMode(kRWhy, QHeaderView::Stretch);
+  m_results->setWordWrap(false);
+  layout->addWidget(m_results, 2);
+  return box;
+}
+
+void LlmPlannerPanel::setCatalogs(const QVector<ModelItem>& models, const QVector<DeviceItem>& devices,
+                                  const QStringList& stacks) {
+  m_updating = true;
+  m_models = models;
+  m_devices = devices;
+  m_stacks = stacks;
+  m_model->clear();
+  for (const auto& m : models) m_model->addItem(m.name + " (" + m.id + ")", m.id);
+  m_updating = false;
+}
+
+void LlmPlannerPanel::addScenarioRow(const LlmScenario& s) {
+  const int row = m_scenarios->rowCount();
+  m_scenarios->insertRow(row);
+  auto* device = new QComboBox(m_scenarios);
+  for (const auto& d : m_devices) {
+    device->addItem(d.id, d.id);
+    device->setItemData(device->count() - 1, d.name, Qt::ToolTipRole);
+  }
+  device->setCurrentIndex(std::max(0, device->findData(QString::fromStdString(s.deviceId))));
+  auto* count = new QSpinBox(m_scenarios);
+  count->setRange(1, 65536);
+  count->setValue(s.count);
+  auto* stack = new QComboBox(m_scenarios);
+  stack->addItem(tr("default"), QString());
+  for (const auto& id : m_stacks) stack->addItem(id, id);
+  stack->setCurrentIndex(std::max(0, stack->findData(QString::fromStdString(s.stackId))));
+  auto* mode = new QComboBox(m_scenarios);
+  mode->addItem(tr("pre-train"), 0);
+  mode->addItem(tr("LoRA"), 1);
+  mode->setCurrentIndex(s.finetune == Finetune::Lora ? 1 : 0);
+  m_scenarios->setCellWidget(row, kDevice, device);
+  m_scenarios->setCellWidget(row, kCount, count);
+  m_scenarios->setCellWidget(row, kStack, stack);
+  m_scenarios->setCellWidget(row, kMode, mode);
+  for (QComboBox* c : {device, stack, mode}) connect(c, &QComboBox::currentIndexChanged, this, &LlmPlannerPanel::emitEdited);
+  connect(count, &QSpinBox::valueChanged, this, &LlmPlannerPanel::emitEdited);
+}
+
+void LlmPlannerPanel::setStudy(const core::sim::LlmStudy& study) {
+  m_updating = true;
+  m_shown = study;
+  m_model->setCurrentIndex(std::max(0, m_model->findData(QString::fromStdString(study.modelId))));
+  const int mi = m_model->currentIndex();
+  m_seqLen->setEnabled(mi >= 0 && mi < m_models.size() && !m_models[mi].vision);
+  m_seqLen->setValue(study.seqLen);
+  m_batch->setValue(study.batch);
+  m_precision->setCurrentIndex(std::max(0, m_precision->findData(static_cast<int>(study.precision))));
+  m_loraRank->setValue(study.loraRank);
+  m_tokens->setValue(study.trainTokens / 1e9);
+  m_scenarios->setRowCount(0);
+  for (const auto& s : study.scenarios) addScenarioRow(s);
+  m_updating = false;
+}
+
+core::sim::LlmStudy LlmPlannerPanel::study() const {
+  core::sim::LlmStudy s = m_shown;
+  s.modelId = m_model->currentData().toString().toStdString();
+  s.seqLen = m_seqLen->isEnabled() ? m_seqLen->value() : 0;
+  s.batch = m_batch->value();
+  s.precision = static_cast<Precision>(m_precision->currentData().toInt());
+  s.loraRank = m_loraRank->value();
+  s.trainTokens = m_tokens->value() * 1e9;
+  s.scenarios.clear();
+  for (int r = 0; r < m_scenarios->rowCount(); ++r) {
+    LlmScenario sc;
+    sc.deviceId = static_cast<QComboBox*>(m_scenarios->cellWidget(r, kDevice))->currentData().toString().toStdString();
+    sc.count = static_cast<QSpinBox*>(m_scenarios->cellWidget(r, kCount))->value();
+    sc.stackId = static_cast<QComboBox*>(m_scenarios->cellWidget(r, kStack))->currentData().toString().toStdString();
+    sc.finetune = static_cast<QComboBox*>(m_scenarios->cellWidget(r, kMode))->currentData().toInt() == 1 ? Finetune::Lora
+                                                                                                          : Finetune::Full;
+    s.scenarios.push_back(sc);
+  }
+  return s;
+}
+
+void LlmPlannerPanel::emitEdited() {
+  if (!m_updating) Q_EMIT studyEdited();
+}
+
+void LlmPlannerPanel::showResults(const std::vector<LlmOutcome>& outcomes,
+                                  const std::vector<std::vector<core::sim::ScalingPoint>>& scaling) {
+  m_outcomes = outcomes;
+  m_scalingCurves = scaling;
+  drawThroughput();
+  drawCost();
+  drawMemory();
+  drawScaling();
+  fillTable();
+  int refused = 0, oom = 0;
+  for (const auto& o : outcomes) {
+    if (!o.report) ++refused;
+    else if (!o.report->fitsInMemory) ++oom;
+  }
+  QString note = tr("All figures are simulated from the model's layers, the device files and the software stack; "
+                    "black diamonds are published measurements.");
+  if (oom) note += " " + tr("%n scenario(s) do not fit in memory (no bar; see the Memory tab).", nullptr, oom);
+  if (refused) note += " " + tr("%n scenario(s) cannot run: see the table.", nullptr, refused);
+  m_note->setText(note);
+}
+
+void LlmPlannerPanel::drawThroughput() {
+  QCustomPlot* p = m_throughput;
+  clearPlot(p);
+  scenarioAxis(p, m_outcomes);
+  auto* b = bars(p, tr("simulated tokens/s"), okabeIto()[4]);
+  auto* marks = p->addGraph();
+  marks->setName(tr("published (measured)"));
+  marks->setLineStyle(QCPGraph::lsNone);
+  marks->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(Qt::black, 1.5), QBrush(Qt::black), 11));
+  double top = 0;
+  for (std::size_t i = 0; i < m_outcomes.size(); ++i) {
+    const auto& r = m_outcomes[i].report;
+    if (!r || !r->fitsInMemory) continue;
+    b->addData(static_cast<double>(i), r->tokensPerSecond);
+    top = std::max(top, r->tokensPerSecond);
+    auto* label = new QCPItemText(p);
+    label->position->setCoords(static_cast<double>(i), r->tokensPerSecond);
+    label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+    label->setText(human(r->tokensPerSecond) + "\nMFU " + QString::number(100 * r->mfu, 'f', 0) + "%");
+  }
+  for (const auto& ref : m_shown.references) {
+    if (ref.scenario < 0 || ref.scenario >= static_cast<int>(m_outcomes.size())) continue;
+    const auto& r = m_outcomes[ref.scenario].report;
+    double v = ref.value;
+    if (ref.metric == "samples_per_second") v *= r ? r->seqLen : 0;
+    else if (ref.metric == "mfu") v = r && r->mfu > 0 ? r->tokensPerSecond * ref.value / r->mfu : 0;
+    if (v <= 0) continue;
+    marks->addData(ref.scenario, v);
+    top = std::max(top, v);
+  }
+  p->yAxis->setLabel(tr("tokens per second, whole system"));
+  p->yAxis->setRange(0, top > 0 ? top * 1.3 : 1);
+  p->replot();
+}
+
+void LlmPlannerPanel::drawCost() {
+  QCustomPlot* p = m_cost;
+  clearPlot(p);
+  scenarioAxis(p, m_outcomes);
+  auto* b = bars(p, tr("simulated $ per million tokens (on-demand)"), okabeIto()[0]);
+  double top = 0;
+  const double tokens = m_tokens->value() * 1e9;
+  for (std::size_t i = 0; i < m_outcomes.size(); ++i) {
+    const auto& r = m_outcomes[i].report;
+    if (!r || !r->fitsInMemory) continue;
+    auto* label = new QCPItemText(p);
+    if (r->priceKnown) {
+      b->addData(static_cast<double>(i), r->usdPerMillionTokens);
+      top = std::max(top, r->usdPerMillionTokens);
+      label->position->setCoords(static_cast<double>(i), r->usdPerMillionTokens);
+      label->setText("$" + QString::number(r->usdPerMillionTokens, 'g', 3) + "\n" +
+                     tr("%1 B tokens: %2, $%3").arg(tokens / 1e9, 0, 'g', 3).arg(duration(r->timeToTokensSeconds),
+                                                                                human(r->usdToTokens)));
+    } else {
+      label->position->setCoords(static_cast<double>(i), 0);
+      label->setText(tr("no price known\n%1 B tokens: %2").arg(tokens / 1e9, 0, 'g', 3).arg(duration(r->timeToTokensSeconds)));
+    }
+    label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+  }
+  p->yAxis->setLabel(tr("USD per million tokens"));
+  p->yAxis->setRange(0, top > 0 ? top * 1.45 : 1);
+  p->replot();
+}
+
+void LlmPlannerPanel::drawMemory() {
+  QCustomPlot* p = m_memory;
+  clearPlot(p);
+  scenarioAxis(p, m_outcomes);
+  const auto& pal = okabeIto();
+  QCPBars* weights = bars(p, tr("weights"), pal[4]);
+  QCPBars* grads = bars(p, tr("gradients"), pal[1]);
+  QCPBars* opt = bars(p, tr("optimizer state"), pal[2]);
+  QCPBars* act = bars(p, tr("activations + reserve"), pal[5]);
+  grads->moveAbove(weights);
+  opt->moveAbove(grads);
+  act->moveAbove(opt);
+  auto* capacity = p->addGraph();
+  capacity->setName(tr("capacity per chip (OOM line)"));
+  capacity->setLineStyle(QCPGraph::lsNone);
+  capacity->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssPlus, QPen(QColor(213, 94, 0), 3), Qt::NoBrush, 26));
+  double top = 0;
+  const double g = 1024.0 * 1024 * 1024;
+  for (std::size_t i = 0; i < m_outcomes.size(); ++i) {
+    const auto& r = m_outcomes[i].report;
+    if (!r) continue;
+    const double x = static_cast<double>(i);
+    weights->addData(x, r->memory.weightBytes / g);
+    grads->addData(x, r->memory.gradientBytes / g);
+    opt->addData(x, r->memory.optimizerBytes / g);
+    act->addData(x, (r->memory.activationBytes + r->memory.reserveBytes) / g);
+    capacity->addData(x, r->memoryCapacityBytes / g);
+    top = std::max({top, r->memory.total() / g, r->memoryCapacityBytes / g});
+    if (!r->fitsInMemory) {
+      auto* label = new QCPItemText(p);
+      label->position->setCoords(x, r->memory.total() / g);
+      label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+      label->setColor(QColor(213, 94, 0));
+      label->setText(tr("out of memory"));
+    }
+  }
+  p->yAxis->setLabel(tr("GiB per chip, with the plan's sharding"));
+  p->yAxis->setRange(0, top > 0 ? top * 1.2 : 1);
+  p->replot();
+}
+
+void LlmPlannerPanel::drawScaling() {
+  QCustomPlot* p = m_scaling;
+  clearPlot(p);
+  p->xAxis->setScaleType(QCPAxis::stLogarithmic);
+  p->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+  p->yAxis->setScaleType(QCPAxis::stLogarithmic);
+  auto logTicker = QSharedPointer<QCPAxisTickerLog>::create();
+  p->yAxis->setTicker(logTicker);
+  p->yAxis->setNumberFormat("eb");
+  p->yAxis->setNumberPrecision(0);
+  double lo = 1e300, hi = 0;
+  for (std::size_t i = 0; i < m_scalingCurves.size() && i < m_outcomes.size(); ++i) {
+    auto* graph = p->addGraph();
+    const QColor c = deviceColor(QString::fromStdString(m_outcomes[i].scenario.deviceId));
+    graph->setPen(QPen(c, 2, i % 2 ? Qt::DashLine : Qt::SolidLine));
+    graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
+    LlmScenario label = m_outcomes[i].scenario;
+    QString name = QString::fromStdString(label.deviceId) + (label.finetune == Finetune::Lora ? tr(", LoRA") : QString());
+    int lastEff = -1;
+    for (const auto& pt : m_scalingCurves[i]) {
+      if (!pt.fits || pt.tokensPerSecond <= 0) continue;
+      graph->addData(pt.count, pt.tokensPerSecond);
+      lo = std::min(lo, pt.tokensPerSecond);
+      hi = std::max(hi, pt.tokensPerSecond);
+      lastEff = static_cast<int>(std::lround(100 * pt.efficiency));
+    }
+    if (lastEff >= 0) name += tr(" (%1% per-chip efficiency at the largest count)").arg(lastEff);
+    graph->setName(name);
+  }
+  p->xAxis->setLabel(tr("devices (TPU: boards)"));
+  p->yAxis->setLabel(tr("tokens per second"));
+  p->xAxis->setRange(0.8, 1300);
+  if (hi > 0) p->yAxis->setRange(lo / 2, hi * 2);
+  p->legend->setVisible(true);
+  p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+  p->replot();
+}
+
+void LlmPlannerPanel::fillTable() {
+  m_results->setRowCount(static_cast<int>(m_outcomes.size()));
+  for (int i = 0; i < static_cast<int>(m_outcomes.size()); ++i) {
+    const auto& o = m_outcomes[i];
+    auto set = [&](int col, const QString& text, const QString& tip = QString()) {
+      auto* item = new QTableWidgetItem(text);
+      item->setToolTip(tip.isEmpty() ? text : tip);
+      m_results->setItem(i, col, item);
+    };
+    set(kRScenario, QString::fromStdString(o.scenario.label()));
+    if (!o.report) {
+      set(kRPlan, tr("cannot run"));
+      for (int c = kRTokens; c < kRWhy; ++c) set(c, QStringLiteral("–"));
+      set(kRWhy, QString::fromStdString(o.error));
+      continue;
+    }
+    const auto& r = *o.report;
+    set(kRPlan, QString::fromStdString(r.plan.describe()), QString::fromStdString(r.plan.text()));
+    set(kRTokens, r.fitsInMemory ? human(r.tokensPerSecond) : tr("out of memory"));
+    set(kRMfu, r.fitsInMemory ? QString::number(100 * r.mfu, 'f', 1) + "%" : QStringLiteral("–"));
+    set(kRCost, r.priceKnown && r.fitsInMemory ? "$" + QString::number(r.usdPerMillionTokens, 'g', 3) : tr("no price"));
+    set(kRTime, r.fitsInMemory ? duration(r.timeToTokensSeconds) : QStringLiteral("–"));
+    set(kRCostTo, r.priceKnown && r.fitsInMemory ? "$" + human(r.usdToTokens) : QStringLiteral("–"));
+    set(kRMemory, gib(r.memory.total()) + " / " + gib(r.memoryCapacityBytes) + " GiB");
+    set(kRWhy, QString::fromStdString(r.explanation));
+  }
+  m_results->resizeColumnsToContents();
+  m_results->horizontalHeader()->setSectionResizeMode(kRWhy, QHeaderView::Stretch);
+}
+
+QCustomPlot* LlmPlannerPanel::currentChart() const { return qobject_cast<QCustomPlot*>(m_tabs->currentWidget()); }
+
+QVector<QCustomPlot*> LlmPlannerPanel::charts() const { return {m_throughput, m_cost, m_memory, m_scaling}; }
+
+QString LlmPlannerPanel::chartName(QCustomPlot* chart) const {
+  if (chart == m_throughput) return QStringLiteral("llm-throughput");
+  if (chart == m_cost) return QStringLiteral("llm-cost");
+  if (chart == m_memory) return QStringLiteral("llm-memory");
+  return QStringLiteral("llm-scaling");
+}
+
+}  // namespace widgets

@@ -1,0 +1,92 @@
+#pragma once
+// The LLM planner: one transformer workload (model, sequence length, batch, precision, LoRA
+// rank, tokens to train) and hardware scenarios side by side (device, count up to pods, stack,
+// pre-train or LoRA), and the simulator's answers as charts (tokens/s with the published
+// marks, $ per million tokens, time and cost to N tokens, memory per chip against its
+// capacity, scaling from 1 to 1,024 devices) and a table (plan, MFU, why). Every figure here is
+// simulated and says so. The panel edits an LlmStudy and shows what it is given; it computes
+// nothing itself. GUI thread only.
+#include <QString>
+#include <QStringList>
+#include <QVector>
+#include <QWidget>
+#include <vector>
+
+#include "core/sim/llm_study.h"
+
+class QComboBox;
+class QSpinBox;
+class QDoubleSpinBox;
+class QTableWidget;
+class QTabWidget;
+class QLabel;
+class QCustomPlot;
+
+namespace widgets {
+
+class LlmPlannerPanel : public QWidget {
+  Q_OBJECT
+public:
+  struct ModelItem {
+    QString id, name;
+    bool vision = false;
+    int defaultSeqLen = 0;
+  };
+  struct DeviceItem {
+    QString id, name;
+  };
+
+  explicit LlmPlannerPanel(QWidget* parent = nullptr);
+
+  void setCatalogs(const QVector<ModelItem>& models, const QVector<DeviceItem>& devices, const QStringList& stacks);
+  // Shows `study` in the editors (no signal).
+  void setStudy(const core::sim::LlmStudy& study);
+  core::sim::LlmStudy study() const;
+  // The answers for the shown study: one outcome per scenario and its scaling curve.
+  void showResults(const std::vector<core::sim::LlmOutcome>& outcomes,
+                   const std::vector<std::vector<core::sim::ScalingPoint>>& scaling);
+
+  QCustomPlot* currentChart() const;
+  QVector<QCustomPlot*> charts() const;
+  QString chartName(QCustomPlot* chart) const;  // "throughput", "cost", ...
+  QTableWidget* resultsTable() const { return m_results; }
+
+Q_SIGNALS:
+  void studyEdited();
+
+private:
+  QWidget* createWorkload();
+  QWidget* createScenarios();
+  QWidget* createCharts();
+  void addScenarioRow(const core::sim::LlmScenario& s);
+  void emitEdited();
+  void drawThroughput();
+  void drawCost();
+  void drawMemory();
+  void drawScaling();
+  void fillTable();
+
+  QVector<ModelItem> m_models;
+  QVector<DeviceItem> m_devices;
+  QStringList m_stacks;
+  QComboBox* m_model = nullptr;
+  QSpinBox* m_seqLen = nullptr;
+  QSpinBox* m_batch = nullptr;
+  QComboBox* m_precision = nullptr;
+  QSpinBox* m_loraRank = nullptr;
+  QDoubleSpinBox* m_tokens = nullptr;  // billions
+  QTableWidget* m_scenarios = nullptr;
+  QTabWidget* m_tabs = nullptr;
+  QCustomPlot* m_throughput = nullptr;
+  QCustomPlot* m_cost = nullptr;
+  QCustomPlot* m_memory = nullptr;
+  QCustomPlot* m_scaling = nullptr;
+  QTableWidget* m_results = nullptr;
+  QLabel* m_note = nullptr;
+  bool m_updating = false;
+  core::sim::LlmStudy m_shown;  // references and titles the editors do not show
+  std::vector<core::sim::LlmOutcome> m_outcomes;
+  std::vector<std::vector<core::sim::ScalingPoint>> m_scalingCurves;
+};
+
+}  // namespace widgets
