@@ -104,7 +104,22 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
 
   m_model = new QComboBox(this);
   m_model->setObjectName("model");
-  place(3, 0, tr("&Model:"), m_model, 3);
+  // Transformers and LLMs are simulated at their own scale in the LLM planner (they do not fit
+  // a CPU's training run): the button sits where a user looks for a model.
+  auto* llm = new QToolButton(this);
+  llm->setObjectName("llmPlannerButton");
+  llm->setText(tr("LLMs…"));
+  llm->setToolTip(tr("Transformers and LLMs (BERT, GPT, Llama, Mistral, Mixtral, ViT): simulate pre-training or LoRA "
+                     "with sequence length, parallel plans and tokens to train in the LLM planner (Ctrl+Shift+L)"));
+  connect(llm, &QToolButton::clicked, this, &ExperimentPanel::llmPlannerRequested);
+  auto* modelRow = new QHBoxLayout;
+  modelRow->setContentsMargins(0, 0, 0, 0);
+  modelRow->addWidget(m_model, 1);
+  modelRow->addWidget(llm);
+  auto* modelLabel = new QLabel(tr("&Model:"), this);
+  modelLabel->setBuddy(m_model);
+  grid->addWidget(modelLabel, 3, 0);
+  grid->addLayout(modelRow, 3, 1, 1, 3);
 
   m_batch = new QComboBox(this);
   m_batch->setObjectName("batch");

@@ -49,6 +49,7 @@ public:
 
 Q_SIGNALS:
   void configChanged();  // the user edited a field
+  void llmPlannerRequested();  // the user asked for the transformers' (LLM) planner
 
 private:
   // What the widgets hold, as a config on TrainConfig's defaults (the learning rate and batch

@@ -119,6 +119,7 @@ void MainWindow::createDocks() {
   setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
   m_experiment = new widgets::ExperimentPanel(this);
   m_experiment->setCatalogs(core::data::datasetCatalog(), core::nn::modelCatalog());
+  connect(m_experiment, &widgets::ExperimentPanel::llmPlannerRequested, this, [this] { openLlmPlanner(); });
   m_experimentDock = makeDock(this, tr("Experiment"), "ExperimentDock", m_experiment);
   addDockWidget(Qt::LeftDockWidgetArea, m_experimentDock);
 
