@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <sstream>
 
 #include "core/nn/transformer_spec.h"
@@ -23,8 +24,8 @@ std::vector<int> powersOfTwoUpTo(int hi) {
 std::string pct(double x) { return std::to_string(static_cast<int>(std::lround(100.0 * x))) + "%"; }
 std::string num(double x, int digits = 3) {
   std::ostringstream os;
-  os.precision(digits);
-  os << x;
+  if (std::abs(x) >= 1000) os << std::fixed << std::setprecision(0) << x;  // 5000, not 5e+03
+  else os << std::setprecision(digits) << x;
   return os.str();
 }
 std::string gib(double bytes) { return num(bytes / (1024.0 * 1024 * 1024)); }
