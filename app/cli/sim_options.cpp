@@ -4,6 +4,7 @@
 
 #include "core/data/dataset_info.h"
 #include "core/hw/host_probe.h"
+#include "core/nn/transformer_spec.h"
 #include "core/nn/zoo.h"
 #include "core/util/error.h"
 #include "core/util/files.h"
@@ -39,6 +40,9 @@ std::string stackIdOption(const Args& a, const core::hw::StackCatalog& stacks) {
 
 std::string simModelOption(const Args& a) {
   const std::string id = a.required("model");
+  if (core::nn::findTransformer(id))
+    throw Error("--model: '" + id + "' is a transformer: `accellab-cli simulate --model " + id +
+                "` simulates it at LLM scale (sweep and the training commands cover the CNN/RNN zoo)");
   try {
     core::nn::modelInfo(id);
   } catch (const Error& e) {
