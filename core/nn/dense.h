@@ -1,5 +1,8 @@
 #pragma once
-// Fully connected layer y = f(W x + b), W: units x inputs. Any input shape is read as a vector.
+// Fully connected layer y = f(W x + b), W: units x inputs. Any input shape is read as a vector,
+// unless `perToken`: then a sequence (features, steps, 1) is projected token by token with one
+// W (units x features) shared by every step, giving (units, steps, 1) — a transformer's
+// linear layers. The layout makes that one GEMM over steps x batch columns, with no copy.
 #include "core/nn/activation.h"
 #include "core/nn/gemm.h"
 #include "core/nn/init.h"
@@ -12,6 +15,8 @@ struct DenseOptions {
   Activation activation = Activation::Linear;
   bool bias = true;
   Init init = Init::GlorotUniform;
+  bool perToken = false;
+  float initScale = 1.0f;  // multiplies the initial weights (GPT-2's 1/sqrt(2 layers) on residual outputs)
 };
 
 class Dense final : public Layer {
@@ -32,7 +37,9 @@ protected:
   Shape inferShape(Shape in) override;
 
 private:
-  Eigen::Index inputs() const { return static_cast<Eigen::Index>(inShape().size()); }
+  // Per-token: the features of one step; else the whole input.
+  Eigen::Index inputs() const { return m_o.perToken ? inShape().c : static_cast<Eigen::Index>(inShape().size()); }
+  Eigen::Index steps() const { return m_o.perToken ? inShape().h : 1; }
   DenseOptions m_o;
   float* m_w = nullptr;
   float* m_dw = nullptr;

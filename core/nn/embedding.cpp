@@ -8,8 +8,8 @@
 
 namespace core::nn {
 
-Embedding::Embedding(int vocabulary, int dim, std::string name)
-    : Layer(LayerKind::Embedding, std::move(name)), m_vocabulary(vocabulary), m_dim(dim) {
+Embedding::Embedding(int vocabulary, int dim, std::string name, bool gptInit)
+    : Layer(LayerKind::Embedding, std::move(name)), m_vocabulary(vocabulary), m_dim(dim), m_gptInit(gptInit) {
   if (vocabulary <= 0 || dim <= 0) fail("vocabulary and dimension must be positive");
 }
 
@@ -36,7 +36,8 @@ void Embedding::bind(ParamBinder& binder) {
 
 void Embedding::initParams(std::uint64_t seed) {
   util::Rng rng = util::makeRng(seed, static_cast<std::uint64_t>(layerIndex()));
-  fillUniform(m_table, paramCount(), 0.05f, rng);
+  if (m_gptInit) fillNormal(m_table, paramCount(), kGptInitStddev, rng);
+  else fillUniform(m_table, paramCount(), 0.05f, rng);
 }
 
 int Embedding::tokenAt(const Matrix& x, Eigen::Index row, Eigen::Index col) const {

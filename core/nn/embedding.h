@@ -8,7 +8,8 @@ namespace core::nn {
 
 class Embedding final : public Layer {
 public:
-  Embedding(int vocabulary, int dim, std::string name = {});
+  // `gptInit`: N(0, 0.02^2) (the transformers) instead of Keras' U(-0.05, 0.05).
+  Embedding(int vocabulary, int dim, std::string name = {}, bool gptInit = false);
   std::int64_t paramCount() const override { return static_cast<std::int64_t>(m_vocabulary) * m_dim; }
   void appendStats(std::vector<LayerStats>& out) const override;
   void bind(ParamBinder& binder) override;
@@ -23,6 +24,7 @@ private:
   int tokenAt(const Matrix& x, Eigen::Index row, Eigen::Index col) const;
   int m_vocabulary;
   int m_dim;
+  bool m_gptInit = false;
   float* m_table = nullptr;
   float* m_grad = nullptr;
 };

@@ -28,6 +28,9 @@ void initWeights(Init init, float* w, std::int64_t n, double fanIn, double fanOu
     case Init::TorchDefault:
       fillUniform(w, n, static_cast<float>(1.0 / std::sqrt(fanIn)), rng);
       return;
+    case Init::GptNormal:
+      fillNormal(w, n, kGptInitStddev, rng);
+      return;
   }
 }
 

@@ -10,12 +10,15 @@ namespace core::nn {
 enum class Init {
   GlorotUniform,  // Keras default: U(+-sqrt(6 / (fanIn + fanOut)))
   HeNormal,       // torchvision ResNets: N(0, sqrt(2 / fanOut)) (kaiming_normal_, fan_out)
-  TorchDefault    // PyTorch Linear/Conv default: U(+-1 / sqrt(fanIn)) for weights and bias
+  TorchDefault,   // PyTorch Linear/Conv default: U(+-1 / sqrt(fanIn)) for weights and bias
+  GptNormal       // GPT-2 / the transformers: N(0, 0.02^2) weights (x the layer's scale), zero bias
 };
 
 void fillUniform(float* w, std::int64_t n, float limit, util::Rng& rng);
 void fillNormal(float* w, std::int64_t n, float stddev, util::Rng& rng);
 // Fills n weights of a layer with the given fans.
+inline constexpr float kGptInitStddev = 0.02f;
+
 void initWeights(Init init, float* w, std::int64_t n, double fanIn, double fanOut, util::Rng& rng);
 // Bias: zero, except TorchDefault's U(+-1/sqrt(fanIn)).
 void initBias(Init init, float* b, std::int64_t n, double fanIn, util::Rng& rng);

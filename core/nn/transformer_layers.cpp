@@ -1,0 +1,278 @@
+#include "core/nn/transformer_layers.h"
+
+#include <cmath>
+#include <limits>
+
+#include "core/nn/init.h"
+#include "core/util/error.h"
+#include "core/util/parallel.h"
+#include "core/util/rng.h"
+
+namespace core::nn {
+namespace {
+
+using StridedMap = Eigen::Map<Matrix, 0, Eigen::OuterStride<>>;
+using ConstStridedMap = Eigen::Map<const Matrix, 0, Eigen::OuterStride<>>;
+
+void requireSequence(const Layer& l, Shape in) {
+  if (in.w != 1)
+    throw util::Error("layer '" + l.name() + "': reads sequences (features, steps, 1), got width " + std::to_string(in.w));
+}
+
+}  // namespace
+
+// --- LayerNorm ---------------------------------------------------------------------------------
+
+LayerNorm::LayerNorm(std::string name, float eps) : Layer(LayerKind::Other, std::move(name)), m_eps(eps) {}
+
+Shape LayerNorm::inferShape(Shape in) {
+  requireSequence(*this, in);
+  return in;
+}
+
+void LayerNorm::appendStats(std::vector<LayerStats>& out) const {
+  LayerStats s = baseStats();
+  const double n = static_cast<double>(inShape().size());
+  s.forwardFlops = 8 * n;
+  s.backwardFlops = 14 * n;
+  s.savedBytes = 4.0 * n;  // the input (mean and 1/std per token are small)
+  out.push_back(s);
+}
+
+void LayerNorm::bind(ParamBinder& binder) {
+  Layer::bind(binder);
+  const ParamBinder::Slice s = binder.take(paramCount());
+  m_p = s.params;
+  m_dp = s.grads;
+}
+
+void LayerNorm::initParams(std::uint64_t) {
+  const int d = inShape().c;
+  std::fill_n(m_p, d, 1.0f);
+  std::fill_n(m_p + d, d, 0.0f);
+}
+
+const Matrix& LayerNorm::forward(const Matrix& x, const PassContext& ctx) {
+  const Eigen::Index d = inShape().c, tokens = x.size() / d;
+  m_y.resize(x.rows(), x.cols());
+  m_mean.resize(tokens);
+  m_rstd.resize(tokens);
+  const ConstVectorMap gain(m_p, d), bias(m_p + d, d);
+  const ConstMatrixMap in(x.data(), d, tokens);
+  MatrixMap out(m_y.data(), d, tokens);
+  util::parallelChunks(tokens, chunksFor(ctx, x.size() * 4, tokens), [&](int, std::ptrdiff_t t0, std::ptrdiff_t t1) {
+    for (std::ptrdiff_t t = t0; t < t1; ++t) {
+      const float mean = in.col(t).mean();
+      const float var = (in.col(t).array() - mean).square().mean();
+      const float rstd = 1.0f / std::sqrt(var + m_eps);
+      m_mean[t] = mean;
+      m_rstd[t] = rstd;
+      out.col(t) = ((in.col(t).array() - mean) * rstd * gain.array() + bias.array()).matrix();
+    }
+  });
+  return m_y;
+}
+
+const Matrix& LayerNorm::backward(const Matrix& x, const Matrix& dy, bool needDx, const PassContext& ctx) {
+  const Eigen::Index d = inShape().c, tokens = x.size() / d;
+  const ConstVectorMap gain(m_p, d);
+  const ConstMatrixMap in(x.data(), d, tokens), g(dy.data(), d, tokens);
+  // Gain and bias gradients: each chunk owns a range of features and sums every token in
+  // order, so the result does not depend on the thread count.
+  util::parallelChunks(d, chunksFor(ctx, x.size() * 2, d), [&](int, std::ptrdiff_t f0, std::ptrdiff_t f1) {
+    for (std::ptrdiff_t f = f0; f < f1; ++f) {
+      double dg = 0, db = 0;
+      for (Eigen::Index t = 0; t < tokens; ++t) {
+        dg += static_cast<double>(g(f, t)) * (in(f, t) - m_mean[t]) * m_rstd[t];
+        db += g(f, t);
+      }
+      m_dp[f] = static_cast<float>(dg);
+      m_dp[d + f] = static_cast<float>(db);
+    }
+  });
+  if (!needDx) return m_dx;
+  m_dx.resize(x.rows(), x.cols());
+  MatrixMap dx(m_dx.data(), d, tokens);
+  util::parallelChunks(tokens, chunksFor(ctx, x.size() * 6, tokens), [&](int, std::ptrdiff_t t0, std::ptrdiff_t t1) {
+    for (std::ptrdiff_t t = t0; t < t1; ++t) {
+      const auto xhat = ((in.col(t).array() - m_mean[t]) * m_rstd[t]).eval();
+      const auto gx = (g.col(t).array() * gain.array()).eval();
+      const float meanG = gx.mean(), meanGx = (gx * xhat).mean();
+      dx.col(t) = (m_rstd[t] * (gx - meanG - xhat * meanGx)).matrix();
+    }
+  });
+  return m_dx;
+}
+
+// --- GELU ----------------------------------------------------------------------------------------
+
+Gelu::Gelu(std::string name) : Layer(LayerKind::Activation, std::move(name)) {}
+
+void Gelu::appendStats(std::vector<LayerStats>& out) const {
+  LayerStats s = baseStats();
+  const double n = static_cast<double>(inShape().size());
+  s.forwardFlops = 8 * n;
+  s.backwardFlops = 12 * n;
+  s.savedBytes = 4.0 * n;  // the input
+  out.push_back(s);
+}
+
+const Matrix& Gelu::forward(const Matrix& x, const PassContext& ctx) {
+  m_y.resize(x.rows(), x.cols());
+  const float* in = x.data();
+  float* out = m_y.data();
+  util::parallelChunks(x.size(), chunksFor(ctx, x.size() * 4, x.cols()), [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
+    for (std::ptrdiff_t i = b; i < e; ++i) out[i] = 0.5f * in[i] * (1.0f + std::erf(in[i] * static_cast<float>(M_SQRT1_2)));
+  });
+  return m_y;
+}
+
+const Matrix& Gelu::backward(const Matrix& x, const Matrix& dy, bool needDx, const PassContext& ctx) {
+  if (!needDx) return m_dx;
+  m_dx.resize(x.rows(), x.cols());
+  const float* in = x.data();
+  const float* g = dy.data();
+  float* out = m_dx.data();
+  const float invSqrt2Pi = 0.3989422804014327f;
+  util::parallelChunks(x.size(), chunksFor(ctx, x.size() * 6, x.cols()), [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
+    for (std::ptrdiff_t i = b; i < e; ++i) {
+      const float v = in[i];
+      const float cdf = 0.5f * (1.0f + std::erf(v * static_cast<float>(M_SQRT1_2)));
+      out[i] = g[i] * (cdf + v * invSqrt2Pi * std::exp(-0.5f * v * v));
+    }
+  });
+  return m_dx;
+}
+
+// --- PositionEmbedding -----------------------------------------------------------------------------
+
+PositionEmbedding::PositionEmbedding(std::string name) : Layer(LayerKind::Embedding, std::move(name)) {}
+
+Shape PositionEmbedding::inferShape(Shape in) {
+  requireSequence(*this, in);
+  return in;
+}
+
+void PositionEmbedding::appendStats(std::vector<LayerStats>& out) const {
+  LayerStats s = baseStats();
+  const double n = static_cast<double>(inShape().size());
+  s.forwardFlops = n;
+  s.backwardFlops = n;
+  out.push_back(s);
+}
+
+void PositionEmbedding::bind(ParamBinder& binder) {
+  Layer::bind(binder);
+  const ParamBinder::Slice s = binder.take(paramCount());
+  m_table = s.params;
+  m_grad = s.grads;
+}
+
+void PositionEmbedding::initParams(std::uint64_t seed) {
+  util::Rng rng = util::makeRng(seed, static_cast<std::uint64_t>(layerIndex()));
+  fillNormal(m_table, paramCount(), kGptInitStddev, rng);
+}
+
+const Matrix& PositionEmbedding::forward(const Matrix& x, const PassContext&) {
+  m_y = x.colwise() + ConstVectorMap(m_table, x.rows());
+  return m_y;
+}
+
+const Matrix& PositionEmbedding::backward(const Matrix& x, const Matrix& dy, bool needDx, const PassContext& ctx) {
+  VectorMap grad(m_grad, x.rows());
+  util::parallelChunks(x.rows(), chunksFor(ctx, dy.size(), x.rows()), [&](int, std::ptrdiff_t r0, std::ptrdiff_t r1) {
+    grad.segment(r0, r1 - r0) = dy.middleRows(r0, r1 - r0).rowwise().sum();
+  });
+  if (!needDx) return m_dx;
+  return dy;  // the sum passes its gradient through unchanged
+}
+
+// --- SelfAttention -------------------------------------------------------------------------------
+
+SelfAttention::SelfAttention(int heads, bool causal, std::string name)
+    : Layer(LayerKind::Other, std::move(name)), m_heads(heads), m_causal(causal) {
+  if (heads < 1) fail("needs at least one head, got " + std::to_string(heads));
+}
+
+Shape SelfAttention::inferShape(Shape in) {
+  requireSequence(*this, in);
+  if (in.c % 3 != 0) fail("expects fused Q|K|V rows (3 x width), got " + std::to_string(in.c) + " features");
+  const int d = in.c / 3;
+  if (d % m_heads != 0) fail("width " + std::to_string(d) + " does not split into " + std::to_string(m_heads) + " heads");
+  return {d, in.h, 1};
+}
+
+void SelfAttention::appendStats(std::vector<LayerStats>& out) const {
+  LayerStats s = baseStats();
+  const double t = inShape().h, d = outShape().c;
+  s.forwardFlops = 4 * t * t * d + 5 * m_heads * t * t;   // Q K^T, softmax, P V
+  s.backwardFlops = 8 * t * t * d + 5 * m_heads * t * t;  // dV, dP, dQ, dK and the softmax's
+  s.savedBytes = 4.0 * (static_cast<double>(inShape().size()) + m_heads * t * t);
+  out.push_back(s);
+}
+
+const Matrix& SelfAttention::forward(const Matrix& x, const PassContext& ctx) {
+  const Eigen::Index T = inShape().h, d = outShape().c, hd = d / m_heads, batch = x.cols();
+  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  m_y.resize(d * T, batch);
+  m_probs.resize(T, T * m_heads * batch);
+  util::parallelChunks(batch * m_heads, chunksFor(ctx, 4 * T * T * d * batch, batch * m_heads),
+                       [&](int, std::ptrdiff_t p0, std::ptrdiff_t p1) {
+    for (std::ptrdiff_t p = p0; p < p1; ++p) {
+      const Eigen::Index b = p / m_heads, h = p % m_heads;
+      const float* col = x.data() + b * 3 * d * T;
+      const ConstStridedMap q(col + h * hd, hd, T, Eigen::OuterStride<>(3 * d));
+      const ConstStridedMap k(col + d + h * hd, hd, T, Eigen::OuterStride<>(3 * d));
+      const ConstStridedMap v(col + 2 * d + h * hd, hd, T, Eigen::OuterStride<>(3 * d));
+      auto probs = m_probs.middleCols(p * T, T);
+      probs.noalias() = (q.transpose() * k) * scale;  // row i: query i against every key
+      for (Eigen::Index i = 0; i < T; ++i) {
+        const Eigen::Index keys = m_causal ? i + 1 : T;
+        auto row = probs.row(i);
+        const float top = row.head(keys).maxCoeff();
+        row.head(keys) = (row.head(keys).array() - top).exp().matrix();
+        row.head(keys) /= row.head(keys).sum();
+        if (keys < T) row.tail(T - keys).setZero();
+      }
+      StridedMap o(m_y.data() + b * d * T + h * hd, hd, T, Eigen::OuterStride<>(d));
+      o.noalias() = v * probs.transpose();
+    }
+  });
+  return m_y;
+}
+
+const Matrix& SelfAttention::backward(const Matrix& x, const Matrix& dy, bool needDx, const PassContext& ctx) {
+  if (!needDx) return m_dx;
+  const Eigen::Index T = inShape().h, d = outShape().c, hd = d / m_heads, batch = x.cols();
+  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  m_dx.resize(3 * d * T, batch);
+  util::parallelChunks(batch * m_heads, chunksFor(ctx, 8 * T * T * d * batch, batch * m_heads),
+                       [&](int, std::ptrdiff_t p0, std::ptrdiff_t p1) {
+    Matrix dProbs(T, T);
+    for (std::ptrdiff_t p = p0; p < p1; ++p) {
+      const Eigen::Index b = p / m_heads, h = p % m_heads;
+      const float* col = x.data() + b * 3 * d * T;
+      float* dcol = m_dx.data() + b * 3 * d * T;
+      const ConstStridedMap q(col + h * hd, hd, T, Eigen::OuterStride<>(3 * d));
+      const ConstStridedMap k(col + d + h * hd, hd, T, Eigen::OuterStride<>(3 * d));
+      const ConstStridedMap v(col + 2 * d + h * hd, hd, T, Eigen::OuterStride<>(3 * d));
+      const ConstStridedMap dO(dy.data() + b * d * T + h * hd, hd, T, Eigen::OuterStride<>(d));
+      StridedMap dq(dcol + h * hd, hd, T, Eigen::OuterStride<>(3 * d));
+      StridedMap dk(dcol + d + h * hd, hd, T, Eigen::OuterStride<>(3 * d));
+      StridedMap dv(dcol + 2 * d + h * hd, hd, T, Eigen::OuterStride<>(3 * d));
+      const auto probs = m_probs.middleCols(p * T, T);
+      dv.noalias() = dO * probs;                   // dV[:, j] = sum_i dO[:, i] P[i, j]
+      dProbs.noalias() = dO.transpose() * v;       // dP[i, j] = dO_i . v_j
+      // Softmax backward, row by row: dS = P .* (dP - <dP, P>), then the 1/sqrt(hd) scale.
+      for (Eigen::Index i = 0; i < T; ++i) {
+        const float dot = dProbs.row(i).dot(probs.row(i));
+        dProbs.row(i) = (probs.row(i).array() * (dProbs.row(i).array() - dot) * scale).matrix();
+      }
+      dq.noalias() = k * dProbs.transpose();       // dq_i = sum_j dS[i, j] k_j
+      dk.noalias() = q * dProbs;                   // dk_j = sum_i dS[i, j] q_i
+    }
+  });
+  return m_dx;
+}
+
+}  // namespace core::nn

@@ -1,0 +1,112 @@
+// The transformer's layers: finite-difference gradients (attention with and without the causal
+// mask), the attention output against a naive reference, and per-token Dense against a loop.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "core/nn/dense.h"
+#include "core/nn/transformer_layers.h"
+#include "grad_check.h"
+
+namespace core::nn {
+namespace {
+
+using testing::expectGradientsMatch;
+using testing::GradCheckOptions;
+
+TEST(TransformerGradients, LayerNormGeluAndPositions) {
+  LayerNorm ln("ln");
+  expectGradientsMatch(ln, {6, 4, 1});
+  Gelu gelu("gelu");
+  expectGradientsMatch(gelu, {5, 3, 1});
+  PositionEmbedding pos("pos");
+  expectGradientsMatch(pos, {4, 5, 1});
+}
+
+TEST(TransformerGradients, PerTokenDense) {
+  DenseOptions o;
+  o.units = 5;
+  o.perToken = true;
+  o.init = Init::GptNormal;
+  Dense d(o, "qkv");
+  expectGradientsMatch(d, {4, 6, 1});
+  o.bias = false;
+  Dense noBias(o, "head");
+  expectGradientsMatch(noBias, {3, 2, 1});
+}
+
+TEST(TransformerGradients, AttentionWithAndWithoutTheCausalMask) {
+  for (bool causal : {false, true}) {
+    SCOPED_TRACE(causal ? "causal" : "full");
+    SelfAttention a(2, causal, "attn");
+    GradCheckOptions o;
+    o.step = 5e-3f;
+    expectGradientsMatch(a, {3 * 4, 5, 1}, o);  // width 4, 2 heads of 2, 5 steps
+  }
+}
+
+// softmax(q_i . k_j / sqrt(hd)) v_j summed over j (j <= i when causal), head by head.
+Matrix naiveAttention(const Matrix& x, int d, int steps, int heads, bool causal) {
+  const int hd = d / heads;
+  Matrix y(d * steps, x.cols());
+  for (Eigen::Index b = 0; b < x.cols(); ++b)
+    for (int h = 0; h < heads; ++h)
+      for (int i = 0; i < steps; ++i) {
+        std::vector<double> w(steps, 0.0);
+        double top = -1e300, sum = 0;
+        for (int j = 0; j < (causal ? i + 1 : steps); ++j) {
+          double s = 0;
+          for (int e = 0; e < hd; ++e) s += double(x(i * 3 * d + h * hd + e, b)) * x(j * 3 * d + d + h * hd + e, b);
+          w[j] = s / std::sqrt(double(hd));
+          top = std::max(top, w[j]);
+        }
+        for (int j = 0; j < (causal ? i + 1 : steps); ++j) sum += (w[j] = std::exp(w[j] - top));
+        for (int e = 0; e < hd; ++e) {
+          double o = 0;
+          for (int j = 0; j < (causal ? i + 1 : steps); ++j) o += w[j] / sum * x(j * 3 * d + 2 * d + h * hd + e, b);
+          y(i * d + h * hd + e, b) = static_cast<float>(o);
+        }
+      }
+  return y;
+}
+
+TEST(TransformerLayers, AttentionMatchesANaiveReference) {
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  const int d = 8, steps = 9, heads = 4;
+  Matrix x(3 * d * steps, 3);
+  for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = normal(rng);
+  for (bool causal : {false, true}) {
+    SelfAttention a(heads, causal, "attn");
+    a.build({3 * d, steps, 1});
+    PassContext ctx;
+    ctx.chunks = 3;
+    const Matrix y = a.forward(x, ctx);
+    const Matrix ref = naiveAttention(x, d, steps, heads, causal);
+    EXPECT_LT((y - ref).cwiseAbs().maxCoeff(), 1e-5f) << (causal ? "causal" : "full");
+  }
+}
+
+TEST(TransformerLayers, PerTokenDenseIsTheSameWeightOnEveryStep) {
+  DenseOptions o;
+  o.units = 3;
+  o.perToken = true;
+  Dense d(o, "proj");
+  const auto bound = testing::bindStandalone(d, {4, 5, 1}, 3);
+  EXPECT_EQ(d.paramCount(), 3 * 4 + 3);
+  EXPECT_EQ(d.outShape(), (Shape{3, 5, 1}));
+  Matrix x = Matrix::Random(4 * 5, 2);
+  PassContext ctx;
+  const Matrix y = d.forward(x, ctx);
+  const ConstMatrixMap w(bound.params.data(), 3, 4);
+  const ConstVectorMap b(bound.params.data() + 12, 3);
+  for (int s = 0; s < 2; ++s)
+    for (int t = 0; t < 5; ++t) {
+      const Vector expected = w * x.col(s).segment(t * 4, 4) + b;
+      EXPECT_LT((y.col(s).segment(t * 3, 3) - expected).cwiseAbs().maxCoeff(), 1e-5f);
+    }
+}
+
+}  // namespace
+}  // namespace core::nn
