@@ -99,6 +99,9 @@ int cmdModels(const CommandArgs& args, std::ostream& out, std::ostream&) {
   // The transformers: simulated at LLM scale from their dimensions (accellab-cli simulate).
   if (format == "text") text << "\nTransformers (simulate them at LLM scale: --seq-len, --parallel, --finetune):\n";
   for (const auto& t : core::nn::referenceTransformers()) {
+    bool inZoo = false;  // char-gpt trains here too: listed once, above
+    for (const auto& m : core::nn::modelCatalog()) inZoo = inZoo || m.id == t.id;
+    if (inZoo) continue;
     if (format == "json") {
       Json j = Json::object();
       j.set("id", t.id);

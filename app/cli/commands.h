@@ -32,6 +32,8 @@ int cmdSimulate(const CommandArgs&, std::ostream&, std::ostream&);
 class Args;
 // simulate for a transformer of the zoo (cmd_llm.cpp); cmdSimulate hands over to it.
 int simulateTransformer(const Args& a, std::ostream& out, std::ostream& err);
+// train for the language models (lm_train.cpp); cmdTrain hands char-gpt over to it.
+int trainLanguageModelCommand(const Args& a, std::ostream& out, std::ostream& err);
 // validate for a calibration-llm.csv file (llm_validate.cpp); cmdValidate hands over to it.
 int validateLlm(const Args& a, const std::string& path, const std::string& text, std::ostream& out, std::ostream& err);
 int cmdSweep(const CommandArgs&, std::ostream&, std::ostream&);

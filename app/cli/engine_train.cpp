@@ -60,7 +60,17 @@ const char* const kTrainUsage =
     "\n"
     "Example:\n"
     "  accellab-cli train --dataset fashion-mnist --model mlp --batch 128 --epochs 3 \\\n"
-    "      --optimizer sgd --lr 0.01 --momentum 0.9 --format jsonl\n";
+    "      --optimizer sgd --lr 0.01 --momentum 0.9 --format jsonl\n"
+    "\n"
+    "Language models (char-gpt): accellab-cli train --model char-gpt [--dataset fortunes] [--steps N]\n"
+    "    [--eval-every K] [--batch B] [--lr R] [--weight-decay W] [--seed S] [--threads T]\n"
+    "    [--sample-chars N] [--temperature X] [--prompt TEXT] [--data-dir PATH] [--format jsonl|text]\n"
+    "  N optimizer updates (default 2000, the PyTorch peer's protocol) of random 129-byte windows\n"
+    "  (batch 32), AdamW (lr 1e-3, betas 0.9/0.95, weight decay 0.1 on matrix weights), gradient\n"
+    "  norm clipped at 1, 100 warm-up updates then cosine decay to 1e-4. Every K updates (default\n"
+    "  250) and at the end: step, train_loss, val_loss, val_bits_per_char (200 fixed validation\n"
+    "  windows), tokens_per_second, sample (greedy) and sample_temperature. --data-dir: any text\n"
+    "  file or folder (default /usr/share/games/fortunes, Debian's `fortunes` package).\n";
 
 namespace {
 
@@ -152,6 +162,7 @@ std::string epochText(const core::train::TrainConfig& c, const core::train::Epoc
 
 int cmdTrain(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const Args a(args, {"help", "nesterov"});
+  if (a.str("model", "") == "char-gpt") return trainLanguageModelCommand(a, out, err);
   const std::string format = formatOption(a, {"jsonl", "text"});
   const core::train::TrainConfig config = parseTrain(a);
   validateNamingFlags(config);

@@ -131,6 +131,22 @@ std::vector<DatasetInfo> makeCatalog() {
   nietzsche.source = "descriptor only (sizes for the simulator)";
   c.push_back(nietzsche);
 
+  DatasetInfo fortunes;
+  fortunes.id = "fortunes";
+  fortunes.description =
+      "Debian fortunes: 2.6 MB of text as bytes, 129-byte windows for char-gpt (train: accellab-cli train --model "
+      "char-gpt)";
+  fortunes.inputShape = {1, 128, 1};  // 128 byte ids; the target is the next byte at every step
+  fortunes.classes = 256;
+  fortunes.trainSize = 2318983 / 128;  // 90% of 2,576,674 bytes (bookworm's fortunes), in 128-byte windows
+  fortunes.testSize = 257674 / 128;
+  fortunes.format = SampleFormat::TokenIds;
+  fortunes.storedBytesPerSample = 129;
+  fortunes.vocabulary = 256;
+  fortunes.loadable = false;  // the image/label trainer cannot; the language-model trainer (CLI) does
+  fortunes.source = "Debian package fortunes (/usr/share/games/fortunes)";
+  c.push_back(fortunes);
+
   return c;
 }
 

@@ -36,7 +36,7 @@ void Dense::appendStats(std::vector<LayerStats>& out) const {
 
 void Dense::bind(ParamBinder& binder) {
   Layer::bind(binder);
-  const ParamBinder::Slice s = binder.take(paramCount());
+  const ParamBinder::Slice s = binder.take(paramCount(), static_cast<std::int64_t>(m_o.units) * inputs());
   m_w = s.params;
   m_dw = s.grads;
   m_wGemm = s.gemmParams;

@@ -6,7 +6,8 @@
 
 namespace core::nn {
 
-ParamBinder::Slice ParamBinder::take(std::int64_t n) {
+ParamBinder::Slice ParamBinder::take(std::int64_t n, std::int64_t matrixWeights) {
+  if (matrixWeights > 0) m_matrixRanges.emplace_back(m_offset, std::min(n, matrixWeights));
   Slice s;
   if (m_params) s.params = m_params + m_offset;
   if (m_grads) s.grads = m_grads + m_offset;

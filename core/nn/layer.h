@@ -13,6 +13,7 @@
 #include "core/nn/eigen.h"
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/nn/layer_stats.h"
@@ -49,11 +50,16 @@ public:
     float* grads = nullptr;
     const float* gemmParams = nullptr;  // params rounded to the GEMM precision
   };
-  Slice take(std::int64_t n);
+  // `matrixWeights`: how many of the n values (from the start of the slice) are a matrix's
+  // weights, the only parameters AdamW-style decoupled weight decay applies to (not biases,
+  // norms or embeddings).
+  Slice take(std::int64_t n, std::int64_t matrixWeights = 0);
   float* takeState(std::int64_t n);
   std::int64_t paramsTaken() const { return m_offset; }
   std::int64_t stateTaken() const { return m_stateOffset; }
   int nextLayerIndex() { return m_layerIndex++; }
+  // [offset, offset + count) ranges of matrix weights, in binding order.
+  const std::vector<std::pair<std::int64_t, std::int64_t>>& matrixRanges() const { return m_matrixRanges; }
 
 private:
   float* m_params;
@@ -63,6 +69,7 @@ private:
   std::int64_t m_offset = 0;
   std::int64_t m_stateOffset = 0;
   int m_layerIndex = 0;
+  std::vector<std::pair<std::int64_t, std::int64_t>> m_matrixRanges;
 };
 
 class Layer {

@@ -11,8 +11,8 @@ LossHead::LossHead(int classes) : m_classes(classes) {
   if (classes <= 0) throw util::Error("network: classes must be positive, got " + std::to_string(classes));
 }
 
-StepResult LossHead::evaluate(const Matrix& logits, const std::vector<int>& labels, std::size_t labelOffset,
-                              Matrix* dLogits, int chunks) const {
+StepResult LossHead::evaluate(const Eigen::Ref<const Matrix>& logits, const std::vector<int>& labels,
+                              std::size_t labelOffset, Matrix* dLogits, int chunks) const {
   const Eigen::Index batch = logits.cols();
   const Eigen::Index rows = logits.rows();
   const int maxLabel = binary() ? 2 : m_classes;
@@ -65,7 +65,7 @@ StepResult LossHead::evaluate(const Matrix& logits, const std::vector<int>& labe
   return r;
 }
 
-void LossHead::probabilities(const Matrix& logits, Matrix& out) const {
+void LossHead::probabilities(const Eigen::Ref<const Matrix>& logits, Matrix& out) const {
   out.resize(logits.rows(), logits.cols());
   if (binary()) {
     out = (1.0f / (1.0f + (-logits.array()).exp())).matrix();

@@ -16,10 +16,11 @@ public:
   bool binary() const { return m_classes == 1; }
   // Mean loss and correct count over the batch; fills `dLogits` when non-null. Throws
   // util::Error naming the sample when a label is outside [0, classes) (binary: 0 or 1).
-  StepResult evaluate(const Matrix& logits, const std::vector<int>& labels, std::size_t labelOffset, Matrix* dLogits,
-                      int chunks) const;
-  // Probabilities (softmax / sigmoid) of the logits.
-  void probabilities(const Matrix& logits, Matrix& out) const;
+  // A language model's logits come as (classes x tokens): one column per token, one label each.
+  StepResult evaluate(const Eigen::Ref<const Matrix>& logits, const std::vector<int>& labels, std::size_t labelOffset,
+                      Matrix* dLogits, int chunks) const;
+  // Probabilities (softmax / sigmoid) of the logits, column by column.
+  void probabilities(const Eigen::Ref<const Matrix>& logits, Matrix& out) const;
   LayerStats stats(Shape in) const;
 
 private:

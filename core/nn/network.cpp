@@ -24,6 +24,13 @@ struct Network::Impl {
   util::Precision precision = util::Precision::FP32;
   Matrix dLogits;
   Matrix slice;
+  Eigen::Index tokens = 1;  // a language model predicts every step: labels per token
+  std::vector<std::pair<std::int64_t, std::int64_t>> matrixRanges;
+
+  // The logits as the loss reads them: (classes x samples), or (classes x steps*samples).
+  Eigen::Map<const Matrix> logitsView(const Matrix& logits) const {
+    return {logits.data(), logits.rows() / tokens, logits.cols() * tokens};
+  }
 
   explicit Impl(int classes) : head(classes) {}
 
@@ -32,6 +39,7 @@ struct Network::Impl {
     const float* gemm = precision == util::Precision::FP32 ? params.data() : gemmParams.data();
     ParamBinder binder(params.data(), grads.data(), gemm, state.data());
     root.bind(binder);
+    matrixRanges = binder.matrixRanges();
     boundParams = params.data();
     boundGrads = grads.data();
   }
@@ -88,9 +96,12 @@ std::int64_t Network::paramCount() const { return m_impl->root.paramCount(); }
 
 void Network::initialize(std::uint64_t seed) {
   Impl& d = *m_impl;
-  if (d.output.size() != m_classes)
+  // A sequence of class scores (classes, steps, 1) is a language model's: a label per step.
+  const bool perToken = d.output.c == m_classes && d.output.h > 1 && d.output.w == 1;
+  if (d.output.size() != m_classes && !perToken)
     throw util::Error("network '" + m_id + "': the last layer gives " + std::to_string(d.output.size()) +
                       " outputs but the network has " + std::to_string(m_classes) + " classes");
+  d.tokens = perToken ? d.output.h : 1;
   d.root.build(m_input);
   d.params.setZero(d.root.paramCount());
   d.grads.setZero(d.root.paramCount());
@@ -106,23 +117,25 @@ Eigen::VectorXf& Network::grads() { return m_impl->grads; }
 Eigen::VectorXf& Network::state() { return m_impl->state; }
 
 namespace {
-void checkBatch(const std::string& id, Shape input, const Eigen::MatrixXf& x, std::size_t labels) {
+void checkBatch(const std::string& id, Shape input, const Eigen::MatrixXf& x, std::size_t labels, Eigen::Index tokens = 1) {
   if (x.rows() != input.size())
     throw util::Error("network '" + id + "': input has " + std::to_string(x.rows()) + " rows per sample, expected " +
                       std::to_string(input.size()));
   if (x.cols() == 0) throw util::Error("network '" + id + "': empty batch");
-  if (labels != static_cast<std::size_t>(x.cols()))
-    throw util::Error("network '" + id + "': " + std::to_string(labels) + " labels for " + std::to_string(x.cols()) + " samples");
+  if (labels != static_cast<std::size_t>(x.cols() * tokens))
+    throw util::Error("network '" + id + "': " + std::to_string(labels) + " labels for " + std::to_string(x.cols()) +
+                      " samples" + (tokens > 1 ? " of " + std::to_string(tokens) + " tokens" : std::string()));
 }
 }  // namespace
 
 StepResult Network::trainStep(const Eigen::MatrixXf& x, const std::vector<int>& labels, std::uint64_t stepSeed) {
   Impl& d = *m_impl;
   d.prepare(m_id);
-  checkBatch(m_id, m_input, x, labels.size());
+  checkBatch(m_id, m_input, x, labels.size(), d.tokens);
   const PassContext ctx = d.context(true, stepSeed);
   const Matrix& logits = d.root.forward(x, ctx);
-  const StepResult r = d.head.evaluate(logits, labels, 0, &d.dLogits, ctx.chunks);
+  const StepResult r = d.head.evaluate(d.logitsView(logits), labels, 0, &d.dLogits, ctx.chunks);
+  d.dLogits.resize(logits.rows(), logits.cols());  // the same values, as the last layer's (classes x steps) columns
   d.root.backward(x, d.dLogits, false, ctx);
   return r;
 }
@@ -130,7 +143,7 @@ StepResult Network::trainStep(const Eigen::MatrixXf& x, const std::vector<int>& 
 StepResult Network::evaluate(const Eigen::MatrixXf& x, const std::vector<int>& labels) {
   Impl& d = *m_impl;
   d.prepare(m_id);
-  checkBatch(m_id, m_input, x, labels.size());
+  checkBatch(m_id, m_input, x, labels.size(), d.tokens);
   const PassContext ctx = d.context(false, 0);
   StepResult total;
   double lossSum = 0;
@@ -141,7 +154,8 @@ StepResult Network::evaluate(const Eigen::MatrixXf& x, const std::vector<int>& l
       d.slice = x.middleCols(b, n);
       in = &d.slice;
     }
-    const StepResult r = d.head.evaluate(d.root.forward(*in, ctx), labels, static_cast<std::size_t>(b), nullptr, ctx.chunks);
+    const StepResult r =
+        d.head.evaluate(d.logitsView(d.root.forward(*in, ctx)), labels, static_cast<std::size_t>(b * d.tokens), nullptr, ctx.chunks);
     lossSum += r.loss * static_cast<double>(r.samples);
     total.correct += r.correct;
     total.samples += r.samples;
@@ -180,8 +194,8 @@ Eigen::MatrixXf Network::predict(const Eigen::MatrixXf& x) {
       d.slice = x.middleCols(b, n);
       in = &d.slice;
     }
-    d.head.probabilities(d.root.forward(*in, ctx), probs);
-    out.middleCols(b, n) = probs;
+    d.head.probabilities(d.logitsView(d.root.forward(*in, ctx)), probs);
+    out.middleCols(b, n) = Eigen::Map<const Matrix>(probs.data(), d.output.size(), n);
   }
   return out;
 }
@@ -192,6 +206,13 @@ void Network::setPrecision(util::Precision p) {
 }
 
 util::Precision Network::precision() const { return m_impl->precision; }
+
+std::vector<std::uint8_t> Network::matrixWeightMask() const {
+  std::vector<std::uint8_t> mask(static_cast<std::size_t>(m_impl->params.size()), 0);
+  for (const auto& [offset, count] : m_impl->matrixRanges)
+    std::fill_n(mask.begin() + offset, count, std::uint8_t{1});
+  return mask;
+}
 std::size_t Network::layerCount() const { return m_impl->root.size(); }
 Layer& Network::layer(std::size_t i) {
   if (i >= m_impl->root.size())

@@ -51,7 +51,9 @@ public:
   // Non-trainable state (batch-norm running mean/variance), one flat vector: with params()
   // it is everything a checkpoint needs.
   Eigen::VectorXf& state();
-  // Forward + loss + backward on one batch (x: inputSize x batch, labels: batch).
+  // Forward + loss + backward on one batch (x: inputSize x batch, labels: batch). A language
+  // model (last layer (classes, steps, 1)) takes a label per step: steps x batch labels,
+  // sample by sample, and its loss is the mean over every token.
   // Fills grads() with the mean-over-batch gradient. Parallel inside, over the calling
   // tbb::task_arena; deterministic for a given seed, step and arena concurrency.
   StepResult trainStep(const Eigen::MatrixXf& x, const std::vector<int>& labels, std::uint64_t stepSeed);
@@ -64,11 +66,14 @@ public:
   // previous running statistics. Does nothing to parameters or gradients.
   void accumulateBatchNormStatistics(const Eigen::MatrixXf& x, int pass);
   bool hasBatchNorm() const;
-  // Class scores (after softmax / sigmoid): classes x batch.
+  // Class scores (after softmax / sigmoid): classes x batch (a language model: per step).
   Eigen::MatrixXf predict(const Eigen::MatrixXf& x);
   // GEMM inputs rounded to this format (fp32 = no rounding). Accumulation stays fp32.
   void setPrecision(util::Precision p);
   util::Precision precision() const;
+  // 1 for every parameter that is a Dense layer's matrix weight, 0 for biases, norms and
+  // embeddings: where decoupled weight decay (AdamW) applies. Valid after initialize().
+  std::vector<std::uint8_t> matrixWeightMask() const;
 
   // Layers, for tests and tools.
   std::size_t layerCount() const;

@@ -90,5 +90,7 @@ std::unique_ptr<Network> buildVgg16(const ModelInput& in);
 std::unique_ptr<Network> buildAlexnet(const ModelInput& in);
 std::unique_ptr<Network> buildXception(const ModelInput& in);
 std::unique_ptr<Network> buildInceptionV3(const ModelInput& in);
+// A decoder-only transformer built from its TransformerSpec (zoo_transformer.cpp): char-gpt.
+std::unique_ptr<Network> buildCharGpt(const ModelInput& in);
 
 }  // namespace core::nn::zoo_detail

@@ -28,9 +28,24 @@ const char* typeName(Json::Type t) {
   throw Error(std::string("expected a JSON ") + typeName(want) + ", found " + typeName(got));
 }
 
+std::size_t utf8Length(std::string_view s, std::size_t pos);
+
+// Writes `s` as a JSON string. Bytes that do not form well-formed UTF-8 (a byte-level language
+// model's sample may hold any byte) become U+FFFD, so the output is always valid JSON.
 void escapeTo(std::string& out, const std::string& s) {
   out += '"';
-  for (unsigned char c : s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      const std::size_t n = utf8Length(s, i);
+      if (n == 0) {
+        out += "\ufffd";
+      } else {
+        out.append(s, i, n);
+        i += n - 1;
+      }
+      continue;
+    }
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
