@@ -275,4 +275,121 @@ const Matrix& SelfAttention::backward(const Matrix& x, const Matrix& dy, bool ne
   return m_dx;
 }
 
+// --- Patchify ------------------------------------------------------------------------------------
+
+Patchify::Patchify(int patch, std::string name) : Layer(LayerKind::Other, std::move(name)), m_patch(patch) {
+  if (patch < 1) fail("patch size must be positive, got " + std::to_string(patch));
+}
+
+Shape Patchify::inferShape(Shape in) {
+  if (in.h % m_patch != 0 || in.w % m_patch != 0)
+    fail(std::to_string(m_patch) + "x" + std::to_string(m_patch) + " patches do not tile a " + std::to_string(in.h) + "x" +
+         std::to_string(in.w) + " image");
+  const int gh = in.h / m_patch, gw = in.w / m_patch, features = in.c * m_patch * m_patch;
+  m_source.resize(static_cast<std::size_t>(in.size()));
+  std::size_t row = 0;
+  for (int py = 0; py < gh; ++py)
+    for (int px = 0; px < gw; ++px)
+      for (int c = 0; c < in.c; ++c)
+        for (int dy = 0; dy < m_patch; ++dy)
+          for (int dx = 0; dx < m_patch; ++dx)
+            m_source[row++] = (static_cast<Eigen::Index>(c) * in.h + py * m_patch + dy) * in.w + px * m_patch + dx;
+  return {features, gh * gw, 1};
+}
+
+void Patchify::appendStats(std::vector<LayerStats>& out) const {
+  LayerStats s = baseStats();
+  out.push_back(s);
+}
+
+const Matrix& Patchify::forward(const Matrix& x, const PassContext& ctx) {
+  m_y.resize(x.rows(), x.cols());
+  util::parallelChunks(x.cols(), chunksFor(ctx, x.size(), x.cols()), [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
+    for (std::ptrdiff_t s = b; s < e; ++s)
+      for (Eigen::Index r = 0; r < x.rows(); ++r) m_y(r, s) = x(m_source[static_cast<std::size_t>(r)], s);
+  });
+  return m_y;
+}
+
+const Matrix& Patchify::backward(const Matrix& x, const Matrix& dy, bool needDx, const PassContext& ctx) {
+  if (!needDx) return m_dx;
+  m_dx.resize(x.rows(), x.cols());
+  util::parallelChunks(x.cols(), chunksFor(ctx, x.size(), x.cols()), [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
+    for (std::ptrdiff_t s = b; s < e; ++s)
+      for (Eigen::Index r = 0; r < x.rows(); ++r) m_dx(m_source[static_cast<std::size_t>(r)], s) = dy(r, s);
+  });
+  return m_dx;
+}
+
+// --- ClassToken ----------------------------------------------------------------------------------
+
+ClassToken::ClassToken(std::string name) : Layer(LayerKind::Embedding, std::move(name)) {}
+
+Shape ClassToken::inferShape(Shape in) {
+  requireSequence(*this, in);
+  return {in.c, in.h + 1, 1};
+}
+
+void ClassToken::appendStats(std::vector<LayerStats>& out) const {
+  LayerStats s = baseStats();
+  out.push_back(s);
+}
+
+void ClassToken::bind(ParamBinder& binder) {
+  Layer::bind(binder);
+  const ParamBinder::Slice s = binder.take(paramCount());
+  m_token = s.params;
+  m_grad = s.grads;
+}
+
+void ClassToken::initParams(std::uint64_t seed) {
+  util::Rng rng = util::makeRng(seed, static_cast<std::uint64_t>(layerIndex()));
+  fillNormal(m_token, paramCount(), kGptInitStddev, rng);
+}
+
+const Matrix& ClassToken::forward(const Matrix& x, const PassContext&) {
+  const Eigen::Index d = inShape().c;
+  m_y.resize(x.rows() + d, x.cols());
+  m_y.topRows(d) = ConstVectorMap(m_token, d).replicate(1, x.cols());
+  m_y.bottomRows(x.rows()) = x;
+  return m_y;
+}
+
+const Matrix& ClassToken::backward(const Matrix& x, const Matrix& dy, bool needDx, const PassContext&) {
+  const Eigen::Index d = inShape().c;
+  VectorMap(m_grad, d) = dy.topRows(d).rowwise().sum();
+  if (!needDx) return m_dx;
+  m_dx = dy.bottomRows(x.rows());
+  return m_dx;
+}
+
+// --- TakeToken -----------------------------------------------------------------------------------
+
+TakeToken::TakeToken(int step, std::string name) : Layer(LayerKind::Other, std::move(name)), m_step(step) {}
+
+Shape TakeToken::inferShape(Shape in) {
+  requireSequence(*this, in);
+  if (m_step < 0 || m_step >= in.h) fail("step " + std::to_string(m_step) + " is outside the " + std::to_string(in.h) + " steps");
+  return {in.c, 1, 1};
+}
+
+void TakeToken::appendStats(std::vector<LayerStats>& out) const {
+  LayerStats s = baseStats();
+  out.push_back(s);
+}
+
+const Matrix& TakeToken::forward(const Matrix& x, const PassContext&) {
+  const Eigen::Index d = inShape().c;
+  m_y = x.middleRows(static_cast<Eigen::Index>(m_step) * d, d);
+  return m_y;
+}
+
+const Matrix& TakeToken::backward(const Matrix& x, const Matrix& dy, bool needDx, const PassContext&) {
+  if (!needDx) return m_dx;
+  const Eigen::Index d = inShape().c;
+  m_dx.setZero(x.rows(), x.cols());
+  m_dx.middleRows(static_cast<Eigen::Index>(m_step) * d, d) = dy;
+  return m_dx;
+}
+
 }  // namespace core::nn

@@ -85,4 +85,55 @@ private:
   Matrix m_probs;  // (steps x steps) blocks: column block (sample * heads + head)
 };
 
+// Image (channels, H, W) -> tokens (channels x p x p, patches, 1): non-overlapping p x p
+// patches in row-major patch order, each patch's pixels row-major within a channel (ViT).
+class Patchify final : public Layer {
+public:
+  explicit Patchify(int patch, std::string name = {});
+  void appendStats(std::vector<LayerStats>& out) const override;
+  const Matrix& forward(const Matrix& x, const PassContext& ctx) override;
+  const Matrix& backward(const Matrix& x, const Matrix& dy, bool needDx, const PassContext& ctx) override;
+
+protected:
+  Shape inferShape(Shape in) override;
+
+private:
+  int m_patch;
+  std::vector<Eigen::Index> m_source;  // output row -> input row
+};
+
+// Prepends a learned token (ViT's class token): (d, steps, 1) -> (d, steps + 1, 1).
+class ClassToken final : public Layer {
+public:
+  explicit ClassToken(std::string name = {});
+  std::int64_t paramCount() const override { return inShape().c; }
+  void appendStats(std::vector<LayerStats>& out) const override;
+  void bind(ParamBinder& binder) override;
+  void initParams(std::uint64_t seed) override;
+  const Matrix& forward(const Matrix& x, const PassContext& ctx) override;
+  const Matrix& backward(const Matrix& x, const Matrix& dy, bool needDx, const PassContext& ctx) override;
+
+protected:
+  Shape inferShape(Shape in) override;
+
+private:
+  float* m_token = nullptr;
+  float* m_grad = nullptr;
+};
+
+// Keeps one step of a sequence: (d, steps, 1) -> (d, 1, 1) (ViT reads the class token).
+class TakeToken final : public Layer {
+public:
+  explicit TakeToken(int step, std::string name = {});
+  void appendStats(std::vector<LayerStats>& out) const override;
+  const Matrix& forward(const Matrix& x, const PassContext& ctx) override;
+  const Matrix& backward(const Matrix& x, const Matrix& dy, bool needDx, const PassContext& ctx) override;
+
+protected:
+  Shape inferShape(Shape in) override;
+
+private:
+  int m_step;
+};
+
 }  // namespace core::nn

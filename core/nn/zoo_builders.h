@@ -92,5 +92,6 @@ std::unique_ptr<Network> buildXception(const ModelInput& in);
 std::unique_ptr<Network> buildInceptionV3(const ModelInput& in);
 // A decoder-only transformer built from its TransformerSpec (zoo_transformer.cpp): char-gpt.
 std::unique_ptr<Network> buildCharGpt(const ModelInput& in);
+std::unique_ptr<Network> buildVitTiny(const ModelInput& in);
 
 }  // namespace core::nn::zoo_detail

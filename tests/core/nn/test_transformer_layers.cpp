@@ -71,6 +71,31 @@ Matrix naiveAttention(const Matrix& x, int d, int steps, int heads, bool causal)
   return y;
 }
 
+TEST(TransformerGradients, PatchesClassTokenAndTakeToken) {
+  Patchify p(2, "patches");
+  expectGradientsMatch(p, {2, 4, 6});
+  ClassToken cls("cls");
+  expectGradientsMatch(cls, {3, 4, 1});
+  TakeToken take(1, "take");
+  expectGradientsMatch(take, {3, 4, 1});
+}
+
+TEST(TransformerLayers, PatchesFollowTheViTOrder) {
+  // 1x8x8 image, 4x4 patches: token 2*py+px, feature 4*dy+dx (the peer's reshape/permute).
+  Patchify p(4, "patches");
+  p.build({1, 8, 8});
+  EXPECT_EQ(p.outShape(), (Shape{16, 4, 1}));
+  Matrix x(64, 1);
+  for (int i = 0; i < 64; ++i) x(i, 0) = static_cast<float>(i);  // pixel (y, x) holds 8y + x
+  PassContext ctx;
+  const Matrix& y = p.forward(x, ctx);
+  for (int py = 0; py < 2; ++py)
+    for (int px = 0; px < 2; ++px)
+      for (int dy = 0; dy < 4; ++dy)
+        for (int dx = 0; dx < 4; ++dx)
+          EXPECT_EQ(y((2 * py + px) * 16 + 4 * dy + dx, 0), static_cast<float>(8 * (4 * py + dy) + 4 * px + dx));
+}
+
 TEST(TransformerLayers, AttentionMatchesANaiveReference) {
   std::mt19937 rng(7);
   std::normal_distribution<float> normal(0.0f, 1.0f);
