@@ -51,7 +51,7 @@ int trainLanguageModelCommand(const Args& a, std::ostream& out, std::ostream& er
   const std::string path = a.str("data-dir", core::data::kFortunesDir);
   core::data::TextCorpus corpus;
   try {
-    corpus = core::data::loadTextCorpus(path);
+    corpus = core::data::loadTextCorpus(path, 129, a.has("data-dir") ? "" : core::data::kFortunesInstallHint);
   } catch (const Error& e) {
     throw Error(std::string("--data-dir: ") + e.what());
   }

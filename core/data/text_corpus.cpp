@@ -10,13 +10,9 @@ namespace core::data {
 
 namespace fs = std::filesystem;
 
-TextCorpus loadTextCorpus(const std::string& path, int window) {
-  const bool isDefault = path == kFortunesDir;
+TextCorpus loadTextCorpus(const std::string& path, int window, const std::string& missingHint) {
   auto missing = [&](const std::string& what) -> util::Error {
-    return util::Error(path + ": " + what +
-                       (isDefault ? " (install Debian's `fortunes` package: sudo apt-get install fortunes; or give "
-                                    "--data-dir with any text file or folder)"
-                                  : ""));
+    return util::Error(path + ": " + what + (missingHint.empty() ? "" : " (" + missingHint + ")"));
   };
   std::error_code ec;
   TextCorpus c;

@@ -9,6 +9,10 @@
 namespace core::data {
 
 inline constexpr const char* kFortunesDir = "/usr/share/games/fortunes";
+// What to tell a user whose default corpus is missing.
+inline constexpr const char* kFortunesInstallHint =
+    "install Debian's `fortunes` package: sudo apt-get install fortunes; or give --data-dir with any text file or "
+    "folder";
 
 struct TextCorpus {
   std::vector<std::uint8_t> train, validation;
@@ -18,8 +22,8 @@ struct TextCorpus {
 
 // A folder: its extension-less regular files (no '.' in the name; symlinks and folders skipped),
 // sorted by name, concatenated; a file: its bytes. Throws core::util::Error naming the path
-// (and, for the default folder, the Debian package to install) when there is nothing to read,
-// or when the corpus is too small for one window of `window` bytes in each split.
-TextCorpus loadTextCorpus(const std::string& path, int window = 129);
+// (and `missingHint`, e.g. kFortunesInstallHint for the default folder) when there is nothing
+// to read, or when the corpus is too small for one window of `window` bytes in each split.
+TextCorpus loadTextCorpus(const std::string& path, int window = 129, const std::string& missingHint = "");
 
 }  // namespace core::data

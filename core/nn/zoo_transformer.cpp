@@ -48,9 +48,7 @@ std::unique_ptr<Network> buildCharGpt(const ModelInput& in) {
   if (context < 2 || context > s.maxPositions)
     throw util::Error("char-gpt reads 2 to " + std::to_string(s.maxPositions) + " bytes of context, not " +
                       std::to_string(context));
-  if (in.classes != s.vocab)
-    throw util::Error("char-gpt predicts " + std::to_string(s.vocab) + " byte values; the dataset has " +
-                      std::to_string(in.classes) + " classes (train it on fortunes or any text: --dataset fortunes)");
+  // A byte-level model always predicts the 256 byte values, whatever classes the caller names.
   auto net = std::make_unique<Network>("char-gpt", Shape{1, context, 1}, s.vocab);
   net->add(std::make_unique<Embedding>(s.vocab, s.dModel, "tok_emb", true));
   net->add(std::make_unique<PositionEmbedding>("pos_emb"));

@@ -67,7 +67,10 @@ INSTANTIATE_TEST_SUITE_P(
         Expected{"alexnet", image(3, 224, 224, 1000), 61100840, 61100840, {1000, 1, 1}},
         // Keras applications (model.summary(): total / trainable).
         Expected{"xception", image(3, 299, 299, 1000), 22855952, 22910480, {1000, 1, 1}},
-        Expected{"inception-v3", image(3, 299, 299, 1000), 23817352, 23851784, {1000, 1, 1}}),
+        Expected{"inception-v3", image(3, 299, 299, 1000), 23817352, 23851784, {1000, 1, 1}},
+        // The transformers, exactly as ../shared/bench/torch_baseline.py --check-params counts them.
+        Expected{"char-gpt", ModelInput{{1, 128, 1}, 256, 256}, 875264, 875264, {256, 128, 1}},
+        Expected{"vit-tiny", image(1, 28, 28, 10), 205066, 205066, {10, 1, 1}}),
     [](const auto& info) {
       std::string n = info.param.id;
       for (char& ch : n)
@@ -190,7 +193,7 @@ TEST(Zoo, ErrorsNameTheProblem) {
 
 TEST(Zoo, CatalogListsEveryModelOnce) {
   const auto& cat = modelCatalog();
-  EXPECT_EQ(cat.size(), 15u);
+  EXPECT_EQ(cat.size(), 17u);
   for (const auto& m : cat) {
     EXPECT_FALSE(m.description.empty()) << m.id;
     EXPECT_EQ(modelInfo(m.id).description, m.description);

@@ -99,12 +99,15 @@ TEST(LmTrainer, CorpusTakesExtensionlessFilesByNameAndSplitsTheLastTenth) {
 }
 
 TEST(LmTrainer, TheMissingFortunesPackageIsNamed) {
-  if (fs::exists(core::data::kFortunesDir)) GTEST_SKIP() << "fortunes is installed";
+  // The CLI passes the install hint when the default folder is used; a missing folder names both.
+  TempDir d;
+  const std::string gone = (d.path / "fortunes").string();
   try {
-    core::data::loadTextCorpus(core::data::kFortunesDir);
+    core::data::loadTextCorpus(gone, 129, core::data::kFortunesInstallHint);
     FAIL() << "no error";
   } catch (const core::util::Error& e) {
     EXPECT_NE(std::string(e.what()).find("apt-get install fortunes"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(gone), std::string::npos) << e.what();
   }
 }
 
