@@ -28,6 +28,11 @@ std::int64_t proportionalTestLimit(const std::string& datasetId, std::int64_t li
 }
 
 void validate(const TrainConfig& c) {
+  // The language model trains through its own loop (core/train/lm_trainer), not epochs of
+  // labelled samples.
+  if (c.modelId == "char-gpt")
+    throw FieldError("model", "char-gpt is a language model: train it with `accellab-cli train --model char-gpt` "
+                              "(Debian's fortunes or any text); this run trains image and text classifiers");
   try {
     const data::DatasetInfo& d = data::datasetInfo(c.datasetId);
     if (!d.loadable)
