@@ -82,7 +82,7 @@ protected:
 private:
   int m_heads;
   bool m_causal;
-  Matrix m_probs;  // (steps x steps) blocks: column block (sample * heads + head)
+  Matrix m_probs;  // softmax probabilities transposed (keys x queries), one block per (sample, head)
 };
 
 // Image (channels, H, W) -> tokens (channels x p x p, patches, 1): non-overlapping p x p
