@@ -122,6 +122,11 @@ int cmdBench(const CommandArgs& args, std::ostream& out, std::ostream&) {
   j.set("wall_seconds", rounded(r.wallSeconds, 4));
   j.set("images_per_second", rounded(r.imagesPerSecond, 1));
   j.set("images_per_second_median_step", rounded(r.imagesPerSecondMedianStep, 1));
+  if (r.tokensPerSample > 0) {  // a language model: images are sequences
+    j.set("sequences_per_second", rounded(r.imagesPerSecond, 1));
+    j.set("tokens_per_second", rounded(r.imagesPerSecond * r.tokensPerSample, 1));
+    j.set("tokens_per_second_median_step", rounded(r.imagesPerSecondMedianStep * r.tokensPerSample, 1));
+  }
   j.set("step_ms_median", rounded(r.stepSecondsMedian * 1e3, 3));
   j.set("step_ms_p10", rounded(r.stepSecondsP10 * 1e3, 3));
   j.set("step_ms_p90", rounded(r.stepSecondsP90 * 1e3, 3));

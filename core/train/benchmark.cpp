@@ -1,5 +1,9 @@
 #include "core/train/benchmark.h"
 
+#include "core/data/text_corpus.h"
+#include "core/train/lm_trainer.h"
+#include "core/util/rng.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -61,8 +65,96 @@ std::int64_t peakRssBytes() {
   return 0;
 }
 
+namespace {
+
+// The language model (char-gpt): the peer's update (AdamW on matrix weights, clipping at 1) on
+// random 129-byte windows of fortunes, or of seeded random text when the package is missing.
+BenchResult runLmBenchmark(const BenchConfig& c, std::stop_token stop) {
+  BenchResult r;
+  r.modelId = c.modelId;
+  r.batch = c.batch;
+  r.warmup = c.warmup;
+  r.optimizer = OptimizerKind::Adam;  // AdamW, reported as its family
+  r.learningRate = c.learningRate.value_or(1e-3);
+  data::TextCorpus corpus;
+  const std::string dir = c.dataDir.empty() ? data::kFortunesDir : c.dataDir;
+  try {
+    corpus = data::loadTextCorpus(dir);
+    r.data = "fortunes";
+  } catch (const util::Error& e) {
+    util::Rng rng = util::makeRng(c.seed, 0x7e);
+    std::uniform_int_distribution<int> byte(32, 126);
+    corpus.train.resize(1 << 20);
+    corpus.validation.resize(1 << 16);
+    for (auto& b : corpus.train) b = static_cast<std::uint8_t>(byte(rng));
+    for (auto& b : corpus.validation) b = static_cast<std::uint8_t>(byte(rng));
+    r.data = "synthetic";
+    r.dataNote = std::string(e.what()) + "; random printable bytes instead";
+  }
+  nn::ModelInput in;
+  in.shape = {1, 128, 1};
+  in.classes = in.vocabulary = 256;
+  std::unique_ptr<nn::Network> net = nn::buildModel(c.modelId, in);
+  const nn::NetworkStats stats = net->stats();
+  r.inputShape = stats.input;
+  r.tokensPerSample = 128;
+  r.params = net->paramCount();
+  r.forwardFlopsPerImage = stats.forwardFlops();
+  r.trainFlopsPerImage = stats.forwardFlops() + stats.backwardFlops();
+  net->initialize(c.seed);
+  net->setPrecision(c.precision);
+  TrainConfig tc;
+  tc.threads = c.threads;
+  r.threads = threadCountFor(tc);
+  LmConfig lc;
+  std::vector<double> stepSeconds;
+  oneapi::tbb::task_arena arena(r.threads);
+  arena.execute([&] {
+    AdamW optimizer(lc.beta1, lc.beta2, lc.epsilon, lc.weightDecay, net->matrixWeightMask());
+    util::Rng rng = util::makeRng(c.seed, 0x17);
+    std::uniform_int_distribution<std::size_t> offset(0, corpus.train.size() - 129);
+    Eigen::MatrixXf x(128, c.batch);
+    std::vector<int> y(static_cast<std::size_t>(128) * c.batch);
+    std::uint64_t step = 0;
+    auto oneStep = [&](bool timed) {
+      for (int b = 0; b < c.batch; ++b) {
+        const std::size_t o = offset(rng);
+        for (int t = 0; t < 128; ++t) {
+          x(t, b) = corpus.train[o + static_cast<std::size_t>(t)];
+          y[static_cast<std::size_t>(b) * 128 + static_cast<std::size_t>(t)] = corpus.train[o + static_cast<std::size_t>(t) + 1];
+        }
+      }
+      const auto t0 = Clock::now();
+      const nn::StepResult s = net->trainStep(x, y, stepSeed(c.seed, ++step));
+      clipGradientNorm(net->grads(), lc.clipNorm);
+      optimizer.step(net->params(), net->grads(), r.learningRate);
+      if (timed) stepSeconds.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+      r.finalLoss = s.loss;
+    };
+    for (int i = 0; i < c.warmup && !stop.stop_requested(); ++i) oneStep(false);
+    const auto start = Clock::now();
+    for (int i = 0; i < c.steps && !stop.stop_requested(); ++i) oneStep(true);
+    r.wallSeconds = std::chrono::duration<double>(Clock::now() - start).count();
+  });
+  r.steps = static_cast<int>(stepSeconds.size());
+  if (r.steps > 0 && r.wallSeconds > 0) {
+    r.imagesPerSecond = static_cast<double>(r.steps) * c.batch / r.wallSeconds;
+    r.stepSecondsMedian = percentile(stepSeconds, 0.5);
+    r.stepSecondsP10 = percentile(stepSeconds, 0.1);
+    r.stepSecondsP90 = percentile(stepSeconds, 0.9);
+    r.imagesPerSecondMedianStep = c.batch / r.stepSecondsMedian;
+    r.gflops = r.trainFlopsPerImage * r.imagesPerSecond / 1e9;
+    r.gflopsMedianStep = r.trainFlopsPerImage * r.imagesPerSecondMedianStep / 1e9;
+  }
+  r.peakRssBytes = peakRssBytes();
+  return r;
+}
+
+}  // namespace
+
 BenchResult runBenchmark(const BenchConfig& c, std::stop_token stop) {
   validate(c);
+  if (c.modelId == "char-gpt") return runLmBenchmark(c, stop);
   BenchResult r;
   r.modelId = c.modelId;
   r.batch = c.batch;

@@ -38,6 +38,7 @@ struct BenchResult {
   std::string data;        // the dataset the batches came from, or "synthetic"
   std::string dataNote;    // why synthetic was used, when it was
   nn::Shape inputShape;
+  int tokensPerSample = 0;  // language models: tokens one sequence trains (images/s are then sequences/s)
   int batch = 0;
   int threads = 0;
   int steps = 0;           // timed steps actually run (fewer when stopped)
