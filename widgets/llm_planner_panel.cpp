@@ -219,7 +219,18 @@ QWidget* LlmPlannerPanel::createCharts() {
   m_results->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_results->horizontalHeader()->setSectionResizeMode(kRWhy, QHeaderView::Stretch);
   m_results->setWordWrap(false);
+  m_results->setSelectionBehavior(QAbstractItemView::SelectRows);
   layout->addWidget(m_results, 2);
+  m_why = new QLabel(box);
+  m_why->setObjectName("llm_why");
+  m_why->setWordWrap(true);
+  m_why->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  layout->addWidget(m_why);
+  // The selected scenario's whole explanation under the table (the Why column is cut at any width).
+  connect(m_results, &QTableWidget::currentCellChanged, this, [this](int row) {
+    const QTableWidgetItem* why = row >= 0 ? m_results->item(row, kRWhy) : nullptr;
+    m_why->setText(why ? m_results->item(row, kRScenario)->text() + ": " + why->text() : QString());
+  });
   return box;
 }
 
@@ -495,6 +506,7 @@ void LlmPlannerPanel::fillTable() {
   }
   m_results->resizeColumnsToContents();
   m_results->horizontalHeader()->setSectionResizeMode(kRWhy, QHeaderView::Stretch);
+  if (!m_outcomes.empty()) m_results->setCurrentCell(0, kRScenario);
 }
 
 QCustomPlot* LlmPlannerPanel::currentChart() const { return qobject_cast<QCustomPlot*>(m_tabs->currentWidget()); }

@@ -83,6 +83,7 @@ private:
   QCustomPlot* m_scaling = nullptr;
   QTableWidget* m_results = nullptr;
   QLabel* m_note = nullptr;
+  QLabel* m_why = nullptr;  // the selected scenario's explanation
   bool m_updating = false;
   core::sim::LlmStudy m_shown;  // references and titles the editors do not show
   std::vector<core::sim::LlmOutcome> m_outcomes;

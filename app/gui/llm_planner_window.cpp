@@ -1,6 +1,8 @@
 #include "app/gui/llm_planner_window.h"
 
 #include <QDir>
+#include <QGuiApplication>
+#include <QScreen>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenuBar>
@@ -81,7 +83,10 @@ LlmPlannerWindow::LlmPlannerWindow(const SimService* sim, QWidget* parent)
   if (!m_loadErrors.isEmpty()) statusBar()->showMessage(tr("Skipped presets: %1").arg(m_loadErrors.join("; ")));
 
   if (!m_presets.empty()) openPreset(QString::fromStdString(m_presets.front().id));
-  resize(1280, 800);
+  // Most of the screen, as the main window opens (all of it up to 1280x800).
+  const QRect screen = (this->screen() ? this->screen() : QGuiApplication::primaryScreen())->availableGeometry();
+  resize(screen.size() * 0.85);
+  if (width() < 1280 || height() < 800) resize(screen.size().boundedTo(QSize(1280, 800)));
 }
 
 void LlmPlannerWindow::loadPresets() { m_presets = shippedPresets(&m_loadErrors); }
