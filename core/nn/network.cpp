@@ -10,6 +10,7 @@
 namespace core::nn {
 namespace {
 constexpr Eigen::Index kInferenceSlice = 256;  // samples per forward in evaluate()/predict()
+constexpr Eigen::Index kInferenceTokens = 4096;  // tokens per forward for a language model
 }
 
 struct Network::Impl {
@@ -26,6 +27,12 @@ struct Network::Impl {
   Matrix slice;
   Eigen::Index tokens = 1;  // a language model predicts every step: labels per token
   std::vector<std::pair<std::int64_t, std::int64_t>> matrixRanges;
+
+  // Samples per inference forward: 256, or for a language model as many sequences as make
+  // 4,096 tokens (every layer's buffers scale with tokens, and 256 x 128 would hold ~1 GB).
+  Eigen::Index inferenceSlice() const {
+    return tokens > 1 ? std::max<Eigen::Index>(1, kInferenceTokens / tokens) : kInferenceSlice;
+  }
 
   // The logits as the loss reads them: (classes x samples), or (classes x steps*samples).
   Eigen::Map<const Matrix> logitsView(const Matrix& logits) const {
@@ -147,8 +154,9 @@ StepResult Network::evaluate(const Eigen::MatrixXf& x, const std::vector<int>& l
   const PassContext ctx = d.context(false, 0);
   StepResult total;
   double lossSum = 0;
-  for (Eigen::Index b = 0; b < x.cols(); b += kInferenceSlice) {
-    const Eigen::Index n = std::min(kInferenceSlice, x.cols() - b);
+  const Eigen::Index slice = d.inferenceSlice();
+  for (Eigen::Index b = 0; b < x.cols(); b += slice) {
+    const Eigen::Index n = std::min(slice, x.cols() - b);
     const Matrix* in = &x;
     if (n != x.cols()) {
       d.slice = x.middleCols(b, n);
@@ -187,8 +195,9 @@ Eigen::MatrixXf Network::predict(const Eigen::MatrixXf& x) {
   const PassContext ctx = d.context(false, 0);
   Eigen::MatrixXf out(d.output.size(), x.cols());
   Matrix probs;
-  for (Eigen::Index b = 0; b < x.cols(); b += kInferenceSlice) {
-    const Eigen::Index n = std::min(kInferenceSlice, x.cols() - b);
+  const Eigen::Index slice = d.inferenceSlice();
+  for (Eigen::Index b = 0; b < x.cols(); b += slice) {
+    const Eigen::Index n = std::min(slice, x.cols() - b);
     const Matrix* in = &x;
     if (n != x.cols()) {
       d.slice = x.middleCols(b, n);
