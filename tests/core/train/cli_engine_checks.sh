@@ -111,6 +111,17 @@ case "$case_name" in
     bad "is a file" train --model mlp --dataset mnist --data-dir "$0"
     bad "--seed: 9007199254740993 is out of range \[0, 9007199254740992\]" train --model mlp --seed 9007199254740993
     ;;
+  lm)  # char-gpt on a corpus this script writes: a short run, its JSON, and its refusals
+    i=0; : > "$tmp/corpus.txt"
+    while [ $i -lt 60 ]; do echo "the quick brown fox jumps over the lazy dog $i" >> "$tmp/corpus.txt"; i=$((i + 1)); done
+    run 0 train --model char-gpt --data-dir "$tmp/corpus.txt" --steps 4 --eval-every 2 --batch 2 --sample-chars 8 --threads 2 --format jsonl
+    [ "$(wc -l < "$tmp/out")" -eq 2 ] || fail "expected 2 evaluation lines"
+    for key in '"step":2' '"val_bits_per_char"' '"tokens_per_second"' '"sample"' '"sample_temperature"'; do
+      grep -q "$key" "$tmp/out" || fail "no $key in the JSON"
+    done
+    bad --dataset train --model char-gpt --dataset mnist --steps 1
+    bad --data-dir train --model char-gpt --data-dir "$tmp/none" --steps 1
+    bad --steps train --model char-gpt --data-dir "$tmp/corpus.txt" --steps 0 ;;
   *)
     fail "unknown case"
     ;;
