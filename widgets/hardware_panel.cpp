@@ -17,6 +17,7 @@ namespace {
 using core::util::Precision;
 
 enum Column { kDevice, kCount, kPrice, kPrecision, kEstimate, kColumns };
+constexpr int kMaxPodDevices = 4096;
 constexpr int kAsRun = -1;
 constexpr int kDefaultVcpus = 8;     // when the device file names no default
 constexpr int kMaxVcpus = 256;       // when the device file names no largest shape
@@ -128,7 +129,7 @@ void HardwarePanel::buildRow(int row, const core::hw::DeviceSpec& spec) {
     count->setValue(defaultVcpus(spec));
     count->setSuffix(tr(" vCPU"));
   } else {
-    count->setRange(1, 64);
+    count->setRange(1, kMaxPodDevices);  // up to pods: 256 x H100, 64 x tpu-v5p-8, 1,024 x GB200
     count->setValue(1);
     count->setPrefix(tr("× "));
     count->setEnabled(!spec.measured);
