@@ -18,24 +18,6 @@ namespace {
 
 using core::util::Error;
 
-std::string fmt(double v, int digits = 3) {
-  std::ostringstream os;
-  if (std::isfinite(v) && std::abs(v) >= std::pow(10.0, digits)) os << std::fixed << std::setprecision(0) << v;
-  else os << std::setprecision(digits) << v;
-  return os.str();
-}
-
-std::string duration(double s) {
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(1);
-  if (s < 1) return fmt(s * 1e3) + " ms";
-  if (s < 120) return fmt(s) + " s";
-  if (s < 7200) os << s / 60 << " min";
-  else if (s < 172800) os << s / 3600 << " h";
-  else os << s / 86400 << " days";
-  return os.str();
-}
-
 std::string gib(double bytes) { return fmt(bytes / (1024.0 * 1024 * 1024)); }
 
 void printText(const core::sim::LlmReport& r, std::ostream& out) {

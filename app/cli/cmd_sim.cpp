@@ -108,27 +108,6 @@ const char* const kStacksUsage =
 
 namespace {
 
-// `precision` significant digits; large values in plain digits (1380, not 1.38e+03).
-std::string fmt(double v, int precision = 3) {
-  std::ostringstream os;
-  if (std::isfinite(v) && std::abs(v) >= std::pow(10.0, precision)) os << std::fixed << std::setprecision(0) << v;
-  else os << std::setprecision(precision) << v;
-  return os.str();
-}
-
-// A duration in the unit a person reads it in: 38.2 ms, 17.5 s, 12.3 min, 1.9 h, 2.4 days.
-std::string duration(double s) {
-  if (!std::isfinite(s)) return "-";
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(1);
-  if (s < 1) return fmt(s * 1e3) + " ms";
-  if (s < 120) return fmt(s) + " s";
-  if (s < 7200) os << s / 60 << " min";
-  else if (s < 172800) os << s / 3600 << " h";
-  else os << s / 86400 << " days";
-  return os.str();
-}
-
 void printText(const core::sim::SimReport& r, std::ostream& out) {
   const auto& c = r.config;
   out << c.modelId << " on " << c.datasetId << ", ";

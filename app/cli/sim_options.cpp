@@ -1,6 +1,9 @@
 #include "app/cli/sim_options.h"
 
+#include <cmath>
 #include <filesystem>
+#include <iomanip>
+#include <sstream>
 
 #include "core/data/dataset_info.h"
 #include "core/hw/host_probe.h"
@@ -79,6 +82,25 @@ core::sim::CpuBuild cpuBuildOption(const Args& a) {
   if (v == "compiled") return core::sim::CpuBuild::Compiled;
   if (v == "pip") return core::sim::CpuBuild::Pip;
   throw Error("--cpu-build: '" + v + "' is not one of compiled, pip");
+}
+
+std::string fmt(double v, int precision) {
+  std::ostringstream os;
+  if (std::isfinite(v) && std::abs(v) >= std::pow(10.0, precision)) os << std::fixed << std::setprecision(0) << v;
+  else os << std::setprecision(precision) << v;
+  return os.str();
+}
+
+std::string duration(double s) {
+  if (!std::isfinite(s)) return "-";
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(1);
+  if (s < 1) return fmt(s * 1e3) + " ms";
+  if (s < 120) return fmt(s) + " s";
+  if (s < 7200) os << s / 60 << " min";
+  else if (s < 172800) os << s / 3600 << " h";
+  else os << s / 86400 << " days";
+  return os.str();
 }
 
 }  // namespace app::cli

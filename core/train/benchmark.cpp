@@ -67,6 +67,21 @@ std::int64_t peakRssBytes() {
 
 namespace {
 
+// Throughputs and step-time percentiles from the timed steps (both benchmarks).
+void finishResult(BenchResult& r, const std::vector<double>& stepSeconds, int batch) {
+  r.steps = static_cast<int>(stepSeconds.size());
+  if (r.steps > 0 && r.wallSeconds > 0) {
+    r.imagesPerSecond = static_cast<double>(r.steps) * batch / r.wallSeconds;
+    r.stepSecondsMedian = percentile(stepSeconds, 0.5);
+    r.stepSecondsP10 = percentile(stepSeconds, 0.1);
+    r.stepSecondsP90 = percentile(stepSeconds, 0.9);
+    r.imagesPerSecondMedianStep = batch / r.stepSecondsMedian;
+    r.gflops = r.trainFlopsPerImage * r.imagesPerSecond / 1e9;
+    r.gflopsMedianStep = r.trainFlopsPerImage * r.imagesPerSecondMedianStep / 1e9;
+  }
+  r.peakRssBytes = peakRssBytes();
+}
+
 // The language model (char-gpt): the peer's update (AdamW on matrix weights, clipping at 1) on
 // random 129-byte windows of fortunes, or of seeded random text when the package is missing.
 BenchResult runLmBenchmark(const BenchConfig& c, std::stop_token stop) {
@@ -136,17 +151,7 @@ BenchResult runLmBenchmark(const BenchConfig& c, std::stop_token stop) {
     for (int i = 0; i < c.steps && !stop.stop_requested(); ++i) oneStep(true);
     r.wallSeconds = std::chrono::duration<double>(Clock::now() - start).count();
   });
-  r.steps = static_cast<int>(stepSeconds.size());
-  if (r.steps > 0 && r.wallSeconds > 0) {
-    r.imagesPerSecond = static_cast<double>(r.steps) * c.batch / r.wallSeconds;
-    r.stepSecondsMedian = percentile(stepSeconds, 0.5);
-    r.stepSecondsP10 = percentile(stepSeconds, 0.1);
-    r.stepSecondsP90 = percentile(stepSeconds, 0.9);
-    r.imagesPerSecondMedianStep = c.batch / r.stepSecondsMedian;
-    r.gflops = r.trainFlopsPerImage * r.imagesPerSecond / 1e9;
-    r.gflopsMedianStep = r.trainFlopsPerImage * r.imagesPerSecondMedianStep / 1e9;
-  }
-  r.peakRssBytes = peakRssBytes();
+  finishResult(r, stepSeconds, c.batch);
   return r;
 }
 
@@ -233,17 +238,7 @@ BenchResult runBenchmark(const BenchConfig& c, std::stop_token stop) {
     r.wallSeconds = std::chrono::duration<double>(Clock::now() - start).count();
   });
 
-  r.steps = static_cast<int>(stepSeconds.size());
-  if (r.steps > 0 && r.wallSeconds > 0) {
-    r.imagesPerSecond = static_cast<double>(r.steps) * c.batch / r.wallSeconds;
-    r.stepSecondsMedian = percentile(stepSeconds, 0.5);
-    r.stepSecondsP10 = percentile(stepSeconds, 0.1);
-    r.stepSecondsP90 = percentile(stepSeconds, 0.9);
-    r.imagesPerSecondMedianStep = c.batch / r.stepSecondsMedian;
-    r.gflops = r.trainFlopsPerImage * r.imagesPerSecond / 1e9;
-    r.gflopsMedianStep = r.trainFlopsPerImage * r.imagesPerSecondMedianStep / 1e9;
-  }
-  r.peakRssBytes = peakRssBytes();
+  finishResult(r, stepSeconds, c.batch);
   return r;
 }
 
