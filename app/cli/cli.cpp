@@ -18,6 +18,10 @@ const std::vector<Command>& commands() {
       {"datasets", "list the datasets", cmdDatasets, kDatasetsUsage},
       {"devices", "list the hardware catalog", cmdDevices, kDevicesUsage},
       {"stacks", "list the software stacks (what each one's figures are)", cmdStacks, kStacksUsage},
+      {"export-script", "write the experiment as a runnable PyTorch job (train.py + README)", cmdExportScript,
+       kExportScriptUsage},
+      {"import-run", "a measured run's log beside the simulator's prediction", cmdImportRun, kImportRunUsage},
+      {"calibrate", "fit a device's efficiency figures on your measured runs", cmdCalibrate, kCalibrateUsage},
   };
   return table;
 }
@@ -30,7 +34,7 @@ void printHelp(std::ostream& out) {
       << "Commands:\n";
   for (const auto& c : commands()) {
     std::string name = c.name;
-    name.resize(10, ' ');
+    name.resize(14, ' ');
     out << "  " << name << c.summary << "\n";
   }
   out << "\nOptions:\n  --help      show this help (or `accellab-cli COMMAND --help`)\n"

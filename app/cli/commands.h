@@ -48,6 +48,14 @@ extern const char* const kDevicesUsage;
 extern const char* const kStacksUsage;
 extern const char* const kFitStacksUsage;
 
+// The bridge to real hardware (app/cli/cmd_bridge.cpp)
+int cmdExportScript(const CommandArgs&, std::ostream&, std::ostream&);
+int cmdImportRun(const CommandArgs&, std::ostream&, std::ostream&);
+int cmdCalibrate(const CommandArgs&, std::ostream&, std::ostream&);
+extern const char* const kExportScriptUsage;
+extern const char* const kImportRunUsage;
+extern const char* const kCalibrateUsage;
+
 const std::vector<Command>& commands();
 
 // The whole CLI: `accellab-cli COMMAND [options]`. Returns the exit code.

@@ -244,6 +244,12 @@ DeviceSpec parseDeviceJson(const std::string& text, const std::string& path) {
   DeviceSpec spec;
   spec.filePath = path;
   for (const auto& [key, value] : root.asObject()) {
+    if (key == kCalibratedSoftware) {  // a device calibrated on the user's runs carries its software figures
+      if (!value.isObject() || value.size() == 0) fail(path, key, "must be an object of software figures");
+      for (const auto& [figure, v] : value.asObject())
+        readFigure(spec.measuredSoftware, path, key + "." + figure, figure, v);
+      continue;
+    }
     const KeyDef* def = findKey(key);
     if (!def && isSoftwareKey(key))
       fail(path, key, "describes the software, not the hardware: it belongs in a software stack file "
@@ -257,8 +263,12 @@ DeviceSpec parseDeviceJson(const std::string& text, const std::string& path) {
     if (def.required && !root.contains(def.name)) fail(path, def.name, "missing required key");
 
   // Provenance: every figure (number) needs {"ref", "date"}; every source names a figure.
-  spec.sources = parseSources(path, root, [](const std::string& key) { return findKey(key) != nullptr; });
+  spec.sources = parseSources(path, root, [](const std::string& key) {
+    return findKey(key) != nullptr || key == kCalibratedSoftware;
+  });
   const Json& sources = root.at("sources");
+  if (root.contains(kCalibratedSoftware) && !sources.contains(kCalibratedSoftware))
+    fail(path, kCalibratedSoftware, "has no source: say which runs it was fitted on (sources.calibrated_software)");
   for (const auto& [key, value] : root.asObject())
     if (value.isNumber() && !sources.contains(key))
       fail(path, key, "has no source: add sources." + key + " = {\"ref\": ..., \"date\": ...}");

@@ -22,6 +22,9 @@ struct SourcedValue {
   std::string date;  // when the figure was published or valid, e.g. "2018-04"
 };
 
+// The device-file key of the software figures fitted on a user's runs.
+inline constexpr const char* kCalibratedSoftware = "calibrated_software";
+
 struct DeviceSpec {
   std::string id;             // "v100", "tpu-v3-8", "cpu-skylake", "host"
   std::string name;           // "NVIDIA Tesla V100 SXM2 16 GB"
@@ -65,8 +68,10 @@ struct DeviceSpec {
   // --- the host that feeds the device ----------------------------------------------------
   std::optional<int> hostVcpus;                      // per device
 
-  // --- the software that ran on it: only a measured device (host) carries its own. Every
-  // other device takes these from the software stack chosen with it (resources/stacks).
+  // --- the software that ran on it: only a measured device (host) or one calibrated on the
+  // user's runs (device-file key "calibrated_software", accellab-cli calibrate) carries its own;
+  // they override the stack's. Every other device takes these from the software stack chosen
+  // with it (resources/stacks).
   SoftwareFigures measuredSoftware;
 
   // --- measured hosts ----------------------------------------------------------------------

@@ -172,6 +172,13 @@ void setFigure(SoftwareFigures& f, const std::string& key, double value) {
   def->set(f, value);
 }
 
+void readFigure(SoftwareFigures& f, const std::string& path, const std::string& where, const std::string& key,
+                const Json& value) {
+  const FigureDef* def = findFigure(key);
+  if (!def) fail(path, where, "unknown software figure (known: see resources/stacks/README.md)");
+  def->set(f, figureNumber(path, where, *def, value));
+}
+
 const SourcedValue* StackSpec::sourceOf(const std::string& key) const {
   for (const auto& s : sources)
     if (s.key == key) return &s;

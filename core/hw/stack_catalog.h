@@ -71,5 +71,9 @@ const std::vector<std::string>& stackFigureKeys();
 // setFigure() writes a number back (the fit uses them).
 std::optional<double> figureValue(const SoftwareFigures& f, const std::string& key);
 void setFigure(SoftwareFigures& f, const std::string& key, double value);
+// Reads one figure from a file's JSON value, checked as in a stack file (type and range); throws
+// core::util::Error "<path>: key '<where>': ..." (device files' calibrated_software uses it).
+void readFigure(SoftwareFigures& f, const std::string& path, const std::string& where, const std::string& key,
+                const util::Json& value);
 
 }  // namespace core::hw

@@ -29,6 +29,7 @@ public:
 
 protected:
   Shape inferShape(Shape in) override { return in; }
+  void describe(GraphNode& node) const override;
 
 private:
   Activation m_act;

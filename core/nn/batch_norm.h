@@ -32,6 +32,7 @@ public:
 
 protected:
   Shape inferShape(Shape in) override { return in; }
+  void describe(GraphNode& node) const override;
 
 private:
   Eigen::Index channels() const { return inShape().c; }

@@ -35,6 +35,7 @@ public:
 protected:
   Sequential(LayerKind kind, std::string name);
   Shape inferShape(Shape in) override;
+  void describe(GraphNode& node) const override;
   // Children's names get "<this name>/" in front unless this is the network's root.
   virtual bool prefixesChildren() const { return true; }
 
@@ -72,6 +73,7 @@ public:
 
 protected:
   Shape inferShape(Shape in) override;
+  void describe(GraphNode& node) const override;
 
 private:
   Activation m_after;
@@ -98,6 +100,7 @@ public:
 
 protected:
   Shape inferShape(Shape in) override;
+  void describe(GraphNode& node) const override;
 
 private:
   std::vector<std::unique_ptr<Sequential>> m_branches;

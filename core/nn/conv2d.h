@@ -45,6 +45,7 @@ public:
 
 protected:
   Shape inferShape(Shape in) override;
+  void describe(GraphNode& node) const override;
 
 private:
   Conv2DOptions m_o;

@@ -35,6 +35,7 @@ public:
 
 protected:
   Shape inferShape(Shape in) override;
+  void describe(GraphNode& node) const override;
 
 private:
   // Per-token: the features of one step; else the whole input.

@@ -28,6 +28,7 @@ public:
 
 protected:
   Shape inferShape(Shape in) override;
+  void describe(GraphNode& node) const override;
 
 private:
   DepthwiseConv2DOptions m_o;

@@ -17,6 +17,7 @@ public:
 
 protected:
   Shape inferShape(Shape in) override { return in; }
+  void describe(GraphNode& node) const override;
 
 private:
   float m_rate;

@@ -19,6 +19,7 @@ public:
 
 protected:
   Shape inferShape(Shape in) override;
+  void describe(GraphNode& node) const override;
 
 private:
   int tokenAt(const Matrix& x, Eigen::Index row, Eigen::Index col) const;

@@ -17,6 +17,16 @@ void fillNormal(float* w, std::int64_t n, float stddev, util::Rng& rng) {
   for (std::int64_t i = 0; i < n; ++i) w[i] = d(rng);
 }
 
+const char* initName(Init init) {
+  switch (init) {
+    case Init::GlorotUniform: return "glorot_uniform";
+    case Init::HeNormal: return "he_normal";
+    case Init::TorchDefault: return "torch_default";
+    case Init::GptNormal: return "gpt_normal";
+  }
+  return "glorot_uniform";
+}
+
 void initWeights(Init init, float* w, std::int64_t n, double fanIn, double fanOut, util::Rng& rng) {
   switch (init) {
     case Init::GlorotUniform:

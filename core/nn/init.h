@@ -14,6 +14,9 @@ enum class Init {
   GptNormal       // GPT-2 / the transformers: N(0, 0.02^2) weights (x the layer's scale), zero bias
 };
 
+// "glorot_uniform", "he_normal", "torch_default", "gpt_normal" (the model graph's words).
+const char* initName(Init init);
+
 void fillUniform(float* w, std::int64_t n, float limit, util::Rng& rng);
 void fillNormal(float* w, std::int64_t n, float stddev, util::Rng& rng);
 // Fills n weights of a layer with the given fans.

@@ -67,6 +67,18 @@ LayerStats Layer::baseStats() const {
   return s;
 }
 
+GraphNode Layer::graph() const {
+  GraphNode n;
+  n.name = m_name;
+  n.in = m_in;
+  n.out = m_out;
+  n.params = paramCount();
+  describe(n);
+  return n;
+}
+
+void Layer::describe(GraphNode&) const { fail("has no graph description (it cannot be exported)"); }
+
 void Layer::fail(const std::string& what) const {
   throw util::Error("layer '" + (m_name.empty() ? std::string(layerKindName(m_kind)) : m_name) + "': " + what);
 }

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/nn/layer_graph.h"
 #include "core/nn/layer_stats.h"
 #include "core/util/precision.h"
 
@@ -94,6 +95,11 @@ public:
   // Appends this layer's entries (composites: their leaves plus one merge entry).
   virtual void appendStats(std::vector<LayerStats>& out) const;
 
+  // --- description -------------------------------------------------------------------------
+  // The layer as a node of the model graph (core/nn/layer_graph.h): name, shapes and parameter
+  // count, then what describe() adds. Throws util::Error naming the layer when it has none.
+  GraphNode graph() const;
+
   // --- parameters ----------------------------------------------------------------------------
   virtual std::int64_t paramCount() const { return 0; }
   virtual std::int64_t stateCount() const { return 0; }  // non-trainable (running statistics)
@@ -116,6 +122,9 @@ public:
 
 protected:
   virtual Shape inferShape(Shape in) = 0;  // may cache geometry
+  // Fills the node's op and hyper-parameters (composites: their branches). The default
+  // throws: a layer no tool can rebuild says so rather than being exported wrong.
+  virtual void describe(GraphNode& node) const;
   // Stats of a leaf layer with the common fields (name, kind, shapes, bytes) filled in.
   LayerStats baseStats() const;
   // Throws util::Error "layer '<name>': <what>".

@@ -23,6 +23,7 @@ public:
 
 protected:
   Shape inferShape(Shape in) override;
+  void describe(GraphNode& node) const override;
 
 private:
   // One direction's parameters: kernel 4H x F, recurrent 4H x H, bias 4H (contiguous).

@@ -101,6 +101,12 @@ NetworkStats Network::stats() const {
 
 std::int64_t Network::paramCount() const { return m_impl->root.paramCount(); }
 
+std::vector<GraphNode> Network::graph() const {
+  std::vector<GraphNode> out;
+  for (std::size_t i = 0; i < m_impl->root.size(); ++i) out.push_back(m_impl->root.child(i).graph());
+  return out;
+}
+
 void Network::initialize(std::uint64_t seed) {
   Impl& d = *m_impl;
   // A sequence of class scores (classes, steps, 1) is a language model's: a label per step.

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/nn/layer_graph.h"
 #include "core/nn/layer_stats.h"
 #include "core/util/precision.h"
 
@@ -41,6 +42,10 @@ public:
   int classes() const { return m_classes; }
   NetworkStats stats() const;
   std::int64_t paramCount() const;
+  // The model graph, top-level layers in order (core/nn/layer_graph.h): what the PyTorch
+  // exporter rebuilds. The loss follows from classes() and the output: 1 class = sigmoid +
+  // binary cross-entropy; an output with steps > 1 = a cross-entropy per token; else softmax.
+  std::vector<GraphNode> graph() const;
 
   // --- training -----------------------------------------------------------------------------
   // Allocates parameters and initialises them (Glorot/He as the layer says) from `seed`.

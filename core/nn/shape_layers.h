@@ -15,6 +15,7 @@ public:
 
 protected:
   Shape inferShape(Shape in) override { return {static_cast<int>(in.size()), 1, 1}; }
+  void describe(GraphNode& node) const override;
 };
 
 // Input (1, steps, 1) of token ids in [0, vocabulary); output (vocabulary, steps, 1).
@@ -27,6 +28,7 @@ public:
 
 protected:
   Shape inferShape(Shape in) override;
+  void describe(GraphNode& node) const override;
 
 private:
   int m_vocabulary;
@@ -43,6 +45,7 @@ public:
 
 protected:
   Shape inferShape(Shape in) override;
+  void describe(GraphNode& node) const override;
 
 private:
   int m_outChannels;

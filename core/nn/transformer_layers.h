@@ -25,6 +25,7 @@ public:
 
 protected:
   Shape inferShape(Shape in) override;
+  void describe(GraphNode& node) const override;
 
 private:
   float m_eps;
@@ -43,6 +44,7 @@ public:
 
 protected:
   Shape inferShape(Shape in) override { return in; }
+  void describe(GraphNode& node) const override;
 };
 
 class PositionEmbedding final : public Layer {
@@ -57,6 +59,7 @@ public:
 
 protected:
   Shape inferShape(Shape in) override;
+  void describe(GraphNode& node) const override;
 
 private:
   float* m_table = nullptr;
@@ -78,6 +81,7 @@ public:
 
 protected:
   Shape inferShape(Shape in) override;
+  void describe(GraphNode& node) const override;
 
 private:
   int m_heads;
@@ -96,6 +100,7 @@ public:
 
 protected:
   Shape inferShape(Shape in) override;
+  void describe(GraphNode& node) const override;
 
 private:
   int m_patch;
@@ -115,6 +120,7 @@ public:
 
 protected:
   Shape inferShape(Shape in) override;
+  void describe(GraphNode& node) const override;
 
 private:
   float* m_token = nullptr;
@@ -131,6 +137,7 @@ public:
 
 protected:
   Shape inferShape(Shape in) override;
+  void describe(GraphNode& node) const override;
 
 private:
   int m_step;

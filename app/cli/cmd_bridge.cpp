@@ -1,0 +1,244 @@
+// The bridge to real hardware: export-script (a PyTorch job for any scenario), import-run (what
+// it measured, beside the simulator's prediction) and calibrate (a device fitted on your runs).
+#include <cmath>
+#include <filesystem>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+#include "app/cli/args.h"
+#include "app/cli/commands.h"
+#include "app/cli/engine_options.h"
+#include "app/cli/sim_options.h"
+#include "core/bridge/device_calibration.h"
+#include "core/bridge/job_plan.h"
+#include "core/bridge/run_log.h"
+#include "core/bridge/run_prediction.h"
+#include "core/bridge/torch_export.h"
+#include "core/data/dataset_info.h"
+#include "core/nn/zoo.h"
+#include "core/sim/validation.h"
+#include "core/util/error.h"
+#include "core/util/files.h"
+#include "core/util/json.h"
+
+namespace app::cli {
+
+using core::util::Error;
+using core::util::Json;
+
+const char* const kExportScriptUsage =
+    "Usage: accellab-cli export-script --model M [--dataset D] [--batch B] [--precision P]\n"
+    "                                  [--device X --count N] [--epochs E] [--optimizer adam|sgd] [--lr R]\n"
+    "                                  [--seed S] [--limit N] [--steps N] --out DIR\n\n"
+    "Writes DIR/train.py, a self-contained PyTorch training job for the experiment (the model\n"
+    "built layer for layer from AccelLab's definition, the same data, optimizer and seed), and\n"
+    "DIR/README.md saying how to run it on a cloud GPU and bring its log back. It needs only\n"
+    "`pip install torch` there. With --count N > 1 the job runs under torchrun with DDP, or FSDP\n"
+    "when the simulator says the model does not fit one device. --steps sets a language model's\n"
+    "optimizer updates (char-gpt: 2000, the peer's protocol).\n\n"
+    "  accellab-cli export-script --model resnet20 --dataset cifar10 --batch 128 --device a100 --out job/\n"
+    "  python3 job/train.py --steps 50 --log run.jsonl && accellab-cli import-run run.jsonl\n";
+
+const char* const kImportRunUsage =
+    "Usage: accellab-cli import-run FILE [--device ID] [--stack ID] [--format text|json]\n\n"
+    "Reads the JSON-lines log of an exported job (train.py --log FILE) and prints the measured\n"
+    "steady-state step time and throughput (the median over the steps after warm-up), the\n"
+    "simulator's prediction for the same configuration on the device it ran on, and the error.\n"
+    "The device is matched from the name PyTorch reported (`host` for this machine's CPU);\n"
+    "--device names it when the match is wrong or missing. A reference CSV (the format of\n"
+    "resources/calibration/calibration.csv) is accepted too: its published figures are set beside\n"
+    "the predictions, row by row, as `validate` does. Bad logs are refused with the line and\n"
+    "field named. In the GUI: File > Import measured run (the run joins the runs list).\n";
+
+const char* const kCalibrateUsage =
+    "Usage: accellab-cli calibrate --device-base X --runs a.jsonl [b.jsonl ...] --out mydevice.json\n"
+    "                              [--id ID] [--name NAME] [--fit FIGURES] [--stack ID] [--format text|json]\n\n"
+    "Fits the software/efficiency figures of a device on your own measured runs (logs of exported\n"
+    "jobs) and writes a device file: device X's datasheet figures plus the fitted ones, each\n"
+    "sourced \"fitted on your runs <date>\". Drop it into ~/.local/share/accellab/devices/ to\n"
+    "simulate with it. --fit lists the figures to fit (default: as many as the runs can pin, in\n"
+    "the order gemm_efficiency, step_overhead_seconds, mem_efficiency, kernel_launch_seconds);\n"
+    "it refuses more figures than the runs can pin, and says why. Prints the fit error and, with\n"
+    "4 runs or more, the leave-one-out error.\n";
+
+namespace {
+
+std::string pct(double fraction) {
+  std::ostringstream s;
+  s << std::showpos << std::fixed << std::setprecision(1) << fraction * 100 << "%";
+  return s.str();
+}
+
+}  // namespace
+
+int cmdExportScript(const CommandArgs& args, std::ostream& out, std::ostream& err) {
+  const Args a(args);
+  a.allowOnly({"model", "dataset", "batch", "precision", "device", "count", "epochs", "optimizer", "lr", "momentum",
+               "seed", "limit", "steps", "eval-every", "out", "format", "help"});
+  const std::string format = formatOption(a, {"text", "json"});
+  core::bridge::ExportRequest r;
+  r.train.modelId = modelOption(a);
+  r.train.datasetId = a.str("dataset", core::nn::modelInfo(r.train.modelId).defaultDataset);
+  try {
+    core::data::datasetInfo(r.train.datasetId);
+  } catch (const Error& e) {
+    throw Error(std::string("--dataset: ") + e.what());
+  }
+  r.train.batch = static_cast<int>(a.integer("batch", r.train.modelId == "char-gpt" ? 32 : 128, 1, 1 << 24));
+  r.train.precision = precisionOption(a);
+  r.train.epochs = static_cast<int>(a.integer("epochs", 1, 1, 100000));
+  r.train.optimizer = optimizerOption(a, core::train::OptimizerKind::Adam);
+  r.train.learningRate = a.real("lr", r.train.optimizer == core::train::OptimizerKind::SGD ? 0.01 : 1e-3, 1e-12, 100);
+  r.train.momentum = a.real("momentum", 0.9, 0, 1);
+  r.train.seed = static_cast<std::uint64_t>(a.integer("seed", 0, 0, (1LL << 53)));
+  r.train.limit = a.integer("limit", 0, 0, 1LL << 40);
+  r.lmSteps = static_cast<int>(a.integer("steps", 2000, 1, 1 << 30));
+  r.lmEvalEvery = static_cast<int>(a.integer("eval-every", 250, 1, 1 << 30));
+  r.count = static_cast<int>(a.integer("count", 1, 1, 65536));
+  const std::string dir = a.required("out");
+  if (a.has("device")) {
+    const core::hw::DeviceCatalog cat = loadSimCatalog(false, err);
+    r.deviceId = deviceIdOption("--device", a.str("device", ""), cat);
+    const core::hw::StackCatalog stacks = loadSimStacks(err);
+    core::bridge::chooseStrategy(r, cat, stacks);
+  } else if (r.count > 1) {
+    throw Error("--count: name the device too (--device), so the simulator can say whether the model fits one");
+  }
+  const core::bridge::ExportedJob job = core::bridge::exportTorchJob(r);
+  const std::string py = core::bridge::writeTorchJob(job, dir);
+  if (format == "json") {
+    Json j = Json::object();
+    j.set("train_py", py);
+    j.set("readme", (std::filesystem::path(dir) / "README.md").string());
+    j.set("model", job.modelId);
+    j.set("params", static_cast<double>(job.params));
+    j.set("unit", job.unit);
+    j.set("strategy", r.count > 1 ? r.strategy : "single");
+    if (!r.strategyReason.empty()) j.set("strategy_reason", r.strategyReason);
+    out << j.dump(2) << "\n";
+  } else {
+    out << "wrote " << py << " and README.md (" << job.modelId << ", " << withThousands(job.params)
+        << " trainable parameters)\n";
+    if (r.count > 1) out << "multi-device: torchrun --nproc_per_node=" << r.count << " train.py (" << r.strategy << ": " << r.strategyReason << ")\n";
+    out << "run it:  python3 " << py << " --steps 50 --log run.jsonl\nthen:    accellab-cli import-run run.jsonl\n";
+  }
+  return 0;
+}
+
+int cmdImportRun(const CommandArgs& args, std::ostream& out, std::ostream& err) {
+  const Args a(args);
+  a.allowOnly({"device", "stack", "format", "help"});
+  const std::string format = formatOption(a, {"text", "json"});
+  if (a.positional().size() != 1) throw Error("import-run takes one file (a run log .jsonl or a reference .csv)");
+  const std::string path = a.positional().front();
+  if (!std::filesystem::is_regular_file(path)) throw Error(path + ": not a readable file");
+  const std::string text = core::util::readFile(path);
+  if (!core::bridge::looksLikeRunLog(text) && path.size() > 4 && path.substr(path.size() - 4) == ".csv") {
+    CommandArgs v = {"--reference", path, "--format", format};
+    if (a.has("stack")) v.insert(v.end(), {"--stack", a.str("stack", "")});
+    return cmdValidate(v, out, err);
+  }
+  const core::bridge::RunLog log = core::bridge::parseRunLog(text, path);
+  const core::bridge::SteadyState ss = core::bridge::steadyState(log);
+  const core::hw::DeviceCatalog cat = loadSimCatalog(log.deviceType == "cpu" || a.str("device", "") == "host", err);
+  const core::hw::StackCatalog stacks = loadSimStacks(err);
+  const std::string deviceId =
+      a.has("device") ? deviceIdOption("--device", a.str("device", ""), cat) : core::bridge::matchDevice(cat, log);
+  const std::string stackId = stackIdOption(a, stacks);
+  const core::bridge::RunPrediction p = core::bridge::predictRun(cat, stacks, log, deviceId, stackId);
+
+  if (format == "json") {
+    Json j = Json::object();
+    j.set("file", path);
+    j.set("model", log.model);
+    j.set("dataset", log.dataset);
+    j.set("batch", log.batch);
+    j.set("precision", log.precision);
+    j.set("unit", log.unit);
+    j.set("device_name", log.deviceName);
+    j.set("device_count", log.deviceCount);
+    j.set("torch", log.torchVersion);
+    Json m = Json::object();
+    m.set("step_seconds", ss.stepSeconds);
+    m.set("per_second", ss.perSecond);
+    m.set("steps", ss.steps);
+    m.set("warmup_only", ss.warmupOnly);
+    if (log.finished) m.set("peak_memory_bytes", log.peakMemoryBytes);
+    m.set("measured", true);
+    j.set("measured", m);
+    Json pr = Json::object();
+    pr.set("device", p.deviceId);
+    if (p.known) {
+      pr.set("device_name", p.deviceName);
+      pr.set("stack", p.stackId);
+      pr.set("step_seconds", p.stepSeconds);
+      pr.set("per_second", p.perSecond);
+      pr.set("fits_in_memory", p.fitsInMemory);
+      pr.set("simulated", true);
+      j.set("error", std::round(p.error * 10000) / 10000);
+    } else {
+      pr.set("why_none", p.why);
+    }
+    j.set("predicted", pr);
+    j.set("finished", log.finished);
+    out << j.dump(2) << "\n";
+    return 0;
+  }
+  out << log.model << " on " << log.dataset << ", batch " << log.batch << ", " << log.precision << ", "
+      << log.deviceCount << "x " << log.deviceName << " (PyTorch " << log.torchVersion << ")\n"
+      << "  measured   " << fmt(ss.stepSeconds * 1e3, 4) << " ms/step, " << fmt(ss.perSecond, 4) << " " << log.unit
+      << "/s (median of " << ss.steps << (ss.warmupOnly ? " steps, all warm-up" : " steps after warm-up") << ")\n";
+  if (p.known) {
+    out << "  simulated  " << fmt(p.stepSeconds * 1e3, 4) << " ms/step, " << fmt(p.perSecond, 4) << " " << log.unit
+        << "/s on " << p.deviceId << " under " << p.stackId << (p.fitsInMemory ? "" : " (predicted: does NOT fit in memory)")
+        << "\n  error      " << pct(p.error) << " (simulated / measured - 1)\n";
+  } else {
+    out << "  simulated  none: " << p.why << "\n";
+  }
+  if (!log.finished) out << "  note       the log has no end record: the run was cut off\n";
+  return 0;
+}
+
+int cmdCalibrate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
+  const Args a(args);
+  a.allowOnly({"device-base", "runs", "out", "id", "name", "fit", "stack", "format", "help"});
+  const std::string format = formatOption(a, {"text", "json"});
+  const std::vector<std::string> files = a.list("runs", {});
+  if (files.empty()) throw Error("--runs: name one or more run logs (train.py --log FILE)");
+  std::vector<core::bridge::RunLog> runs;
+  for (const auto& f : files) runs.push_back(core::bridge::readRunLog(f));
+  const core::hw::DeviceCatalog cat = loadSimCatalog(a.str("device-base", "") == "host", err);
+  const core::hw::StackCatalog stacks = loadSimStacks(err);
+  core::bridge::CalibrationRequest req;
+  req.base = cat.at(deviceIdOption("--device-base", a.required("device-base"), cat));
+  req.stackId = stackIdOption(a, stacks);
+  req.figures = a.list("fit", {});
+  const std::string outPath = a.required("out");
+  req.id = a.str("id", std::filesystem::path(outPath).stem().string());
+  req.name = a.str("name", req.base.name + " (calibrated on your runs)");
+  const core::bridge::CalibrationResult r = core::bridge::calibrateDevice(req, runs, cat, stacks);
+  const std::string file = core::bridge::calibratedDeviceJson(r).dump(2) + "\n";
+  core::hw::parseDeviceJson(file, outPath);  // the file must load as it is written (id = file name, ...)
+  core::util::writeFileAtomic(outPath, file);
+  if (format == "json") {
+    Json j = core::bridge::calibrationReportJson(r);
+    j.set("out", outPath);
+    out << j.dump(2) << "\n";
+    return 0;
+  }
+  out << "calibrated " << r.device.id << " from " << req.base.id << " on " << runs.size() << " run(s) under "
+      << r.stackId << "\n";
+  for (const auto& f : r.figures)
+    out << "  " << std::left << std::setw(24) << f.key << std::right << fmt(f.value, 4) << "  (was " << fmt(f.start, 4)
+        << ")\n";
+  out << "  fit error       median " << fmt(r.fitMedianAbsPct, 3) << "%, worst " << fmt(r.fitMaxAbsPct, 3) << "%\n";
+  if (r.leaveOneOutMedianAbsPct)
+    out << "  leave-one-out   median " << fmt(*r.leaveOneOutMedianAbsPct, 3) << "% (" << runs.size() << " fits, each predicting the run it left out)\n";
+  else
+    out << "  leave-one-out   needs 4 runs or more\n";
+  out << "wrote " << outPath << "\n";
+  return 0;
+}
+
+}  // namespace app::cli

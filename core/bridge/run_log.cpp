@@ -1,0 +1,256 @@
+#include "core/bridge/run_log.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/bridge/torch_export.h"
+#include "core/data/dataset_info.h"
+#include "core/nn/network.h"
+#include "core/nn/zoo.h"
+#include "core/util/error.h"
+#include "core/util/files.h"
+#include "core/util/json.h"
+
+namespace core::bridge {
+namespace {
+
+using util::Error;
+using util::Json;
+
+// One record (line) being read: every accessor names the file, the line and the field.
+class Record {
+public:
+  Record(const Json& j, const std::string& path, int line) : m_j(j), m_path(path), m_line(line) {}
+
+  [[noreturn]] void fail(const std::string& field, const std::string& what) const {
+    throw Error(m_path + ":" + std::to_string(m_line) + ": " + (field.empty() ? "" : "field '" + field + "': ") + what);
+  }
+  const Json& get(const std::string& field) const {
+    const Json* v = m_j.find(field);
+    if (!v) fail(field, "missing in the '" + kind() + "' record");
+    return *v;
+  }
+  double number(const std::string& field, double min = -1e300, double max = 1e300) const {
+    const Json& v = get(field);
+    if (!v.isNumber() || !std::isfinite(v.asNumber())) fail(field, "must be a finite number");
+    if (v.asNumber() < min || v.asNumber() > max)
+      fail(field, std::to_string(v.asNumber()) + " is outside [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+    return v.asNumber();
+  }
+  double numberOr(const std::string& field, double fallback) const { return m_j.contains(field) ? number(field) : fallback; }
+  int integer(const std::string& field, int min, int max) const {
+    const double v = number(field, min, max);
+    if (v != std::floor(v)) fail(field, "must be a whole number");
+    return static_cast<int>(v);
+  }
+  std::string text(const std::string& field) const {
+    const Json& v = get(field);
+    if (!v.isString()) fail(field, "must be a string");
+    return v.asString();
+  }
+  // Strings that may be null (torch.version.cuda on a CPU build).
+  std::string textOrNull(const std::string& field) const {
+    const Json* v = m_j.find(field);
+    if (!v || v->isNull()) return {};
+    if (!v->isString()) fail(field, "must be a string or null");
+    return v->asString();
+  }
+  bool boolean(const std::string& field) const {
+    const Json& v = get(field);
+    if (!v.isBool()) fail(field, "must be true or false");
+    return v.asBool();
+  }
+  std::string kind() const { return m_j.find("record") && m_j.at("record").isString() ? m_j.at("record").asString() : "?"; }
+  const Json& json() const { return m_j; }
+
+private:
+  const Json& m_j;
+  const std::string& m_path;
+  int m_line;
+};
+
+void readStart(const Record& r, RunLog& log) {
+  if (r.text("format") != "accellab-run-log") r.fail("format", "is not \"accellab-run-log\"");
+  const int version = r.integer("version", 1, 1000);
+  if (version > kRunLogVersion)
+    r.fail("version", std::to_string(version) + " is newer than this AccelLab reads (" + std::to_string(kRunLogVersion) + ")");
+  log.model = r.text("model");
+  log.dataset = r.text("dataset");
+  log.batch = r.integer("batch", 1, 1 << 24);
+  log.precision = r.text("precision");
+  log.seed = static_cast<std::uint64_t>(r.number("seed", 0, 9007199254740992.0));
+  log.params = static_cast<std::int64_t>(r.number("params", 1, 1e13));
+  log.unit = r.text("unit");
+  if (log.unit != "images" && log.unit != "tokens") r.fail("unit", "must be \"images\" or \"tokens\"");
+  log.seqLen = static_cast<int>(r.numberOr("seq_len", 0));
+  log.deviceType = r.text("device");
+  if (log.deviceType != "cpu" && log.deviceType != "cuda") r.fail("device", "must be \"cpu\" or \"cuda\"");
+  log.deviceName = r.text("device_name");
+  log.deviceCount = r.integer("device_count", 1, 1 << 20);
+  log.strategy = r.text("strategy");
+  if (const Json* f = r.json().find("exported_for"); f && f->isObject()) {
+    if (const Json* d = f->find("device"); d && d->isString()) log.exportedForDevice = d->asString();
+    if (const Json* c = f->find("count"); c && c->isNumber()) log.exportedForCount = static_cast<int>(c->asNumber());
+  }
+  log.torchVersion = r.text("torch");
+  log.cudaVersion = r.textOrNull("cuda");
+  log.hipVersion = r.textOrNull("hip");
+  log.pythonVersion = r.textOrNull("python");
+  log.started = r.textOrNull("started");
+  log.threads = static_cast<int>(r.numberOr("threads", 0));
+}
+
+// The log's model must be the zoo's: known id, known dataset, the same trainable parameters.
+void checkModel(const RunLog& log, const Record& start) {
+  try {
+    nn::modelInfo(log.model);
+  } catch (const Error& e) {
+    start.fail("model", e.what());
+  }
+  const data::DatasetInfo* info = nullptr;
+  try {
+    info = &data::datasetInfo(log.dataset);
+  } catch (const Error& e) {
+    start.fail("dataset", e.what());
+  }
+  nn::ModelInput in;
+  in.shape = info->format == data::SampleFormat::TokenIds ? nn::Shape{1, 1, 1}
+                                                          : nn::inputShapeFor(log.model, info->inputShape, info->resizedToModel);
+  in.classes = info->classes;
+  in.vocabulary = info->vocabulary;
+  const std::int64_t expected = nn::buildModel(log.model, in)->paramCount();
+  if (expected != log.params)
+    start.fail("params", std::to_string(log.params) + " trainable parameters, but AccelLab's " + log.model + " on " +
+                             log.dataset + " has " + std::to_string(expected) + ": the log is of another model");
+}
+
+}  // namespace
+
+bool looksLikeRunLog(const std::string& text) {
+  const std::size_t begin = text.find_first_not_of(" \t\r\n");
+  if (begin == std::string::npos || text[begin] != '{') return false;
+  const std::size_t end = text.find('\n', begin);
+  try {
+    const Json j = Json::parse(std::string_view(text).substr(begin, end == std::string::npos ? std::string::npos : end - begin));
+    const Json* r = j.find("record");
+    return r && r->isString() && r->asString() == "start";
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+RunLog parseRunLog(const std::string& text, const std::string& path) {
+  RunLog log;
+  log.path = path;
+  std::size_t pos = 0;
+  int line = 0;
+  bool started = false;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    const bool lastLine = end == std::string::npos;
+    if (lastLine) end = text.size();
+    std::string_view s(text.data() + pos, end - pos);
+    pos = end + 1;
+    ++line;
+    if (s.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    Json j;
+    try {
+      j = Json::parse(s, path);
+    } catch (const Error& e) {
+      throw Error(path + ":" + std::to_string(line) + ": " + (lastLine ? "truncated or broken JSON (the run may have been cut off): "
+                                                                      : "broken JSON: ") + e.what());
+    }
+    if (!j.isObject()) throw Error(path + ":" + std::to_string(line) + ": a record must be a JSON object");
+    const Record r(j, path, line);
+    const std::string kind = r.text("record");
+    if (!started) {
+      if (kind != "start")
+        throw Error(path + ":" + std::to_string(line) +
+                    ": not an AccelLab run log: it must begin with a 'start' record (export one with accellab-cli export-script)");
+      readStart(r, log);
+      checkModel(log, r);
+      started = true;
+      continue;
+    }
+    if (kind == "step") {
+      LoggedStep st;
+      st.step = r.integer("step", 1, 1 << 30);
+      st.epoch = r.integer("epoch", 0, 1 << 20);
+      st.seconds = r.number("seconds", 0, 1e7);
+      if (st.seconds <= 0) r.fail("seconds", "must be positive");
+      st.samples = r.number("samples", 0, 1e12);
+      st.tokens = r.numberOr("tokens", 0);
+      st.perSecond = r.number("per_second", 0, 1e15);
+      st.loss = r.json().find("loss") && r.json().at("loss").isNumber() ? r.json().at("loss").asNumber() : std::nan("");
+      st.warmup = r.boolean("warmup");
+      if (!log.steps.empty() && st.step <= log.steps.back().step)
+        r.fail("step", std::to_string(st.step) + " does not follow step " + std::to_string(log.steps.back().step));
+      log.steps.push_back(st);
+    } else if (kind == "epoch") {
+      LoggedEpoch e;
+      e.epoch = r.integer("epoch", 0, 1 << 20);
+      e.seconds = r.number("seconds", 0, 1e9);
+      e.samples = r.number("samples", 0, 1e13);
+      e.trainLoss = r.numberOr("train_loss", std::nan(""));
+      if (r.json().contains("test_accuracy")) e.testAccuracy = r.number("test_accuracy", 0, 1);
+      log.epochs.push_back(e);
+    } else if (kind == "eval") {
+      LoggedEval e;
+      e.step = r.integer("step", 1, 1 << 30);
+      e.valLoss = r.number("val_loss", 0, 1e6);
+      e.valBitsPerChar = r.number("val_bits_per_char", 0, 1e6);
+      e.tokensPerSecond = r.number("tokens_per_second", 0, 1e15);
+      if (const Json* sm = r.json().find("sample"); sm && sm->isString()) e.sample = sm->asString();
+      log.evals.push_back(e);
+    } else if (kind == "end") {
+      log.finished = true;
+      log.peakMemoryBytes = r.number("peak_memory_bytes", 0, 1e15);
+      log.memoryKind = r.text("memory");
+    } else if (kind == "error") {
+      log.error = r.text("what");
+    } else if (kind == "start") {
+      r.fail("record", "a second 'start' record: two runs in one file");
+    } else {
+      r.fail("record", "'" + kind + "' is not one of start, step, epoch, eval, end, error");
+    }
+  }
+  if (!started) throw Error(path + ": empty file: not an AccelLab run log");
+  return log;
+}
+
+RunLog readRunLog(const std::string& path) { return parseRunLog(util::readFile(path), path); }
+
+SteadyState steadyState(const RunLog& log) {
+  if (log.steps.empty())
+    throw Error(log.path + ": the log has no step records (run train.py for a few steps, e.g. --steps 30)");
+  std::vector<double> seconds;
+  double samples = 0, units = 0;
+  int counted = 0;
+  for (const auto& s : log.steps)
+    if (!s.warmup) {
+      seconds.push_back(s.seconds);
+      samples += s.samples;
+      units += log.unit == "tokens" ? s.tokens : s.samples;
+      ++counted;
+    }
+  SteadyState ss;
+  if (seconds.empty()) {
+    ss.warmupOnly = true;
+    for (const auto& s : log.steps) {
+      seconds.push_back(s.seconds);
+      samples += s.samples;
+      units += log.unit == "tokens" ? s.tokens : s.samples;
+      ++counted;
+    }
+  }
+  std::sort(seconds.begin(), seconds.end());
+  const std::size_t n = seconds.size();
+  ss.stepSeconds = n % 2 ? seconds[n / 2] : 0.5 * (seconds[n / 2 - 1] + seconds[n / 2]);
+  ss.steps = counted;
+  const double samplesPerStep = samples / counted, unitsPerStep = units / counted;
+  ss.samplesPerSecond = samplesPerStep / ss.stepSeconds;
+  ss.perSecond = unitsPerStep / ss.stepSeconds;
+  return ss;
+}
+
+}  // namespace core::bridge

@@ -1,0 +1,133 @@
+#include "core/bridge/run_prediction.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "core/nn/transformer_spec.h"
+#include "core/sim/llm_simulator.h"
+#include "core/sim/simulator.h"
+#include "core/util/error.h"
+#include "core/util/precision.h"
+
+namespace core::bridge {
+namespace {
+
+std::vector<std::string> tokens(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      cur += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!cur.empty()) {
+      out.push_back(cur);
+      cur.clear();
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+// A catalog token is in the name when a name token starts with it ("sxm" in "sxm4").
+bool inName(const std::vector<std::string>& name, const std::string& t) {
+  return std::any_of(name.begin(), name.end(), [&](const std::string& n) { return n.rfind(t, 0) == 0; });
+}
+
+}  // namespace
+
+std::string matchDevice(const hw::DeviceCatalog& catalog, const RunLog& log) {
+  if (log.deviceType == "cpu") return catalog.find("host") ? "host" : std::string();
+  const std::vector<std::string> name = tokens(log.deviceName);
+  std::string best;
+  int bestScore = -1000;
+  for (const auto& d : catalog.devices()) {
+    if (d.kind == hw::DeviceKind::Cpu) continue;
+    const std::vector<std::string> id = tokens(d.id);
+    if (id.empty() || std::find(name.begin(), name.end(), id.front()) == name.end()) continue;  // the model: h100, a100, mi300x
+    int score = 0;
+    for (std::size_t i = 1; i < id.size(); ++i) score += inName(name, id[i]) ? 2 : -1;  // pcie, sxm, 80gb, nvl
+    if (score > bestScore || (score == bestScore && d.id.size() < best.size())) {
+      best = d.id;
+      bestScore = score;
+    }
+  }
+  if (best.empty() && catalog.find(log.exportedForDevice)) return log.exportedForDevice;
+  return best;
+}
+
+RunPrediction predictRun(const hw::DeviceCatalog& catalog, const hw::StackCatalog& stacks, const RunLog& log,
+                         const std::string& deviceId, const std::string& stackId) {
+  RunPrediction p;
+  p.deviceId = deviceId;
+  const hw::DeviceSpec* found = catalog.find(deviceId);
+  if (!found) {
+    p.why = deviceId.empty() ? "no catalog device matches '" + log.deviceName + "' (name one with --device)"
+                             : "device '" + deviceId + "' is not in the catalog";
+    return p;
+  }
+  hw::DeviceSpec device = *found;
+  // PyTorch, not the AccelLab engine, ran on the host. The host's peaks are measured rates (a
+  // GEMM, a copy), so its efficiencies stay its own; the framework's costs (per op, per step,
+  // optimizer traffic, fusion) are the stack's, not the engine's.
+  if (device.measured) {
+    hw::SoftwareFigures rates;
+    rates.gemmEfficiency = device.measuredSoftware.gemmEfficiency;
+    rates.memEfficiency = device.measuredSoftware.memEfficiency;
+    device.measuredSoftware = rates;
+  }
+  p.deviceName = device.name;
+  const auto precision = util::parsePrecision(log.precision);
+  if (!precision) {
+    p.why = "precision '" + log.precision + "' is unknown";
+    return p;
+  }
+  try {
+    const hw::StackSpec& stack = stackId.empty() ? stacks.defaultFor(device.kind) : stacks.at(stackId);
+    p.stackId = stack.id;
+    p.stackName = stack.name;
+    if (nn::findTransformer(log.model)) {
+      sim::LlmConfig c;
+      c.modelId = log.model;
+      c.deviceId = device.id;
+      c.stackId = stack.id;
+      c.count = log.deviceCount;
+      c.batch = log.batch;
+      c.seqLen = log.seqLen;
+      c.precision = *precision;
+      c.perOp = false;
+      const sim::LlmReport r = sim::simulateLlm(c, device, stack);
+      p.stepSeconds = r.stepSeconds;
+      p.perSecond = log.unit == "tokens" ? r.tokensPerSecond : r.samplesPerSecond;
+      p.fitsInMemory = r.fitsInMemory;
+    } else {
+      const sim::Simulator sim(catalog, stacks);
+      sim::SimConfig c;
+      c.modelId = log.model;
+      c.datasetId = log.dataset;
+      c.deviceId = device.id;
+      c.stackId = stack.id;
+      c.count = log.deviceCount;
+      c.batch = log.batch;
+      c.precision = *precision;
+      c.perLayer = false;
+      sim::requireStackCovers(stack, device);
+      const sim::SimReport r = sim::simulateWorkload(*sim.workload(log.model, log.dataset), device, stack, c);
+      p.stepSeconds = r.stepSeconds;
+      p.perSecond = r.imagesPerSecond;
+      p.fitsInMemory = r.fitsInMemory;
+    }
+  } catch (const util::Error& e) {
+    p.why = e.what();
+    return p;
+  }
+  if (!(p.stepSeconds > 0)) {
+    p.why = "the simulator gave no step time";
+    return p;
+  }
+  p.known = true;
+  const SteadyState ss = steadyState(log);
+  p.error = p.stepSeconds / ss.stepSeconds - 1;
+  return p;
+}
+
+}  // namespace core::bridge

@@ -1,0 +1,35 @@
+#pragma once
+// A measured run beside the simulator's prediction for the same configuration on the device it
+// ran on: the check that closes the loop between "simulated there" and "measured there".
+#include <string>
+
+#include "core/bridge/run_log.h"
+#include "core/hw/device_catalog.h"
+#include "core/hw/stack_catalog.h"
+
+namespace core::bridge {
+
+// The catalog device a log ran on: "host" for this machine's CPU (when the catalog has it), a
+// GPU by the name PyTorch reported ("NVIDIA H100 80GB HBM3" -> h100; "NVIDIA A100-SXM4-80GB" ->
+// the 80 GB SXM A100), else the device it was exported for. Empty when nothing matches.
+std::string matchDevice(const hw::DeviceCatalog& catalog, const RunLog& log);
+
+struct RunPrediction {
+  bool known = false;
+  std::string why;            // when not known: why there is no prediction
+  std::string deviceId, deviceName, stackId, stackName;
+  double stepSeconds = 0;     // predicted steady-state step
+  double perSecond = 0;       // the log's unit per second
+  double error = 0;           // predicted / measured - 1 (positive: the simulator is slower)
+  bool fitsInMemory = true;
+};
+
+// The prediction for the log's model, dataset, global batch, precision and device count on
+// `deviceId` under `stackId` ("" = the device kind's default: pytorch-eager on CPUs and GPUs).
+// The host is simulated as PyTorch runs on it: its measured rates (GEMM, copy) with the stack's
+// framework costs (per op, per step, optimizer traffic), not the AccelLab engine's own. Never throws for a configuration the simulator refuses
+// (that is a prediction with `why`).
+RunPrediction predictRun(const hw::DeviceCatalog& catalog, const hw::StackCatalog& stacks, const RunLog& log,
+                         const std::string& deviceId, const std::string& stackId = {});
+
+}  // namespace core::bridge

@@ -1,0 +1,47 @@
+#pragma once
+// The bridge to real hardware, outward: an experiment as a self-contained PyTorch training job.
+// The model is written layer for layer from the zoo's own graph (core/nn/layer_graph.h), never
+// from a per-model template; the data is the same dataset (real readers for the IDX, CIFAR and
+// text sets, synthetic tensors in the right shape otherwise); the device is picked at run time
+// (CUDA, ROCm or the CPU); several devices run under torchrun with DDP, or FSDP when the
+// simulator says the model does not fit one device. The job logs its own measurements as JSON
+// lines (core/bridge/run_log.h reads them back). Only `pip install torch` is needed to run it.
+#include <cstdint>
+#include <string>
+
+#include "core/experiment/train_config.h"
+
+namespace core::bridge {
+
+// The version of the run-log format the exported jobs write (run_log.h accepts it).
+inline constexpr int kRunLogVersion = 1;
+
+struct ExportRequest {
+  experiment::TrainConfig train;  // model, dataset, batch (global), epochs, optimizer, seed, precision
+  std::string deviceId;           // the device it is meant for ("" = wherever it runs)
+  int count = 1;                  // devices (torchrun processes)
+  std::string strategy = "ddp";   // "ddp" or "fsdp" (multi-device only)
+  std::string strategyReason;     // one line: why that strategy (from the simulator's memory plan)
+  // Language models (char-gpt): optimizer updates and evaluation interval, the peer's protocol.
+  int lmSteps = 2000;
+  int lmEvalEvery = 250;
+  std::string generatedOn;        // "YYYY-MM-DD"; empty = today (UTC)
+};
+
+struct ExportedJob {
+  std::string trainPy;
+  std::string readme;
+  std::string modelId;
+  std::int64_t params = 0;        // trainable parameters, as the engine counts them
+  std::string unit;               // "images" or "tokens"
+};
+
+// Throws core::util::Error naming the option when the request cannot be exported (a precision
+// PyTorch's autocast has no path for, a dataset without a shape, a layer with no description).
+ExportedJob exportTorchJob(const ExportRequest& request);
+
+// Writes train.py and README.md into `dir` (created when missing), each atomically. Returns the
+// path of train.py. Throws core::util::Error naming the file on failure.
+std::string writeTorchJob(const ExportedJob& job, const std::string& dir);
+
+}  // namespace core::bridge
