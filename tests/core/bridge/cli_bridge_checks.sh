@@ -1,0 +1,111 @@
+#!/bin/sh
+# CTest checks of the bridge to real hardware: export-script writes a PyTorch job, Debian's
+# python3-torch (1.13; the code also runs on 2.x) runs it for a few steps on this CPU, import-run
+# reads the log back beside the simulator's prediction for `host`, calibrate refuses what runs
+# cannot pin. Usage: cli_bridge_checks.sh PATH-TO-accellab-cli CASE
+# Needs python3 with torch (packaging/dev.sh installs python3-torch); without it the case is
+# skipped (exit 77), except under CI=true, where it fails.
+set -u
+cli="$1"
+case_name="$2"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+fail() { echo "FAIL [$case_name]: $*"; for f in out err py; do [ -f "$tmp/$f" ] && { echo "--- $f"; tail -20 "$tmp/$f"; }; done; exit 1; }
+
+run() {
+  want=$1; shift
+  "$cli" "$@" >"$tmp/out" 2>"$tmp/err"
+  got=$?
+  [ "$got" -eq "$want" ] || fail "accellab-cli $* exited $got, expected $want"
+}
+
+bad() {
+  name=$1; shift
+  "$cli" "$@" >"$tmp/out" 2>"$tmp/err"
+  got=$?
+  [ "$got" -ne 0 ] || fail "accellab-cli $* succeeded, expected an error"
+  grep -q -- "$name" "$tmp/err" || fail "accellab-cli $*: the error does not name '$name'"
+}
+
+# Debian's interpreter first: a pyenv or venv python3 on PATH may lack torch.
+python=""
+for p in "${ACCELLAB_PYTHON:-}" /usr/bin/python3 python3; do
+  [ -n "$p" ] || continue
+  if "$p" -c 'import torch' >/dev/null 2>&1; then python="$p"; break; fi
+done
+need_python() {
+  if [ -z "$python" ]; then
+    [ "${CI:-}" = "true" ] && fail "no python3 with torch (packaging/dev.sh installs python3-torch)"
+    echo "SKIP: no python3 with torch"; exit 77
+  fi
+}
+
+# export_and_run MODEL DATASET BATCH STEPS [train.py options...]: export, run, check the log.
+export_and_run() {
+  model=$1; dataset=$2; batch=$3; steps=$4; shift 4
+  run 0 export-script --model "$model" --dataset "$dataset" --batch "$batch" --out "$tmp/job" --format json
+  params=$(sed -n 's/^  "params": \([0-9]*\).*/\1/p' "$tmp/out")
+  [ -n "$params" ] || fail "export-script --format json gave no params"
+  [ -f "$tmp/job/README.md" ] || fail "no README.md next to train.py"
+  (cd "$tmp/job" && OMP_NUM_THREADS=2 "$python" train.py --steps "$steps" --threads 2 --warmup 1 --log "$tmp/run.jsonl" "$@") \
+    >"$tmp/py" 2>&1 || fail "python3 train.py failed"
+  grep -q "\"record\": \"start\".*\"params\": $params," "$tmp/run.jsonl" || fail "the log's parameter count is not AccelLab's $params"
+  [ "$(grep -c '"record": "step"' "$tmp/run.jsonl")" -eq "$steps" ] || fail "the log does not hold $steps steps"
+  grep -q '"record": "end".*"peak_memory_bytes"' "$tmp/run.jsonl" || fail "the log has no end record with peak memory"
+  run 0 import-run "$tmp/run.jsonl" --format json
+  grep -q '"device": "host"' "$tmp/out" || fail "import-run did not predict for host"
+  grep -q '"step_seconds"' "$tmp/out" || fail "import-run has no step time"
+}
+
+case "$case_name" in
+  export-mlp) need_python; export_and_run mlp fashion-mnist 128 4 ;;
+  export-lenet5) need_python; export_and_run lenet5 fashion-mnist 64 4 ;;
+  export-colab-cnn) need_python; export_and_run colab-cnn fashion-mnist 16 3 --synthetic ;;
+  export-resnet20) need_python; export_and_run resnet20 cifar10 16 3 --synthetic ;;
+  export-char-gpt)
+    need_python
+    export_and_run char-gpt fortunes 4 3
+    grep -q '"record": "eval".*"val_bits_per_char"' "$tmp/run.jsonl" || fail "char-gpt's log has no evaluation"
+    grep -q '"unit": "tokens"' "$tmp/run.jsonl" || fail "char-gpt's log does not count tokens" ;;
+  roundtrip)
+    # Export, run, import: measured and predicted step time for host, and the error between.
+    need_python
+    export_and_run mlp fashion-mnist 128 25
+    grep -q '"simulated": true' "$tmp/out" || fail "the prediction is not labelled simulated"
+    grep -q '"measured": true' "$tmp/out" || fail "the measurement is not labelled measured"
+    err=$(sed -n 's/^  "error": \(-\{0,1\}[0-9.e-]*\).*/\1/p' "$tmp/out")
+    [ -n "$err" ] || fail "import-run gave no error"
+    # The host check's band: the simulator's host prediction against this machine's measured
+    # steps is within about +-35% for the small models (README); allow 50% on a busy CI machine.
+    awk -v e="$err" 'BEGIN { exit !(e > -0.5 && e < 0.5) }' || fail "host prediction off by $err (more than 50%)"
+    run 0 import-run "$tmp/run.jsonl" --format text
+    grep -q "measured " "$tmp/out" && grep -q "simulated " "$tmp/out" || fail "text output lacks measured/simulated" ;;
+  bad-logs)
+    printf '%s\n' '{"record": "start", "format": "accellab-run-log", "version": 1, "model": "mlp", "dataset": "fashion-mnist", "batch": 128, "precision": "fp32", "seed": 0, "params": 669706, "unit": "images", "device": "cpu", "device_name": "x", "device_count": 1, "strategy": "single", "torch": "2.5"}' >"$tmp/good.jsonl"
+    cp "$tmp/good.jsonl" "$tmp/trunc.jsonl"; printf '{"record": "step", "step": 1, "epo' >>"$tmp/trunc.jsonl"
+    bad "trunc.jsonl:2: truncated" import-run "$tmp/trunc.jsonl"
+    cp "$tmp/good.jsonl" "$tmp/missing.jsonl"; printf '%s\n' '{"record": "step", "step": 1, "epoch": 0, "samples": 128, "per_second": 10, "warmup": false}' >>"$tmp/missing.jsonl"
+    bad "missing.jsonl:2: field 'seconds'" import-run "$tmp/missing.jsonl"
+    printf 'hello\n' >"$tmp/foreign.jsonl"
+    bad "foreign.jsonl:1" import-run "$tmp/foreign.jsonl"
+    sed 's/"params": 669706/"params": 61706/' "$tmp/good.jsonl" >"$tmp/other.jsonl"
+    bad "other.jsonl:1: field 'params'" import-run "$tmp/other.jsonl"
+    bad "no step records" import-run "$tmp/good.jsonl"
+    bad "fp8" export-script --model mlp --precision fp8 --out "$tmp/x"
+    bad "--count" export-script --model mlp --count 4 --out "$tmp/x" ;;
+  calibrate)
+    printf '%s\n' '{"record": "start", "format": "accellab-run-log", "version": 1, "model": "colab-cnn", "dataset": "fashion-mnist", "batch": 512, "precision": "fp16", "seed": 0, "params": 1619084, "unit": "images", "device": "cuda", "device_name": "Lab GPU", "device_count": 1, "strategy": "single", "torch": "2.5"}' \
+      '{"record": "step", "step": 1, "epoch": 0, "seconds": 0.2, "samples": 512, "per_second": 2560, "warmup": false}' >"$tmp/a.jsonl"
+    bad "pin at most 1 figure" calibrate --device-base t4 --runs "$tmp/a.jsonl" --fit gemm_efficiency,step_overhead_seconds --out "$tmp/lab-gpu.json"
+    [ ! -e "$tmp/lab-gpu.json" ] || fail "a refused calibration wrote a file"
+    run 0 calibrate --device-base t4 --runs "$tmp/a.jsonl" --out "$tmp/lab-gpu.json"
+    grep -q '"calibrated_software"' "$tmp/lab-gpu.json" || fail "the device file has no calibrated_software"
+    grep -q 'fitted on your runs' "$tmp/lab-gpu.json" || fail "the fitted figures are not sourced to the runs"
+    mkdir -p "$tmp/user/devices" && cp "$tmp/lab-gpu.json" "$tmp/user/devices/"
+    ACCELLAB_USER_DIR="$tmp/user" "$cli" simulate --model colab-cnn --device lab-gpu --batch 512 --precision fp16 >"$tmp/out" 2>"$tmp/err" ||
+      fail "the calibrated device does not simulate"
+    grep -q '"step_seconds": 0.2[0-9]*,' "$tmp/out" || grep -q '"step_seconds": 0.19[0-9]*,' "$tmp/out" || fail "the calibrated device does not reproduce its run (0.2 s)" ;;
+  *) fail "unknown case" ;;
+esac
+echo "ok [$case_name]"

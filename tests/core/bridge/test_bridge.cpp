@@ -1,0 +1,280 @@
+// The bridge to real hardware: the model graph, the PyTorch export, the run-log reader, the
+// prediction beside a measured run, and device calibration on synthetic measurements.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <sstream>
+
+#include "core/bridge/device_calibration.h"
+#include "core/bridge/run_log.h"
+#include "core/bridge/run_prediction.h"
+#include "core/bridge/torch_export.h"
+#include "core/hw/catalog_files.h"
+#include "core/nn/network.h"
+#include "core/nn/zoo.h"
+#include "core/sim/simulator.h"
+#include "core/util/error.h"
+#include "core/util/files.h"
+
+namespace {
+
+using core::bridge::RunLog;
+
+core::hw::DeviceCatalog devices() { return core::hw::DeviceCatalog::loadDirs({core::util::resourceDir() + "/devices"}); }
+core::hw::StackCatalog stacks() { return core::hw::StackCatalog::loadDirs({core::util::resourceDir() + "/stacks"}); }
+
+std::string errorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const core::util::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// --- the graph and the export -------------------------------------------------------------------
+
+TEST(ModelGraph, EveryZooModelDescribesItselfAndCountsMatch) {
+  for (const auto& m : core::nn::modelCatalog()) {
+    core::bridge::ExportRequest r;
+    r.train.modelId = m.id;
+    r.train.datasetId = m.defaultDataset;
+    r.train.batch = 8;
+    r.generatedOn = "2026-11-24";
+    const core::bridge::ExportedJob job = core::bridge::exportTorchJob(r);
+    EXPECT_GT(job.params, 0) << m.id;
+    EXPECT_NE(job.trainPy.find("def build_model():"), std::string::npos) << m.id;
+    EXPECT_NE(job.trainPy.find("\"params\": " + std::to_string(job.params)), std::string::npos) << m.id;
+  }
+}
+
+TEST(ModelGraph, ResidualBlocksKeepBothBranches) {
+  core::nn::ModelInput in;
+  in.shape = {3, 32, 32};
+  auto net = core::nn::buildModel("resnet20", in);
+  const auto graph = net->graph();
+  int residuals = 0, withShortcut = 0;
+  core::nn::forEachNode(graph, [&](const core::nn::GraphNode& n) {
+    if (n.op != "residual") return;
+    ++residuals;
+    ASSERT_EQ(n.branches.size(), 2u);
+    if (!n.branches[1].empty()) {
+      ++withShortcut;
+      EXPECT_EQ(n.branches[1].front().op, "pad_shortcut");
+    }
+  });
+  EXPECT_EQ(residuals, 9);
+  EXPECT_EQ(withShortcut, 2);  // the first block of stages 2 and 3
+}
+
+TEST(TorchExport, WritesTheModelLayerForLayerWithTheExperimentsSettings) {
+  core::bridge::ExportRequest r;
+  r.train.modelId = "lenet5";
+  r.train.batch = 64;
+  r.train.seed = 7;
+  r.train.precision = core::util::Precision::BF16;
+  r.generatedOn = "2026-11-24";
+  const auto job = core::bridge::exportTorchJob(r);
+  const std::string& py = job.trainPy;
+  EXPECT_NE(py.find("conv2d(1, 6, (5, 5), stride=(1, 1), padding=(2, 2), bias=True, init=\"torch_default\")"), std::string::npos);
+  EXPECT_NE(py.find("nn.MaxPool2d((2, 2), stride=(2, 2), padding=(0, 0))"), std::string::npos);
+  EXPECT_NE(py.find("linear(400, 120, bias=True, init=\"torch_default\")"), std::string::npos);
+  EXPECT_NE(py.find("\"seed\": 7"), std::string::npos);
+  EXPECT_NE(py.find("\"precision\": \"bf16\""), std::string::npos);
+  EXPECT_EQ(py.find("class Residual"), std::string::npos) << "helpers only for ops the model uses";
+  EXPECT_NE(job.readme.find("import-run"), std::string::npos);
+}
+
+TEST(TorchExport, RefusesWhatPyTorchCannotRun) {
+  core::bridge::ExportRequest r;
+  r.train.modelId = "mlp";
+  r.train.precision = core::util::Precision::FP8;
+  EXPECT_NE(errorOf([&] { core::bridge::exportTorchJob(r); }).find("fp8"), std::string::npos);
+  r.train.precision = core::util::Precision::FP32;
+  r.train.batch = 100;
+  r.count = 8;
+  EXPECT_NE(errorOf([&] { core::bridge::exportTorchJob(r); }).find("does not split over 8"), std::string::npos);
+}
+
+// --- the run log --------------------------------------------------------------------------------
+
+std::string startLine(const std::string& model = "mlp", long long params = 669706) {
+  return R"({"record": "start", "format": "accellab-run-log", "version": 1, "model": ")" + model +
+         R"(", "dataset": "fashion-mnist", "batch": 128, "precision": "fp32", "seed": 0, "params": )" +
+         std::to_string(params) +
+         R"(, "unit": "images", "device": "cpu", "device_name": "Test CPU", "device_count": 1, "strategy": "single", "torch": "2.5.0", "cuda": null})";
+}
+
+std::string stepLine(int step, double seconds, bool warmup) {
+  std::ostringstream s;
+  s << R"({"record": "step", "step": )" << step << R"(, "epoch": 0, "seconds": )" << seconds
+    << R"(, "samples": 128, "per_second": )" << 128 / seconds << R"(, "loss": 2.0, "warmup": )"
+    << (warmup ? "true" : "false") << "}";
+  return s.str();
+}
+
+std::string goodLog() {
+  std::string t = startLine() + "\n";
+  for (int i = 1; i <= 8; ++i) t += stepLine(i, i <= 3 ? 0.05 : 0.010 + 0.001 * (i % 2), i <= 3) + "\n";
+  return t + R"({"record": "end", "steps": 8, "seconds": 0.3, "peak_memory_bytes": 1000000, "memory": "host_rss"})" + "\n";
+}
+
+TEST(RunLog, ReadsAGoodLogAndItsSteadyState) {
+  const RunLog log = core::bridge::parseRunLog(goodLog(), "run.jsonl");
+  EXPECT_EQ(log.model, "mlp");
+  EXPECT_EQ(log.steps.size(), 8u);
+  EXPECT_TRUE(log.finished);
+  const auto ss = core::bridge::steadyState(log);
+  EXPECT_EQ(ss.steps, 5);            // warm-up left out
+  EXPECT_DOUBLE_EQ(ss.stepSeconds, 0.010);  // median of 0.010, 0.011, 0.010, 0.011, 0.010
+  EXPECT_NEAR(ss.perSecond, 128 / 0.010, 1e-6);
+}
+
+TEST(RunLog, BadLogsAreRefusedNamingTheLineAndField) {
+  const std::string good = goodLog();
+  // Truncated: the last line cut mid-object.
+  const std::string truncated = good.substr(0, good.size() - 20);
+  EXPECT_NE(errorOf([&] { core::bridge::parseRunLog(truncated, "t.jsonl"); }).find("t.jsonl:10: truncated"), std::string::npos);
+  // A missing field.
+  std::string missing = startLine() + "\n" + R"({"record": "step", "step": 1, "epoch": 0, "samples": 128, "per_second": 1, "warmup": false})";
+  EXPECT_NE(errorOf([&] { core::bridge::parseRunLog(missing, "m.jsonl"); }).find("m.jsonl:2: field 'seconds': missing"),
+            std::string::npos);
+  // A foreign file.
+  EXPECT_NE(errorOf([&] { core::bridge::parseRunLog("{\"loss\": 1}\n", "f.jsonl"); }).find("f.jsonl:1: field 'record'"),
+            std::string::npos);
+  EXPECT_NE(errorOf([&] { core::bridge::parseRunLog("epoch,loss\n1,2\n", "f.csv"); }).find("f.csv:1: broken JSON"),
+            std::string::npos);
+  // A run of another model: mlp's name with another parameter count.
+  EXPECT_NE(errorOf([&] { core::bridge::parseRunLog(startLine("mlp", 12345) + "\n", "o.jsonl"); })
+                .find("o.jsonl:1: field 'params': 12345 trainable parameters, but AccelLab's mlp"),
+            std::string::npos);
+  EXPECT_NE(errorOf([&] { core::bridge::parseRunLog(startLine("gpt-5", 1) + "\n", "u.jsonl"); }).find("field 'model'"),
+            std::string::npos);
+  EXPECT_FALSE(core::bridge::looksLikeRunLog("id,model\n"));
+  EXPECT_TRUE(core::bridge::looksLikeRunLog(good));
+}
+
+TEST(RunPrediction, MatchesGpusByTheirReportedName) {
+  const auto cat = devices();
+  RunLog log;
+  log.deviceType = "cuda";
+  log.deviceName = "NVIDIA H100 80GB HBM3";
+  EXPECT_EQ(core::bridge::matchDevice(cat, log), "h100");
+  log.deviceName = "NVIDIA A100-SXM4-80GB";
+  EXPECT_EQ(core::bridge::matchDevice(cat, log), "a100-80");
+  log.deviceName = "Tesla V100-SXM2-16GB";
+  EXPECT_EQ(core::bridge::matchDevice(cat, log), "v100");
+  log.deviceName = "Tesla T4";
+  EXPECT_EQ(core::bridge::matchDevice(cat, log), "t4");
+  log.deviceName = "Some Future Chip";
+  EXPECT_EQ(core::bridge::matchDevice(cat, log), "");
+}
+
+TEST(RunPrediction, PredictsTheSameConfigurationWithTheError) {
+  RunLog log = core::bridge::parseRunLog(goodLog(), "run.jsonl");
+  log.deviceType = "cuda";
+  const auto p = core::bridge::predictRun(devices(), stacks(), log, "v100");
+  ASSERT_TRUE(p.known) << p.why;
+  EXPECT_EQ(p.stackId, "pytorch-eager");
+  EXPECT_NEAR(p.error, p.stepSeconds / 0.010 - 1, 1e-12);
+  const auto none = core::bridge::predictRun(devices(), stacks(), log, "");
+  EXPECT_FALSE(none.known);
+  EXPECT_NE(none.why.find("--device"), std::string::npos);
+}
+
+// --- calibration on synthetic measurements --------------------------------------------------------
+
+// Runs "measured" on a device whose true software figures are known.
+std::vector<RunLog> syntheticRuns(const core::hw::DeviceSpec& truth, const std::vector<std::pair<std::string, int>>& configs) {
+  const core::sim::Simulator sim(devices(), stacks());
+  const auto st = stacks();
+  std::vector<RunLog> runs;
+  int k = 0;
+  for (const auto& [model, batch] : configs) {
+    core::sim::SimConfig c;
+    c.modelId = model;
+    c.datasetId = model == "resnet20" ? "cifar10" : "fashion-mnist";
+    c.deviceId = truth.id;
+    c.batch = batch;
+    c.precision = core::util::Precision::FP16;
+    c.perLayer = false;
+    const double t = core::sim::simulateWorkload(*sim.workload(c.modelId, c.datasetId), truth, st.defaultFor(truth.kind), c).stepSeconds;
+    RunLog log;
+    log.path = "run" + std::to_string(++k) + ".jsonl";
+    log.model = model;
+    log.dataset = c.datasetId;
+    log.batch = batch;
+    log.precision = "fp16";
+    log.unit = "images";
+    log.deviceType = "cuda";
+    log.deviceName = "Lab GPU";
+    for (int i = 1; i <= 5; ++i) {
+      core::bridge::LoggedStep s;
+      s.step = i;
+      s.seconds = t;
+      s.samples = batch;
+      log.steps.push_back(s);
+    }
+    runs.push_back(log);
+  }
+  return runs;
+}
+
+TEST(Calibration, RecoversAKnownDevicesFiguresWithinFivePercent) {
+  const auto cat = devices();
+  core::hw::DeviceSpec truth = cat.at("v100");
+  truth.measuredSoftware.gemmEfficiency = 0.31;
+  truth.measuredSoftware.stepOverheadSeconds = 0.0065;
+  const auto runs = syntheticRuns(truth, {{"mlp", 64}, {"mlp", 2048}, {"resnet20", 128}, {"resnet20", 512}, {"colab-cnn", 256}, {"lenet5", 1024}});
+  core::bridge::CalibrationRequest req;
+  req.base = cat.at("v100");
+  req.figures = {"gemm_efficiency", "step_overhead_seconds"};
+  req.id = "lab-gpu";
+  req.name = "Lab GPU";
+  req.date = "2026-11-24";
+  const auto r = core::bridge::calibrateDevice(req, runs, cat, stacks());
+  ASSERT_EQ(r.figures.size(), 2u);
+  EXPECT_NEAR(r.figures[0].value / 0.31, 1.0, 0.05);
+  EXPECT_NEAR(r.figures[1].value / 0.0065, 1.0, 0.05);
+  EXPECT_LT(r.fitMedianAbsPct, 1.0);
+  ASSERT_TRUE(r.leaveOneOutMedianAbsPct.has_value());  // six runs: leave-one-out works
+  EXPECT_LT(*r.leaveOneOutMedianAbsPct, 5.0);
+
+  // The device file loads as a device, its fitted figures sourced to the runs.
+  const std::string text = core::bridge::calibratedDeviceJson(r).dump(2);
+  const core::hw::DeviceSpec d = core::hw::parseDeviceJson(text, "lab-gpu.json");
+  EXPECT_NEAR(*d.measuredSoftware.gemmEfficiency, r.figures[0].value, 1e-12);
+  ASSERT_NE(d.sourceOf("calibrated_software"), nullptr);
+  EXPECT_NE(d.sourceOf("calibrated_software")->ref.find("fitted on your runs 2026-11-24"), std::string::npos);
+  EXPECT_EQ(d.peakTflopsFp16, cat.at("v100").peakTflopsFp16);  // the datasheet stays the base's
+}
+
+TEST(Calibration, RefusesToFitMoreFiguresThanTheRunsPin) {
+  const auto cat = devices();
+  core::hw::DeviceSpec truth = cat.at("v100");
+  const auto one = syntheticRuns(truth, {{"colab-cnn", 512}});
+  core::bridge::CalibrationRequest req;
+  req.base = cat.at("v100");
+  req.id = "x";
+  req.figures = {"gemm_efficiency", "step_overhead_seconds"};
+  const std::string overfit = errorOf([&] { core::bridge::calibrateDevice(req, one, cat, stacks()); });
+  EXPECT_NE(overfit.find("pin at most 1 figure"), std::string::npos) << overfit;
+  // Two runs of the same configuration are one configuration.
+  const auto same = syntheticRuns(truth, {{"colab-cnn", 512}, {"colab-cnn", 512}});
+  EXPECT_NE(errorOf([&] { core::bridge::calibrateDevice(req, same, cat, stacks()); }).find("1 distinct configuration"),
+            std::string::npos);
+  // Automatic: as many as pin, the rest named with the reason; no leave-one-out under 4 runs.
+  req.figures.clear();
+  const auto r = core::bridge::calibrateDevice(req, one, cat, stacks());
+  EXPECT_EQ(r.figures.size(), 1u);
+  EXPECT_FALSE(r.skipped.empty());
+  EXPECT_FALSE(r.leaveOneOutMedianAbsPct.has_value());
+  // A figure the runs do not depend on.
+  req.figures = {"gemm_efficiency_fp32"};
+  EXPECT_NE(errorOf([&] { core::bridge::calibrateDevice(req, one, cat, stacks()); }).find("moves no run's step time"),
+            std::string::npos);
+}
+
+}  // namespace
