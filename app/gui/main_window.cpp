@@ -17,6 +17,7 @@
 #include <QVBoxLayout>
 
 #include "app/gui/appearance.h"
+#include "app/gui/bridge_controller.h"
 #include "app/gui/experiment_model.h"
 #include "app/gui/export_controller.h"
 #include "app/gui/guide_panel.h"
@@ -158,6 +159,7 @@ void MainWindow::createControllers() {
   RunController::Parts parts{m_actions, m_session, m_store, m_model, m_messages, m_runStatus, m_runs};
   m_runController = new RunController(parts, RunHistory::defaultFolder(), this);
   m_exportController = new ExportController(m_actions, m_deck, this, m_messages, this);
+  m_bridge = new BridgeController({this, m_sim.get(), m_model, m_runController, m_messages}, this);
   m_appearance = new Appearance(this, m_deck, {m_experimentDock, m_hardwareDock, m_runsDock}, this);
 
   connect(m_presetController, &PresetController::presetChanged, this, [this](const std::optional<Preset>& p) {
@@ -188,6 +190,9 @@ void MainWindow::createMenus() {
   file->addAction(m_actions.exportCsv);
   file->addAction(m_actions.exportJson);
   file->addSeparator();
+  file->addAction(m_bridge->exportJobAction());
+  file->addAction(m_bridge->importRunAction());
+  file->addSeparator();
   file->addAction(m_actions.quit);
 
   QMenu* edit = menuBar()->addMenu(tr("&Edit"));
@@ -210,6 +215,7 @@ void MainWindow::createMenus() {
   planner->setShortcut(QKeySequence(tr("Ctrl+Shift+L")));
   planner->setStatusTip(tr("Simulate LLM and transformer training (pre-training, LoRA) on today's accelerators: "
                            "plans, memory, tokens/s and cost"));
+  simulate->addAction(m_bridge->calibrateAction());
 
   QMenu* run = menuBar()->addMenu(tr("&Run"));
   run->addAction(m_actions.run);

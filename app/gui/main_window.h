@@ -21,6 +21,7 @@ namespace app::gui {
 
 class Appearance;
 class ExperimentModel;
+class BridgeController;
 class ExportController;
 class GuidePanel;
 class LlmPlannerWindow;
@@ -58,6 +59,7 @@ public:
   RunController* runController() const { return m_runController; }
   PresetController* presetController() const { return m_presetController; }
   ExportController* exportController() const { return m_exportController; }
+  BridgeController* bridgeController() const { return m_bridge; }
   SetupController* setupController() const { return m_setupController; }
   Appearance* appearance() const { return m_appearance; }
 
@@ -99,6 +101,7 @@ private:
   RunController* m_runController = nullptr;
   PresetController* m_presetController = nullptr;
   ExportController* m_exportController = nullptr;
+  BridgeController* m_bridge = nullptr;
   SetupController* m_setupController = nullptr;
   Appearance* m_appearance = nullptr;
   LlmPlannerWindow* m_llmPlanner = nullptr;

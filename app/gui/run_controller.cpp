@@ -188,6 +188,14 @@ void RunController::saveRun(int runId) {
   if (widgets::Run* r = m_p.store->run(runId)) m_history->save(*r);
 }
 
+int RunController::addRun(widgets::Run run) {
+  const int id = m_p.store->addRun(std::move(run));
+  m_p.store->setCurrentRun(id);
+  saveRun(id);
+  reportWriteErrors();
+  return id;
+}
+
 void RunController::reportWriteErrors() {
   if (const QStringList errors = m_history->takeErrors(); !errors.isEmpty())
     m_p.messages->showMessage(MessageBar::Level::Warning, tr("The run history could not be saved"), errors.join('\n'));

@@ -55,6 +55,9 @@ public:
   void deleteFinished();
 
   void loadHistory();    // at start; problems go to the message bar
+  // A run that was not trained here (an imported measurement): added to the runs list, made
+  // current and written to the history at once. Returns its id.
+  int addRun(widgets::Run run);
   // Writes every run not yet on disk and waits for the writes; false (and the message bar
   // says why) when one failed. Runs are otherwise saved as they change, one file each.
   bool saveHistory();

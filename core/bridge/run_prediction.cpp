@@ -99,6 +99,18 @@ RunPrediction predictRun(const hw::DeviceCatalog& catalog, const hw::StackCatalo
       p.stepSeconds = r.stepSeconds;
       p.perSecond = log.unit == "tokens" ? r.tokensPerSecond : r.samplesPerSecond;
       p.fitsInMemory = r.fitsInMemory;
+      p.report.config.modelId = log.model;
+      p.report.config.datasetId = log.dataset;
+      p.report.config.deviceId = device.id;
+      p.report.config.stackId = stack.id;
+      p.report.config.count = log.deviceCount;
+      p.report.config.batch = log.batch;
+      p.report.config.precision = *precision;
+      p.report.stepSeconds = r.stepSeconds;
+      p.report.imagesPerSecond = r.samplesPerSecond;
+      p.report.fitsInMemory = r.fitsInMemory;
+      p.report.deviceName = device.name;
+      p.report.stackName = stack.name;
     } else {
       const sim::Simulator sim(catalog, stacks);
       sim::SimConfig c;
@@ -112,6 +124,9 @@ RunPrediction predictRun(const hw::DeviceCatalog& catalog, const hw::StackCatalo
       c.perLayer = false;
       sim::requireStackCovers(stack, device);
       const sim::SimReport r = sim::simulateWorkload(*sim.workload(log.model, log.dataset), device, stack, c);
+      p.report = r;
+      p.report.deviceName = device.name;
+      p.report.stackName = stack.name;
       p.stepSeconds = r.stepSeconds;
       p.perSecond = r.imagesPerSecond;
       p.fitsInMemory = r.fitsInMemory;

@@ -6,6 +6,7 @@
 #include "core/bridge/run_log.h"
 #include "core/hw/device_catalog.h"
 #include "core/hw/stack_catalog.h"
+#include "core/sim/sim_report.h"
 
 namespace core::bridge {
 
@@ -22,6 +23,9 @@ struct RunPrediction {
   double perSecond = 0;       // the log's unit per second
   double error = 0;           // predicted / measured - 1 (positive: the simulator is slower)
   bool fitsInMemory = true;
+  // The simulator's report for it (the CNN/MLP step model; for a transformer, the LLM model's
+  // step time and throughput only), for charts that set prediction beside measurement.
+  sim::SimReport report;
 };
 
 // The prediction for the log's model, dataset, global batch, precision and device count on
