@@ -204,8 +204,10 @@ int cmdCalibrate(const CommandArgs& args, std::ostream& out, std::ostream& err) 
   const Args a(args);
   a.allowOnly({"device-base", "runs", "out", "id", "name", "fit", "stack", "format", "help"});
   const std::string format = formatOption(a, {"text", "json"});
-  const std::vector<std::string> files = a.list("runs", {});
+  // --runs a.jsonl b.jsonl ... (the files after the first arrive as positional arguments) or a,b.
+  std::vector<std::string> files = a.list("runs", {});
   if (files.empty()) throw Error("--runs: name one or more run logs (train.py --log FILE)");
+  for (const auto& p : a.positional()) files.push_back(p);
   std::vector<core::bridge::RunLog> runs;
   for (const auto& f : files) runs.push_back(core::bridge::readRunLog(f));
   const core::hw::DeviceCatalog cat = loadSimCatalog(a.str("device-base", "") == "host", err);

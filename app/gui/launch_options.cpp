@@ -24,6 +24,9 @@ struct Parser {
         {"llm-planner", QObject::tr("Open the LLM training planner with the LLM preset ID (see --list-presets); with "
                                     "--export-dir, write its charts (PNG), results (CSV, JSON) and a screenshot there."),
          "ID"},
+        {"import-run", QObject::tr("Import the log of an exported PyTorch job (File > Import measured run) when the "
+                                   "window is open."),
+         "FILE"},
         {"list-presets", QObject::tr("Print the preset ids and titles (LLM presets too), then exit.")},
         {{"h", "help"}, QObject::tr("Show this help.")},
         {{"v", "version"}, QObject::tr("Show the version.")},
@@ -58,6 +61,8 @@ LaunchOptions parseLaunchOptions(const QStringList& arguments) {
   if (p.parser.isSet("limit")) o.limit = integerOption(p.parser, "limit", 1, 1'000'000'000);
   if (p.parser.isSet("epochs")) o.epochs = static_cast<int>(integerOption(p.parser, "epochs", 1, 100000));
   o.run = p.parser.isSet("run");
+  o.importRun = p.parser.value("import-run");
+  if (p.parser.isSet("import-run") && o.importRun.isEmpty()) throw core::util::Error("--import-run: needs a file");
   o.exportDir = p.parser.value("export-dir");
   if (p.parser.isSet("export-dir") && o.exportDir.isEmpty()) throw core::util::Error("--export-dir: needs a folder");
   o.quitWhenDone = p.parser.isSet("quit-when-done");

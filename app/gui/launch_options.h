@@ -1,6 +1,7 @@
 #pragma once
 // The GUI's command line (for demos and for making slides in batch):
 //   accellab [--preset ID] [--limit N] [--epochs E] [--run] [--export-dir DIR] [--quit-when-done]
+//   accellab --import-run FILE.jsonl [--export-dir DIR] [--quit-when-done]
 //   accellab --llm-planner ID [--export-dir DIR] [--quit-when-done]
 //   accellab --list-presets | --help | --version
 #include <QString>
@@ -12,6 +13,7 @@ namespace app::gui {
 struct LaunchOptions {
   QString presetId;
   QString llmPresetId;  // --llm-planner: open the LLM planner with this LLM preset
+  QString importRun;    // --import-run: a measured run's log (or a reference CSV) to import
   std::optional<qint64> limit;
   std::optional<int> epochs;
   bool run = false;
@@ -20,7 +22,7 @@ struct LaunchOptions {
   bool listPresets = false;
   bool help = false;
   bool version = false;
-  bool scripted() const { return run || !exportDir.isEmpty() || quitWhenDone; }
+  bool scripted() const { return run || !exportDir.isEmpty() || quitWhenDone || !importRun.isEmpty(); }
 };
 
 // `arguments` as QCoreApplication::arguments() gives them (program name first, Qt's own

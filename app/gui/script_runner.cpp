@@ -5,6 +5,7 @@
 #include <QTimer>
 #include <cstdio>
 
+#include "app/gui/bridge_controller.h"
 #include "app/gui/experiment_model.h"
 #include "app/gui/export_controller.h"
 #include "app/gui/main_window.h"
@@ -55,6 +56,15 @@ void ScriptRunner::start() {
       }
       if (m_options.epochs) e.train.epochs = *m_options.epochs;
     });
+  }
+  if (!m_options.importRun.isEmpty()) {
+    const int id = m_window->bridgeController()->importRun(m_options.importRun);
+    if (!id) {
+      err(QStringLiteral("--import-run: %1").arg(m_window->messageBar()->text().replace('\n', ' ')));
+      finish(2);
+      return;
+    }
+    out(QStringLiteral("imported run %1: %2").arg(id).arg(m_window->store()->run(id)->statusMessage));
   }
   if (m_options.run) {
     m_runId = m_window->runController()->startRun();

@@ -282,7 +282,7 @@ enum class Form { Image, Vector, Sequence, Tokens };
 std::string num(double v) {
   if (v == std::floor(v) && std::fabs(v) < 1e15) return std::to_string(static_cast<long long>(v));
   std::ostringstream s;
-  s.precision(9);
+  s.precision(6);  // the layers hold floats: 1e-05, not 9.99999975e-06
   s << v;
   return s.str();
 }
@@ -647,9 +647,9 @@ ExportedJob exportTorchJob(const ExportRequest& r) {
      << job.params << " trainable parameters) layer for layer from AccelLab's definition and trains it with global batch "
      << t.batch << " in " << util::precisionName(t.precision) << ", seed " << t.seed
      << ". It needs Python 3 and PyTorch (1.13 or 2.x), nothing else.\n\n"
-     << "## Run it on a cloud GPU and bring the log back (three commands)\n\n"
+     << "## Run it on a cloud GPU and bring the log back (three commands, from this folder)\n\n"
      << "```bash\n"
-     << "scp -r " << "this-folder" << " gpu-host:job && ssh gpu-host 'cd job && pip install torch && python3 train.py --steps 200'\n"
+     << "scp -r . gpu-host:job && ssh gpu-host 'cd job && pip install torch && python3 train.py --steps 200'\n"
      << "scp gpu-host:job/" << log << " .\n"
      << "accellab-cli import-run " << log << "        # measured vs predicted, in the app: File > Import measured run\n"
      << "```\n\n";
