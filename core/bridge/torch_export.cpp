@@ -545,7 +545,8 @@ ExportedJob exportTorchJob(const ExportRequest& r) {
   const bool tokens = !graph.empty() && (graph.front().op == "embedding" || graph.front().op == "one_hot");
   const nn::Shape out = net->outputShape();
   const bool language = out.h > 1;
-  if (tokens != (info.format == data::SampleFormat::TokenIds || info.format == data::SampleFormat::Synthetic))
+  const bool synthetic = info.format == data::SampleFormat::Synthetic;  // shaped to any model
+  if (!synthetic && tokens != (info.format == data::SampleFormat::TokenIds))
     throw Error("--dataset: " + t.modelId + " reads " + (tokens ? "token ids" : "images") + ", which " + t.datasetId +
                 " does not hold");
   if (language && info.id != "fortunes" && info.id != "synthetic")
@@ -571,7 +572,7 @@ ExportedJob exportTorchJob(const ExportRequest& r) {
   data.set("shape", shape);
   data.set("tokens", tokens);
   data.set("classes", language ? out.c : net->classes());
-  data.set("vocabulary", info.vocabulary);
+  data.set("vocabulary", tokens ? graph.front().number("vocabulary") : info.vocabulary);
   data.set("train_size", static_cast<double>(info.trainSize));
 
   Json opt = Json::object();

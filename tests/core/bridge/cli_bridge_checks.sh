@@ -78,7 +78,11 @@ case "$case_name" in
     [ -n "$err" ] || fail "import-run gave no error"
     # The host check's band: the simulator's host prediction against this machine's measured
     # steps is within about +-35% for the small models (README); allow 50% on a busy CI machine.
-    awk -v e="$err" 'BEGIN { exit !(e > -0.5 && e < 0.5) }' || fail "host prediction off by $err (more than 50%)"
+    # Under a sanitizer the host's micro-benchmark runs instrumented (its rates are not the
+    # machine's), so only the release build holds the prediction to the band.
+    if [ -z "${ASAN_OPTIONS:-}${UBSAN_OPTIONS:-}${TSAN_OPTIONS:-}" ]; then
+      awk -v e="$err" 'BEGIN { exit !(e > -0.5 && e < 0.5) }' || fail "host prediction off by $err (more than 50%)"
+    fi
     run 0 import-run "$tmp/run.jsonl" --format text
     grep -q "measured " "$tmp/out" && grep -q "simulated " "$tmp/out" || fail "text output lacks measured/simulated" ;;
   bad-logs)

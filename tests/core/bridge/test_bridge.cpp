@@ -87,6 +87,18 @@ TEST(TorchExport, WritesTheModelLayerForLayerWithTheExperimentsSettings) {
   EXPECT_NE(job.readme.find("import-run"), std::string::npos);
 }
 
+TEST(TorchExport, SyntheticDataFitsAnyModel) {
+  core::bridge::ExportRequest r;
+  r.train.modelId = "mlp";
+  r.train.datasetId = "synthetic";
+  EXPECT_NE(core::bridge::exportTorchJob(r).trainPy.find("\"reader\": \"synthetic\""), std::string::npos);
+  r.train.modelId = "imdb-bilstm";
+  r.train.datasetId = "imdb";  // token ids: generated, 20,000-word vocabulary
+  EXPECT_NE(core::bridge::exportTorchJob(r).trainPy.find("\"vocabulary\": 20000"), std::string::npos);
+  r.train.datasetId = "fashion-mnist";
+  EXPECT_NE(errorOf([&] { core::bridge::exportTorchJob(r); }).find("reads token ids"), std::string::npos);
+}
+
 TEST(TorchExport, RefusesWhatPyTorchCannotRun) {
   core::bridge::ExportRequest r;
   r.train.modelId = "mlp";
