@@ -1,5 +1,8 @@
 #include "widgets/chart_export.h"
 
+#include <cerrno>
+#include <cstring>
+
 #include <qcustomplot.h>
 
 #include <QApplication>
@@ -86,10 +89,24 @@ ExportResult writeFileAtomically(const QString& path, const QByteArray& bytes) {
                 .arg(QDir::toNativeSeparators(path),
                      QDir::toNativeSeparators(info.absolutePath()))};
   QSaveFile file(path);
+  // Qt's own text can be "Unknown error" (a short write on a full disk): then the system's
+  // errno says it, and a full disk or file-size limit is named as such.
+  auto why = [&file](int err) {
+    QString text = file.errorString();
+    if (text.isEmpty() || text == QLatin1String("Unknown error")) text = QString::fromLocal8Bit(std::strerror(err));
+    if (err == ENOSPC || err == EDQUOT || err == EFBIG)
+      text += QObject::tr(" (the disk is full or the file is larger than allowed; nothing was replaced)");
+    return text;
+  };
   if (!file.open(QIODevice::WriteOnly))
-    return {QObject::tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), file.errorString())};
-  if (file.write(bytes) != bytes.size() || !file.commit())
-    return {QObject::tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), file.errorString())};
+    return {QObject::tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), why(errno))};
+  errno = 0;
+  if (file.write(bytes) != bytes.size()) {
+    const int err = errno;
+    file.cancelWriting();
+    return {QObject::tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), why(err))};
+  }
+  if (!file.commit()) return {QObject::tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), why(errno))};
   return {};
 }
 

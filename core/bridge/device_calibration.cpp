@@ -6,6 +6,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/bridge/run_prediction.h"
 #include "core/hw/catalog_files.h"
 #include "core/nn/eigen.h"
 #include <Eigen/Cholesky>
@@ -46,15 +47,6 @@ const FigureRange& rangeOf(const std::string& key) {
   throw Error("--fit: '" + key + "' cannot be calibrated (calibratable: " + known + ")");
 }
 
-std::string today() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-  return buf;
-}
-
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -69,18 +61,7 @@ public:
           const hw::DeviceCatalog& devices, const hw::StackCatalog& stacks)
       : m_base(base), m_stack(stack), m_sim(devices, stacks) {
     for (const auto& log : runs) {
-      sim::SimConfig c;
-      c.modelId = log.model;
-      c.datasetId = log.dataset;
-      c.deviceId = base.id;
-      c.stackId = stack.id;
-      c.count = log.deviceCount;
-      c.batch = log.batch;
-      const auto p = util::parsePrecision(log.precision);
-      if (!p) throw Error(log.path + ": precision '" + log.precision + "' is unknown");
-      c.precision = *p;
-      c.perLayer = false;
-      m_configs.push_back(c);
+      m_configs.push_back(simConfigOf(log, base.id, stack.id));
       m_workloads.push_back(m_sim.workload(log.model, log.dataset));
       m_measured.push_back(steadyState(log).stepSeconds);
     }
@@ -252,7 +233,7 @@ CalibrationResult calibrateDevice(const CalibrationRequest& req, const std::vect
   res.baseId = req.base.id;
   res.baseFile = req.base.filePath;
   res.stackId = stack.id;
-  res.date = req.date.empty() ? today() : req.date;
+  res.date = req.date.empty() ? util::todayUtc() : req.date;
 
   // Which figures: the ones asked for, each checked; or as many as the runs pin, in order.
   const bool automatic = req.figures.empty();

@@ -226,22 +226,20 @@ SteadyState steadyState(const RunLog& log) {
   std::vector<double> seconds;
   double samples = 0, units = 0;
   int counted = 0;
-  for (const auto& s : log.steps)
-    if (!s.warmup) {
-      seconds.push_back(s.seconds);
-      samples += s.samples;
-      units += log.unit == "tokens" ? s.tokens : s.samples;
-      ++counted;
-    }
+  auto take = [&](bool includeWarmup) {
+    for (const auto& s : log.steps)
+      if (includeWarmup || !s.warmup) {
+        seconds.push_back(s.seconds);
+        samples += s.samples;
+        units += log.unit == "tokens" ? s.tokens : s.samples;
+        ++counted;
+      }
+  };
   SteadyState ss;
-  if (seconds.empty()) {
+  take(false);
+  if (seconds.empty()) {  // every step was warm-up: the whole log's median
     ss.warmupOnly = true;
-    for (const auto& s : log.steps) {
-      seconds.push_back(s.seconds);
-      samples += s.samples;
-      units += log.unit == "tokens" ? s.tokens : s.samples;
-      ++counted;
-    }
+    take(true);
   }
   std::sort(seconds.begin(), seconds.end());
   const std::size_t n = seconds.size();

@@ -55,6 +55,21 @@ std::string matchDevice(const hw::DeviceCatalog& catalog, const RunLog& log) {
   return best;
 }
 
+sim::SimConfig simConfigOf(const RunLog& log, const std::string& deviceId, const std::string& stackId) {
+  const auto precision = util::parsePrecision(log.precision);
+  if (!precision) throw util::Error(log.path + ": precision '" + log.precision + "' is unknown");
+  sim::SimConfig c;
+  c.modelId = log.model;
+  c.datasetId = log.dataset;
+  c.deviceId = deviceId;
+  c.stackId = stackId;
+  c.count = log.deviceCount;
+  c.batch = log.batch;
+  c.precision = *precision;
+  c.perLayer = false;
+  return c;
+}
+
 RunPrediction predictRun(const hw::DeviceCatalog& catalog, const hw::StackCatalog& stacks, const RunLog& log,
                          const std::string& deviceId, const std::string& stackId) {
   RunPrediction p;
@@ -99,13 +114,7 @@ RunPrediction predictRun(const hw::DeviceCatalog& catalog, const hw::StackCatalo
       p.stepSeconds = r.stepSeconds;
       p.perSecond = log.unit == "tokens" ? r.tokensPerSecond : r.samplesPerSecond;
       p.fitsInMemory = r.fitsInMemory;
-      p.report.config.modelId = log.model;
-      p.report.config.datasetId = log.dataset;
-      p.report.config.deviceId = device.id;
-      p.report.config.stackId = stack.id;
-      p.report.config.count = log.deviceCount;
-      p.report.config.batch = log.batch;
-      p.report.config.precision = *precision;
+      p.report.config = simConfigOf(log, device.id, stack.id);
       p.report.stepSeconds = r.stepSeconds;
       p.report.imagesPerSecond = r.samplesPerSecond;
       p.report.fitsInMemory = r.fitsInMemory;
@@ -113,15 +122,7 @@ RunPrediction predictRun(const hw::DeviceCatalog& catalog, const hw::StackCatalo
       p.report.stackName = stack.name;
     } else {
       const sim::Simulator sim(catalog, stacks);
-      sim::SimConfig c;
-      c.modelId = log.model;
-      c.datasetId = log.dataset;
-      c.deviceId = device.id;
-      c.stackId = stack.id;
-      c.count = log.deviceCount;
-      c.batch = log.batch;
-      c.precision = *precision;
-      c.perLayer = false;
+      const sim::SimConfig c = simConfigOf(log, device.id, stack.id);
       sim::requireStackCovers(stack, device);
       const sim::SimReport r = sim::simulateWorkload(*sim.workload(log.model, log.dataset), device, stack, c);
       p.report = r;

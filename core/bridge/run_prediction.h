@@ -15,6 +15,11 @@ namespace core::bridge {
 // the 80 GB SXM A100), else the device it was exported for. Empty when nothing matches.
 std::string matchDevice(const hw::DeviceCatalog& catalog, const RunLog& log);
 
+// The simulator's configuration of a logged run on `deviceId` under `stackId`: model, dataset,
+// global batch, precision and device count (no per-layer detail). Throws core::util::Error
+// naming the file when the log's precision is unknown.
+sim::SimConfig simConfigOf(const RunLog& log, const std::string& deviceId, const std::string& stackId);
+
 struct RunPrediction {
   bool known = false;
   std::string why;            // when not known: why there is no prediction

@@ -487,15 +487,6 @@ private:
 
 // --- the job's configuration ------------------------------------------------------------------
 
-std::string today() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-  return buf;
-}
-
 nn::ModelInput modelInputFor(const std::string& modelId, const data::DatasetInfo& info) {
   nn::ModelInput in;
   in.shape = info.format == data::SampleFormat::TokenIds ? nn::Shape{1, 1, 1}
@@ -560,7 +551,7 @@ ExportedJob exportTorchJob(const ExportRequest& r) {
   job.params = net->paramCount();
   job.unit = language ? "tokens" : "images";
   const DataPlan plan = dataPlanFor(info);
-  const std::string date = r.generatedOn.empty() ? today() : r.generatedOn;
+  const std::string date = r.generatedOn.empty() ? util::todayUtc() : r.generatedOn;
 
   Json data = Json::object();
   data.set("reader", plan.reader);

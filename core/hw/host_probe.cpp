@@ -123,15 +123,6 @@ double copyGBps(int threads) {
   return best;
 }
 
-std::string today() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-  return buf;
-}
-
 // How the figures were measured; a cache from another method is measured again.
 constexpr const char* kMethod = "engine-sgemm-384+copy-96MB";
 
@@ -188,7 +179,7 @@ HostMeasurement measureHost() {
   m.gemmGflopsAll = std::max(m.gemmGflopsPerThread, gemmGflops(m.vcpus, 0.3));
   m.memBandwidthGBps = copyGBps(m.vcpus);
   m.memGib = ramGib();
-  m.measuredAt = today();
+  m.measuredAt = util::todayUtc();
   return m;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -76,6 +77,15 @@ std::string userDataDir() {
   if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg) return (fs::path(xdg) / "accellab").string();
   const char* home = std::getenv("HOME");
   return (fs::path(home && *home ? home : "/tmp") / ".local" / "share" / "accellab").string();
+}
+
+std::string todayUtc() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
 }
 
 }  // namespace core::util

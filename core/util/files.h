@@ -24,4 +24,7 @@ std::string resourceDir();
 // $ACCELLAB_USER_DIR, else $XDG_DATA_HOME/accellab, else ~/.local/share/accellab.
 std::string userDataDir();
 
+// Today's date in UTC, "YYYY-MM-DD" (the date a measurement or a fitted figure is stamped with).
+std::string todayUtc();
+
 }  // namespace core::util

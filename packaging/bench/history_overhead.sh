@@ -16,8 +16,8 @@ run_once() {  # run_once HOME-DIR: prints the run's epoch seconds, one per line
   HOME="$home" XDG_DATA_HOME="$home/data" XDG_CONFIG_HOME="$home/config" ACCELLAB_USER_DIR="$home/user" \
     xvfb-run -a -s "-screen 0 1280x800x24" "$app" --preset e3 --limit 2048 --epochs 3 --run --quit-when-done >/dev/null 2>&1
   local newest
-  newest=$(ls -t "$home/data/AccelLab/AccelLab/runs/"*.json | head -1)
-  python3 -c 'import json,sys; [print(e["host_seconds"]) for e in json.load(open(sys.argv[1]))["epochs"]]' "$newest"
+  newest=$(ls -t "$home/data/AccelLab/AccelLab/runs/"*.json | grep -v "/history-" | head -1)
+  python3 -c 'import json,sys; [print(e["host_seconds"]) for e in json.load(open(sys.argv[1]))["run"]["epochs"]]' "$newest"
   rm -f "$newest"
 }
 

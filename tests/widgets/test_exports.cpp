@@ -2,6 +2,9 @@
 // %PDF, SVG parses as XML and carries axis titles and legend, CSV has one row per point,
 // JSON parses, the all-charts PDF has one page per chart, failures name the file.
 #include <qcustomplot.h>
+#include <sys/resource.h>
+
+#include <csignal>
 
 #include <QClipboard>
 #include <QJsonArray>
@@ -132,6 +135,29 @@ private slots:
     QVERIFY(exportChartPng(*m_epoch, path).ok());
     QVERIFY(!QImage(path).isNull());
     QCOMPARE(QDir(m_dir.path()).entryList({"again.png*"}, QDir::Files).size(), 1);   // no temp left
+  }
+
+  // A disk that fills up mid-write: the file-size limit stands in for it (no mount needed).
+  // The message names the file and the cause, never "Unknown error", and the old file stays.
+  void aFullDiskIsNamedAndTheOldFileKept() {
+    const QString path = m_dir.filePath("full.png");
+    QVERIFY(writeFileAtomically(path, "old").ok());
+    struct rlimit old{};
+    getrlimit(RLIMIT_FSIZE, &old);
+    const auto previous = std::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit small = old;
+    small.rlim_cur = 4096;
+    QCOMPARE(setrlimit(RLIMIT_FSIZE, &small), 0);
+    const ExportResult r = writeFileAtomically(path, QByteArray(1 << 20, 'x'));
+    setrlimit(RLIMIT_FSIZE, &old);
+    std::signal(SIGXFSZ, previous);
+    QVERIFY(!r.ok());
+    QVERIFY2(r.error.contains("full.png") && r.error.contains("disk is full"), qPrintable(r.error));
+    QVERIFY2(!r.error.contains("Unknown error"), qPrintable(r.error));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(f.readAll(), QByteArray("old"));
+    QCOMPARE(QDir(m_dir.path()).entryList({"full.png*"}, QDir::Files).size(), 1);  // no temp left
   }
 
   void csvHasHeaderAndOneRowPerPoint() {
