@@ -205,6 +205,16 @@ void ChartBase::doRefresh() {
     }
   }
   addEmptyNote();
+  if (const int left = hiddenByCap(); left > 0) {
+    auto* text = new QCPItemText(m_plot);
+    text->setClipToAxisRect(false);
+    text->position->setType(QCPItemPosition::ptAxisRectRatio);
+    text->position->setAxisRect(mainRect());
+    text->position->setCoords(1.0, 0.0);
+    text->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
+    text->setFont(chartFont(0.85 * m_scale));
+    text->setText(tr("newest %1 runs drawn; %2 more ticked in Runs").arg(kMaxShownRuns).arg(left));
+  }
   applyChartTheme(m_plot, m_theme, m_scale);
   autoLogY();
   applyLogY();

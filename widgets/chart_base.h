@@ -157,7 +157,11 @@ protected:
   void ensureDeviceEntry(const Series& s, QCPAxis* keyAxis, QCPAxis* valueAxis, bool bars);
   void ensureRunEntry(int runId, int styleIndex, QCPAxis* keyAxis, QCPAxis* valueAxis, bool bars);
   // Runs shown (visible ones, in store order) and a prefix telling them apart when > 1.
+  // The visible runs the chart draws: all of them up to kMaxShownRuns, else the newest (the
+  // current run always included); hiddenByCap() says how many visible runs are left out.
   std::vector<const Run*> shownRuns() const;
+  int hiddenByCap() const;
+  static constexpr int kMaxShownRuns = 12;
   QString runPrefix(const Run& run) const;
   // A series of this chart for one device of one run: identity, legend label, measured vs
   // simulated, device colour and run style set; the caller adds name, units and points.

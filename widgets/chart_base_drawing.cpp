@@ -266,7 +266,25 @@ void ChartBase::addHorizontalLine(double y, const QString& label, const QColor& 
 }
 
 std::vector<const Run*> ChartBase::shownRuns() const {
-  return m_store ? m_store->visibleRuns() : std::vector<const Run*>{};
+  if (!m_store) return {};
+  std::vector<const Run*> runs = m_store->visibleRuns();
+  if (static_cast<int>(runs.size()) <= kMaxShownRuns) return runs;
+  // A chart of hundreds of runs is unreadable and redrawing it would slow the run in progress:
+  // the newest kMaxShownRuns visible runs are drawn, the current one always among them.
+  std::vector<const Run*> out;
+  const int current = m_store->currentRunId();
+  int others = kMaxShownRuns;
+  for (const Run* r : runs)
+    if (r->id == current) --others;
+  for (auto it = runs.rbegin(); it != runs.rend(); ++it)
+    if ((*it)->id == current || others-- > 0) out.push_back(*it);
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+int ChartBase::hiddenByCap() const {
+  if (!m_store) return 0;
+  return std::max(0, static_cast<int>(m_store->visibleRuns().size()) - kMaxShownRuns);
 }
 
 QString ChartBase::runPrefix(const Run& run) const {

@@ -102,9 +102,10 @@ private slots:
   void aBadLogIsRefusedAndNothingIsLost() {
     QTemporaryDir logs;
     MainWindow w;
-    w.bridgeController()->importRun(writeFile(logs, "ok.jsonl", goodLog()));
+    const auto atStart = historyFiles(w).size();
+    QVERIFY(w.bridgeController()->importRun(writeFile(logs, "ok.jsonl", goodLog())) > 0);
     const int before = static_cast<int>(w.store()->runs().size());
-    QTRY_VERIFY_WITH_TIMEOUT(!historyFiles(w).isEmpty(), 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(historyFiles(w).size(), atStart + 1, 5000);  // the good one is on disk
     const QStringList filesBefore = historyFiles(w);
     QByteArray truncated = goodLog();
     truncated.chop(30);
