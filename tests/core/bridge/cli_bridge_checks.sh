@@ -48,7 +48,12 @@ export_and_run() {
   params=$(sed -n 's/^  "params": \([0-9]*\).*/\1/p' "$tmp/out")
   [ -n "$params" ] || fail "export-script --format json gave no params"
   [ -f "$tmp/job/README.md" ] || fail "no README.md next to train.py"
-  (cd "$tmp/job" && OMP_NUM_THREADS=2 "$python" train.py --steps "$steps" --threads 2 --warmup 1 --log "$tmp/run.jsonl" "$@") \
+  # As the PyTorch peer runs: the OpenMP OpenBLAS (dev.sh installs it; with the pthread one,
+  # torch's OpenMP pool and OpenBLAS's threads fight over the cores), 2 threads.
+  blas=/usr/lib/x86_64-linux-gnu/openblas-openmp
+  [ -d "$blas" ] || blas=""
+  (cd "$tmp/job" && OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 LD_LIBRARY_PATH="$blas${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+     "$python" train.py --steps "$steps" --threads 2 --warmup 1 --log "$tmp/run.jsonl" "$@") \
     >"$tmp/py" 2>&1 || fail "python3 train.py failed"
   grep -q "\"record\": \"start\".*\"params\": $params," "$tmp/run.jsonl" || fail "the log's parameter count is not AccelLab's $params"
   [ "$(grep -c '"record": "step"' "$tmp/run.jsonl")" -eq "$steps" ] || fail "the log does not hold $steps steps"
