@@ -320,6 +320,9 @@ private:
         case 't': out += '\t'; break;
         case 'u': {
           std::uint32_t cp = parseHex4();
+          // A low surrogate alone is not a character (it would become invalid UTF-8 and read
+          // back differently; found by the experiment fuzz target).
+          if (cp >= 0xDC00 && cp <= 0xDFFF) fail("unpaired low surrogate in \\u escape");
           if (cp >= 0xD800 && cp <= 0xDBFF) {
             if (!consume("\\u")) fail("unpaired surrogate in \\u escape");
             const std::uint32_t lo = parseHex4();

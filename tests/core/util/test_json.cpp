@@ -30,6 +30,9 @@ TEST(Json, ParsesEscapesAndUnicode) {
   const Json j = Json::parse(R"({"s":"a\"b\\c\n\u00e9\ud83d\ude00"})");
   EXPECT_EQ(j.at("s").asString(), "a\"b\\c\n\xC3\xA9\xF0\x9F\x98\x80");
   EXPECT_EQ(Json::parse(j.dump()), j);
+  // Surrogates come in pairs: a lone low or high one is refused, not turned into invalid UTF-8.
+  EXPECT_THROW(Json::parse(R"("mn\udddaist")"), Error);
+  EXPECT_THROW(Json::parse(R"("\ud83d")"), Error);
 }
 
 TEST(Json, ErrorsNameTheSourceLineAndColumn) {
