@@ -364,10 +364,12 @@ QString newKey() {
          QString::number(QRandomGenerator::global()->generate() & 0xffffffu, 16).rightJustified(6, '0');
 }
 
+}  // namespace
+
 // A journal: line 1 {"format": "accellab-journal", "run": {...}}, then one line per epoch
 // {"epoch": {...}, "batches": {...}, "device_epoch_seconds": [...]}. A last line cut short
 // by a kill is ignored; the run comes back interrupted with every whole epoch.
-widgets::Run recoverJournal(const std::string& text, const QString& source) {
+widgets::Run runFromJournal(const std::string& text, const QString& source) {
   const std::string src = source.toStdString();
   std::size_t lineEnd = text.find('\n');
   if (lineEnd == std::string::npos) throw Error(src + ": the journal has no complete first line");
@@ -397,8 +399,6 @@ widgets::Run recoverJournal(const std::string& text, const QString& source) {
                                   static_cast<int>(run.epochs.size()));
   return run;
 }
-
-}  // namespace
 
 RunHistory::RunHistory(QString folder) : m_folder(std::move(folder)) {
   m_writer.setMaxThreadCount(1);
@@ -478,7 +478,7 @@ RunHistory::Loaded RunHistory::load() {
     if (journal && QFileInfo::exists(pathOf(key, ".json"))) continue;  // ended: its file wins
     try {
       const std::string text = core::util::readFile(f.absoluteFilePath().toStdString());
-      widgets::Run run = journal ? recoverJournal(text, f.absoluteFilePath()) : runFromFile(text, f.absoluteFilePath());
+      widgets::Run run = journal ? runFromJournal(text, f.absoluteFilePath()) : runFromFile(text, f.absoluteFilePath());
       run.key = key;
       if (journal) {
         out.problems << QObject::tr("%1: recovered from its journal, %n epoch(s)", nullptr, static_cast<int>(run.epochs.size()))

@@ -29,6 +29,9 @@ std::vector<widgets::Run> runsFromJson(const std::string& text, const QString& s
 // One run's file, and back (throws core::util::Error naming `source` and the key).
 std::string runFileJson(const widgets::Run& run);
 widgets::Run runFromFile(const std::string& text, const QString& source);
+// A run's journal (the app ended during the run): the run, interrupted, with every finished
+// epoch; a last line cut short is ignored (throws core::util::Error naming `source`:line).
+widgets::Run runFromJournal(const std::string& text, const QString& source);
 
 class RunHistory {
 public:

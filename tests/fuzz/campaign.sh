@@ -7,7 +7,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(json idx cifar catalog_files experiment reference_csv llm_study llm_reference_csv run_log)
+[ ${#targets[@]} -gt 0 ] || targets=(json idx cifar text_corpus catalog_files experiment reference_csv llm_study llm_reference_csv run_log run_history)
 work=${FUZZ_WORK:-/tmp/accellab-fuzz}
 mkdir -p "$work"
 for t in "${targets[@]}"; do

@@ -1,0 +1,33 @@
+// The run history (the app's runs/ folder): a run's file, a run's journal (the app ended during
+// the run) and the legacy runs.json. The first byte picks which reader; an accepted run must be
+// written and read back without an error, so nothing the app loads is lost at its next save.
+#include "app/gui/run_history.h"
+#include "core/util/error.h"
+#include "fuzz_target.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  const std::string text = fuzz::text(data + 1, size - 1);
+  std::vector<widgets::Run> runs;
+  try {
+    switch (data[0] % 3) {
+      case 0: runs.push_back(app::gui::runFromFile(text, "fuzz.json")); break;
+      case 1: runs.push_back(app::gui::runFromJournal(text, "fuzz.jsonl")); break;
+      default: {
+        QStringList skipped;
+        runs = app::gui::runsFromJson(text, "runs.json", &skipped);
+      }
+    }
+  } catch (const core::util::Error&) {
+    return 0;
+  }
+  for (const widgets::Run& run : runs) {
+    try {
+      const widgets::Run back = app::gui::runFromFile(app::gui::runFileJson(run), "again.json");
+      if (back.epochs.size() != run.epochs.size() || back.devices.size() != run.devices.size()) __builtin_trap();
+    } catch (const core::util::Error&) {
+      __builtin_trap();  // the app would write a run it cannot read back
+    }
+  }
+  return 0;
+}
