@@ -11,6 +11,7 @@
 #include "core/nn/transformer_spec.h"
 #include "core/sim/llm_report_json.h"
 #include "core/sim/llm_simulator.h"
+#include "core/sim/transformer_run.h"
 #include "core/util/error.h"
 
 namespace app::cli {
@@ -58,11 +59,18 @@ int simulateTransformer(const Args& a, std::ostream& out, std::ostream& err) {
   core::sim::LlmConfig c;
   c.modelId = a.required("model");
   const core::nn::TransformerSpec& spec = core::nn::transformerSpec(c.modelId);
-  const std::string dataset = spec.kind == core::nn::TransformerKind::Vision ? "imagenet" : "text";
-  if (a.has("dataset") && a.str("dataset", "") != dataset)
-    throw Error("--dataset: " + c.modelId + " trains on '" + dataset + "' (sequences of tokens" +
-                (dataset == "text" ? std::string() : std::string(" from image patches")) + "), not '" +
-                a.str("dataset", "") + "'");
+  // Any dataset of the right kind: token sequences ("text", the generic one; fortunes) or images
+  // for a ViT.
+  const std::string dataset = a.str("dataset", "");
+  if (!dataset.empty() && !(dataset == "text" && spec.kind != core::nn::TransformerKind::Vision)) {
+    try {
+      core::sim::requireTransformerDataset(spec, dataset);
+    } catch (const Error& e) {
+      std::string why = e.what();
+      if (why.rfind("dataset: ", 0) == 0) why = why.substr(9);
+      throw Error("--dataset: " + why);
+    }
+  }
   const std::string device = a.required("device");
   const core::hw::DeviceCatalog cat = loadSimCatalog(false, err);
   c.deviceId = deviceIdOption("--device", device, cat);

@@ -65,7 +65,8 @@ struct SimReport {
   double runSeconds = 0;            // all epochs
   double usdPerHour = 0;            // all devices together; 0 when no price is known
   bool priceKnown = false;
-  double usdPerMillionImages = 0;
+  double usdPerMillionImages = 0;   // per million samples: images, or sequences of a language model
+  int tokensPerSample = 0;          // transformers: tokens one sample is (0 for the other models)
   double usdPerRun = 0;
   double memoryBytesPerDevice = 0;
   double memoryCapacityBytes = 0;

@@ -3,7 +3,9 @@
 #include <sstream>
 
 #include "core/data/dataset_info.h"
+#include "core/nn/transformer_spec.h"
 #include "core/nn/zoo.h"
+#include "core/sim/transformer_run.h"
 
 namespace core::sim {
 
@@ -39,6 +41,8 @@ std::shared_ptr<const Workload> Simulator::workload(const std::string& modelId, 
 
 SimReport Simulator::simulate(const SimConfig& c) const {
   const hw::DeviceSpec& device = m_catalog.at(c.deviceId);
+  // Transformers: the step of the LLM simulator (attention at the model's sequence length).
+  if (const nn::TransformerSpec* t = nn::findTransformer(c.modelId)) return simulateTransformerRun(*t, device, stackFor(c), c);
   const auto w = workload(c.modelId, c.datasetId);
   const hw::StackSpec& stack = stackFor(c);
   SimReport r = simulateWorkload(*w, device, stack, c);

@@ -272,3 +272,50 @@ TEST(LlmGolden, ThreeReportsMatchTheirGoldenFile) {
 }
 
 }  // namespace
+
+// The app's runs of a transformer (char-gpt on fortunes, vit-tiny on Fashion-MNIST) go through
+// the same LLM step, read as a training run: samples per second, epochs, the first epoch's
+// compilation and a price per sample.
+TEST(TransformerRun, SimulatorReadsTheLlmStepAsARun) {
+  core::sim::SimConfig c = simtest::config("char-gpt", "fortunes", "a100", 32, Precision::BF16);
+  c.epochs = 3;
+  c.stepsPerEpoch = 250;
+  const SimReport r = simtest::simulator().simulate(c);
+  LlmConfig lc;
+  lc.modelId = "char-gpt";
+  lc.deviceId = "a100";
+  lc.batch = 32;
+  lc.precision = Precision::BF16;
+  const LlmReport l = simulateLlm(lc, device("a100"), simtest::stacks().defaultFor(device("a100").kind));
+  EXPECT_DOUBLE_EQ(r.stepSeconds, l.stepSeconds);
+  EXPECT_EQ(r.tokensPerSample, 128);
+  EXPECT_NEAR(r.imagesPerSecond * r.tokensPerSample, l.tokensPerSecond, 1e-6 * l.tokensPerSecond);
+  EXPECT_EQ(r.stepsPerEpoch, 250);
+  EXPECT_DOUBLE_EQ(r.epochSeconds, 250 * r.stepSeconds);
+  EXPECT_DOUBLE_EQ(r.runSeconds, r.firstEpochSeconds + 2 * r.epochSeconds);
+  EXPECT_TRUE(r.priceKnown);
+  EXPECT_NEAR(r.usdPerMillionImages, r.usdPerHour / 3600.0 / r.imagesPerSecond * 1e6, 1e-9 * r.usdPerMillionImages);
+  EXPECT_FALSE(r.layers.empty());
+  EXPECT_FALSE(r.explanation.empty());
+
+  // A TPU compiles: its first epoch is longer by the stack's compile figures.
+  const SimReport tpu = simtest::simulator().simulate(simtest::config("char-gpt", "fortunes", "tpu-v3-8", 32, Precision::BF16));
+  EXPECT_GT(tpu.compileSeconds, 0.0);
+  EXPECT_DOUBLE_EQ(tpu.firstEpochSeconds, tpu.epochSeconds + tpu.compileSeconds);
+
+  // A ViT reads images: 7x7 patches of 4x4 and a class token.
+  const SimReport vit = simtest::simulator().simulate(simtest::config("vit-tiny", "fashion-mnist", "t4", 128, Precision::FP16));
+  EXPECT_EQ(vit.tokensPerSample, 50);
+  EXPECT_EQ(vit.stepsPerEpoch, (60000 + 127) / 128);
+}
+
+TEST(TransformerRun, WrongKindOfDatasetNamesIt) {
+  try {
+    simtest::simulator().simulate(simtest::config("char-gpt", "fashion-mnist", "a100", 32, Precision::BF16));
+    FAIL() << "a language model on images was simulated";
+  } catch (const core::util::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("fashion-mnist"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("token sequences"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(simtest::simulator().simulate(simtest::config("vit-tiny", "fortunes", "a100", 32)), core::util::Error);
+}
