@@ -134,8 +134,8 @@ std::vector<DatasetInfo> makeCatalog() {
   DatasetInfo fortunes;
   fortunes.id = "fortunes";
   fortunes.description =
-      "Debian fortunes: 2.6 MB of text as bytes, 129-byte windows for char-gpt (train: accellab-cli train --model "
-      "char-gpt)";
+      "Debian fortunes: 2.6 MB of text as bytes, 129-byte windows for char-gpt (accellab-cli train --model char-gpt, "
+      "or the app)";
   fortunes.inputShape = {1, 128, 1};  // 128 byte ids; the target is the next byte at every step
   fortunes.classes = 256;
   fortunes.trainSize = 2318983 / 128;  // 90% of 2,576,674 bytes (bookworm's fortunes), in 128-byte windows
@@ -143,7 +143,7 @@ std::vector<DatasetInfo> makeCatalog() {
   fortunes.format = SampleFormat::TokenIds;
   fortunes.storedBytesPerSample = 129;
   fortunes.vocabulary = 256;
-  fortunes.loadable = false;  // the image/label trainer cannot; the language-model trainer (CLI) does
+  fortunes.loadable = true;  // through the language-model loop (core/train/lm_trainer), not loadDataset
   fortunes.source = "Debian package fortunes (/usr/share/games/fortunes)";
   c.push_back(fortunes);
 

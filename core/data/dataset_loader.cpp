@@ -7,6 +7,7 @@
 #include "core/data/dataset_info.h"
 #include "core/data/idx_reader.h"
 #include "core/data/synthetic.h"
+#include "core/data/text_corpus.h"
 #include "core/util/error.h"
 #include "core/util/files.h"
 
@@ -219,6 +220,10 @@ bool datasetAvailable(const std::string& id, const std::string& dir) {
   const DatasetInfo& info = datasetInfo(id);
   if (!info.loadable) return false;
   if (info.format == SampleFormat::Synthetic) return true;
+  if (info.format == SampleFormat::TokenIds) {  // a text corpus: the fortunes folder, or any file or folder given
+    std::error_code ec;
+    return fs::exists(dir.empty() ? fs::path(kFortunesDir) : fs::path(dir), ec);
+  }
   const fs::path folder = dir.empty() ? fs::path(defaultDataDir(id)) : fs::path(dir);
   std::error_code ec;
   if (isIdxDataset(info.id)) {
@@ -240,6 +245,9 @@ DatasetSplit loadDataset(const std::string& id, const LoadOptions& o) {
     throw Error("dataset '" + id + "' is a descriptor only (sizes and shapes for the simulator); AccelLab cannot train "
                 "on it. Trainable datasets: fashion-mnist, mnist, cifar10, synthetic, synthetic-imagenet");
   if (info.format == SampleFormat::Synthetic) return makeSyntheticSplit(info, o);
+  if (info.format == SampleFormat::TokenIds)
+    throw Error("dataset '" + id + "' is text: it trains a language model (char-gpt) through the language-model loop, "
+                "not as labelled samples");
 
   const fs::path dir = o.dataDir.empty() ? fs::path(defaultDataDir(id)) : fs::path(o.dataDir);
   DatasetSplit s = isIdxDataset(info.id) ? loadIdx(info.id, dir) : loadCifar(dir);

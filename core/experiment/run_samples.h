@@ -2,6 +2,7 @@
 // CONTRACT: plain values a training run produces (the trainer writes them, the GUI, the CLI and
 // the run history read them). No Qt, no threads.
 #include <cstdint>
+#include <string>
 
 namespace core::experiment {
 
@@ -25,6 +26,15 @@ struct EpochSample {
   double evalSeconds = 0;
   std::int64_t images = 0;         // training images in this epoch
   double learningRate = 0;         // used for the epoch's last step
+};
+
+// A language model's generated text at an evaluation: the prompt the user typed and its
+// continuation, greedy and temperature-sampled, with the validation bits per character then.
+struct TextSample {
+  std::int64_t step = 0;       // optimizer updates done
+  double bitsPerChar = 0;      // validation
+  std::string prompt, greedy, sampled;
+  friend bool operator==(const TextSample&, const TextSample&) = default;
 };
 
 enum class RunStatus { NotStarted, Running, Paused, Finished, Stopped, Diverged, Failed };

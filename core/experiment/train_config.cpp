@@ -6,6 +6,7 @@
 
 #include "core/data/dataset_info.h"
 #include "core/experiment/limits.h"
+#include "core/nn/transformer_spec.h"
 #include "core/nn/zoo.h"
 
 namespace core::experiment {
@@ -27,12 +28,24 @@ std::int64_t proportionalTestLimit(const std::string& datasetId, std::int64_t li
   return std::max<std::int64_t>(1, limit * d->testSize / d->trainSize);
 }
 
+bool isLanguageModel(const std::string& modelId) {
+  const nn::TransformerSpec* t = nn::findTransformer(modelId);
+  return t && t->kind == nn::TransformerKind::Decoder && t->vocab == 256;
+}
+
 void validate(const TrainConfig& c) {
-  // The language model trains through its own loop (core/train/lm_trainer), not epochs of
-  // labelled samples.
-  if (c.modelId == "char-gpt")
-    throw FieldError("model", "char-gpt is a language model: train it with `accellab-cli train --model char-gpt` "
-                              "(Debian's fortunes or any text); this run trains image and text classifiers");
+  // Text and the language models go together: a byte corpus has no labels for a classifier,
+  // and a language model reads bytes, not images.
+  const bool text = c.datasetId == "fortunes";
+  if (isLanguageModel(c.modelId) && !text)
+    throw FieldError("dataset", c.modelId + " is a byte-level language model: it trains on fortunes (or any text "
+                                "file or folder as the data folder), not '" + c.datasetId + "'");
+  if (text && !isLanguageModel(c.modelId)) {
+    if (const nn::TransformerSpec* t = nn::findTransformer(c.modelId); t && t->kind != nn::TransformerKind::Vision)
+      throw FieldError("model", c.modelId + " is simulated only here (its " + std::to_string(t->vocab) +
+                                    "-token vocabulary needs a tokenizer); train char-gpt on fortunes");
+    throw FieldError("dataset", "fortunes is text for a language model (char-gpt), not for '" + c.modelId + "'");
+  }
   try {
     const data::DatasetInfo& d = data::datasetInfo(c.datasetId);
     if (!d.loadable)

@@ -53,6 +53,12 @@ private:
 // test set (at least 1), so a quick demo stays quick; 0 (whole test set) without a subset.
 std::int64_t proportionalTestLimit(const std::string& datasetId, std::int64_t limit);
 
+// A byte-level language model (a decoder transformer of the zoo with a 256-token vocabulary,
+// char-gpt): it trains on a text corpus (fortunes, or any text with dataDir) through the
+// language-model loop: an epoch is `limit` windows (0: the corpus' 128-byte windows), and each
+// epoch ends with an evaluation (validation bits per character and generated text).
+bool isLanguageModel(const std::string& modelId);
+
 // Throws FieldError naming the field when a value is invalid (batch 0, lr <= 0, unknown
 // model, a dataset that cannot be loaded, ...).
 void validate(const TrainConfig& c);

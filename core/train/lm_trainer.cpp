@@ -109,6 +109,13 @@ std::string generateText(nn::Network& net, const std::string& prompt, int chars,
 
 LmResult trainLanguageModel(nn::Network& net, const data::TextCorpus& corpus, const LmConfig& c,
                             const std::function<void(const LmEvaluation&)>& onEvaluation, std::stop_token stop) {
+  LmHooks hooks;
+  hooks.onEvaluation = onEvaluation;
+  return trainLanguageModel(net, corpus, c, hooks, std::move(stop));
+}
+
+LmResult trainLanguageModel(nn::Network& net, const data::TextCorpus& corpus, const LmConfig& c, const LmHooks& hooks,
+                            std::stop_token stop) {
   LmResult result;
   try {
     validate(c);
@@ -134,6 +141,7 @@ LmResult trainLanguageModel(nn::Network& net, const data::TextCorpus& corpus, co
         fillWindow(corpus.validation, o, T, vx, i, vy);
       }
       double trainSeconds = 0, lossSinceEval = 0;
+      std::int64_t correctSinceEval = 0, tokensSinceEval = 0;
       int stepsSinceEval = 0;
       for (int s = 0; s < c.steps; ++s) {
         if (stop.stop_requested()) {
@@ -147,27 +155,45 @@ LmResult trainLanguageModel(nn::Network& net, const data::TextCorpus& corpus, co
           throw util::Error("the loss became " + std::to_string(r.loss) + " at update " + std::to_string(s + 1) +
                             ": the run diverged; try a lower learning rate");
         clipGradientNorm(net.grads(), c.clipNorm);
-        optimizer.step(net.params(), net.grads(), lmLearningRate(c, s, c.steps));
-        trainSeconds += std::chrono::duration<double>(Clock::now() - t0).count();
+        const double lr = lmLearningRate(c, s, c.steps);
+        optimizer.step(net.params(), net.grads(), lr);
+        const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+        trainSeconds += seconds;
         result.stepLosses.push_back(r.loss);
         lossSinceEval += r.loss;
+        correctSinceEval += r.correct;
+        tokensSinceEval += r.samples;
         ++stepsSinceEval;
+        if (hooks.onStep) {
+          const double accuracy = r.samples > 0 ? static_cast<double>(r.correct) / static_cast<double>(r.samples) : 0.0;
+          if (!hooks.onStep(LmStep{s + 1, r.loss, accuracy, seconds, lr})) {
+            result.stopped = true;
+            return;
+          }
+        }
         if ((s + 1) % c.evalEvery != 0 && s + 1 != c.steps) continue;
         LmEvaluation e;
         e.step = s + 1;
         e.trainLoss = lossSinceEval / std::max(1, stepsSinceEval);
-        e.validationLoss = net.evaluate(vx, vy).loss;
+        e.trainAccuracy = tokensSinceEval > 0 ? static_cast<double>(correctSinceEval) / static_cast<double>(tokensSinceEval) : 0.0;
+        const nn::StepResult v = net.evaluate(vx, vy);
+        e.validationLoss = v.loss;
+        e.validationAccuracy = v.samples > 0 ? static_cast<double>(v.correct) / static_cast<double>(v.samples) : 0.0;
         e.validationBitsPerChar = e.validationLoss / std::log(2.0);
         e.trainSeconds = trainSeconds;
         e.tokensPerSecond = trainSeconds > 0 ? static_cast<double>(e.step) * c.batch * T / trainSeconds : 0.0;
+        e.prompt = c.prompt;
+        if (hooks.prompt)
+          if (std::string typed = hooks.prompt(); !typed.empty()) e.prompt = std::move(typed);
         if (c.sampleChars > 0) {
-          e.sampleGreedy = generateText(net, c.prompt, c.sampleChars, 0.0, c.seed);
-          e.sampleTemperature = generateText(net, c.prompt, c.sampleChars, c.temperature, c.seed + static_cast<std::uint64_t>(e.step));
+          e.sampleGreedy = generateText(net, e.prompt, c.sampleChars, 0.0, c.seed);
+          e.sampleTemperature = generateText(net, e.prompt, c.sampleChars, c.temperature, c.seed + static_cast<std::uint64_t>(e.step));
         }
         lossSinceEval = 0;
+        correctSinceEval = tokensSinceEval = 0;
         stepsSinceEval = 0;
         result.evaluations.push_back(e);
-        if (onEvaluation) onEvaluation(e);
+        if (hooks.onEvaluation) hooks.onEvaluation(e);
       }
     });
   } catch (const std::exception& e) {

@@ -45,7 +45,10 @@ double lmLearningRate(const LmConfig& c, int s, int total);
 struct LmEvaluation {
   int step = 0;                  // updates done
   double trainLoss = 0;          // mean over the updates since the last evaluation (nats/token)
+  double trainAccuracy = 0;      // next-byte accuracy over the same updates (fraction)
   double validationLoss = 0;     // nats per token
+  double validationAccuracy = 0; // next-byte accuracy on the validation windows
+  std::string prompt;            // what the samples continue
   double validationBitsPerChar = 0;
   double tokensPerSecond = 0;    // training tokens / training seconds so far (evaluations excluded)
   double trainSeconds = 0;
@@ -83,10 +86,28 @@ double clipGradientNorm(Eigen::VectorXf& grads, double maxNorm);
 std::string generateText(nn::Network& net, const std::string& prompt, int chars, double temperature,
                          std::uint64_t seed);
 
+// What a caller sees of a run as it goes (all optional, all called on the training thread).
+struct LmStep {
+  int step = 0;              // 1-based
+  double loss = 0;           // nats/token
+  double accuracy = 0;       // next-byte accuracy of the batch
+  double seconds = 0;        // this update
+  double learningRate = 0;
+};
+struct LmHooks {
+  std::function<void(const LmEvaluation&)> onEvaluation;
+  // After every update; returning false stops the run (a pause may wait inside).
+  std::function<bool(const LmStep&)> onStep;
+  // The prompt of each evaluation's samples (a GUI field the user edits); empty: LmConfig::prompt.
+  std::function<std::string()> prompt;
+};
+
 // Trains `net` (initialised; its input (1, context, 1) token ids, its output (vocab, context, 1))
 // on `corpus`. `onEvaluation` is called after each evaluation (from the training thread).
 LmResult trainLanguageModel(nn::Network& net, const data::TextCorpus& corpus, const LmConfig& c,
                             const std::function<void(const LmEvaluation&)>& onEvaluation = {},
+                            std::stop_token stop = {});
+LmResult trainLanguageModel(nn::Network& net, const data::TextCorpus& corpus, const LmConfig& c, const LmHooks& hooks,
                             std::stop_token stop = {});
 
 }  // namespace core::train

@@ -14,6 +14,7 @@ namespace core::train {
 using experiment::BatchSample;
 using experiment::EpochSample;
 using experiment::RunStatus;
+using experiment::TextSample;
 using experiment::runStatusName;
 
 // The producer buffer (PlotJuggler habit): the training thread appends, the GUI timer
@@ -22,13 +23,17 @@ class MetricsChannel {
 public:
   void push(const BatchSample& s);
   void push(const EpochSample& s);
+  void push(const TextSample& s);
   // Moves everything accumulated since the last drain into the outputs (appends).
   void drain(std::vector<BatchSample>& batches, std::vector<EpochSample>& epochs);
+  // The same for a language model's generated texts.
+  void drainTexts(std::vector<TextSample>& texts);
 
 private:
   std::mutex m_mutex;
   std::vector<BatchSample> m_batches;
   std::vector<EpochSample> m_epochs;
+  std::vector<TextSample> m_texts;
 };
 
 }  // namespace core::train

@@ -56,6 +56,16 @@ void Trainer::resume() {
   m_pauseCv.notify_all();
 }
 
+void Trainer::setPrompt(std::string prompt) {
+  const std::lock_guard lock(m_promptMutex);
+  m_prompt = std::move(prompt);
+}
+
+std::string Trainer::prompt() const {
+  const std::lock_guard lock(m_promptMutex);
+  return m_prompt;
+}
+
 bool Trainer::paused() const {
   const std::lock_guard lock(m_pauseMutex);
   return m_paused;
@@ -77,6 +87,11 @@ RunResult Trainer::run(std::stop_token stop) {
   m_progress = 0;
   try {
     validate(m_config);
+    if (experiment::isLanguageModel(m_config.modelId)) {
+      trainLanguageModel(stop, result);
+      m_status = result.status;
+      return result;
+    }
     std::shared_ptr<const data::DatasetSplit> data = m_data;
     if (!data) data = std::make_shared<const data::DatasetSplit>(loadTrainingData(m_config));
     if (data->train.empty()) throw Error("dataset '" + m_config.datasetId + "': the training set is empty");

@@ -54,6 +54,10 @@ public:
   // sample went into metrics()). Keep it short; it may call pause() or a stop_source.
   void setBatchObserver(std::function<void(const BatchSample&)> observer);
 
+  // A language model's prompt for the generated text of the next evaluations (any thread; the
+  // GUI's Samples field). Empty: a new fortune ("%\n").
+  void setPrompt(std::string prompt);
+
   MetricsChannel& metrics() { return m_metrics; }
   const TrainConfig& config() const { return m_config; }
   RunStatus status() const { return m_status.load(); }
@@ -63,6 +67,10 @@ public:
 private:
   // The epochs themselves, on the caller's arena; fills `result`.
   void trainEpochs(const std::stop_token& stop, const data::DatasetSplit& data, RunResult& result);
+  // A language model (isLanguageModel): updates on random windows of a byte corpus, an
+  // evaluation (bits per character, generated text) per epoch (trainer_lm.cpp).
+  void trainLanguageModel(const std::stop_token& stop, RunResult& result);
+  std::string prompt() const;
   // Waits while paused; returns false when a stop was requested meanwhile.
   bool waitWhilePaused(const std::stop_token& stop);
 
@@ -75,6 +83,8 @@ private:
   mutable std::mutex m_pauseMutex;
   std::condition_variable_any m_pauseCv;
   bool m_paused = false;  // guarded by m_pauseMutex
+  mutable std::mutex m_promptMutex;
+  std::string m_prompt;   // guarded by m_promptMutex
 };
 
 }  // namespace core::train

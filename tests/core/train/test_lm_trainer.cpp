@@ -11,6 +11,7 @@
 #include "core/nn/network.h"
 #include "core/nn/zoo.h"
 #include "core/train/lm_trainer.h"
+#include "core/train/trainer.h"
 #include "core/util/error.h"
 
 namespace fs = std::filesystem;
@@ -180,6 +181,85 @@ TEST(LmTrainer, BadSettingsAreNamed) {
   const LmResult r = trainLanguageModel(*net, tinyCorpus(), c);
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.error.find("temperature"), std::string::npos) << r.error;
+}
+
+// The app's runs (core::train::Trainer) train char-gpt through the same loop, read as epochs:
+// one update per batch of windows, one evaluation and generated text per epoch, the prompt the
+// user typed, and pause/stop as for every run.
+TEST(LmTrainer, TheTrainerRunsALanguageModelAsEpochs) {
+  TempDir dir;
+  std::string text;
+  for (int i = 0; i < 60; ++i) text += "the quick brown fox jumps over the lazy dog\n";
+  dir.write("corpus.txt", text);
+  TrainConfig c;
+  c.modelId = "char-gpt";
+  c.datasetId = "fortunes";
+  c.dataDir = (dir.path / "corpus.txt").string();
+  c.batch = 8;
+  c.limit = 16;  // 2 updates an epoch
+  c.epochs = 2;
+  c.threads = 2;
+  c.learningRate = 3e-3;
+  Trainer trainer(c);
+  trainer.setPrompt("the quick");
+  const RunResult r = trainer.run({});
+  ASSERT_EQ(r.status, RunStatus::Finished) << r.message;
+  EXPECT_EQ(r.epochsCompleted, 2);
+  std::vector<BatchSample> batches;
+  std::vector<EpochSample> epochs;
+  std::vector<TextSample> texts;
+  trainer.metrics().drain(batches, epochs);
+  trainer.metrics().drainTexts(texts);
+  ASSERT_EQ(batches.size(), 4u);
+  EXPECT_EQ(batches.back().step, 4);
+  EXPECT_EQ(batches.back().epoch, 2);
+  EXPECT_EQ(batches.back().images, 32);  // sequences
+  ASSERT_EQ(epochs.size(), 2u);
+  EXPECT_EQ(epochs[1].epoch, 2);
+  EXPECT_EQ(epochs[1].images, 16);
+  EXPECT_TRUE(std::isfinite(epochs[1].testLoss));
+  EXPECT_GT(epochs[1].testAccuracy, 0.0);
+  EXPECT_LT(epochs[1].trainLoss, std::log(256.0));  // below uniform after 4 updates
+  ASSERT_EQ(texts.size(), 2u);
+  EXPECT_EQ(texts[1].step, 4);
+  EXPECT_EQ(texts[1].prompt, "the quick");
+  EXPECT_EQ(texts[1].greedy.size(), 200u);
+  EXPECT_NEAR(texts[1].bitsPerChar, epochs[1].testLoss / std::log(2.0), 1e-9);
+}
+
+TEST(LmTrainer, TheTrainerStopsALanguageModelAndNamesAMissingCorpus) {
+  TrainConfig c;
+  c.modelId = "char-gpt";
+  c.datasetId = "fortunes";
+  c.dataDir = "/nonexistent/accellab-corpus";
+  Trainer missing(c);
+  const RunResult r = missing.run({});
+  EXPECT_EQ(r.status, RunStatus::Failed);
+  EXPECT_NE(r.message.find("/nonexistent/accellab-corpus"), std::string::npos) << r.message;
+
+  TempDir dir;
+  std::string text;
+  for (int i = 0; i < 60; ++i) text += "a stitch in time saves nine\n";
+  dir.write("corpus.txt", text);
+  c.dataDir = (dir.path / "corpus.txt").string();
+  c.batch = 4;
+  c.epochs = 100;
+  c.threads = 1;
+  Trainer trainer(c);
+  std::stop_source stop;
+  trainer.setBatchObserver([&](const BatchSample& s) {
+    if (s.step == 3) stop.request_stop();
+  });
+  const RunResult s = trainer.run(stop.get_token());
+  EXPECT_EQ(s.status, RunStatus::Stopped) << s.message;
+  EXPECT_EQ(s.epochsCompleted, 0);
+
+  // A classifier's dataset is refused for a language model, naming the field.
+  c.datasetId = "fashion-mnist";
+  EXPECT_THROW(core::experiment::validate(c), core::experiment::FieldError);
+  c.datasetId = "fortunes";
+  c.modelId = "mlp";
+  EXPECT_THROW(core::experiment::validate(c), core::experiment::FieldError);
 }
 
 }  // namespace
