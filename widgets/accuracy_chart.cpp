@@ -17,6 +17,17 @@ namespace widgets {
 
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// A language model's x: updates done at the end of each epoch (its sequences / the batch).
+QVector<double> updatesAtEpochs(const Run& run) {
+  QVector<double> out;
+  std::int64_t sequences = 0;
+  for (const auto& e : run.epochs) {
+    sequences += e.images;
+    out.push_back(std::ceil(static_cast<double>(sequences) / std::max(1, run.config.batch)));
+  }
+  return out;
+}
 }
 
 double reachedAtSeconds(const QVector<double>& cumulativeSeconds, const QVector<double>& accuracy,
@@ -89,26 +100,34 @@ QVector<Series> AccuracyChart::epochSeries() const {
       bool accuracy;
       bool test;
     };
-    const Kind kinds[] = {{"train_accuracy", tr("train accuracy"), true, false},
-                          {"test_accuracy", tr("test accuracy"), true, true},
-                          {"train_loss", tr("train loss"), false, false},
-                          {"test_loss", tr("test loss"), false, true}};
-    for (const Kind& k : kinds) {
+    // A language model: next-byte accuracy and the loss in bits per character, against updates.
+    const bool lm = tokensPerSample(run) > 0;
+    const Kind imageKinds[] = {{"train_accuracy", tr("train accuracy"), true, false},
+                               {"test_accuracy", tr("test accuracy"), true, true},
+                               {"train_loss", tr("train loss"), false, false},
+                               {"test_loss", tr("test loss"), false, true}};
+    const Kind lmKinds[] = {{"train_next_byte_accuracy", tr("train next-byte accuracy"), true, false},
+                            {"validation_next_byte_accuracy", tr("validation next-byte accuracy"), true, true},
+                            {"train_bits_per_char_loss", tr("train bits/char"), false, false},
+                            {"validation_bits_per_char_loss", tr("validation bits/char"), false, true}};
+    const QVector<double> updates = lm ? updatesAtEpochs(run) : QVector<double>();
+    for (const Kind& k : lm ? lmKinds : imageKinds) {
       Series s;
       s.chartId = chartId();
       s.runId = run.id;
       s.runName = run.name;
       s.name = k.name;
       s.label = runPrefix(run) + k.label;
-      s.xUnit = "epoch";
-      s.yUnit = k.accuracy ? "%" : "";
+      s.xUnit = lm ? "update" : "epoch";
+      s.yUnit = k.accuracy ? "%" : (lm ? "bits/char" : "");
       s.source = SeriesSource::Measured;
       s.color = k.test ? run.color : run.color.lighter(160);
       s.styleIndex = ri;
-      for (const auto& e : run.epochs) {
-        s.x.push_back(e.epoch);
+      for (std::size_t i = 0; i < run.epochs.size(); ++i) {
+        const auto& e = run.epochs[i];
+        s.x.push_back(lm ? updates[static_cast<qsizetype>(i)] : e.epoch);
         const double v = k.accuracy ? (k.test ? e.testAccuracy : e.trainAccuracy) * 100
-                                    : (k.test ? e.testLoss : e.trainLoss);
+                                    : (k.test ? e.testLoss : e.trainLoss) / (lm ? std::log(2.0) : 1.0);
         s.y.push_back(v);
       }
       out.push_back(s);
@@ -123,13 +142,15 @@ QVector<Series> AccuracyChart::timeSeries() const {
   for (int ri = 0; ri < static_cast<int>(runs.size()); ++ri) {
     const Run& run = *runs[static_cast<std::size_t>(ri)];
     if (run.epochs.empty()) continue;
+    // A language model: validation bits per character against each device's time.
+    const bool lm = tokensPerSample(run) > 0;
     QVector<double> acc;
-    for (const auto& e : run.epochs) acc.push_back(e.testAccuracy);
+    for (const auto& e : run.epochs) acc.push_back(lm ? e.testLoss / std::log(2.0) : e.testAccuracy);
     for (const DeviceResult& d : run.devices) {
       Series s = deviceSeries(run, d, ri);  // label set below, with its suffix
-      s.name = "test_accuracy_vs_seconds";
+      s.name = lm ? "validation_bits_per_char_vs_seconds" : "test_accuracy_vs_seconds";
       s.xUnit = "s";
-      s.yUnit = "%";
+      s.yUnit = lm ? "bits/char" : "%";
       QString suffix;
       if (outOfMemory(d)) {
         s.note = tr("out of memory");
@@ -142,9 +163,9 @@ QVector<Series> AccuracyChart::timeSeries() const {
           total += secs[i];
           cumulative.push_back(total);
           s.x.push_back(total);
-          s.y.push_back(acc[i] * 100);
+          s.y.push_back(lm ? acc[i] : acc[i] * 100);
         }
-        if (run.targetAccuracy > 0 && !cumulative.isEmpty()) {
+        if (!lm && run.targetAccuracy > 0 && !cumulative.isEmpty()) {
           const double at = reachedAtSeconds(cumulative, acc, run.targetAccuracy);
           if (std::isfinite(at)) {
             suffix = tr(" — %1% at %2").arg(run.targetAccuracy * 100, 0, 'f', 1).arg(formatSeconds(at));
@@ -172,15 +193,22 @@ void AccuracyChart::rebuild() {
   QCPAxis* y2 = rect->axis(QCPAxis::atRight);
   const QVector<Series> all = series();
   QStringList notes;
+  const bool lm = languageModelView();
   if (m_axis == Axis::Epoch) {
-    x->setLabel(tr("epoch"));
+    y->setLabel(lm ? tr("next-byte accuracy (%)") : tr("accuracy (%)"));
     x->setScaleType(QCPAxis::stLinear);
-    QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
-    ticker->setTickStep(1);
-    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
-    x->setTicker(ticker);
+    if (lm) {
+      x->setLabel(tr("update (optimizer step)"));
+      x->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    } else {
+      x->setLabel(tr("epoch"));
+      QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
+      ticker->setTickStep(1);
+      ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+      x->setTicker(ticker);
+    }
     y2->setVisible(true);
-    y2->setLabel(tr("loss"));
+    y2->setLabel(lm ? tr("bits per character") : tr("loss"));
     for (const Series& s : all) {
       const bool isLoss = s.name.endsWith("loss");
       QCPGraph* g = addLine(s, x, isLoss ? y2 : y);
@@ -194,6 +222,7 @@ void AccuracyChart::rebuild() {
       }
     }
   } else {
+    y->setLabel(lm ? tr("validation bits per character") : tr("accuracy (%)"));
     x->setLabel(tr("training time per device (s)"));
     if (m_logTime) {
       x->setScaleType(QCPAxis::stLogarithmic);
@@ -213,7 +242,7 @@ void AccuracyChart::rebuild() {
   // The target-accuracy line (one per distinct target of the shown runs).
   QList<double> targets;
   for (const Run* run : shownRuns())
-    if (run->targetAccuracy > 0 && !run->epochs.empty() && !targets.contains(run->targetAccuracy))
+    if (!lm && run->targetAccuracy > 0 && !run->epochs.empty() && !targets.contains(run->targetAccuracy))
       targets << run->targetAccuracy;
   for (double t : targets)
     addHorizontalLine(t * 100, tr("target %1%").arg(t * 100, 0, 'f', 1), colors().targetLine, x, y);
@@ -229,7 +258,10 @@ void AccuracyChart::adjustFit() {
   QCPAxis* x = mainRect()->axis(QCPAxis::atBottom);
   QCPAxis* y = mainRect()->axis(QCPAxis::atLeft);
   QCPAxis* y2 = mainRect()->axis(QCPAxis::atRight);
-  if (m_axis == Axis::Epoch) {
+  if (m_axis == Axis::Epoch && languageModelView()) {
+    if (x->range().lower < 0) x->setRangeLower(0);
+    if (y2->range().lower < 0) y2->setRangeLower(0);
+  } else if (m_axis == Axis::Epoch) {
     x->setRange(0.5, std::max(1.5, std::floor(x->range().upper) + 0.5));
     if (y2->range().lower < 0) y2->setRangeLower(0);
   } else if (!m_logTime && x->range().lower < 0) {

@@ -161,6 +161,9 @@ protected:
   // current run always included); hiddenByCap() says how many visible runs are left out.
   std::vector<const Run*> shownRuns() const;
   int hiddenByCap() const;
+  // The current run is a language model's (char-gpt): its samples are sequences of tokens, its
+  // loss bits per character; only language-model runs are drawn beside it (and the other way).
+  bool languageModelView() const;
   static constexpr int kMaxShownRuns = 12;
   QString runPrefix(const Run& run) const;
   // A series of this chart for one device of one run: identity, legend label, measured vs

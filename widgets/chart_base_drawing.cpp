@@ -265,9 +265,19 @@ void ChartBase::addHorizontalLine(double y, const QString& label, const QColor& 
   }
 }
 
+bool ChartBase::languageModelView() const {
+  if (!m_store) return false;
+  if (const Run* current = m_store->run(m_store->currentRunId())) return tokensPerSample(*current) > 0;
+  const std::vector<const Run*> runs = m_store->visibleRuns();
+  return !runs.empty() && tokensPerSample(*runs.back()) > 0;
+}
+
 std::vector<const Run*> ChartBase::shownRuns() const {
   if (!m_store) return {};
   std::vector<const Run*> runs = m_store->visibleRuns();
+  // Tokens and images do not share an axis: the charts show the current run's kind.
+  const bool lm = languageModelView();
+  std::erase_if(runs, [lm](const Run* r) { return (tokensPerSample(*r) > 0) != lm; });
   if (static_cast<int>(runs.size()) <= kMaxShownRuns) return runs;
   // A chart of hundreds of runs is unreadable and redrawing it would slow the run in progress:
   // the newest kMaxShownRuns visible runs are drawn, the current one always among them.

@@ -2,6 +2,7 @@
 
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -32,13 +33,15 @@ Cost costOf(const Run& run, const DeviceResult& d) {
     c.note = CostChart::tr("no price");
     return c;
   }
+  // A language model is priced per million tokens (a sample is tokensPerSample of them).
+  const double perSample = std::max(1, tokensPerSample(run));
   if (!d.measured) {
-    c.perMillion = d.report.usdPerMillionImages;
+    c.perMillion = d.report.usdPerMillionImages / perSample;
     c.perRun = d.report.usdPerRun;
     return c;
   }
   // Measured device with a price: cost from the measured speed and time.
-  const double ips = measuredImagesPerSecond(run);
+  const double ips = measuredImagesPerSecond(run) * perSample;
   if (std::isfinite(ips) && ips > 0) c.perMillion = d.report.usdPerHour / 3600.0 / ips * 1e6;
   double seconds = 0;
   for (double s : deviceEpochSeconds(run, d)) seconds += s;
@@ -85,7 +88,7 @@ QVector<Series> CostChart::series() const {
       s.x = {kNaN};
       s.plotX = {cats.position(ri, d)};
       s.note = c.note;
-      s.name = "usd_per_million_images";
+      s.name = tokensPerSample(run) > 0 ? "usd_per_million_tokens" : "usd_per_million_images";
       s.y = {c.perMillion};
       out.push_back(s);
       s.name = "usd_per_run";
@@ -105,6 +108,7 @@ QVector<Series> CostChart::series() const {
 
 void CostChart::rebuild() {
   QCPAxisRect* left = mainRect();
+  left->axis(QCPAxis::atLeft)->setLabel(languageModelView() ? tr("USD per million tokens") : tr("USD per million images"));
   const auto runs = shownRuns();
   const DeviceCategories cats = categories();
   const QVector<Series> all = series();

@@ -75,6 +75,8 @@ void DeviceCategories::applyTo(QCPAxis* axis) const {
     ticker->addTick(i, label);
   }
   axis->setTicker(ticker);
+  // Names, not numbers: "beautiful powers" would typeset tpu-v5e-8 as tpu-v5·10⁻⁸.
+  axis->setNumberFormat("g");
   axis->setSubTicks(false);
   axis->setTickLength(0, 4);
   axis->grid()->setVisible(false);

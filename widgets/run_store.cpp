@@ -3,6 +3,7 @@
 #include <QtGlobal>
 #include <algorithm>
 
+#include "core/nn/transformer_spec.h"
 #include "widgets/palette.h"
 
 namespace widgets {
@@ -87,6 +88,21 @@ void RunStore::appendSamples(int id, const std::vector<core::experiment::BatchSa
   r->batches.insert(r->batches.end(), batches.begin(), batches.end());
   r->epochs.insert(r->epochs.end(), epochs.begin(), epochs.end());
   Q_EMIT runChanged(id);
+}
+
+void RunStore::appendTexts(int id, std::vector<core::experiment::TextSample> texts) {
+  Run* r = run(id);
+  if (!r || texts.empty()) return;
+  r->texts.insert(r->texts.end(), std::make_move_iterator(texts.begin()), std::make_move_iterator(texts.end()));
+  Q_EMIT textsAppended(id);
+}
+
+int tokensPerSample(const Run& run) {
+  if (!core::experiment::isLanguageModel(run.config.modelId)) return 0;
+  for (const auto& d : run.devices)
+    if (d.report.tokensPerSample > 0) return d.report.tokensPerSample;
+  const core::nn::TransformerSpec* spec = core::nn::findTransformer(run.config.modelId);  // no device simulated
+  return spec ? spec->tokensPerSample(0) : 0;
 }
 
 void RunStore::setDevices(int id, QVector<DeviceResult> devices) {

@@ -60,7 +60,12 @@ struct Run {
   QVector<DeviceResult> devices;
   QVector<ReferenceMark> references;
   double targetAccuracy = 0;         // fraction 0..1 (0 = none)
+  std::vector<core::experiment::TextSample> texts;  // a language model's generated text, per evaluation
 };
+
+// A language-model run (char-gpt): its samples are sequences of tokensPerSample(run) tokens,
+// its loss is shown in bits per character. 0 for the other runs.
+int tokensPerSample(const Run& run);
 
 // "finished", "diverged", … (translated, for the runs list and messages).
 QString runStatusText(core::experiment::RunStatus status);
@@ -82,6 +87,7 @@ public:
   // Mutations that charts must see: call these rather than editing Run in place.
   void appendSamples(int id, const std::vector<core::experiment::BatchSample>& batches,
                      const std::vector<core::experiment::EpochSample>& epochs);
+  void appendTexts(int id, std::vector<core::experiment::TextSample> texts);
   void setDevices(int id, QVector<DeviceResult> devices);
   void setStatus(int id, core::experiment::RunStatus status, const QString& message = {});
   void setVisible(int id, bool visible);
@@ -97,6 +103,7 @@ Q_SIGNALS:
   void runAboutToBeRemoved(int id);  // still in runs(); runRemoved follows
   void runRemoved(int id);
   void runChanged(int id);           // samples, devices, status or visibility changed
+  void textsAppended(int id);        // a language model's generated text (charts need not redraw)
   void currentRunChanged(int id);
 
 private:

@@ -30,8 +30,10 @@ QVector<Series> ThroughputChart::series() const {
     const Run& run = *runs[static_cast<std::size_t>(ri)];
     for (const DeviceResult& d : run.devices) {
       Series s = deviceSeries(run, d, ri);
-      s.name = "images_per_second";
-      s.yUnit = "images/s";
+      // A language model counts tokens: a sample is a sequence of tokensPerSample tokens.
+      const int tokens = tokensPerSample(run);
+      s.name = tokens > 0 ? "tokens_per_second" : "images_per_second";
+      s.yUnit = tokens > 0 ? "tokens/s" : "images/s";
       s.x = {std::numeric_limits<double>::quiet_NaN()};
       s.plotX = {cats.position(ri, d)};
       double v = std::numeric_limits<double>::quiet_NaN();
@@ -39,6 +41,7 @@ QVector<Series> ThroughputChart::series() const {
         s.note = tr("out of memory");
       } else {
         v = d.measured ? measuredImagesPerSecond(run) : d.report.imagesPerSecond;
+        if (tokens > 0) v *= tokens;
         if (!std::isfinite(v) || v <= 0) {
           v = std::numeric_limits<double>::quiet_NaN();
           s.note = tr("no data yet");
@@ -58,6 +61,7 @@ QVector<Series> ThroughputChart::series() const {
 void ThroughputChart::rebuild() {
   QCPAxis* x = mainRect()->axis(QCPAxis::atBottom);
   QCPAxis* y = mainRect()->axis(QCPAxis::atLeft);
+  y->setLabel(languageModelView() ? tr("tokens per second") : tr("images per second"));
   const auto runs = shownRuns();
   const DeviceCategories cats = categories();
   const QVector<Series> all = series();

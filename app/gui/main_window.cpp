@@ -42,6 +42,7 @@
 #include "widgets/experiment_panel.h"
 #include "widgets/hardware_panel.h"
 #include "widgets/run_store.h"
+#include "widgets/samples_panel.h"
 
 // The icons live in a static library: its resources must be initialised by name, from the
 // global namespace, or the linker drops them.
@@ -147,6 +148,12 @@ void MainWindow::createDocks() {
   m_guide = new GuidePanel(this);
   m_guideDock = makeDock(this, tr("Guide"), "GuideDock", m_guide);
   addDockWidget(Qt::BottomDockWidgetArea, m_guideDock);
+  // What a language model writes as it learns: a tab beside the guide.
+  m_samples = new widgets::SamplesPanel(m_store, this);
+  m_samplesDock = makeDock(this, tr("Samples"), "SamplesDock", m_samples);
+  addDockWidget(Qt::BottomDockWidgetArea, m_samplesDock);
+  tabifyDockWidget(m_guideDock, m_samplesDock);
+  m_guideDock->raise();
   resizeDocks({m_experimentDock, m_hardwareDock, m_runsDock}, {305, 270, 125}, Qt::Vertical);
   resizeDocks({m_experimentDock}, {440}, Qt::Horizontal);
   resizeDocks({m_guideDock}, {150}, Qt::Vertical);
@@ -175,6 +182,16 @@ void MainWindow::createControllers() {
   connect(m_appearance, &Appearance::presentationChanged, m_actions.presentation, &QAction::setChecked);
   connect(m_runController, &RunController::runFinished, this, [this] {
     if (m_closeRequested) close();
+  });
+  // The Samples panel's prompt goes to the language model's next evaluations; a language-model
+  // run brings the panel to the front.
+  connect(m_samples, &widgets::SamplesPanel::promptChanged, this,
+          [this](const QString& p) { m_session->setPrompt(p.toStdString()); });
+  connect(m_session, &TrainingSession::started, this, [this](int id) {
+    if (const widgets::Run* r = m_store->run(id); r && widgets::tokensPerSample(*r) > 0) {
+      m_samplesDock->raise();
+      if (m_samplesDock->height() < 220) resizeDocks({m_samplesDock}, {260}, Qt::Vertical);
+    }
   });
   m_runController->loadHistory();
 }

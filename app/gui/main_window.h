@@ -14,6 +14,7 @@ namespace widgets {
 class ChartDeck;
 class ExperimentPanel;
 class HardwarePanel;
+class SamplesPanel;
 class RunStore;
 }  // namespace widgets
 
@@ -44,6 +45,8 @@ public:
   QDockWidget* hardwareDock() const { return m_hardwareDock; }
   QDockWidget* runsDock() const { return m_runsDock; }
   QDockWidget* guideDock() const { return m_guideDock; }
+  QDockWidget* samplesDock() const { return m_samplesDock; }
+  widgets::SamplesPanel* samplesPanel() const { return m_samples; }
   const AppActions& actions() const { return m_actions; }
   widgets::RunStore* store() const { return m_store; }
   widgets::ChartDeck* deck() const { return m_deck; }
@@ -98,6 +101,8 @@ private:
   QDockWidget* m_hardwareDock = nullptr;
   QDockWidget* m_runsDock = nullptr;
   QDockWidget* m_guideDock = nullptr;
+  QDockWidget* m_samplesDock = nullptr;
+  widgets::SamplesPanel* m_samples = nullptr;
   RunController* m_runController = nullptr;
   PresetController* m_presetController = nullptr;
   ExportController* m_exportController = nullptr;

@@ -231,6 +231,27 @@ core::sim::SimReport reportFromJson(const JsonReader& in) {
   return r;
 }
 
+Json textToJson(const core::experiment::TextSample& t) {
+  Json o = Json::object();
+  o.set("step", static_cast<double>(t.step));
+  o.set("bits_per_char", t.bitsPerChar);
+  o.set("prompt", t.prompt);
+  o.set("greedy", t.greedy);
+  o.set("sampled", t.sampled);
+  return o;
+}
+
+core::experiment::TextSample textFromJson(const JsonReader& in) {
+  core::experiment::TextSample t;
+  t.step = in.integer("step", 0, 0, std::int64_t{1} << 40);
+  t.bitsPerChar = in.number("bits_per_char", 0, 0, 1e6);
+  t.prompt = in.string("prompt", "");
+  t.greedy = in.string("greedy", "");
+  t.sampled = in.string("sampled", "");
+  in.finish();
+  return t;
+}
+
 Json runToJson(const widgets::Run& run) {
   Json j = Json::object();
   j.set("name", run.name.toStdString());
@@ -265,6 +286,11 @@ Json runToJson(const widgets::Run& run) {
   Json refs = Json::array();
   for (const auto& m : run.references) refs.push(referenceMarkToJson(m));
   j.set("references", std::move(refs));
+  if (!run.texts.empty()) {
+    Json texts = Json::array();
+    for (const auto& t : run.texts) texts.push(textToJson(t));
+    j.set("texts", std::move(texts));
+  }
   return j;
 }
 
@@ -299,6 +325,8 @@ widgets::Run runFromJson(const JsonReader& in) {
     run.devices << r;
   }
   for (const JsonReader& m : in.objects("references")) run.references << referenceMarkFromJson(m);
+  if (in.has("texts"))
+    for (const JsonReader& t : in.objects("texts")) run.texts.push_back(textFromJson(t));
   in.finish();
   return run;
 }
@@ -388,6 +416,7 @@ widgets::Run runFromJournal(const std::string& text, const QString& source) {
     const JsonReader in(j, where);
     run.epochs.push_back(epochFromJson(in.object("epoch")));
     appendBatches(in.object("batches"), run.batches);
+    if (in.has("text")) run.texts.push_back(textFromJson(in.object("text")));
     const auto seconds = in.numbers("device_epoch_seconds");
     for (int d = 0; d < run.devices.size() && static_cast<std::size_t>(d) < seconds.size(); ++d)
       if (std::isfinite(seconds[static_cast<std::size_t>(d)])) run.devices[d].epochSeconds << seconds[static_cast<std::size_t>(d)];
@@ -518,6 +547,7 @@ void RunHistory::beginJournal(widgets::Run& run) {
   if (run.key.isEmpty()) run.key = newKey();
   widgets::Run head = run;  // the set-up: samples follow epoch by epoch
   head.batches.clear();
+  head.texts.clear();
   head.epochs.clear();
   for (auto& d : head.devices) d.epochSeconds.clear();
   Json first = Json::object();
@@ -546,6 +576,8 @@ void RunHistory::journalEpoch(const widgets::Run& run, int epoch) {
   for (const auto& d : run.devices)
     seconds.push(epoch >= 1 && epoch <= d.epochSeconds.size() ? Json(d.epochSeconds[epoch - 1]) : Json());
   line.set("device_epoch_seconds", std::move(seconds));
+  // A language model's text of this evaluation (it reaches the run before its epoch).
+  if (epoch >= 1 && static_cast<std::size_t>(epoch) <= run.texts.size()) line.set("text", textToJson(run.texts[static_cast<std::size_t>(epoch) - 1]));
   it->second = upTo;
   write(pathOf(run.key, ".jsonl"), line.dump() + "\n", true);
 }

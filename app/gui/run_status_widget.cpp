@@ -38,7 +38,9 @@ void RunStatusWidget::showProgress(const RunProgress& p, bool paused) {
   m_bar->setValue(static_cast<int>(std::lround(p.fraction * 1000)));
   const QString head = tr("epoch %1/%2 · %3%").arg(p.epoch).arg(p.epochs).arg(std::floor(p.fraction * 100), 0, 'f', 0);
   m_bar->setFormat(paused ? tr("%1 · paused").arg(head) : tr("%1 · ETA %2").arg(head, formatEta(p.etaSeconds)));
-  m_rate->setText(p.imagesPerSecond > 0 ? tr("%1 images/s").arg(QLocale().toString(p.imagesPerSecond, 'f', 0)) : QString());
+  if (p.imagesPerSecond <= 0) m_rate->setText({});
+  else if (p.tokensPerSample > 0) m_rate->setText(tr("%1 tokens/s").arg(QLocale().toString(p.imagesPerSecond * p.tokensPerSample, 'f', 0)));
+  else m_rate->setText(tr("%1 images/s").arg(QLocale().toString(p.imagesPerSecond, 'f', 0)));
 }
 
 void RunStatusWidget::showIdle(const QString& text) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "app/gui/sim_service.h"
+#include "core/nn/transformer_spec.h"
 #include "core/util/error.h"
 
 namespace app::gui {
@@ -57,7 +58,10 @@ QVector<widgets::DeviceResult> TrainingSession::planDevices(const RunPlan& plan,
       try {
         host.report = m_sim->simulateRun(plan.experiment.train, choice, images);
       } catch (const std::exception& e) {
-        problems << tr("No prediction for this machine: %1").arg(QString::fromUtf8(e.what()));
+        // The transformer simulator covers accelerators only: a language model here is measured,
+        // and its host-check chart says there is no prediction.
+        if (!core::nn::findTransformer(plan.experiment.train.modelId))
+          problems << tr("No prediction for this machine: %1").arg(QString::fromUtf8(e.what()));
       }
     }
     out << host;
@@ -154,12 +158,14 @@ int TrainingSession::start(const RunPlan& plan) {
   }
 
   m_trainer = std::make_unique<core::train::Trainer>(plan.experiment.train);
+  m_trainer->setPrompt(plan.prompt.empty() ? m_prompt : plan.prompt);
   m_runId = id;
   m_paused = false;
   m_recent.clear();
   m_lastWallSeconds = 0;
   m_threadResult = {};
   m_progress = RunProgress{id, 0, -1, 0, 1, plan.experiment.train.epochs};
+  if (const widgets::Run* r = m_store->run(id)) m_progress.tokensPerSample = widgets::tokensPerSample(*r);
   core::train::Trainer* trainer = m_trainer.get();
   m_thread = std::jthread([this, trainer, id](std::stop_token stop) {
     core::train::RunResult result;
@@ -215,6 +221,11 @@ void TrainingSession::stop() {
   if (m_paused) resume();  // a paused trainer must wake to see the stop
 }
 
+void TrainingSession::setPrompt(const std::string& prompt) {
+  m_prompt = prompt;
+  if (m_trainer) m_trainer->setPrompt(prompt);
+}
+
 void TrainingSession::stopAndWait() {
   if (!m_thread.joinable()) return;
   stop();
@@ -245,7 +256,10 @@ void TrainingSession::drain() {
   if (!m_trainer) return;
   std::vector<core::experiment::BatchSample> batches;
   std::vector<core::experiment::EpochSample> epochs;
+  std::vector<core::experiment::TextSample> texts;
   m_trainer->metrics().drain(batches, epochs);
+  m_trainer->metrics().drainTexts(texts);  // after the epochs: every drained epoch's text is here
+  m_store->appendTexts(m_runId, std::move(texts));
   if (!batches.empty() || !epochs.empty()) m_store->appendSamples(m_runId, batches, epochs);
   updateRate(batches);
   for (const auto& e : epochs) recordEpoch(e);

@@ -30,6 +30,7 @@ struct RunPlan {
   QString presetId;
   QVector<widgets::ReferenceMark> references;
   double targetAccuracy = 0;
+  std::string prompt;                      // a language model's samples continue this (empty: a new fortune)
 };
 
 // Progress of the active run, for the status bar.
@@ -40,6 +41,7 @@ struct RunProgress {
   double imagesPerSecond = 0;   // recent, measured
   int epoch = 0;                // current (1-based)
   int epochs = 0;
+  int tokensPerSample = 0;      // a language model: the rate is shown in tokens/s
 };
 
 class TrainingSession : public QObject {
@@ -57,6 +59,8 @@ public:
   void pause();
   void resume();
   void stop();     // asynchronous: finished() follows within one batch
+  // A language model's prompt for the samples of its next evaluations (the Samples panel).
+  void setPrompt(const std::string& prompt);
   // Stops and waits for the training thread (closing the window, destruction).
   void stopAndWait();
 
@@ -96,6 +100,7 @@ private:
   std::deque<std::pair<double, std::int64_t>> m_recent;  // (wall s, images) of recent batches
   double m_lastWallSeconds = 0;
   std::unique_ptr<core::train::Trainer> m_trainer;
+  std::string m_prompt;  // the Samples panel's, for runs that start later
   core::train::RunResult m_threadResult;  // written by the thread before it ends; read after join
   // Declared last: destroyed (joined) first, while everything it uses still exists.
   std::jthread m_thread;

@@ -9,6 +9,7 @@
 #include "app/gui/preset.h"
 #include "app_test_env.h"
 #include "core/data/dataset_info.h"
+#include "core/experiment/train_config.h"
 #include "core/hw/device_catalog.h"
 #include "core/nn/zoo.h"
 
@@ -54,7 +55,7 @@ private slots:
     lib.load(PresetLibrary::builtinFolder(), QString());
     QVERIFY2(lib.errors().isEmpty(), qPrintable(lib.errors().join('\n')));
     QCOMPARE(lib.ids(), QStringList({"e1-kaggle-flowers", "e2-riseml-imagenet", "e3-colab-fashion", "e4-gce-cpu-gpu",
-                                     "e5-kaggle-cifar10"}));
+                                     "e5-kaggle-cifar10", "g1-gpt-fortunes"}));
     const auto catalog = core::hw::DeviceCatalog::loadDirs({PresetLibrary::builtinFolder().replace("presets", "devices").toStdString()});
     for (const Preset& p : lib.presets()) {
       QVERIFY2(!p.explanation.isEmpty() && !p.modeNote.isEmpty(), qPrintable(p.id));
@@ -73,6 +74,16 @@ private slots:
       // Trains for real only where the engine can load the data (ImageNet, flowers: never).
       if (p.experiment.trainHere) QVERIFY2(core::data::datasetInfo(p.experiment.train.datasetId).loadable, qPrintable(p.id));
     }
+    // The GPT preset trains the language model on fortunes for real, as the peer does (AdamW
+    // with weight decay 0.1, batch 32, 2,000 updates: 16 epochs of 4,000 windows).
+    const Preset* gpt = lib.find("g1");
+    QVERIFY(gpt);
+    QVERIFY(core::experiment::isLanguageModel(gpt->experiment.train.modelId));
+    QCOMPARE(gpt->experiment.train.datasetId, std::string("fortunes"));
+    QVERIFY(gpt->experiment.trainHere);
+    QCOMPARE(gpt->experiment.train.weightDecay, 0.1);
+    QCOMPARE(gpt->experiment.train.epochs * ((gpt->experiment.train.limit + gpt->experiment.train.batch - 1) / gpt->experiment.train.batch), 2000);
+    QVERIFY_THROWS_NO_EXCEPTION(core::experiment::validate(gpt->experiment.train));
     const Preset* e3 = lib.find("e3");
     QVERIFY(e3);
     QCOMPARE(e3->experiment.train.modelId, std::string("colab-cnn"));
@@ -148,7 +159,7 @@ private slots:
 
     PresetLibrary lib;
     lib.load(PresetLibrary::builtinFolder(), user.path());
-    QCOMPARE(lib.presets().size(), 6);
+    QCOMPARE(lib.presets().size(), 7);
     QCOMPARE(lib.find("e3-colab-fashion")->title, QString("E3, my way"));
     QVERIFY(lib.find("e3-colab-fashion")->user);
     QVERIFY(lib.find("other"));

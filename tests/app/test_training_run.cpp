@@ -33,6 +33,7 @@
 #include "widgets/experiment_panel.h"
 #include "widgets/run_list_model.h"
 #include "widgets/run_store.h"
+#include "widgets/samples_panel.h"
 
 using app::gui::MainWindow;
 using core::experiment::RunStatus;
@@ -348,6 +349,63 @@ private slots:
     QVERIFY(m_window->messageBar()->text().contains("learning rate"));
   }
 
+  // A language model trains in the window: an evaluation per epoch writes a continuation of the
+  // prompt typed in the Samples panel, charts count tokens and bits per character, and the
+  // simulated devices run the same transformer steps.
+  void languageModelWritesAsItLearns() {
+    QVERIFY(m_window->presetController()->apply("g1"));
+    core::experiment::TrainConfig c = m_window->experimentModel()->experiment().train;
+    QString corpus;
+    for (int i = 0; i < 120; ++i) corpus += "the quick brown fox jumps over the lazy dog\n%\n";
+    const QString file = m_dir.filePath("corpus.txt");
+    {
+      QFile f(file);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(corpus.toUtf8());
+    }
+    c.dataDir = file.toStdString();
+    c.limit = 16;
+    c.batch = 8;
+    c.epochs = 2;
+    c.threads = 2;
+    setTrain(c);
+    m_window->samplesPanel()->setPrompt("the ");
+    const int id = startRun();
+    QVERIFY(waitIdle(180'000));
+    const widgets::Run* r = run(id);
+    QVERIFY(r);
+    QCOMPARE(r->status, RunStatus::Finished);
+    QCOMPARE(widgets::tokensPerSample(*r), 128);
+    QCOMPARE(static_cast<int>(r->epochs.size()), 2);
+    QCOMPARE(static_cast<int>(r->texts.size()), 2);
+    QCOMPARE(r->texts[1].step, 4);
+    QCOMPARE(r->texts[1].prompt, std::string("the "));
+    QVERIFY(m_window->samplesPanel()->plainText().contains("update 4"));
+    // Every simulated device ran the transformer's steps for each epoch.
+    for (const auto& d : r->devices)
+      if (!d.measured) QVERIFY2(d.epochSeconds.size() == 2 && d.epochSeconds[1] > 0, qPrintable(d.deviceId));
+    deck()->refreshAll();
+    auto named = [&](const QString& chart, const QString& name, const QString& device) {
+      int n = 0;
+      for (const auto& s : deck()->chart(chart)->series())
+        if (s.runId == id && s.name == name && (device.isNull() || s.deviceId == device))
+          n += static_cast<int>(std::count_if(s.y.begin(), s.y.end(), [](double v) { return std::isfinite(v) && v > 0; }));
+      return n;
+    };
+    QVERIFY(named("throughput", "tokens_per_second", "host") > 0);
+    QVERIFY(named("throughput", "tokens_per_second", "a100") > 0);
+    QVERIFY(named("cost", "usd_per_million_tokens", "a100") > 0);
+    QCOMPARE(named("accuracy", "validation_bits_per_char_loss", QString()), 2);
+    // Bits per character: below the 8 of a uniform guess over 256 bytes.
+    for (const auto& s : deck()->chart("accuracy")->series())
+      if (s.runId == id && s.name == "validation_bits_per_char_loss") {
+        QCOMPARE(s.x, QVector<double>({2, 4}));  // updates
+        QVERIFY(s.y[1] < 8.0);
+      }
+    // Image runs are not drawn beside it (tokens and images do not share an axis).
+    for (const auto& s : deck()->chart("throughput")->series()) QVERIFY(s.name != "images_per_second");
+  }
+
   void historyIsReopened() {
     const std::size_t runs = m_window->store()->runs().size();
     QVERIFY(m_window->runController()->saveHistory());
@@ -359,6 +417,11 @@ private slots:
     QCOMPARE(second.store()->runs().size(), runs);
     QCOMPARE(second.store()->runs().front().name, m_window->store()->runs().front().name);
     QCOMPARE(second.store()->runs().front().status, RunStatus::Finished);
+    // The language model's generated texts come back with its run.
+    const auto& reopened = second.store()->runs();
+    QVERIFY(std::any_of(reopened.begin(), reopened.end(), [](const widgets::Run& r) {
+      return r.texts.size() == 2 && r.texts[1].prompt == "the ";
+    }));
   }
 
   void escStopsTheRunWhileASpinBoxHasFocus() {
