@@ -77,6 +77,7 @@ private slots:
   void everyFieldSurvivesSaveAndLoad() {
     const QString folder = QDir(m_dir.path()).filePath("h/runs");
     widgets::Run a = sampleRun(RunStatus::Diverged);
+    a.texts.push_back({250, 3.25, "%\n", "The bes", "Thr wes"});
     {
       app::gui::RunHistory history(folder);
       history.save(a);
@@ -112,6 +113,7 @@ private slots:
     QCOMPARE(b.devices[0].epochSeconds, QVector<double>({7.5}));
     QVERIFY(std::isnan(b.references[0].x));
     QCOMPARE(b.references[0].value, 12800.0);
+    QCOMPARE(b.texts, a.texts);
   }
 
   void aKilledRunKeepsEveryFinishedEpoch() {
@@ -138,6 +140,8 @@ private slots:
         e.testAccuracy = 0.5 + 0.1 * epoch;
         run.epochs.push_back(e);
         run.devices[0].epochSeconds << 7.0 + epoch;
+        // A byte-level model may write any byte: not UTF-8 on its own.
+        run.texts.push_back({4 * epoch, 5.0 - epoch, "the ", std::string("qu\xc3", 3), "quick"});
         history.journalEpoch(run, epoch);
       }
       QVERIFY(history.flush().isEmpty());
@@ -158,6 +162,10 @@ private slots:
     QCOMPARE(back.batches.size(), std::size_t(8));
     QCOMPARE(back.batches[7].step, std::int64_t{8});
     QCOMPARE(back.devices[0].epochSeconds, QVector<double>({8.0, 9.0}));
+    QCOMPARE(back.texts.size(), std::size_t(2));
+    QCOMPARE(back.texts[1].step, std::int64_t{8});
+    QCOMPARE(back.texts[1].prompt, std::string("the "));
+    QCOMPARE(back.texts[1].greedy, std::string("qu\xef\xbf\xbd"));  // the lone byte as U+FFFD
     QVERIFY2(loaded.problems.join(' ').contains("recovered"), qPrintable(loaded.problems.join(' ')));
     // Recovered once: the journal became the run's file.
     again.flush();
