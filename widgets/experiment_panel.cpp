@@ -416,6 +416,10 @@ void ExperimentPanel::updateDatasetDependent() {
   if (auto* model = qobject_cast<QStandardItemModel*>(m_execution->model())) {
     if (QStandardItem* item = model->item(0)) item->setEnabled(loadable);
   }
+  // Text is counted in 128-byte windows (a language model's sequences), images in images.
+  const bool text = info && info->format == core::data::SampleFormat::TokenIds;
+  m_limit->setSuffix(text ? tr(" sequences") : tr(" images"));
+  m_limit->setSpecialValueText(text ? tr("all sequences") : tr("all images"));
   if (!info) {
     m_datasetNote->setText(tr("Unknown dataset"));
   } else {

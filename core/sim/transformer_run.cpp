@@ -48,7 +48,14 @@ SimReport simulateTransformerRun(const nn::TransformerSpec& spec, const hw::Devi
   lc.precision = c.precision;
   lc.preemptible = c.preemptible;
   lc.perOp = true;  // the op list also counts what a compiler compiles
-  const LlmReport l = simulateLlm(lc, device, stack);
+  LlmReport l;
+  try {
+    l = simulateLlm(lc, device, stack);
+  } catch (const util::Error& e) {
+    // The LLM simulator speaks the CLI's flags ("--device: ..."); a run names its fields.
+    const std::string what = e.what();
+    throw util::Error(what.rfind("--", 0) == 0 ? what.substr(2) : what);
+  }
 
   SimReport r;
   r.config = c;

@@ -87,8 +87,9 @@ void Trainer::trainLanguageModel(const std::stop_token& stop, RunResult& result)
     es.learningRate = lmLearningRate(lc, e.step - 1, lc.steps);
     lastEvalSeconds = e.trainSeconds;
     lastEvalStep = e.step;
-    m_metrics.push(es);
+    // The text first: whoever sees the epoch finds its text already there.
     m_metrics.push(TextSample{e.step, e.validationBitsPerChar, e.prompt, e.sampleGreedy, e.sampleTemperature});
+    m_metrics.push(es);
     result.epochsCompleted = es.epoch;
   };
   const LmResult r = core::train::trainLanguageModel(*net, corpus, lc, hooks, stop);
