@@ -164,6 +164,13 @@ protected:
   // The current run is a language model's (char-gpt): its samples are sequences of tokens, its
   // loss bits per character; only language-model runs are drawn beside it (and the other way).
   bool languageModelView() const;
+
+public:
+  // What the chart shows and how each drawn run was made (model, data, batch, optimizer, seed,
+  // devices with stack and price): the description exports carry (SVG, PDF, PNG metadata).
+  QString exportDescription() const;
+
+protected:
   static constexpr int kMaxShownRuns = 12;
   QString runPrefix(const Run& run) const;
   // A series of this chart for one device of one run: identity, legend label, measured vs

@@ -292,6 +292,12 @@ std::vector<const Run*> ChartBase::shownRuns() const {
   return out;
 }
 
+QString ChartBase::exportDescription() const {
+  QStringList lines{tr("AccelLab chart: %1 (%2)").arg(title(), chartId())};
+  for (const Run* run : shownRuns()) lines << runConfigurationText(*run);
+  return lines.join('\n');
+}
+
 int ChartBase::hiddenByCap() const {
   if (!m_store) return 0;
   return std::max(0, static_cast<int>(m_store->visibleRuns().size()) - kMaxShownRuns);

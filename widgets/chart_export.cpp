@@ -46,9 +46,22 @@ void drawChartPage(ChartBase& chart, QPdfWriter& writer, QCPPainter& painter, QS
   chart.plot()->toPainter(&painter, size.width(), size.height());
 }
 
-void setUpPdf(QPdfWriter& writer, const QString& title, QSize size) {
+// The PDF's XMP metadata: title and description (Dublin Core), where PDF readers show them.
+QByteArray xmpMetadata(const QString& title, const QString& description) {
+  auto esc = [](const QString& s) { return s.toHtmlEscaped().toUtf8(); };
+  return "<?xpacket begin='' id='W5M0MpCehiHzreSzNTczkc9d'?>\n"
+         "<x:xmpmeta xmlns:x='adobe:ns:meta/'><rdf:RDF xmlns:rdf='http://www.w3.org/1999/02/22-rdf-syntax-ns#'>"
+         "<rdf:Description rdf:about='' xmlns:dc='http://purl.org/dc/elements/1.1/'>"
+         "<dc:title><rdf:Alt><rdf:li xml:lang='x-default'>" + esc(title) + "</rdf:li></rdf:Alt></dc:title>"
+         "<dc:description><rdf:Alt><rdf:li xml:lang='x-default'>" + esc(description) +
+         "</rdf:li></rdf:Alt></dc:description><dc:creator><rdf:Seq><rdf:li>AccelLab</rdf:li></rdf:Seq></dc:creator>"
+         "</rdf:Description></rdf:RDF></x:xmpmeta>\n<?xpacket end='w'?>";
+}
+
+void setUpPdf(QPdfWriter& writer, const QString& title, QSize size, const QString& description) {
   writer.setTitle(title);
   writer.setCreator(QStringLiteral("AccelLab"));
+  writer.setDocumentXmpMetadata(xmpMetadata(title, description));
   // 96 dpi like the screen, so point-sized fonts keep their proportions to the plot.
   writer.setResolution(96);
   const QSizeF points(size.width() * 72.0 / 96.0, size.height() * 72.0 / 96.0);
@@ -59,7 +72,7 @@ void setUpPdf(QPdfWriter& writer, const QString& title, QSize size) {
 
 QByteArray renderSvg(ChartBase& chart, QSize size) {
   const ExportLayout layout(chart, size);
-  return renderPlotSvg(*chart.plot(), size, chart.title(), QStringLiteral("AccelLab chart: %1").arg(chart.chartId()));
+  return renderPlotSvg(*chart.plot(), size, chart.title(), chart.exportDescription());
 }
 
 }  // namespace
@@ -121,6 +134,10 @@ ExportResult exportChartPng(ChartBase& chart, const QString& path, double scale,
   QByteArray bytes;
   QBuffer buffer(&bytes);
   buffer.open(QIODevice::WriteOnly);
+  // PNG text chunks: what the chart is and how its runs were made.
+  image.setText(QStringLiteral("Title"), chart.title());
+  image.setText(QStringLiteral("Description"), chart.exportDescription());
+  image.setText(QStringLiteral("Software"), QStringLiteral("AccelLab"));
   if (image.isNull() || !image.save(&buffer, "PNG"))
     return {QObject::tr("Cannot render the chart \"%1\" for %2.")
                 .arg(chart.title(), QDir::toNativeSeparators(path))};
@@ -139,8 +156,13 @@ ExportResult exportChartsPdf(const QList<ChartBase*>& charts, const QString& pat
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);
     QPdfWriter writer(&buffer);
-    setUpPdf(writer, charts.size() == 1 ? charts.front()->title() : QObject::tr("AccelLab charts"),
-             size);
+    QStringList description;
+    for (ChartBase* c : charts) {
+      c->refreshNow();
+      description << c->exportDescription();
+    }
+    setUpPdf(writer, charts.size() == 1 ? charts.front()->title() : QObject::tr("AccelLab charts"), size,
+             description.join("\n\n"));
     QCPPainter painter;
     for (int i = 0; i < charts.size(); ++i) {
       charts[i]->refreshNow();

@@ -5,7 +5,11 @@
 #include <QJsonObject>
 #include <cmath>
 
+#include "core/experiment/experiment_json.h"
+#include "core/experiment/names.h"
 #include "widgets/chart_base.h"
+#include "widgets/run_data.h"
+#include "widgets/run_store.h"
 
 namespace widgets {
 
@@ -15,6 +19,13 @@ QString csvField(const QString& s) {
   if (s.contains(',') || s.contains('"') || s.contains('\n') || s.contains('\r'))
     return '"' + QString(s).replace('"', "\"\"") + '"';
   return s;
+}
+
+const DeviceResult* deviceOf(const Run* run, const QString& id) {
+  if (!run) return nullptr;
+  for (const DeviceResult& d : run->devices)
+    if (d.deviceId == id) return &d;
+  return nullptr;
 }
 
 QString csvNumber(double v) {
@@ -52,15 +63,46 @@ int seriesRowCount(const QVector<Series>& series) {
   return rows;
 }
 
-QByteArray seriesToCsv(const QVector<Series>& series) {
-  QString out = QStringLiteral("chart,run_id,run,device,series,x,x_unit,y,unit,source,note\n");
+QByteArray seriesToCsv(const QVector<Series>& series, const RunStore* store) {
+  QString out = QStringLiteral("chart,run_id,run,device,series,x,x_unit,y,unit,source,note");
+  if (store)
+    out += QStringLiteral(",model,dataset,subset,batch,epochs,optimizer,learning_rate,weight_decay,precision,seed,"
+                          "device_count,device_precision,stack,usd_per_hour");
+  out += '\n';
   for (const Series& s : series) {
     const QString prefix = QStringLiteral("%1,%2,%3,%4,%5,")
                                .arg(csvField(s.chartId))
                                .arg(s.runId)
                                .arg(csvField(s.runName), csvField(s.deviceId), csvField(s.name));
-    const QString suffix =
-        QStringLiteral("%1,%2,%3\n").arg(csvField(s.yUnit), seriesSourceName(s.source), csvField(s.note));
+    QString config;
+    if (store) {
+      const Run* run = store->run(s.runId);
+      const DeviceResult* d = deviceOf(run, s.deviceId);
+      if (run) {
+        const auto& c = run->config;
+        config = QStringLiteral(",%1,%2,%3,%4,%5,%6,%7,%8,%9")
+                     .arg(csvField(QString::fromStdString(c.modelId)), csvField(QString::fromStdString(c.datasetId)))
+                     .arg(c.limit)
+                     .arg(c.batch)
+                     .arg(c.epochs)
+                     .arg(QString::fromLatin1(core::experiment::optimizerName(c.optimizer)))
+                     .arg(csvNumber(c.learningRate), csvNumber(c.weightDecay),
+                          QString::fromLatin1(core::util::precisionName(c.precision)));
+        config += QStringLiteral(",%1").arg(c.seed);
+      } else {
+        config = QStringLiteral(",,,,,,,,,,");
+      }
+      if (d && !d->measured)
+        config += QStringLiteral(",%1,%2,%3,%4")
+                      .arg(d->count)
+                      .arg(QString::fromLatin1(core::util::precisionName(d->report.config.precision)),
+                           csvField(QString::fromStdString(d->report.config.stackId)),
+                           d->report.priceKnown ? csvNumber(d->report.usdPerHour) : QString());
+      else
+        config += d ? QStringLiteral(",1,,measured,") : QStringLiteral(",,,,");
+    }
+    const QString suffix = QStringLiteral("%1,%2,%3%4\n").arg(csvField(s.yUnit), seriesSourceName(s.source),
+                                                               csvField(s.note), config);
     const auto n = std::max(s.x.size(), s.y.size());
     if (n == 0 && !s.note.isEmpty()) {
       out += prefix + QStringLiteral(",%1,,").arg(csvField(s.xUnit)) + suffix;
@@ -74,8 +116,9 @@ QByteArray seriesToCsv(const QVector<Series>& series) {
   return out.toUtf8();
 }
 
-QByteArray seriesToJson(const QVector<Series>& series) {
+QByteArray seriesToJson(const QVector<Series>& series, const RunStore* store) {
   QJsonArray list;
+  QList<int> runIds;
   for (const Series& s : series) {
     QJsonObject o;
     o["chart"] = s.chartId;
@@ -94,21 +137,56 @@ QByteArray seriesToJson(const QVector<Series>& series) {
       points.append(QJsonArray{jsonNumber(s.x.value(i, NAN)), jsonNumber(s.y.value(i, NAN))});
     o["points"] = points;
     list.append(o);
+    if (s.runId > 0 && !runIds.contains(s.runId)) runIds << s.runId;
   }
   QJsonObject root;
   root["format"] = QStringLiteral("accellab-series");
   root["version"] = 1;
   root["columns"] = QJsonArray{"x", "y"};
   root["series"] = list;
+  if (store) {
+    // How each run was made, in the experiment files' own spelling (core's codec).
+    QJsonArray runs;
+    for (int id : runIds) {
+      const Run* run = store->run(id);
+      if (!run) continue;
+      QJsonObject r;
+      r["id"] = id;
+      r["name"] = run->name;
+      r["status"] = QString::fromLatin1(core::experiment::runStatusName(run->status));
+      r["description"] = runConfigurationText(*run);
+      r["config"] = QJsonDocument::fromJson(QByteArray::fromStdString(core::experiment::trainConfigToJson(run->config).dump())).object();
+      QJsonArray devices;
+      for (const DeviceResult& d : run->devices) {
+        QJsonObject o;
+        o["device"] = d.deviceId;
+        o["measured"] = d.measured;
+        o["count"] = d.count;
+        if (d.vcpus > 0) o["vcpus"] = d.vcpus;
+        if (!d.measured) {
+          o["precision"] = QString::fromLatin1(core::util::precisionName(d.report.config.precision));
+          o["stack"] = QString::fromStdString(d.report.config.stackId);
+          o["price"] = QString::fromLatin1(core::experiment::priceKindName(d.report.config.preemptible));
+          o["usd_per_hour"] = d.report.priceKnown ? QJsonValue(d.report.usdPerHour) : QJsonValue();
+        }
+        devices.append(o);
+      }
+      r["devices"] = devices;
+      runs.append(r);
+    }
+    root["runs"] = runs;
+  }
   return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 
 ExportResult exportSeriesCsv(const QList<ChartBase*>& charts, const QString& path) {
-  return writeFileAtomically(path, seriesToCsv(collectSeries(charts)));
+  const RunStore* store = charts.isEmpty() ? nullptr : charts.front()->store();
+  return writeFileAtomically(path, seriesToCsv(collectSeries(charts), store));
 }
 
 ExportResult exportSeriesJson(const QList<ChartBase*>& charts, const QString& path) {
-  return writeFileAtomically(path, seriesToJson(collectSeries(charts)));
+  const RunStore* store = charts.isEmpty() ? nullptr : charts.front()->store();
+  return writeFileAtomically(path, seriesToJson(collectSeries(charts), store));
 }
 
 }  // namespace widgets

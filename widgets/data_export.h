@@ -1,6 +1,6 @@
 #pragma once
 // All series of all visible runs as ONE tidy table (long format, one row per point):
-//   chart,run_id,run,device,series,x,x_unit,y,unit,source,note
+//   chart,run_id,run,device,series,x,x_unit,y,unit,source,note[,model,dataset,subset,batch,...]
 // source is measured | simulated | reference. Missing values are empty cells (CSV) or null
 // (JSON); `note` says why ("out of memory", "no price"). Written atomically.
 #include <QByteArray>
@@ -14,11 +14,15 @@
 namespace widgets {
 
 class ChartBase;
+class RunStore;
 
 QVector<Series> collectSeries(const QList<ChartBase*>& charts);   // refreshes each first
 
-QByteArray seriesToCsv(const QVector<Series>& series);
-QByteArray seriesToJson(const QVector<Series>& series);
+// With `store`, every row (CSV) and a "runs" list (JSON) carry how each run was made: model,
+// dataset, subset, batch, epochs, optimizer and learning rate, precision, seed, and per device
+// its count, stack and price.
+QByteArray seriesToCsv(const QVector<Series>& series, const RunStore* store = nullptr);
+QByteArray seriesToJson(const QVector<Series>& series, const RunStore* store = nullptr);
 int seriesRowCount(const QVector<Series>& series);   // rows the CSV has (without header)
 
 ExportResult exportSeriesCsv(const QList<ChartBase*>& charts, const QString& path);

@@ -109,4 +109,42 @@ QString formatSeconds(double s) {
   return QObject::tr("%1 h").arg(QString::number(s / 3600, 'f', 1));
 }
 
+QString runConfigurationText(const Run& run) {
+  const auto& c = run.config;
+  QString text = QStringLiteral("#%1 %2: %3 on %4").arg(run.id).arg(run.name, QString::fromStdString(c.modelId),
+                                                              QString::fromStdString(c.datasetId));
+  if (!c.dataDir.empty()) text += QStringLiteral(" (files: %1)").arg(QString::fromStdString(c.dataDir));
+  if (c.limit > 0) text += QStringLiteral(" (subset %1)").arg(c.limit);
+  text += QStringLiteral(", batch %1, %2 epoch(s), %3 lr %4")
+              .arg(c.batch)
+              .arg(c.epochs)
+              .arg(QString::fromLatin1(core::experiment::optimizerName(c.optimizer)))
+              .arg(c.learningRate);
+  if (c.optimizer == core::experiment::OptimizerKind::SGD)
+    text += QStringLiteral(" momentum %1%2").arg(c.momentum).arg(c.nesterov ? QStringLiteral(" nesterov") : QString());
+  text += QStringLiteral(" (weight decay %1, schedule %2), %3, seed %4")
+              .arg(c.weightDecay)
+              .arg(QString::fromLatin1(core::experiment::scheduleName(c.schedule)),
+                   QString::fromLatin1(core::util::precisionName(c.precision)))
+              .arg(c.seed);
+  if (c.threads > 0) text += QStringLiteral(", %1 threads").arg(c.threads);
+  QStringList devices;
+  for (const DeviceResult& d : run.devices) {
+    if (d.measured) {
+      devices << QObject::tr("this machine (measured)");
+      continue;
+    }
+    const auto& r = d.report;
+    QString dev = QStringLiteral("%1 ×%2 %3 %4").arg(d.deviceId).arg(d.count).arg(
+        QString::fromLatin1(core::util::precisionName(r.config.precision)), QString::fromStdString(r.config.stackId));
+    if (d.vcpus > 0) dev += QStringLiteral(" %1 vCPUs").arg(d.vcpus);
+    dev += r.priceKnown ? QStringLiteral(" $%1/h %2").arg(r.usdPerHour, 0, 'g', 4).arg(
+                              QString::fromLatin1(core::experiment::priceKindName(r.config.preemptible)))
+                        : QObject::tr(" no price");
+    devices << dev + QObject::tr(" (simulated)");
+  }
+  if (!devices.isEmpty()) text += QObject::tr("; devices: %1").arg(devices.join("; "));
+  return text;
+}
+
 }  // namespace widgets

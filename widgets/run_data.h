@@ -23,6 +23,12 @@ QVector<double> measuredStepSecondsPerEpoch(const Run& run);
 // True when the simulator says the device cannot hold this batch.
 bool outOfMemory(const DeviceResult& d);
 
+// What a run was, for exports (a paper's figure must say how it was made): "#3 name: colab-cnn
+// on fashion-mnist (subset 2,048), batch 1024, 5 epochs, adam lr 0.001 (weight decay 0,
+// schedule constant), fp32, seed 1; devices: this machine (measured); k80 ×1 fp32 keras-2017
+// $0.70/h on-demand; ...".
+QString runConfigurationText(const Run& run);
+
 // Numbers for people: "1,234", "12.3", "0.0123"; "–" for NaN.
 QString formatValue(double v);
 // Seconds as "850 ms", "42 s", "3.5 min", "2.1 h".

@@ -164,7 +164,9 @@ private slots:
     const QString path = m_dir.filePath("series.csv");
     QVERIFY(exportSeriesCsv(m_deck->charts(), path).ok());
     const QStringList lines = QString::fromUtf8(readAll(path)).split('\n', Qt::SkipEmptyParts);
-    QCOMPARE(lines.front(), QString("chart,run_id,run,device,series,x,x_unit,y,unit,source,note"));
+    QCOMPARE(lines.front(), QString("chart,run_id,run,device,series,x,x_unit,y,unit,source,note,model,dataset,subset,"
+                                    "batch,epochs,optimizer,learning_rate,weight_decay,precision,seed,device_count,"
+                                    "device_precision,stack,usd_per_hour"));
     const int rows = seriesRowCount(collectSeries(m_deck->charts()));
     QCOMPARE(lines.size() - 1, rows);
     // Counted independently for one chart: 3 devices × 3 epochs + 1 published mark.
@@ -174,10 +176,10 @@ private slots:
     QCOMPARE(lines.filter(QRegularExpression("^epoch_time,.*,reference,")).size(), 1);
     // Per-batch loss: 60 raw + 60 smoothed; the host's "no price" is one row with a note.
     QCOMPARE(lines.filter(QRegularExpression("^batch_loss,")).size(), 120);
-    QCOMPARE(lines.filter(QRegularExpression("^cost,.*,host,usd_per_run,.*no price$")).size(), 1);
+    QCOMPARE(lines.filter(QRegularExpression("^cost,.*,host,usd_per_run,.*,no price,")).size(), 1);
     // The run name has a comma-free "·" and is written as UTF-8.
     QVERIFY(lines[1].contains(QString::fromUtf8("colab-cnn · fashion-mnist")));
-    for (const QString& line : lines) QCOMPARE(line.count(','), 10);   // no stray commas
+    for (const QString& line : lines) QCOMPARE(line.count(','), 24);   // no stray commas
   }
 
   void jsonParsesWithEverySeries() {
@@ -192,6 +194,45 @@ private slots:
     for (const auto& s : series) points += s.toObject()["points"].toArray().size();
     QVERIFY(points > 100);
     QCOMPARE(series[0].toObject()["source"].toString(), QString("measured"));
+  }
+
+  // A figure for a paper says how it was made: every export carries each run's configuration.
+  void exportsCarryTheRunConfiguration() {
+    const Run& run = m_store->runs().front();
+    const QString model = QString::fromStdString(run.config.modelId);
+    const QString batch = QStringLiteral("batch %1").arg(run.config.batch);
+    const QString seed = QStringLiteral("seed %1").arg(run.config.seed);
+    // CSV: every row has the run's model, batch and seed, and per device its count and price.
+    QVERIFY(exportSeriesCsv(m_deck->charts(), m_dir.filePath("config.csv")).ok());
+    const QStringList lines = QString::fromUtf8(readAll(m_dir.filePath("config.csv"))).split('\n', Qt::SkipEmptyParts);
+    const QStringList v100 = lines.filter(QRegularExpression("^epoch_time,[0-9]+,[^,]*,v100,"));
+    QVERIFY(!v100.isEmpty());
+    const QStringList cells = v100.front().split(',');
+    QCOMPARE(cells[11], model);
+    QCOMPARE(cells[14], QString::number(run.config.batch));
+    QCOMPARE(cells[20], QString::number(run.config.seed));
+    QCOMPARE(cells[21], QString("4"));       // 4× V100
+    QCOMPARE(cells[24].toDouble(), 12.24);  // its price per hour
+    // JSON: a "runs" list with the experiment's own keys.
+    QVERIFY(exportSeriesJson(m_deck->charts(), m_dir.filePath("config.json")).ok());
+    const QJsonObject root = QJsonDocument::fromJson(readAll(m_dir.filePath("config.json"))).object();
+    const QJsonArray runs = root["runs"].toArray();
+    QCOMPARE(runs.size(), 1);
+    QCOMPARE(runs[0].toObject()["config"].toObject()["batch"].toInt(), run.config.batch);
+    QCOMPARE(runs[0].toObject()["config"].toObject()["model"].toString(), model);
+    QCOMPARE(runs[0].toObject()["devices"].toArray().size(), run.devices.size());
+    // SVG description, PNG text chunk and the PDF's XMP metadata.
+    QVERIFY(exportChartSvg(*m_epoch, m_dir.filePath("config.svg")).ok());
+    const QByteArray svg = readAll(m_dir.filePath("config.svg"));
+    QVERIFY2(svg.contains(batch.toUtf8()) && svg.contains(seed.toUtf8()), svg.left(600).constData());
+    QVERIFY(exportChartPng(*m_epoch, m_dir.filePath("config.png")).ok());
+    const QImage png(m_dir.filePath("config.png"));
+    QVERIFY2(png.text("Description").contains(batch), qPrintable(png.text("Description")));
+    QVERIFY(png.text("Description").contains("v100"));
+    QVERIFY(exportChartPdf(*m_epoch, m_dir.filePath("config.pdf")).ok());
+    const QByteArray pdf = readAll(m_dir.filePath("config.pdf"));
+    QVERIFY(pdf.contains("dc:description"));
+    QVERIFY(pdf.contains(batch.toUtf8()));
   }
 
   void allChartsPdfHasOnePagePerChart() {
