@@ -86,6 +86,9 @@ AppActions AppActions::create(QObject* parent) {
   a.deleteRun->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Delete));
   a.clearRuns = make(parent, icon("edit-clear-all", "delete"), tr("Delete &All Finished Runs"), tr("Empty the runs list (the active run stays)"));
 
+  a.gettingStarted = make(parent, icon("help-contents", "about"), tr("&Getting Started"),
+                          tr("A short, illustrated tour: a preset, a run, the charts, the hardware (F1)"));
+  a.gettingStarted->setShortcut(QKeySequence::HelpContents);
   a.about = make(parent, icon("help-about", "about"), tr("&About AccelLab"), tr("Version, licence and where the figures come from"));
   a.about->setMenuRole(QAction::AboutRole);
   a.accuracy = make(parent, QIcon(), tr("How &accurate is this?"),

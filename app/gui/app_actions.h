@@ -35,6 +35,7 @@ struct AppActions {
   QAction* deleteRun = nullptr;
   QAction* clearRuns = nullptr;
   // Help
+  QAction* gettingStarted = nullptr;
   QAction* about = nullptr;
   QAction* accuracy = nullptr;
   QAction* aboutQt = nullptr;

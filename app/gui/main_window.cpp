@@ -6,7 +6,11 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDockWidget>
+#include <QTextBrowser>
+#include <QUrl>
 #include <QGuiApplication>
 #include <QScreen>
 #include <QMenuBar>
@@ -15,6 +19,7 @@
 #include <QStatusBar>
 #include <QToolBar>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "app/gui/appearance.h"
 #include "app/gui/bridge_controller.h"
@@ -85,6 +90,7 @@ void MainWindow::createActions() {
   m_actions = AppActions::create(this);
   connect(m_actions.quit, &QAction::triggered, this, &QWidget::close);
   connect(m_actions.about, &QAction::triggered, this, &MainWindow::about);
+  connect(m_actions.gettingStarted, &QAction::triggered, this, &MainWindow::showGettingStarted);
   connect(m_actions.accuracy, &QAction::triggered, this, [this] {
     if (const auto* v = m_sim->calibration()) {
       AccuracyDialog dialog(*v, this);
@@ -244,6 +250,7 @@ void MainWindow::createMenus() {
   run->addAction(m_actions.clearRuns);
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(m_actions.gettingStarted);
   help->addAction(m_actions.accuracy);
   help->addAction(m_actions.about);
   help->addAction(m_actions.aboutQt);
@@ -347,6 +354,29 @@ void MainWindow::showPreferences() {
   m_appearance->setTheme(dialog.theme());
   m_exportController->setExportFolder(dialog.exportFolder());
   m_appearance->setPresentationScale(dialog.presentationScale());
+}
+
+QDialog* MainWindow::showGettingStarted() {
+  if (auto* open = findChild<QDialog*>("GettingStarted")) {
+    open->raise();
+    open->activateWindow();
+    return open;
+  }
+  auto* dialog = new QDialog(this);
+  dialog->setObjectName("GettingStarted");
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->setWindowTitle(tr("Getting started with AccelLab"));
+  auto* layout = new QVBoxLayout(dialog);
+  auto* page = new QTextBrowser(dialog);
+  page->setObjectName("GettingStartedPage");
+  page->setSource(QUrl("qrc:/help/getting-started.html"));
+  layout->addWidget(page);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+  connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
+  layout->addWidget(buttons);
+  dialog->resize(720, std::min(760, std::max(480, height() - 40)));
+  dialog->show();
+  return dialog;
 }
 
 void MainWindow::about() {

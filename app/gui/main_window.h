@@ -8,6 +8,7 @@
 
 #include "app/gui/app_actions.h"
 
+class QDialog;
 class QDockWidget;
 
 namespace widgets {
@@ -46,6 +47,8 @@ public:
   QDockWidget* runsDock() const { return m_runsDock; }
   QDockWidget* guideDock() const { return m_guideDock; }
   QDockWidget* samplesDock() const { return m_samplesDock; }
+  // Help > Getting started: a short illustrated page (resources/help/getting-started.html).
+  QDialog* showGettingStarted();
   widgets::SamplesPanel* samplesPanel() const { return m_samples; }
   const AppActions& actions() const { return m_actions; }
   widgets::RunStore* store() const { return m_store; }

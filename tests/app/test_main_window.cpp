@@ -2,6 +2,9 @@
 // follows state, presentation mode, themes, settings read back as written, devices flagged
 // out of memory before a run, a simulation-only preset, a device file that fails validation.
 #include <QComboBox>
+#include <QDialog>
+#include <QImage>
+#include <QTextBrowser>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
@@ -67,6 +70,32 @@ private slots:
     QCOMPARE(w.presetController()->current()->id, QString("e3-colab-fashion"));
     QCOMPARE(w.experimentModel()->experiment().train.modelId, std::string("colab-cnn"));
     QCOMPARE(w.hardwarePanel()->choices().size(), 3);  // this machine (measured), k80, tpu-v2-8
+  }
+
+  // Help > Getting started: the page and its picture load from the app's resources, and the
+  // menu paths it tells a newcomer to use exist.
+  void gettingStartedIsAnIllustratedPage() {
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.actions().gettingStarted->trigger();
+    auto* dialog = w.findChild<QDialog*>("GettingStarted");
+    QVERIFY(dialog && dialog->isVisible());
+    QCOMPARE(w.showGettingStarted(), dialog);  // one page, raised again
+    auto* page = dialog->findChild<QTextBrowser*>("GettingStartedPage");
+    QVERIFY(page);
+    const QString text = page->toPlainText();
+    QVERIFY2(text.contains("Press Run") && text.contains("Samples"), qPrintable(text.left(300)));
+    const QImage picture = QImage(":/help/window.png");
+    QVERIFY(!picture.isNull() && picture.width() >= 1000);
+    QVERIFY(page->toHtml().contains("qrc:/help/window.png"));
+    const QStringList presets = {"E3 · Colab 2018", "GPT on fortunes"};
+    for (const QString& p : presets) {
+      bool found = false;
+      for (const QAction* a : w.presetController()->menu()->actions()) found = found || a->text().contains(p);
+      QVERIFY2(found, qPrintable(p));
+    }
+    dialog->close();
   }
 
   void shortcutsAndStatusTips() {
