@@ -10,6 +10,7 @@
 
 #include "widgets/palette.h"
 #include "widgets/chart_base_keys.h"
+#include "widgets/run_comparison.h"
 #include "widgets/run_data.h"
 #include "widgets/run_store.h"
 
@@ -304,7 +305,14 @@ int ChartBase::hiddenByCap() const {
 }
 
 QString ChartBase::runPrefix(const Run& run) const {
-  return shownRuns().size() > 1 ? QStringLiteral("#%1 · ").arg(run.id) : QString();
+  const std::vector<const Run*> runs = shownRuns();
+  if (runs.size() < 2) return {};
+  // Runs are told apart by what differs between them: "#3 (lr 10 · sgd) · ".
+  const QStringList names = distinguishingNames(runs);
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    if (runs[i] == &run && !names[static_cast<qsizetype>(i)].isEmpty())
+      return QStringLiteral("#%1 (%2) · ").arg(run.id).arg(names[static_cast<qsizetype>(i)]);
+  return QStringLiteral("#%1 · ").arg(run.id);
 }
 
 Series ChartBase::deviceSeries(const Run& run, const DeviceResult& d, int styleIndex) const {

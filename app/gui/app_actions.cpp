@@ -82,6 +82,9 @@ AppActions AppActions::create(QObject* parent) {
   a.stop->setShortcutContext(Qt::ApplicationShortcut);
   a.hideRun = make(parent, icon("view-hidden", "hide"), tr("&Hide/Show Run"), tr("Hide the selected run on every chart, or show it again"));
   a.hideRun->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_H));
+  a.compareRuns = make(parent, icon("view-list-details", "table"), tr("&Compare Runs…"),
+                       tr("The ticked runs side by side: settings, stack, devices, accuracy, time and cost, differences marked"));
+  a.compareRuns->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
   a.deleteRun = make(parent, icon("edit-delete", "delete"), tr("&Delete Run"), tr("Delete the selected run from the list and the history"));
   a.deleteRun->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Delete));
   a.clearRuns = make(parent, icon("edit-clear-all", "delete"), tr("Delete &All Finished Runs"), tr("Empty the runs list (the active run stays)"));

@@ -34,6 +34,7 @@ struct AppActions {
   QAction* hideRun = nullptr;
   QAction* deleteRun = nullptr;
   QAction* clearRuns = nullptr;
+  QAction* compareRuns = nullptr;
   // Help
   QAction* gettingStarted = nullptr;
   QAction* about = nullptr;

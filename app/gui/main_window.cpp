@@ -7,7 +7,10 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDialog>
+#include <QClipboard>
 #include <QDialogButtonBox>
+#include <QLabel>
+#include <QPushButton>
 #include <QDockWidget>
 #include <QTextBrowser>
 #include <QUrl>
@@ -46,6 +49,7 @@
 #include "widgets/chart_deck.h"
 #include "widgets/experiment_panel.h"
 #include "widgets/hardware_panel.h"
+#include "widgets/run_comparison_view.h"
 #include "widgets/run_store.h"
 #include "widgets/samples_panel.h"
 
@@ -91,6 +95,7 @@ void MainWindow::createActions() {
   connect(m_actions.quit, &QAction::triggered, this, &QWidget::close);
   connect(m_actions.about, &QAction::triggered, this, &MainWindow::about);
   connect(m_actions.gettingStarted, &QAction::triggered, this, &MainWindow::showGettingStarted);
+  connect(m_actions.compareRuns, &QAction::triggered, this, &MainWindow::showRunComparison);
   connect(m_actions.accuracy, &QAction::triggered, this, [this] {
     if (const auto* v = m_sim->calibration()) {
       AccuracyDialog dialog(*v, this);
@@ -147,7 +152,7 @@ void MainWindow::createDocks() {
   addDockWidget(Qt::LeftDockWidgetArea, m_hardwareDock);
 
   m_runs = new RunsPanel(m_store, this);
-  m_runs->addActions({m_actions.hideRun, m_actions.deleteRun});
+  m_runs->addActions({m_actions.compareRuns, m_actions.hideRun, m_actions.deleteRun});
   m_runsDock = makeDock(this, tr("Runs"), "RunsDock", m_runs);
   addDockWidget(Qt::LeftDockWidgetArea, m_runsDock);
 
@@ -245,6 +250,7 @@ void MainWindow::createMenus() {
   run->addAction(m_actions.pause);
   run->addAction(m_actions.stop);
   run->addSeparator();
+  run->addAction(m_actions.compareRuns);
   run->addAction(m_actions.hideRun);
   run->addAction(m_actions.deleteRun);
   run->addAction(m_actions.clearRuns);
@@ -354,6 +360,45 @@ void MainWindow::showPreferences() {
   m_appearance->setTheme(dialog.theme());
   m_exportController->setExportFolder(dialog.exportFolder());
   m_appearance->setPresentationScale(dialog.presentationScale());
+}
+
+QDialog* MainWindow::showRunComparison() {
+  if (auto* open = findChild<QDialog*>("RunComparisonDialog")) {
+    open->raise();
+    open->activateWindow();
+    return open;
+  }
+  auto* dialog = new QDialog(this);
+  dialog->setObjectName("RunComparisonDialog");
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->setWindowTitle(tr("Compare runs"));
+  auto* layout = new QVBoxLayout(dialog);
+  auto* note = new QLabel(dialog);
+  note->setWordWrap(true);
+  layout->addWidget(note);
+  auto* view = new widgets::RunComparisonView(dialog);
+  layout->addWidget(view, 1);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+  QPushButton* copy = buttons->addButton(tr("&Copy as Table"), QDialogButtonBox::ActionRole);
+  connect(copy, &QPushButton::clicked, view, [view] { QGuiApplication::clipboard()->setText(view->toTsv()); });
+  connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
+  layout->addWidget(buttons);
+  // The ticked runs (the newest 12, as the charts draw them), kept current while it is open.
+  auto fill = [this, view, note] {
+    std::vector<const widgets::Run*> runs = m_store->visibleRuns();
+    const std::size_t all = runs.size();
+    if (runs.size() > 12) runs.erase(runs.begin(), runs.end() - 12);
+    view->setRuns(runs);
+    note->setText(runs.empty() ? tr("Tick runs in the Runs list to compare them.")
+                  : all > runs.size() ? tr("The newest %1 of %2 ticked runs; rows in bold differ between them.").arg(runs.size()).arg(all)
+                                      : tr("%n ticked run(s); rows in bold differ between them.", nullptr, static_cast<int>(runs.size())));
+  };
+  fill();
+  for (auto signal : {&widgets::RunStore::runAdded, &widgets::RunStore::runRemoved, &widgets::RunStore::runChanged})
+    connect(m_store, signal, dialog, fill);
+  dialog->resize(std::min(1100, width() - 40), 520);
+  dialog->show();
+  return dialog;
 }
 
 QDialog* MainWindow::showGettingStarted() {

@@ -49,6 +49,8 @@ public:
   QDockWidget* samplesDock() const { return m_samplesDock; }
   // Help > Getting started: a short illustrated page (resources/help/getting-started.html).
   QDialog* showGettingStarted();
+  // Run > Compare runs: the ticked runs side by side, differences marked (kept current).
+  QDialog* showRunComparison();
   widgets::SamplesPanel* samplesPanel() const { return m_samples; }
   const AppActions& actions() const { return m_actions; }
   widgets::RunStore* store() const { return m_store; }

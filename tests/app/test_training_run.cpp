@@ -1,6 +1,7 @@
 // The E3 preset trains for real in the window: every chart fills for every chosen device,
 // the runs list keeps the run, exports are valid files, pause/stop work, a second run
 // overlays (a run of another model hides the earlier ones), bad input is marked in the window, the event loop stays responsive.
+#include <QDialog>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFile>
@@ -32,6 +33,7 @@
 #include "widgets/data_export.h"
 #include "widgets/experiment_panel.h"
 #include "widgets/run_list_model.h"
+#include "widgets/run_comparison_view.h"
 #include "widgets/run_store.h"
 #include "widgets/samples_panel.h"
 
@@ -404,6 +406,23 @@ private slots:
       }
     // Image runs are not drawn beside it (tokens and images do not share an axis).
     for (const auto& s : deck()->chart("throughput")->series()) QVERIFY(s.name != "images_per_second");
+  }
+
+  void compareRunsShowsTheTickedRuns() {
+    for (const auto& r : m_window->store()->runs()) m_window->store()->setVisible(r.id, true);
+    m_window->actions().compareRuns->trigger();
+    auto* dialog = m_window->findChild<QDialog*>("RunComparisonDialog");
+    QVERIFY(dialog && dialog->isVisible());
+    auto* view = dialog->findChild<widgets::RunComparisonView*>();
+    QVERIFY(view);
+    const int ticked = static_cast<int>(m_window->store()->visibleRuns().size());
+    QCOMPARE(view->columnCount(), std::min(12, ticked));
+    QVERIFY(ticked >= 2);
+    bool modelDiffers = false;  // colab-cnn, mlp and char-gpt runs were made
+    for (int r = 0; r < view->rowCount(); ++r)
+      if (view->verticalHeaderItem(r)->text() == "model") modelDiffers = view->item(r, 0)->data(Qt::UserRole).toBool();
+    QVERIFY(modelDiffers);
+    dialog->close();
   }
 
   void historyIsReopened() {

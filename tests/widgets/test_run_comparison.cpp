@@ -1,0 +1,104 @@
+// Runs side by side: the comparison table marks exactly the rows where runs differ, results
+// follow the settings, and legends name runs by what sets them apart ("lr 10 · sgd").
+#include <QApplication>
+#include <QtTest>
+
+#include "synthetic_run.h"
+#include "widgets/chart_base.h"
+#include "widgets/chart_deck.h"
+#include "widgets/run_comparison.h"
+#include "widgets/run_comparison_view.h"
+#include "widgets/run_store.h"
+
+using namespace widgets;
+
+namespace {
+
+const ComparisonRow* row(const QVector<ComparisonRow>& rows, const QString& label) {
+  for (const auto& r : rows)
+    if (r.label == label) return &r;
+  return nullptr;
+}
+
+}  // namespace
+
+class TestRunComparison : public QObject {
+  Q_OBJECT
+private slots:
+  void differencesAreMarkedAndOnlyThem() {
+    Run a = testdata::syntheticRun();
+    a.id = 1;
+    Run b = a;
+    b.id = 2;
+    b.config.learningRate = 10;
+    b.config.optimizer = core::experiment::OptimizerKind::SGD;
+    b.config.momentum = 0.9;
+    b.epochs.back().testAccuracy = 0.1;
+    const auto rows = compareRuns({&a, &b});
+    QVERIFY(row(rows, "learning rate") && row(rows, "learning rate")->differs);
+    QCOMPARE(row(rows, "learning rate")->values, QStringList({"0.001", "10"}));
+    QVERIFY(row(rows, "optimizer")->differs);
+    QVERIFY(row(rows, "momentum")->differs);                       // only SGD has one
+    QCOMPARE(row(rows, "momentum")->values, QStringList({"", "0.9"}));
+    QVERIFY(!row(rows, "batch")->differs);
+    QVERIFY(!row(rows, "seed")->differs);
+    QVERIFY(!row(rows, "devices")->differs);
+    QVERIFY(!row(rows, "data folder"));                             // empty for both: no row
+    const ComparisonRow* acc = row(rows, "final test accuracy");
+    QVERIFY(acc && !acc->setting && acc->differs);
+    QCOMPARE(acc->values[1], QString("10.00%"));
+    // Per simulated device: its run time and cost.
+    QVERIFY(row(rows, "time on 4× v100 (simulated)") || row(rows, "time on v100 (simulated)"));
+    bool cost = false;
+    for (const auto& r : rows) cost = cost || (r.label.startsWith("cost on") && !r.values[0].isEmpty());
+    QVERIFY(cost);
+    // Settings come before results.
+    bool seenResult = false;
+    for (const auto& r : rows) {
+      if (!r.setting) seenResult = true;
+      QVERIFY2(!(seenResult && r.setting), qPrintable(r.label));
+    }
+  }
+
+  void runsAreNamedByWhatDiffers() {
+    Run a = testdata::syntheticRun(), b = a, c = a;
+    a.id = 1, b.id = 2, c.id = 3;
+    b.config.learningRate = 10;
+    c.config.seed = 7;
+    const QStringList names = distinguishingNames({&a, &b, &c});
+    QCOMPARE(names, QStringList({"lr 0.001 · seed 0", "lr 10 · seed 0", "lr 0.001 · seed 7"}));
+    QCOMPARE(distinguishingNames({&a}), QStringList({""}));
+    QCOMPARE(distinguishingNames({&a, &a}), QStringList({"", ""}));
+    // The legends carry it.
+    RunStore store;
+    store.addRun(a);
+    store.addRun(b);
+    ChartDeck deck(&store);
+    deck.refreshAll();
+    bool named = false;
+    for (const auto& s : deck.chart("epoch_time")->series()) named = named || s.label.contains("(lr 10)");
+    QVERIFY(named);
+  }
+
+  void theViewMarksTheDifferingRows() {
+    Run a = testdata::syntheticRun(), b = a;
+    a.id = 1, b.id = 2;
+    b.config.batch = 256;
+    RunComparisonView view;
+    view.setRuns({&a, &b});
+    QCOMPARE(view.columnCount(), 2);
+    int marked = 0;
+    for (int r = 0; r < view.rowCount(); ++r) {
+      const bool differs = view.item(r, 0)->data(Qt::UserRole).toBool();
+      if (view.verticalHeaderItem(r)->text() == "batch") QVERIFY(differs);
+      if (view.verticalHeaderItem(r)->text() == "seed") QVERIFY(!differs);
+      marked += differs;
+    }
+    QVERIFY(marked >= 1);
+    const QString tsv = view.toTsv();
+    QVERIFY(tsv.contains("batch\t128\t256"));
+  }
+};
+
+QTEST_MAIN(TestRunComparison)
+#include "test_run_comparison.moc"
