@@ -21,13 +21,18 @@ void RunComparisonView::setRuns(const std::vector<const Run*>& runs) {
   clear();
   setColumnCount(static_cast<int>(runs.size()));
   setRowCount(static_cast<int>(rows.size()));
+  // Columns are named by what sets each run apart (the full name is the tooltip).
+  const QStringList names = distinguishingNames(runs);
   QStringList headers;
-  for (const Run* r : runs) headers << QStringLiteral("#%1 %2").arg(r->id).arg(r->name);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const QString& differs = names[static_cast<qsizetype>(i)];
+    headers << QStringLiteral("#%1 %2").arg(runs[i]->id).arg(differs.isEmpty() ? runs[i]->name : differs);
+  }
   setHorizontalHeaderLabels(headers);
   for (int i = 0; i < static_cast<int>(runs.size()); ++i) {
     QTableWidgetItem* h = horizontalHeaderItem(i);
     h->setForeground(runs[static_cast<std::size_t>(i)]->color);
-    h->setToolTip(headers[i]);
+    h->setToolTip(QStringLiteral("#%1 %2").arg(runs[static_cast<std::size_t>(i)]->id).arg(runs[static_cast<std::size_t>(i)]->name));
   }
   QColor tint = palette().color(QPalette::Highlight);
   tint.setAlpha(40);

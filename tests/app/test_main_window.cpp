@@ -95,6 +95,10 @@ private slots:
       for (const QAction* a : w.presetController()->menu()->actions()) found = found || a->text().contains(p);
       QVERIFY2(found, qPrintable(p));
     }
+    if (const QString dir = qEnvironmentVariable("ACCELLAB_CHART_SHOTS"); !dir.isEmpty()) {  // to look at it
+      QDir().mkpath(dir);
+      dialog->grab().save(QDir(dir).filePath("getting-started.png"));
+    }
     dialog->close();
   }
 

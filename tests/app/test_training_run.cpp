@@ -422,6 +422,11 @@ private slots:
     for (int r = 0; r < view->rowCount(); ++r)
       if (view->verticalHeaderItem(r)->text() == "model") modelDiffers = view->item(r, 0)->data(Qt::UserRole).toBool();
     QVERIFY(modelDiffers);
+    if (const QString dir = qEnvironmentVariable("ACCELLAB_CHART_SHOTS"); !dir.isEmpty()) {  // to look at it
+      QDir().mkpath(dir);
+      dialog->grab().save(QDir(dir).filePath("compare-runs.png"));
+      m_window->grab().save(QDir(dir).filePath("window-after-runs.png"));
+    }
     dialog->close();
   }
 
