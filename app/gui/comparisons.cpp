@@ -1,6 +1,7 @@
 #include "app/gui/comparisons.h"
 
 #include <QLocale>
+#include <cmath>
 
 #include "app/gui/sim_service.h"
 #include "widgets/run_data.h"
@@ -33,6 +34,12 @@ QString ratio(double v) { return QStringLiteral("%1×").arg(QLocale().toString(v
 
 }  // namespace
 
+QString errorText(double error) {
+  if (!std::isfinite(error)) return QStringLiteral("–");
+  const double pct = 100 * error;
+  return (pct >= 0 ? QStringLiteral("+") : QStringLiteral("−")) + QLocale().toString(std::abs(pct), 'f', std::abs(pct) < 10 ? 1 : 0) + "%";
+}
+
 QString publishedText(const Comparison& c) {
   if (c.metric == Comparison::Metric::Fits) return c.published > 0.5 ? QObject::tr("fits") : QObject::tr("out of memory");
   return (c.approximate ? QStringLiteral("≈") : QString()) + ratio(c.published);
@@ -53,6 +60,7 @@ ComparisonResult evaluateComparison(const SimService& sim, const Comparison& c, 
       r.ok = true;
       r.value = ra.fitsInMemory ? 1 : 0;
       r.text = ra.fitsInMemory ? QObject::tr("fits") : QObject::tr("out of memory");
+      r.agrees = (r.value > 0.5) == (c.published > 0.5);
       r.detail = QObject::tr("%1 of %2 GiB per device")
                      .arg(ra.memoryBytesPerDevice / (1024.0 * 1024 * 1024), 0, 'f', 1)
                      .arg(ra.memoryCapacityBytes / (1024.0 * 1024 * 1024), 0, 'f', 1);
@@ -71,6 +79,8 @@ ComparisonResult evaluateComparison(const SimService& sim, const Comparison& c, 
     r.ok = true;
     r.value = rb.runSeconds / ra.runSeconds;
     r.text = ratio(r.value);
+    r.error = r.value / c.published - 1;
+    r.agrees = std::abs(r.error) <= c.toleranceOrDefault() + 1e-12;
     r.detail = QObject::tr("%1: %2 · %3: %4 (simulated, %5 epochs incl. the first)")
                    .arg(sim.choiceLabel(a.choice), widgets::formatSeconds(ra.runSeconds), sim.choiceLabel(b.choice),
                         widgets::formatSeconds(rb.runSeconds))

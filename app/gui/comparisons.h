@@ -2,6 +2,7 @@
 // Published comparisons of a preset, re-computed by the simulator at the current settings
 // ("TPU v3-8 vs P100, batch 16: published ≈3.5×, AccelLab 3.1×").
 #include <QString>
+#include <limits>
 #include <QVector>
 
 #include "app/gui/preset.h"
@@ -15,7 +16,14 @@ struct ComparisonResult {
   double value = 0;        // the speed-up, or 1 = fits / 0 = out of memory
   QString text;            // "3.1×", "fits", "out of memory", or why it could not be computed
   QString detail;          // the two run times, for a tooltip
+  // Against the published figure: AccelLab / published - 1 (speed-ups; NaN otherwise or
+  // when not computed), and whether that is within the row's tolerance (fits: the same answer).
+  double error = std::numeric_limits<double>::quiet_NaN();
+  bool agrees = false;
 };
+
+// "+12%", "−30%", "–" when not computed.
+QString errorText(double error);
 
 // `devices` are the current device choices (a side's count/vcpus/precision default to the
 // chosen device's row, then to the comparison's overrides).

@@ -35,9 +35,12 @@ GuidePanel::GuidePanel(QWidget* parent) : QWidget(parent) {
   m_mode->setWordWrap(true);
   m_explanation = new QLabel(this);
   m_explanation->setWordWrap(true);
-  m_table = new QTableWidget(0, 3, this);
+  m_table = new QTableWidget(0, 4, this);
   m_table->setObjectName("comparisons");
-  m_table->setHorizontalHeaderLabels({tr("Comparison"), tr("Published"), tr("AccelLab")});
+  m_table->setHorizontalHeaderLabels({tr("Comparison"), tr("Published"), tr("AccelLab"), tr("Error")});
+  m_table->horizontalHeaderItem(3)->setToolTip(
+      tr("AccelLab against the published figure. Green: within the row's tolerance. Amber: outside it, for the "
+         "known cause written under the row. Red: outside it, cause unknown."));
   m_table->verticalHeader()->hide();
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_table->setSelectionMode(QAbstractItemView::NoSelection);
@@ -48,6 +51,7 @@ GuidePanel::GuidePanel(QWidget* parent) : QWidget(parent) {
   // AccelLab outcome ("out of memory (…)") wraps instead of squeezing the labels to nothing.
   m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Fixed);
   m_table->horizontalHeader()->setSectionResizeMode(2, QHeaderView::Fixed);
+  m_table->horizontalHeader()->setSectionResizeMode(3, QHeaderView::Fixed);
   m_table->viewport()->installEventFilter(this);
   textLayout->addWidget(m_title);
   textLayout->addWidget(m_mode);
@@ -60,6 +64,8 @@ GuidePanel::GuidePanel(QWidget* parent) : QWidget(parent) {
 
 void GuidePanel::setPreset(const Preset* p) {
   m_table->setRowCount(0);
+  m_comparisons.clear();
+  m_results.clear();
   if (!p) {
     m_title->setText(tr("Your own set-up"));
     m_mode->setText(tr("Open a preset (File ▸ Presets) to re-create a published experiment with its figures."));
@@ -82,7 +88,9 @@ void GuidePanel::setPreset(const Preset* p) {
     published->setToolTip(c.source);
     m_table->setItem(i, 1, published);
     m_table->setItem(i, 2, new QTableWidgetItem(tr("…")));
+    m_table->setItem(i, 3, new QTableWidgetItem(QString()));
   }
+  m_comparisons = p->comparisons;
   fitColumns();
 }
 
@@ -99,7 +107,8 @@ void GuidePanel::fitColumns() {
     return w;
   };
   m_table->horizontalHeader()->resizeSection(1, std::min(contentWidth(1), width * 25 / 100));
-  m_table->horizontalHeader()->resizeSection(2, std::min(contentWidth(2), width * 35 / 100));
+  m_table->horizontalHeader()->resizeSection(2, std::min(contentWidth(2), width * 30 / 100));
+  m_table->horizontalHeader()->resizeSection(3, std::min(contentWidth(3), width * 15 / 100));
   m_table->resizeRowsToContents();
 }
 
@@ -109,10 +118,31 @@ bool GuidePanel::eventFilter(QObject* watched, QEvent* event) {
 }
 
 void GuidePanel::setResults(const QVector<ComparisonResult>& results) {
-  for (int i = 0; i < results.size() && i < m_table->rowCount(); ++i) {
+  m_results = results;
+  for (int i = 0; i < results.size() && i < m_table->rowCount() && i < m_comparisons.size(); ++i) {
+    const ComparisonResult& r = results[i];
+    const Comparison& c = m_comparisons[i];
     QTableWidgetItem* item = m_table->item(i, 2);
-    item->setText(results[i].text);
-    item->setToolTip(results[i].detail);
+    item->setText(r.text);
+    item->setToolTip(r.detail);
+    // The error, coloured by agreement; a disagreement's known cause goes under the label.
+    QTableWidgetItem* error = m_table->item(i, 3);
+    const bool computed = r.ok;
+    const bool explained = !r.agrees && !c.explanation.isEmpty();
+    error->setText(!computed ? QStringLiteral("–")
+                   : c.metric == Comparison::Metric::Fits ? (r.agrees ? tr("agrees") : tr("differs"))
+                                                         : errorText(r.error));
+    const QColor agree(0, 120, 60), known(170, 110, 0), unknown(190, 30, 30);
+    error->setForeground(r.agrees ? agree : explained ? known : computed ? unknown : palette().color(QPalette::Text));
+    QFont f = error->font();
+    f.setBold(computed);
+    error->setFont(f);
+    error->setToolTip(tr("Tolerance ±%1%. %2")
+                          .arg(100 * c.toleranceOrDefault(), 0, 'f', 0)
+                          .arg(r.agrees ? tr("Agrees.") : explained ? tr("Known cause: %1").arg(c.explanation)
+                                                                     : tr("Disagrees; no known cause.")));
+    QTableWidgetItem* label = m_table->item(i, 0);
+    label->setText(explained ? c.label + "\n" + tr("why: %1").arg(c.explanation) : c.label);
   }
   fitColumns();
 }

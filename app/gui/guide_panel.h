@@ -32,6 +32,12 @@ private:
   QLabel* m_mode = nullptr;
   QLabel* m_explanation = nullptr;
   QTableWidget* m_table = nullptr;
+  QVector<Comparison> m_comparisons;       // the preset's rows
+  QVector<ComparisonResult> m_results;     // AccelLab's, in the same order
+
+public:
+  const QVector<ComparisonResult>& results() const { return m_results; }
+  const QVector<Comparison>& comparisons() const { return m_comparisons; }
 };
 
 }  // namespace app::gui

@@ -88,6 +88,8 @@ Preset parsePreset(const std::string& text, const QString& source) {
     cmp.stepsPerEpoch = c.integer("steps_per_epoch", 0, 1, 1'000'000'000);
     cmp.approximate = c.boolean("approximate", false);
     cmp.source = QString::fromStdString(c.string("source", ""));
+    cmp.tolerance = c.number("tolerance", 0, 0.001, 10);
+    cmp.explanation = QString::fromStdString(c.string("explanation", ""));
     c.finish();
     p.comparisons << cmp;
   }
@@ -131,6 +133,8 @@ std::string presetToJson(const Preset& p) {
     if (c.stepsPerEpoch > 0) o.set("steps_per_epoch", static_cast<long long>(c.stepsPerEpoch));
     if (c.approximate) o.set("approximate", true);
     if (!c.source.isEmpty()) o.set("source", c.source.toStdString());
+    if (c.tolerance > 0) o.set("tolerance", c.tolerance);
+    if (!c.explanation.isEmpty()) o.set("explanation", c.explanation.toStdString());
     comparisons.push(std::move(o));
   }
   j.set("comparisons", std::move(comparisons));

@@ -34,6 +34,12 @@ struct Comparison {
   double published = 0;    // the ratio, or 1 = fits / 0 = out of memory
   bool approximate = false;
   QString source;
+  // Agreement: AccelLab's figure within this fraction of the published one (0.2 = ±20%);
+  // the default is 0.25 for an approximate figure ("≈3×"), 0.15 for an exact one.
+  double tolerance = 0;
+  // The known cause when AccelLab disagrees (shown beside the row); empty when none is known.
+  QString explanation;
+  double toleranceOrDefault() const { return tolerance > 0 ? tolerance : (approximate ? 0.25 : 0.15); }
 };
 
 struct Preset {
