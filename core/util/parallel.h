@@ -10,7 +10,42 @@
 #include <oneapi/tbb/partitioner.h>
 #include <oneapi/tbb/task_arena.h>
 
+#if defined(__SANITIZE_THREAD__)
+#define ACCELLAB_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define ACCELLAB_TSAN 1
+#endif
+#endif
+#ifdef ACCELLAB_TSAN
+extern "C" void __tsan_acquire(void* addr);
+extern "C" void __tsan_release(void* addr);
+#endif
+
 namespace core::util {
+
+// ThreadSanitizer cannot see TBB's own synchronisation (libtbb is not instrumented), so every
+// chunk's access to what the caller wrote before, or the caller's to what a chunk wrote, looks
+// like a race. The fork (the caller's work happens before every chunk) and the join (every
+// chunk happens before the loop returns) are told to it here; chunks are not ordered with
+// each other, so races between chunks are still found. No code at all in other builds.
+class ForkJoin {
+public:
+#ifdef ACCELLAB_TSAN
+  void fork() { __tsan_release(&m_fork); }
+  void enter() { __tsan_acquire(&m_fork); }
+  void leave() { __tsan_release(&m_join); }
+  void join() { __tsan_acquire(&m_join); }
+
+private:
+  char m_fork = 0, m_join = 0;
+#else
+  void fork() {}
+  void enter() {}
+  void leave() {}
+  void join() {}
+#endif
+};
 
 // Number of worker threads available in the calling arena (1 when called outside TBB work).
 inline int currentConcurrency() { return std::max(1, oneapi::tbb::this_task_arena::max_concurrency()); }
@@ -34,15 +69,20 @@ void parallelChunks(std::ptrdiff_t n, int chunks, Fn&& fn) {
     fn(0, std::ptrdiff_t{0}, n);
     return;
   }
+  ForkJoin sync;
+  sync.fork();
   oneapi::tbb::parallel_for(
       oneapi::tbb::blocked_range<int>(0, chunks, 1),
       [&](const oneapi::tbb::blocked_range<int>& r) {
+        sync.enter();
         for (int c = r.begin(); c != r.end(); ++c) {
           const ChunkRange cr = chunkRange(n, chunks, c);
           fn(c, cr.begin, cr.end);
         }
+        sync.leave();
       },
       oneapi::tbb::simple_partitioner());
+  sync.join();
 }
 
 // Plain parallel loop over [0, n) for work whose result does not depend on the split.
@@ -52,8 +92,15 @@ void parallelFor(std::ptrdiff_t n, std::ptrdiff_t grain, Fn&& fn) {
     fn(std::ptrdiff_t{0}, n);
     return;
   }
+  ForkJoin sync;
+  sync.fork();
   oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::ptrdiff_t>(0, n, std::max<std::ptrdiff_t>(1, grain)),
-                            [&](const oneapi::tbb::blocked_range<std::ptrdiff_t>& r) { fn(r.begin(), r.end()); });
+                            [&](const oneapi::tbb::blocked_range<std::ptrdiff_t>& r) {
+                              sync.enter();
+                              fn(r.begin(), r.end());
+                              sync.leave();
+                            });
+  sync.join();
 }
 
 }  // namespace core::util
