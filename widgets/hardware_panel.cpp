@@ -244,7 +244,10 @@ void HardwarePanel::applyTo(core::experiment::Experiment& e) const {
   std::vector<core::experiment::DeviceChoice> devices;
   for (core::experiment::DeviceChoice c : choices()) {
     for (const auto& before : e.devices)
-      if (before.deviceId == c.deviceId) c.stackId = before.stackId;
+      if (before.deviceId == c.deviceId) {
+        c.stackId = before.stackId;
+        if (c.vcpus > 0) c.memoryGib = before.memoryGib;  // the VM's RAM: set by presets, kept here
+      }
     devices.push_back(std::move(c));
   }
   e.devices = std::move(devices);

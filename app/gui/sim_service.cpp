@@ -58,6 +58,7 @@ core::sim::SimConfig SimService::simConfig(const core::experiment::TrainConfig& 
   s.deviceId = choice.deviceId;
   s.count = choice.vcpus > 0 ? 1 : std::max(1, choice.count);
   s.vcpus = choice.vcpus;
+  s.memoryGib = choice.vcpus > 0 ? choice.memoryGib : 0;
   s.batch = config.batch;
   s.precision = resolvePrecision(choice, config.precision);
   s.epochs = config.epochs;

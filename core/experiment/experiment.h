@@ -17,6 +17,7 @@ struct DeviceChoice {
   std::string deviceId;
   int count = 1;          // devices in synchronous data parallel (GPUs, TPU boards)
   int vcpus = 0;          // scalable CPUs only: vCPUs (0 = the device's default)
+  double memoryGib = 0;   // scalable CPUs only: the VM's RAM, GiB (0 = the device's per-vCPU figure x vCPUs)
   bool preemptible = false;
   std::optional<util::Precision> precision;  // nullopt = the run's precision
   std::string stackId;    // software stack (resources/stacks); empty = the experiment's

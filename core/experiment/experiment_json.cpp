@@ -71,6 +71,7 @@ Json deviceChoiceToJson(const DeviceChoice& d) {
   j.set("id", d.deviceId);
   if (d.vcpus > 0) {
     j.set("vcpus", d.vcpus);
+    if (d.memoryGib > 0) j.set("memory_gib", d.memoryGib);
   } else {
     j.set("count", d.count);
   }
@@ -89,6 +90,10 @@ DeviceChoice deviceChoiceFromJson(const JsonReader& in) {
     in.fail("vcpus", "a device takes \"count\" (devices in data parallel) or \"vcpus\" (a scalable CPU), not both");
   d.count = static_cast<int>(in.integer("count", 1, 1, kMaxDeviceCount));
   d.vcpus = static_cast<int>(in.integer("vcpus", 0, 1, kMaxVcpus));
+  // A cloud CPU's RAM is the VM's (a Kaggle session: 13 GB whatever its vCPUs), not per vCPU.
+  if (in.has("memory_gib") && !in.has("vcpus"))
+    in.fail("memory_gib", "is a scalable CPU's RAM: give it with \"vcpus\"");
+  d.memoryGib = in.number("memory_gib", 0, 0.125, 1 << 20);
   d.preemptible = readEnum(in, "price", kPriceKindNames, false);
   std::vector<std::string> precisions = {"as-run"};
   precisions.insert(precisions.end(), kPrecisionNames.begin(), kPrecisionNames.end());

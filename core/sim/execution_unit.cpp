@@ -60,7 +60,8 @@ ExecutionUnit resolveUnit(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw
     u.syncSecondsPerThread = r.syncSecondsPerThread;
     u.asyncLaunch = false;
     u.parallelUnits = vcpus;
-    u.memCapacityBytes = d.memGib * vcpus * 1024.0 * 1024 * 1024;
+    // The VM's RAM when the set-up states it (a Kaggle session), else the per-vCPU figure.
+    u.memCapacityBytes = (c.memoryGib > 0 ? c.memoryGib : d.memGib * vcpus) * 1024.0 * 1024 * 1024;
     u.reserveBytes = reserve;
     u.hostVcpus = d.hostVcpus.value_or(vcpus);
     return u;

@@ -21,6 +21,7 @@ struct SimConfig {
   std::string stackId;        // software stack (resources/stacks); empty = the device kind's default
   int count = 1;              // devices in synchronous data parallel
   int vcpus = 0;              // scalable CPUs only (0 = device default)
+  double memoryGib = 0;       // scalable CPUs only: the VM's RAM (0 = per-vCPU figure x vCPUs)
   int batch = 128;            // GLOBAL batch
   util::Precision precision = util::Precision::FP32;
   int epochs = 1;

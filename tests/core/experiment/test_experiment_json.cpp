@@ -43,6 +43,7 @@ Experiment everyFieldSet() {
   DeviceChoice cpu;
   cpu.deviceId = "cpu-skylake";
   cpu.vcpus = 16;
+  cpu.memoryGib = 12.1;  // the VM's RAM
   e.devices = {v100, cpu};
   e.trainHere = false;
   e.stackId = "tuned";
@@ -144,6 +145,9 @@ TEST(ExperimentJson, BadFilesNameTheKey) {
   EXPECT_NE(errorOf(with("\"batch\": 32", "\"batch\": 1048577")).find("experiment.batch"), std::string::npos);
   // Found by fuzzing: a device with both a count and vCPUs lost its count on the way back.
   EXPECT_NE(errorOf(with("{\"id\": \"k80\"}", "{\"id\": \"k80\", \"count\": 8, \"vcpus\": 16}")).find("not both"),
+            std::string::npos);
+  // A VM's RAM belongs to a scalable CPU.
+  EXPECT_NE(errorOf(with("{\"id\": \"k80\"}", "{\"id\": \"k80\", \"memory_gib\": 13}")).find("devices[0].memory_gib"),
             std::string::npos);
 }
 

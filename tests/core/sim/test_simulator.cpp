@@ -188,3 +188,17 @@ TEST(Simulator, ATpuV3RunsResNet50FasterThanAV2AndDepthwiseLayersOffTheMxu) {
   ASSERT_GT(total, 0);
   EXPECT_GT(depthwise / total, 0.3);
 }
+
+// A cloud CPU's memory is the VM's RAM when the set-up states it (a Kaggle session: 13 GB
+// whatever its vCPUs), else the device's per-vCPU figure times the vCPUs.
+TEST(Simulator, AVmsRamIsItsOwnSetting) {
+  auto c = simtest::config("xception", "tf-flowers", "cpu-skylake", 16, core::util::Precision::FP32, 1, 2);
+  const auto perVcpu = simtest::simulator().simulate(c);
+  EXPECT_NEAR(perVcpu.memoryCapacityBytes, 2 * 0.9 * 1024.0 * 1024 * 1024, 1e6);
+  EXPECT_FALSE(perVcpu.fitsInMemory);
+  c.memoryGib = 12.1;
+  const auto vm = simtest::simulator().simulate(c);
+  EXPECT_NEAR(vm.memoryCapacityBytes, 12.1 * 1024.0 * 1024 * 1024, 1e6);
+  EXPECT_TRUE(vm.fitsInMemory);
+  EXPECT_DOUBLE_EQ(vm.stepSeconds, perVcpu.stepSeconds);  // RAM changes what fits, not the speed
+}
