@@ -8,25 +8,7 @@
 set -u
 cli="$1"
 case_name="$2"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-fail() { echo "FAIL [$case_name]: $*"; for f in out err py; do [ -f "$tmp/$f" ] && { echo "--- $f"; tail -20 "$tmp/$f"; }; done; exit 1; }
-
-run() {
-  want=$1; shift
-  "$cli" "$@" >"$tmp/out" 2>"$tmp/err"
-  got=$?
-  [ "$got" -eq "$want" ] || fail "accellab-cli $* exited $got, expected $want"
-}
-
-bad() {
-  name=$1; shift
-  "$cli" "$@" >"$tmp/out" 2>"$tmp/err"
-  got=$?
-  [ "$got" -ne 0 ] || fail "accellab-cli $* succeeded, expected an error"
-  grep -q -- "$name" "$tmp/err" || fail "accellab-cli $*: the error does not name '$name'"
-}
+. "$(dirname "$0")/../../cli_check_lib.sh"
 
 # Debian's interpreter first: a pyenv or venv python3 on PATH may lack torch.
 python=""

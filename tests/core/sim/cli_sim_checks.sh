@@ -5,21 +5,8 @@
 set -u
 cli="$1"
 case_name="$2"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-fail() { echo "FAIL [$case_name]: $*"; echo "--- stdout"; cat "$tmp/out"; echo "--- stderr"; cat "$tmp/err"; exit 1; }
-
-# bad ARGUMENT-NAME ARGS...: must exit non-zero and name the argument on stderr.
-bad() {
-  name=$1; shift
-  "$cli" "$@" >"$tmp/out" 2>"$tmp/err"
-  got=$?
-  [ "$got" -ne 0 ] || fail "accellab-cli $* succeeded, expected an error"
-  grep -q -- "$name" "$tmp/err" || fail "accellab-cli $*: the error does not name $name"
-  [ -s "$tmp/out" ] && fail "accellab-cli $*: printed a result despite the error"
-  return 0
-}
+bad_prints_nothing=1  # a refused simulation prints no result
+. "$(dirname "$0")/../../cli_check_lib.sh"
 
 ok="--model mnist-cnn --dataset mnist"
 

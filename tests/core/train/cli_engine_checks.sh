@@ -5,27 +5,7 @@
 set -u
 cli="$1"
 case_name="$2"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-fail() { echo "FAIL [$case_name]: $*"; [ -f "$tmp/out" ] && { echo "--- stdout"; cat "$tmp/out"; }; [ -f "$tmp/err" ] && { echo "--- stderr"; cat "$tmp/err"; }; exit 1; }
-
-# run EXPECTED_STATUS ARGS...: runs the CLI, stdout to $tmp/out, stderr to $tmp/err.
-run() {
-  want=$1; shift
-  "$cli" "$@" >"$tmp/out" 2>"$tmp/err"
-  got=$?
-  [ "$got" -eq "$want" ] || fail "accellab-cli $* exited $got, expected $want"
-}
-
-# bad ARGUMENT-NAME ARGS...: must exit non-zero and name the argument on stderr.
-bad() {
-  name=$1; shift
-  "$cli" "$@" >"$tmp/out" 2>"$tmp/err"
-  got=$?
-  [ "$got" -ne 0 ] || fail "accellab-cli $* succeeded, expected an error"
-  grep -q -- "$name" "$tmp/err" || fail "accellab-cli $*: the error does not name $name"
-}
+. "$(dirname "$0")/../../cli_check_lib.sh"
 
 small="--dataset synthetic --model mlp --batch 32 --limit 256 --test-limit 128 --threads 2 --seed 3"
 
