@@ -86,9 +86,9 @@ private slots:
     QVERIFY(page);
     const QString text = page->toPlainText();
     QVERIFY2(text.contains("Press Run") && text.contains("Samples"), qPrintable(text.left(300)));
-    const QImage picture = QImage(":/help/window.png");
+    const QImage picture = QImage(":/screenshots/main-window.png");
     QVERIFY(!picture.isNull() && picture.width() >= 1000);
-    QVERIFY(page->toHtml().contains("qrc:/help/window.png"));
+    QVERIFY(page->toHtml().contains("qrc:/screenshots/main-window.png"));
     const QStringList presets = {"E3 · Colab 2018", "GPT on fortunes"};
     for (const QString& p : presets) {
       bool found = false;
