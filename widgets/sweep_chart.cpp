@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/experiment/train_config.h"
 #include "widgets/palette.h"
 #include "widgets/run_data.h"
 #include "widgets/run_store.h"
@@ -100,13 +101,15 @@ QVector<Series> SweepChart::series() const {
     std::sort(list.begin(), list.end(),
               [](const auto* a, const auto* b) { return a->config.batch < b->config.batch; });
     const auto& cfg = list.front()->config;
+    // A language model counts tokens (tokens/s, USD per million tokens).
+    const bool lm = core::experiment::isLanguageModel(cfg.modelId);
     Series s;
     s.chartId = chartId();
     s.deviceId = QString::fromStdString(cfg.deviceId);
-    s.name = cost ? "usd_per_million_images" : "images_per_second";
+    s.name = cost ? (lm ? "usd_per_million_tokens" : "usd_per_million_images") : (lm ? "tokens_per_second" : "images_per_second");
     s.label = sweepLabel(cfg) + tr(" (simulated)");
     s.xUnit = "batch";
-    s.yUnit = cost ? "USD" : "images/s";
+    s.yUnit = cost ? "USD" : (lm ? "tokens/s" : "images/s");
     s.source = SeriesSource::Simulated;
     s.color = deviceColor(s.deviceId);
     Series oom = s;
@@ -121,9 +124,10 @@ QVector<Series> SweepChart::series() const {
         oom.y.push_back(kNaN);
         continue;
       }
-      double v = r->imagesPerSecond;
+      const double tokens = lm ? std::max(1, r->tokensPerSample) : 1;
+      double v = r->imagesPerSecond * tokens;
       if (cost) {
-        v = r->priceKnown ? r->usdPerMillionImages : kNaN;
+        v = r->priceKnown ? r->usdPerMillionImages / tokens : kNaN;
         anyPrice = anyPrice || r->priceKnown;
       }
       s.x.push_back(r->config.batch);
@@ -154,6 +158,9 @@ void SweepChart::rebuild() {
   // Which device is best at each batch (fastest, or cheapest), to name crossovers.
   QMap<double, QPair<QString, double>> best;
   const bool cost = m_metric == Metric::UsdPerMillionImages;
+  const bool lm = !m_reports.empty() && core::experiment::isLanguageModel(m_reports.front().config.modelId);
+  y->setLabel(cost ? (lm ? tr("USD per million tokens") : tr("USD per million images"))
+                   : (lm ? tr("tokens per second") : tr("images per second")));
   for (const Series& s : all) {
     if (s.source == SeriesSource::Reference) continue;
     if (s.name == "out_of_memory") {

@@ -406,6 +406,14 @@ private slots:
       }
     // Image runs are not drawn beside it (tokens and images do not share an axis).
     for (const auto& s : deck()->chart("throughput")->series()) QVERIFY(s.name != "images_per_second");
+    // The batch sweep of the set-up counts tokens too.
+    m_window->setupController()->updateNow();
+    int sweepTokens = 0;
+    for (const auto& s : deck()->chart("sweep")->series()) {
+      QVERIFY(s.name != "images_per_second");
+      if (s.name == "tokens_per_second" && s.deviceId == "a100") sweepTokens += static_cast<int>(s.y.size());
+    }
+    QVERIFY(sweepTokens > 0);
   }
 
   void compareRunsShowsTheTickedRuns() {
