@@ -35,6 +35,10 @@ GuidePanel::GuidePanel(QWidget* parent) : QWidget(parent) {
   m_mode->setWordWrap(true);
   m_explanation = new QLabel(this);
   m_explanation->setWordWrap(true);
+  m_mismatch = new QLabel(this);
+  m_mismatch->setObjectName("mismatch");
+  m_mismatch->setWordWrap(true);
+  m_mismatch->hide();
   m_table = new QTableWidget(0, 4, this);
   m_table->setObjectName("comparisons");
   m_table->setHorizontalHeaderLabels({tr("Comparison"), tr("Published"), tr("AccelLab"), tr("Error")});
@@ -55,6 +59,7 @@ GuidePanel::GuidePanel(QWidget* parent) : QWidget(parent) {
   m_table->viewport()->installEventFilter(this);
   textLayout->addWidget(m_title);
   textLayout->addWidget(m_mode);
+  textLayout->addWidget(m_mismatch);
   textLayout->addWidget(m_explanation);
   textLayout->addStretch(1);
   layout->addWidget(scroll, 1);
@@ -117,8 +122,16 @@ bool GuidePanel::eventFilter(QObject* watched, QEvent* event) {
   return QWidget::eventFilter(watched, event);
 }
 
-void GuidePanel::setResults(const QVector<ComparisonResult>& results) {
+QString GuidePanel::mismatchText() const { return m_mismatch->isHidden() ? QString() : m_mismatch->text(); }
+
+void GuidePanel::setResults(const QVector<ComparisonResult>& results, const QString& mismatch) {
   m_results = results;
+  const bool comparable = mismatch.isEmpty();
+  m_mismatch->setVisible(!comparable && !m_comparisons.isEmpty());
+  m_mismatch->setText(comparable ? QString()
+                                 : tr("<b>Your set-up is not the preset's</b> (%1): the published figures are for the "
+                                      "preset's set-up, so they are greyed and not compared. Reopen the preset to "
+                                      "compare again.").arg(mismatch.toHtmlEscaped()));
   for (int i = 0; i < results.size() && i < m_table->rowCount() && i < m_comparisons.size(); ++i) {
     const ComparisonResult& r = results[i];
     const Comparison& c = m_comparisons[i];
@@ -129,6 +142,16 @@ void GuidePanel::setResults(const QVector<ComparisonResult>& results) {
     QTableWidgetItem* error = m_table->item(i, 3);
     const bool computed = r.ok;
     const bool explained = !r.agrees && !c.explanation.isEmpty();
+    const QColor grey = palette().color(QPalette::Disabled, QPalette::Text);
+    m_table->item(i, 1)->setForeground(comparable ? palette().color(QPalette::Text) : grey);
+    if (!comparable) {
+      QTableWidgetItem* error = m_table->item(i, 3);
+      error->setText(QStringLiteral("–"));
+      error->setForeground(grey);
+      error->setToolTip(tr("Not compared: the set-up differs from the preset's (%1).").arg(mismatch));
+      m_table->item(i, 0)->setText(c.label);
+      continue;
+    }
     error->setText(!computed ? QStringLiteral("–")
                    : c.metric == Comparison::Metric::Fits ? (r.agrees ? tr("agrees") : tr("differs"))
                                                          : errorText(r.error));
@@ -149,6 +172,11 @@ void GuidePanel::setResults(const QVector<ComparisonResult>& results) {
 
 QString GuidePanel::modeText() const { return m_mode->text(); }
 int GuidePanel::comparisonRows() const { return m_table->rowCount(); }
+QString GuidePanel::errorValue(int row) const {
+  const QTableWidgetItem* item = m_table->item(row, 3);
+  return item ? item->text() : QString();
+}
+
 QString GuidePanel::appValue(int row) const {
   const QTableWidgetItem* item = m_table->item(row, 2);
   return item ? item->text() : QString();

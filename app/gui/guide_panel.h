@@ -17,10 +17,15 @@ public:
   explicit GuidePanel(QWidget* parent = nullptr);
 
   void setPreset(const Preset* preset);     // nullptr: no preset (own settings)
-  void setResults(const QVector<ComparisonResult>& results);  // one per comparison
+  // One per comparison. `mismatch` (empty when the set-up is the preset's) says how the
+  // current set-up differs from the preset: the published figures are then not comparable,
+  // the panel says so and greys them.
+  void setResults(const QVector<ComparisonResult>& results, const QString& mismatch = {});
+  QString mismatchText() const;
   QString modeText() const;
   int comparisonRows() const;
   QString appValue(int row) const;
+  QString errorValue(int row) const;        // the Error column's text
 
 protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
@@ -31,6 +36,7 @@ private:
   QLabel* m_title = nullptr;
   QLabel* m_mode = nullptr;
   QLabel* m_explanation = nullptr;
+  QLabel* m_mismatch = nullptr;
   QTableWidget* m_table = nullptr;
   QVector<Comparison> m_comparisons;       // the preset's rows
   QVector<ComparisonResult> m_results;     // AccelLab's, in the same order

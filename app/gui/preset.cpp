@@ -195,4 +195,19 @@ QStringList PresetLibrary::ids() const {
   return out;
 }
 
+QString presetMismatch(const Preset& preset, const core::experiment::Experiment& e) {
+  // What the published comparisons depend on: the model, its data, the batch and the software.
+  const auto& p = preset.experiment;
+  QStringList diffs;
+  auto differs = [&](const QString& what, const std::string& now, const std::string& then) {
+    if (now != then) diffs << QObject::tr("%1 %2, not %3").arg(what, QString::fromStdString(now), QString::fromStdString(then));
+  };
+  differs(QObject::tr("model"), e.train.modelId, p.train.modelId);
+  differs(QObject::tr("dataset"), e.train.datasetId, p.train.datasetId);
+  differs(QObject::tr("batch"), std::to_string(e.train.batch), std::to_string(p.train.batch));
+  differs(QObject::tr("software"), e.stackId.empty() ? "modern defaults" : e.stackId,
+          p.stackId.empty() ? "modern defaults" : p.stackId);
+  return diffs.join(", ");
+}
+
 }  // namespace app::gui

@@ -90,4 +90,8 @@ private:
   QStringList m_errors;
 };
 
+// How `e` differs from the preset's set-up in what its published comparisons depend on
+// (model, dataset, batch, software): "model mlp, not colab-cnn"; empty when it does not.
+QString presetMismatch(const Preset& preset, const core::experiment::Experiment& e);
+
 }  // namespace app::gui

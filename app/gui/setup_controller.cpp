@@ -115,7 +115,7 @@ void SetupController::updateGuide() {
     if (auto c = m_hardware->settings(id)) devices << withStack(*c);
   QVector<ComparisonResult> results;
   for (const Comparison& c : m_preset->comparisons) results << evaluateComparison(*m_sim, c, config, devices);
-  m_guide->setResults(results);
+  m_guide->setResults(results, presetMismatch(*m_preset, m_experiment->experiment()));
 }
 
 }  // namespace app::gui

@@ -102,6 +102,27 @@ private slots:
     dialog->close();
   }
 
+  // A set-up that is no longer the preset's is said plainly: the published figures are greyed
+  // and not compared (no "TPU v2-8 vs K80, batch 1024: 0.13x" beside "≈3x").
+  void theGuideSaysWhenTheSetUpIsNoLongerThePresets() {
+    MainWindow w;
+    QVERIFY(w.presetController()->apply("e3"));
+    w.setupController()->updateNow();
+    app::gui::GuidePanel* guide = w.guidePanel();
+    QVERIFY(guide->comparisonRows() > 0);
+    QVERIFY(guide->mismatchText().isEmpty());
+    QVERIFY2(guide->errorValue(0).endsWith("%"), qPrintable(guide->errorValue(0)));
+    w.experimentModel()->update([](core::experiment::Experiment& e) { e.train.modelId = "mlp"; });
+    w.setupController()->updateNow();
+    QVERIFY2(guide->mismatchText().contains("model mlp, not colab-cnn"), qPrintable(guide->mismatchText()));
+    QCOMPARE(guide->errorValue(0), QString("–"));
+    // Back to the preset's model: compared again.
+    w.experimentModel()->update([](core::experiment::Experiment& e) { e.train.modelId = "colab-cnn"; });
+    w.setupController()->updateNow();
+    QVERIFY(guide->mismatchText().isEmpty());
+    QVERIFY(guide->errorValue(0).endsWith("%"));
+  }
+
   void shortcutsAndStatusTips() {
     MainWindow w;
     const auto& a = w.actions();
