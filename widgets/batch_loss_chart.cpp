@@ -104,6 +104,8 @@ QVector<Series> BatchLossChart::series() const {
 void BatchLossChart::rebuild() {
   QCPAxis* x = mainRect()->axis(QCPAxis::atBottom);
   QCPAxis* y = mainRect()->axis(QCPAxis::atLeft);
+  // A language model's cross-entropy is per token, in nats (the accuracy chart: bits per character).
+  y->setLabel(languageModelView() ? tr("loss (nats per token)") : tr("loss"));
   const QVector<Series> all = series();
   int diverged = 0;
   for (const Series& s : all) {

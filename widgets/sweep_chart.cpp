@@ -161,6 +161,8 @@ void SweepChart::rebuild() {
   const bool lm = !m_reports.empty() && core::experiment::isLanguageModel(m_reports.front().config.modelId);
   y->setLabel(cost ? (lm ? tr("USD per million tokens") : tr("USD per million images"))
                    : (lm ? tr("tokens per second") : tr("images per second")));
+  m_metricBox->setItemText(0, lm ? tr("tokens per second") : tr("images per second"));
+  m_metricBox->setItemText(1, lm ? tr("USD per million tokens") : tr("USD per million images"));
   for (const Series& s : all) {
     if (s.source == SeriesSource::Reference) continue;
     if (s.name == "out_of_memory") {

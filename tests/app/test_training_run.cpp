@@ -1,6 +1,7 @@
 // The E3 preset trains for real in the window: every chart fills for every chosen device,
 // the runs list keeps the run, exports are valid files, pause/stop work, a second run
 // overlays (a run of another model hides the earlier ones), bad input is marked in the window, the event loop stays responsive.
+#include <QComboBox>
 #include <QDialog>
 #include <QDockWidget>
 #include <QElapsedTimer>
@@ -414,6 +415,7 @@ private slots:
       if (s.name == "tokens_per_second" && s.deviceId == "a100") sweepTokens += static_cast<int>(s.y.size());
     }
     QVERIFY(sweepTokens > 0);
+    QCOMPARE(deck()->chart("sweep")->findChild<QComboBox*>()->itemText(0), QString("tokens per second"));
   }
 
   void compareRunsShowsTheTickedRuns() {
