@@ -169,9 +169,10 @@ public:
   // What the chart shows and how each drawn run was made (model, data, batch, optimizer, seed,
   // devices with stack and price): the description exports carry (SVG, PDF, PNG metadata).
   QString exportDescription() const;
+  // Charts draw at most this many visible runs (the newest; the current one always).
+  static constexpr int kMaxShownRuns = 12;
 
 protected:
-  static constexpr int kMaxShownRuns = 12;
   QString runPrefix(const Run& run) const;
   // A series of this chart for one device of one run: identity, legend label, measured vs
   // simulated, device colour and run style set; the caller adds name, units and points.

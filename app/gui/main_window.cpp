@@ -362,16 +362,32 @@ void MainWindow::showPreferences() {
   m_appearance->setPresentationScale(dialog.presentationScale());
 }
 
-QDialog* MainWindow::showRunComparison() {
-  if (auto* open = findChild<QDialog*>("RunComparisonDialog")) {
+namespace {
+
+// A window's one dialog of a kind (`name`): the open one, raised, or nullptr when there is none.
+QDialog* raiseOpenDialog(QWidget* window, const char* name) {
+  auto* open = window->findChild<QDialog*>(name);
+  if (open) {
     open->raise();
     open->activateWindow();
-    return open;
   }
-  auto* dialog = new QDialog(this);
-  dialog->setObjectName("RunComparisonDialog");
+  return open;
+}
+
+// A new non-modal dialog of that kind, deleted when closed.
+QDialog* newDialog(QWidget* window, const char* name, const QString& title) {
+  auto* dialog = new QDialog(window);
+  dialog->setObjectName(name);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
-  dialog->setWindowTitle(tr("Compare runs"));
+  dialog->setWindowTitle(title);
+  return dialog;
+}
+
+}  // namespace
+
+QDialog* MainWindow::showRunComparison() {
+  if (QDialog* open = raiseOpenDialog(this, "RunComparisonDialog")) return open;
+  QDialog* dialog = newDialog(this, "RunComparisonDialog", tr("Compare runs"));
   auto* layout = new QVBoxLayout(dialog);
   auto* note = new QLabel(dialog);
   note->setWordWrap(true);
@@ -383,11 +399,12 @@ QDialog* MainWindow::showRunComparison() {
   connect(copy, &QPushButton::clicked, view, [view] { QGuiApplication::clipboard()->setText(view->toTsv()); });
   connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
   layout->addWidget(buttons);
-  // The ticked runs (the newest 12, as the charts draw them), kept current while it is open.
+  // The ticked runs (the newest ones the charts draw), kept current while it is open.
   auto fill = [this, view, note] {
     std::vector<const widgets::Run*> runs = m_store->visibleRuns();
     const std::size_t all = runs.size();
-    if (runs.size() > 12) runs.erase(runs.begin(), runs.end() - 12);
+    constexpr std::size_t cap = widgets::ChartBase::kMaxShownRuns;
+    if (runs.size() > cap) runs.erase(runs.begin(), runs.end() - static_cast<std::ptrdiff_t>(cap));
     view->setRuns(runs);
     note->setText(runs.empty() ? tr("Tick runs in the Runs list to compare them.")
                   : all > runs.size() ? tr("The newest %1 of %2 ticked runs; rows in bold differ between them.").arg(runs.size()).arg(all)
@@ -402,15 +419,8 @@ QDialog* MainWindow::showRunComparison() {
 }
 
 QDialog* MainWindow::showGettingStarted() {
-  if (auto* open = findChild<QDialog*>("GettingStarted")) {
-    open->raise();
-    open->activateWindow();
-    return open;
-  }
-  auto* dialog = new QDialog(this);
-  dialog->setObjectName("GettingStarted");
-  dialog->setAttribute(Qt::WA_DeleteOnClose);
-  dialog->setWindowTitle(tr("Getting started with AccelLab"));
+  if (QDialog* open = raiseOpenDialog(this, "GettingStarted")) return open;
+  QDialog* dialog = newDialog(this, "GettingStarted", tr("Getting started with AccelLab"));
   auto* layout = new QVBoxLayout(dialog);
   auto* page = new QTextBrowser(dialog);
   page->setObjectName("GettingStartedPage");
