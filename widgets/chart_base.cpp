@@ -193,9 +193,29 @@ void ChartBase::refreshNow() {
 
 void ChartBase::doRefresh() {
   m_plot->clearItems();
-  m_plot->clearPlottables();
+  // Lines are kept for addLine to take again (streaming); every other plottable is redrawn.
+  m_reusableLines.clear();
+  m_frameOrder.clear();
+  m_appendedPoints = 0;
+  m_redrawnLines = 0;
+  for (int i = m_plot->plottableCount() - 1; i >= 0; --i) {
+    QCPAbstractPlottable* p = m_plot->plottable(i);
+    const QString reuseKey = p->property(kReuseKeyProperty).toString();
+    auto* graph = qobject_cast<QCPGraph*>(p);
+    if (graph && !reuseKey.isEmpty()) m_reusableLines.insert(reuseKey, graph);
+    else m_plot->removePlottable(p);
+  }
   m_fitExtras.clear();
   rebuild();
+  for (QCPGraph* stale : std::as_const(m_reusableLines)) m_plot->removePlottable(stale);
+  m_reusableLines.clear();
+  // The legend in the order the plottables were made this time (as if drawn afresh).
+  for (QCPAbstractPlottable* p : std::as_const(m_frameOrder)) {
+    if (m_plot->legend->hasItemWithPlottable(p)) {
+      p->removeFromLegend();
+      p->addToLegend();
+    }
+  }
   // Run entries (overlaid runs) go after the device entries.
   for (int i = 0; i < m_plot->plottableCount(); ++i) {
     QCPAbstractPlottable* p = m_plot->plottable(i);

@@ -3,6 +3,7 @@
 // explanation under it. Hover shows exact values, wheel/drag zooms, double-click fits,
 // clicking a legend entry hides/shows that series, optional log-y. Data comes from the
 // RunStore; redraws are coalesced (at most ~30 per second, replot queued).
+#include <QHash>
 #include <QSet>
 #include <functional>
 #include <optional>
@@ -81,17 +82,19 @@ public:
   void setSeriesHidden(const QString& key, bool hidden);
   QStringList seriesKeys() const;               // of plottables in the legend, legend order
   int visibleGraphPoints(const QString& deviceId = {}) const;  // points drawn (tests)
+  // Points appended to kept lines / lines drawn from scratch in the last refresh (tests).
+  int lastAppendedPoints() const { return m_appendedPoints; }
+  int lastRedrawnLines() const { return m_redrawnLines; }
 
   // The hover text for a pixel of the plot (empty when nothing is near): what the tooltip
   // shows. Public so tests and the app's status bar can use it.
   QString hoverText(const QPointF& pixel) const;
 
-  // Size the exports use (pixels at 1×).
-  static QSize exportSize() { return {1000, 620}; }
   // Lays the legend out in as many columns as fit the plot size (exports call this with
   // their size, then with plot()->size() again) and places reference labels. A legend that
-  // would take more than ~30% of the height is left out (maximise the chart to see it).
-  void layoutForSize(QSize size);
+  // would take more than ~30% of the height is left out on screen (maximise the chart to see
+  // it); an export (`keepLegend`) always has its legend, since a figure without one is useless.
+  void layoutForSize(QSize size, bool keepLegend = false);
   bool legendShown() const;
 
   void setMaximised(bool maximised);
@@ -129,7 +132,9 @@ protected:
   static QString seriesKey(const Series& s);
   // A line with markers for a series, styled by its colour/styleIndex; registered for
   // hover, legend toggling and unit display. `faint` draws it thin and translucent and
-  // keeps it out of the legend (it follows the key's visibility).
+  // keeps it out of the legend (it follows the key's visibility). Lines stream: the graph
+  // of the same series from the last refresh is kept, and when its points are the start of
+  // the new ones only the new points are appended (addData), not the whole series again.
   QCPGraph* addLine(const Series& s, QCPAxis* keyAxis, QCPAxis* valueAxis, bool faint = false);
   // Registers any plottable (bars, …) under a series key for hover and legend toggling.
   void registerPlottable(QCPAbstractPlottable* p, const QString& key, const QString& xUnit,
@@ -218,6 +223,12 @@ private:
   bool m_fitting = false;
   QSet<QString> m_hidden;
   QVector<QPair<QCPAxis*, double>> m_fitExtras;
+  // Streaming: last refresh's lines by series key (see addLine); what a refresh does not
+  // take again is removed after it. The order of registration rebuilds the legend's order.
+  QMultiHash<QString, QCPGraph*> m_reusableLines;
+  QVector<QCPAbstractPlottable*> m_frameOrder;
+  int m_appendedPoints = 0;
+  int m_redrawnLines = 0;
   QCPLayoutGrid* m_legendCell = nullptr;
   QCPLayoutElement* m_legendSpacer = nullptr;   // holds the legend's cell while it is hidden
   QSize m_layoutSize;

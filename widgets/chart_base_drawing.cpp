@@ -28,17 +28,60 @@ QString ChartBase::seriesKey(const Series& s) {
 
 void ChartBase::registerPlottable(QCPAbstractPlottable* p, const QString& key,
                                   const QString& xUnit, const QString& yUnit) {
+  m_frameOrder.push_back(p);
   p->setProperty(kKeyProperty, key);
   p->setProperty(kXUnitProperty, xUnit);
   p->setProperty(kYUnitProperty, yUnit);
   p->setSelectable(QCP::stNone);
 }
 
+namespace {
+
+bool same(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
+
+// Appends what is new when the graph's points are the start of (xs, ys); else replaces them.
+// Returns the points appended, or -1 when the whole series was set.
+int streamInto(QCPGraph* g, const QVector<double>& xs, const QVector<double>& ys) {
+  const auto& data = *g->data();
+  const int n = data.size();
+  const int m = static_cast<int>(std::min(xs.size(), ys.size()));
+  // Every kept point is compared (a rescaled time axis changes old points too): a scan of
+  // memory, far cheaper than making the graph and its data again.
+  bool prefix = n > 0 && n <= m;
+  for (int i = 0; prefix && i < n; ++i) prefix = same(data.at(i)->key, xs[i]) && same(data.at(i)->value, ys[i]);
+  if (!prefix) {
+    g->setData(xs, ys, true);
+    return -1;
+  }
+  if (m > n) g->addData(xs.mid(n, m - n), ys.mid(n, m - n), true);
+  return m - n;
+}
+
+}  // namespace
+
 QCPGraph* ChartBase::addLine(const Series& s, QCPAxis* keyAxis, QCPAxis* valueAxis, bool faint) {
-  auto* g = m_plot->addGraph(keyAxis, valueAxis);
-  g->setName(s.label);
   const QVector<double>& xs = s.plotX.isEmpty() ? s.x : s.plotX;
-  g->setData(xs, s.y, true);
+  const QString reuseKey = seriesKey(s) + (faint ? QStringLiteral("|raw") : QString());
+  QCPGraph* g = nullptr;
+  for (auto it = m_reusableLines.find(reuseKey); it != m_reusableLines.end() && it.key() == reuseKey; ++it) {
+    if ((*it)->keyAxis() == keyAxis && (*it)->valueAxis() == valueAxis) {
+      g = *it;
+      m_reusableLines.erase(it);
+      break;
+    }
+  }
+  if (g) {
+    const int appended = streamInto(g, xs, s.y);
+    if (appended < 0) ++m_redrawnLines;
+    else m_appendedPoints += appended;
+    g->addToLegend();   // no-op when it is there; the choices below take it out again
+  } else {
+    g = m_plot->addGraph(keyAxis, valueAxis);
+    g->setData(xs, s.y, true);
+    ++m_redrawnLines;
+  }
+  g->setProperty(kReuseKeyProperty, reuseKey);
+  g->setName(s.label);
   QColor color = s.color.isValid() ? s.color : textColor();
   if (faint) {
     color.setAlpha(70);

@@ -3,6 +3,7 @@
 namespace widgets::chart_keys {
 
 inline constexpr char kKeyProperty[] = "seriesKey";  // the series' identity
+inline constexpr char kReuseKeyProperty[] = "reuseKey";  // a streamed line's identity across refreshes
 inline constexpr char kXUnitProperty[] = "xUnit";
 inline constexpr char kYUnitProperty[] = "yUnit";
 inline constexpr char kReferenceKey[] = "reference";  // seriesKey of published reference marks

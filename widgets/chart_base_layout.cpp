@@ -135,7 +135,7 @@ void ChartBase::addEmptyNote() {
 
 bool ChartBase::legendShown() const { return m_plot->legend->visible(); }
 
-void ChartBase::layoutForSize(QSize size) {
+void ChartBase::layoutForSize(QSize size, bool keepLegend) {
   m_layoutSize = size;
   QCPLegend* legend = m_plot->legend;
   const int n = legend->itemCount();
@@ -155,7 +155,7 @@ void ChartBase::layoutForSize(QSize size) {
   }
   const int rows = n > 0 ? (n + columns - 1) / columns : 0;
   const int legendHeight = rows * (rowHeight + legend->rowSpacing()) + 12;
-  const bool show = n > 0 && (size.height() <= 0 || legendHeight <= 0.3 * size.height());
+  const bool show = n > 0 && (keepLegend || size.height() <= 0 || legendHeight <= 0.3 * size.height());
   if (!show) {
     // An empty (or oversized) legend would crowd out the plot: take it out of the layout.
     // A zero-height spacer holds the cell: an empty cell would cap the column's width.

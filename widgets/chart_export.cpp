@@ -1,6 +1,7 @@
 #include "widgets/chart_export.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 
 #include <qcustomplot.h>
@@ -21,29 +22,62 @@ namespace widgets {
 
 namespace {
 
-// Lays the chart out for the export size for the lifetime of the guard, then back.
+// Lays the chart out for the export (size, font scale) for the lifetime of the guard, then
+// puts back the screen's layout and scale.
 class ExportLayout {
 public:
-  ExportLayout(ChartBase& chart, QSize size) : m_chart(chart) { m_chart.layoutForSize(size); }
-  ~ExportLayout() { m_chart.layoutForSize(m_chart.plot()->size()); }
+  ExportLayout(ChartBase& chart, const ExportOptions& options)
+      : m_chart(chart), m_screenScale(chart.presentationScale()) {
+    m_chart.setPresentationScale(options.fontScale);
+    m_chart.layoutForSize(options.layoutSize(), /*keepLegend=*/true);
+  }
+  ~ExportLayout() {
+    m_chart.setPresentationScale(m_screenScale);
+    m_chart.layoutForSize(m_chart.plot()->size());
+  }
   ExportLayout(const ExportLayout&) = delete;
   ExportLayout& operator=(const ExportLayout&) = delete;
 
 private:
   ChartBase& m_chart;
+  double m_screenScale;
 };
 
-QSize sizeOr(QSize size) { return size.isValid() && !size.isEmpty() ? size : ChartBase::exportSize(); }
+QString badOptions(const ExportOptions& options, const QString& path) {
+  const QString why = options.validate();
+  if (why.isEmpty()) return {};
+  return QObject::tr("Cannot export %1: the export size is not usable: %2.").arg(QDir::toNativeSeparators(path), why);
+}
 
-// The PDF page of one chart: w×h pixels (96 dpi) on a page of that size, vectors kept.
-void drawChartPage(ChartBase& chart, QPdfWriter& writer, QCPPainter& painter, QSize size) {
-  Q_UNUSED(writer);
+// The PDF page of one chart: laid out at 96 dpi on a page of the physical size, vectors kept.
+void drawChartPage(ChartBase& chart, QCPPainter& painter, const ExportOptions& options) {
+  const QSize size = options.layoutSize();
   painter.setMode(QCPPainter::pmVectorized);
   painter.setMode(QCPPainter::pmNoCaching);
   painter.setMode(QCPPainter::pmNonCosmetic);
   painter.setWindow(0, 0, size.width(), size.height());
-  const ExportLayout layout(chart, size);
+  const ExportLayout layout(chart, options);
   chart.plot()->toPainter(&painter, size.width(), size.height());
+}
+
+QImage renderImage(ChartBase& chart, const ExportOptions& options) {
+  const QSize layoutSize = options.layoutSize(), imageSize = options.imageSize();
+  const ExportLayout layout(chart, options);
+  // Vectors scaled onto exactly the image's pixels (toPixmap's single scale would round the
+  // height: 8.5 × 6.5 cm at 600 dpi must be 2008 × 1535, not 2008 × 1539).
+  QImage image(imageSize, QImage::Format_ARGB32_Premultiplied);
+  image.fill(chartColors(chart.theme()).background);
+  QCPPainter painter;
+  if (!painter.begin(&image)) return {};
+  painter.setMode(QCPPainter::pmNonCosmetic);
+  painter.scale(static_cast<double>(imageSize.width()) / layoutSize.width(),
+                static_cast<double>(imageSize.height()) / layoutSize.height());
+  chart.plot()->toPainter(&painter, layoutSize.width(), layoutSize.height());
+  painter.end();
+  const int dotsPerMeter = static_cast<int>(std::lround(options.dpi / 0.0254));
+  image.setDotsPerMeterX(dotsPerMeter);
+  image.setDotsPerMeterY(dotsPerMeter);
+  return image;
 }
 
 // The PDF's XMP metadata: title and description (Dublin Core), where PDF readers show them.
@@ -58,21 +92,21 @@ QByteArray xmpMetadata(const QString& title, const QString& description) {
          "</rdf:Description></rdf:RDF></x:xmpmeta>\n<?xpacket end='w'?>";
 }
 
-void setUpPdf(QPdfWriter& writer, const QString& title, QSize size, const QString& description) {
+void setUpPdf(QPdfWriter& writer, const QString& title, const ExportOptions& options, const QString& description) {
   writer.setTitle(title);
   writer.setCreator(QStringLiteral("AccelLab"));
   writer.setDocumentXmpMetadata(xmpMetadata(title, description));
-  // 96 dpi like the screen, so point-sized fonts keep their proportions to the plot.
+  // 96 dpi like the layout, so a 9 pt font is 9 pt on the page.
   writer.setResolution(96);
-  const QSizeF points(size.width() * 72.0 / 96.0, size.height() * 72.0 / 96.0);
+  const QSizeF points = options.pagePoints();
   writer.setPageLayout(QPageLayout(QPageSize(points, QPageSize::Point, QString(),
                                              QPageSize::ExactMatch),
                                    QPageLayout::Portrait, QMarginsF(0, 0, 0, 0)));
 }
 
-QByteArray renderSvg(ChartBase& chart, QSize size) {
-  const ExportLayout layout(chart, size);
-  return renderPlotSvg(*chart.plot(), size, chart.title(), chart.exportDescription());
+QByteArray renderSvg(ChartBase& chart, const ExportOptions& options) {
+  const ExportLayout layout(chart, options);
+  return renderPlotSvg(*chart.plot(), options.layoutSize(), chart.title(), chart.exportDescription());
 }
 
 }  // namespace
@@ -123,14 +157,10 @@ ExportResult writeFileAtomically(const QString& path, const QByteArray& bytes) {
   return {};
 }
 
-ExportResult exportChartPng(ChartBase& chart, const QString& path, double scale, QSize size) {
-  size = sizeOr(size);
+ExportResult exportChartPng(ChartBase& chart, const QString& path, const ExportOptions& options) {
+  if (QString bad = badOptions(options, path); !bad.isEmpty()) return {bad};
   chart.refreshNow();
-  QImage image;
-  {
-    const ExportLayout layout(chart, size);
-    image = chart.plot()->toPixmap(size.width(), size.height(), scale).toImage();
-  }
+  QImage image = renderImage(chart, options);
   QByteArray bytes;
   QBuffer buffer(&bytes);
   buffer.open(QIODevice::WriteOnly);
@@ -144,12 +174,12 @@ ExportResult exportChartPng(ChartBase& chart, const QString& path, double scale,
   return writeFileAtomically(path, bytes);
 }
 
-ExportResult exportChartPdf(ChartBase& chart, const QString& path, QSize size) {
-  return exportChartsPdf({&chart}, path, size);
+ExportResult exportChartPdf(ChartBase& chart, const QString& path, const ExportOptions& options) {
+  return exportChartsPdf({&chart}, path, options);
 }
 
-ExportResult exportChartsPdf(const QList<ChartBase*>& charts, const QString& path, QSize size) {
-  size = sizeOr(size);
+ExportResult exportChartsPdf(const QList<ChartBase*>& charts, const QString& path, const ExportOptions& options) {
+  if (QString bad = badOptions(options, path); !bad.isEmpty()) return {bad};
   if (charts.isEmpty()) return {QObject::tr("No charts to write to %1.").arg(QDir::toNativeSeparators(path))};
   QByteArray bytes;
   {
@@ -161,7 +191,7 @@ ExportResult exportChartsPdf(const QList<ChartBase*>& charts, const QString& pat
       c->refreshNow();
       description << c->exportDescription();
     }
-    setUpPdf(writer, charts.size() == 1 ? charts.front()->title() : QObject::tr("AccelLab charts"), size,
+    setUpPdf(writer, charts.size() == 1 ? charts.front()->title() : QObject::tr("AccelLab charts"), options,
              description.join("\n\n"));
     QCPPainter painter;
     for (int i = 0; i < charts.size(); ++i) {
@@ -172,40 +202,37 @@ ExportResult exportChartsPdf(const QList<ChartBase*>& charts, const QString& pat
       } else if (!writer.newPage()) {
         return {QObject::tr("Cannot add page %1 to %2.").arg(i + 1).arg(QDir::toNativeSeparators(path))};
       }
-      drawChartPage(*charts[i], writer, painter, size);
+      drawChartPage(*charts[i], painter, options);
     }
     painter.end();
   }
   return writeFileAtomically(path, bytes);
 }
 
-ExportResult exportChartSvg(ChartBase& chart, const QString& path, QSize size) {
-  size = sizeOr(size);
+ExportResult exportChartSvg(ChartBase& chart, const QString& path, const ExportOptions& options) {
+  if (QString bad = badOptions(options, path); !bad.isEmpty()) return {bad};
   chart.refreshNow();
-  const QByteArray bytes = renderSvg(chart, size);
+  const QByteArray bytes = renderSvg(chart, options);
   if (bytes.isEmpty())
     return {QObject::tr("Cannot render the SVG for %1.").arg(QDir::toNativeSeparators(path))};
   return writeFileAtomically(path, bytes);
 }
 
-ExportResult exportChart(ChartBase& chart, const QString& path) {
+ExportResult exportChart(ChartBase& chart, const QString& path, const ExportOptions& options) {
   const QString suffix = QFileInfo(path).suffix().toLower();
-  if (suffix == "png") return exportChartPng(chart, path);
-  if (suffix == "pdf") return exportChartPdf(chart, path);
-  if (suffix == "svg") return exportChartSvg(chart, path);
+  if (suffix == "png") return exportChartPng(chart, path, options);
+  if (suffix == "pdf") return exportChartPdf(chart, path, options);
+  if (suffix == "svg") return exportChartSvg(chart, path, options);
   return {QObject::tr("Cannot export %1: unknown format \"%2\" (use .png, .pdf or .svg).")
               .arg(QDir::toNativeSeparators(path), suffix)};
 }
 
-void copyChartToClipboard(ChartBase& chart) {
+void copyChartToClipboard(ChartBase& chart, const ExportOptions& options) {
+  const ExportOptions usable = options.validate().isEmpty() ? options : ExportOptions::screen();
   chart.refreshNow();
-  const QSize size = ChartBase::exportSize();
   auto* mime = new QMimeData;
-  {
-    const ExportLayout layout(chart, size);
-    mime->setImageData(chart.plot()->toPixmap(size.width(), size.height(), 2.0).toImage());
-  }
-  mime->setData(QStringLiteral("image/svg+xml"), renderSvg(chart, size));
+  mime->setImageData(renderImage(chart, usable));
+  mime->setData(QStringLiteral("image/svg+xml"), renderSvg(chart, usable));
   QApplication::clipboard()->setMimeData(mime);
 }
 

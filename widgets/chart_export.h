@@ -1,11 +1,14 @@
 #pragma once
-// Chart exports: PNG (2× scale), PDF, SVG (legend and axis titles included), the clipboard,
-// and every chart into one multi-page PDF. All files are written atomically (QSaveFile;
+// Chart exports: PNG, PDF, SVG (legend and axis titles included), the clipboard, and every
+// chart into one multi-page PDF, at the size, resolution and font scale of ExportOptions
+// (default: 1000×620 laid out, PNG at 2×). All files are written atomically (QSaveFile;
 // PDF/SVG are rendered into memory first). Errors come back as messages naming the file.
 #include <QList>
 #include <QSize>
 #include <QByteArray>
 #include <QString>
+
+#include "widgets/export_options.h"
 
 class QCustomPlot;
 
@@ -20,18 +23,19 @@ struct ExportResult {
 
 enum class ChartFormat { Png, Pdf, Svg };
 
-// size: pixels at 1× (default ChartBase::exportSize()). PNG is rendered at `scale`.
-ExportResult exportChartPng(ChartBase& chart, const QString& path, double scale = 2.0,
-                            QSize size = {});
-ExportResult exportChartPdf(ChartBase& chart, const QString& path, QSize size = {});
-ExportResult exportChartSvg(ChartBase& chart, const QString& path, QSize size = {});
+// The chart is laid out at options.layoutSize() with its fonts at options.fontScale; PNG is
+// options.imageSize() pixels and records options.dpi; a PDF page and the SVG are the physical
+// size. Options that do not validate are an error naming what is wrong.
+ExportResult exportChartPng(ChartBase& chart, const QString& path, const ExportOptions& options = {});
+ExportResult exportChartPdf(ChartBase& chart, const QString& path, const ExportOptions& options = {});
+ExportResult exportChartSvg(ChartBase& chart, const QString& path, const ExportOptions& options = {});
 // Format from the suffix (.png/.pdf/.svg); an unknown suffix is an error naming it.
-ExportResult exportChart(ChartBase& chart, const QString& path);
+ExportResult exportChart(ChartBase& chart, const QString& path, const ExportOptions& options = {});
 // Every chart, one per page, in order.
 ExportResult exportChartsPdf(const QList<ChartBase*>& charts, const QString& path,
-                             QSize size = {});
-// Puts the chart on the clipboard as an image (2×) and as SVG.
-void copyChartToClipboard(ChartBase& chart);
+                             const ExportOptions& options = {});
+// Puts the chart on the clipboard as an image and as SVG.
+void copyChartToClipboard(ChartBase& chart, const ExportOptions& options = {});
 
 // File name for a chart in a folder: "<dir>/<prefix><chartId>.<ext>".
 QString chartFileName(const QString& dir, const ChartBase& chart, ChartFormat format,

@@ -179,9 +179,11 @@ QByteArray seriesToJson(const QVector<Series>& series, const RunStore* store) {
   return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 
-ExportResult exportSeriesCsv(const QList<ChartBase*>& charts, const QString& path) {
+ExportResult exportSeriesCsv(const QList<ChartBase*>& charts, const QString& path, bool utf8Bom) {
   const RunStore* store = charts.isEmpty() ? nullptr : charts.front()->store();
-  return writeFileAtomically(path, seriesToCsv(collectSeries(charts), store));
+  QByteArray bytes = seriesToCsv(collectSeries(charts), store);
+  if (utf8Bom) bytes.prepend("\xEF\xBB\xBF");
+  return writeFileAtomically(path, bytes);
 }
 
 ExportResult exportSeriesJson(const QList<ChartBase*>& charts, const QString& path) {

@@ -25,7 +25,9 @@ QByteArray seriesToCsv(const QVector<Series>& series, const RunStore* store = nu
 QByteArray seriesToJson(const QVector<Series>& series, const RunStore* store = nullptr);
 int seriesRowCount(const QVector<Series>& series);   // rows the CSV has (without header)
 
-ExportResult exportSeriesCsv(const QList<ChartBase*>& charts, const QString& path);
+// With `utf8Bom` the file starts with a UTF-8 byte-order mark, so that spreadsheet programs
+// which otherwise guess a legacy code page (Excel) read "×", "≈" and "µ" correctly.
+ExportResult exportSeriesCsv(const QList<ChartBase*>& charts, const QString& path, bool utf8Bom = false);
 ExportResult exportSeriesJson(const QList<ChartBase*>& charts, const QString& path);
 
 }  // namespace widgets

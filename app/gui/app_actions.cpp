@@ -44,6 +44,7 @@ AppActions AppActions::create(QObject* parent) {
   a.exportAllCharts->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
   a.exportCsv = make(parent, icon("text-csv", "table"), tr("Export Data as &CSV…"), tr("All series of all visible runs as one tidy CSV table"));
   a.exportJson = make(parent, icon("application-json", "table"), tr("Export Data as &JSON…"), tr("All series of all visible runs as JSON"));
+  a.exportOptions = make(parent, icon("configure", "settings"), tr("Export &Options…"), tr("Size (px, cm or in), resolution and font size of exported charts; presets for slides and one- or two-column papers"));
   a.quit = make(parent, icon("application-exit", "quit"), tr("&Quit"), tr("Quit AccelLab (a running run is stopped first)"));
   a.quit->setShortcuts(keys(QKeySequence::Quit, QKeySequence(Qt::CTRL | Qt::Key_Q)));
   a.quit->setMenuRole(QAction::QuitRole);

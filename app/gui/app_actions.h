@@ -17,6 +17,7 @@ struct AppActions {
   QAction* exportAllCharts = nullptr;  // one multi-page PDF
   QAction* exportCsv = nullptr;
   QAction* exportJson = nullptr;
+  QAction* exportOptions = nullptr;    // size, dpi, font scale of chart exports
   QAction* quit = nullptr;
   // Edit
   QAction* copyChart = nullptr;

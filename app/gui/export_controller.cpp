@@ -8,14 +8,17 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
+#include <QSettings>
 #include <QStandardPaths>
 #include <qcustomplot.h>
 
 #include "app/gui/message_bar.h"
+#include "app/gui/settings_keys.h"
 #include "widgets/chart_base.h"
 #include "widgets/chart_deck.h"
 #include "widgets/chart_export.h"
 #include "widgets/data_export.h"
+#include "widgets/export_options_dialog.h"
 
 namespace app::gui {
 namespace {
@@ -37,10 +40,53 @@ ExportController::ExportController(const AppActions& a, widgets::ChartDeck* deck
   connect(a.exportCsv, &QAction::triggered, this, [this] { exportData(false); });
   connect(a.exportJson, &QAction::triggered, this, [this] { exportData(true); });
   connect(a.copyChart, &QAction::triggered, this, &ExportController::copyChart);
+  connect(a.exportOptions, &QAction::triggered, this, &ExportController::editOptions);
 }
 
 void ExportController::setExportFolder(const QString& folder) {
   if (!folder.isEmpty()) m_folder = folder;
+}
+
+bool ExportController::setOptions(const widgets::ExportOptions& options) {
+  if (!options.validate().isEmpty()) return false;
+  m_options = options;
+  return true;
+}
+
+void ExportController::readSettings(const QSettings& s) {
+  setExportFolder(s.value(keys::kExportFolder).toString());
+  m_csvUtf8Bom = s.value(keys::kExportCsvBom, false).toBool();
+  if (!s.contains(keys::kExportWidth)) return;
+  widgets::ExportOptions o;
+  o.width = s.value(keys::kExportWidth).toDouble();
+  o.height = s.value(keys::kExportHeight).toDouble();
+  o.dpi = s.value(keys::kExportDpi).toInt();
+  o.fontScale = s.value(keys::kExportFontScale).toDouble();
+  const QString unit = s.value(keys::kExportUnit).toString();
+  QString why = widgets::unitFromName(unit, o.unit) ? o.validate()
+                                                    : tr("unit \"%1\" is not px, cm or in").arg(unit);
+  if (!why.isEmpty())
+    m_messages->showMessage(MessageBar::Level::Warning, tr("Export options reset to the default"),
+                            tr("The saved export options (settings: export/…) were not usable: %1.").arg(why));
+  else
+    m_options = o;
+}
+
+void ExportController::writeSettings(QSettings& s) const {
+  s.setValue(keys::kExportFolder, m_folder);
+  s.setValue(keys::kExportWidth, m_options.width);
+  s.setValue(keys::kExportHeight, m_options.height);
+  s.setValue(keys::kExportUnit, widgets::unitName(m_options.unit));
+  s.setValue(keys::kExportDpi, m_options.dpi);
+  s.setValue(keys::kExportFontScale, m_options.fontScale);
+  s.setValue(keys::kExportCsvBom, m_csvUtf8Bom);
+}
+
+void ExportController::editOptions() {
+  widgets::ExportOptionsDialog dialog(m_options, m_window);
+  if (dialog.exec() != QDialog::Accepted) return;
+  if (setOptions(dialog.options()))
+    m_messages->showMessage(MessageBar::Level::Info, tr("Charts will be exported at %1").arg(m_options.summary()));
 }
 
 widgets::ChartBase* ExportController::targetChart() const {
@@ -79,25 +125,38 @@ void ExportController::exportChart() {
   if (!chart) chart = askForChart();
   if (!chart) return;
   const QString path = askForFile(tr("Export Chart"), chart->chartId() + ".png",
-                                  tr("PNG image, 2× (*.png);;PDF document (*.pdf);;SVG drawing (*.svg)"));
+                                  tr("PNG image (*.png);;PDF document (*.pdf);;SVG drawing (*.svg)"));
   if (path.isEmpty()) return;
   chart->refreshNow();
-  report(tr("Chart “%1”").arg(chart->title()), path, widgets::exportChart(*chart, path).error);
+  report(tr("Chart “%1”").arg(chart->title()), path, widgets::exportChart(*chart, path, m_options).error);
 }
 
 void ExportController::exportAllCharts() {
   const QString path = askForFile(tr("Export All Charts"), "accellab-charts.pdf", tr("PDF document (*.pdf)"));
   if (path.isEmpty()) return;
   m_deck->refreshAll();
-  report(tr("All charts"), path, widgets::exportChartsPdf(m_deck->charts(), path).error);
+  report(tr("All charts"), path, widgets::exportChartsPdf(m_deck->charts(), path, m_options).error);
 }
 
 void ExportController::exportData(bool json) {
-  const QString path = json ? askForFile(tr("Export Data as JSON"), "accellab-data.json", tr("JSON (*.json)"))
-                            : askForFile(tr("Export Data as CSV"), "accellab-data.csv", tr("CSV table (*.csv)"));
+  // The CSV's two filters differ only in the byte-order mark; the choice is remembered.
+  const QString plainCsv = tr("CSV table (*.csv)");
+  const QString bomCsv = tr("CSV for spreadsheet programs, UTF-8 with byte-order mark (*.csv)");
+  QString filter = m_csvUtf8Bom ? bomCsv : plainCsv;
+  QString path;
+  if (json) {
+    path = askForFile(tr("Export Data as JSON"), "accellab-data.json", tr("JSON (*.json)"));
+  } else {
+    path = QFileDialog::getSaveFileName(m_window, tr("Export Data as CSV"), QDir(m_folder).filePath("accellab-data.csv"),
+                                        plainCsv + ";;" + bomCsv, &filter);
+    if (!path.isEmpty()) {
+      m_folder = QFileInfo(path).absolutePath();
+      m_csvUtf8Bom = filter == bomCsv;
+    }
+  }
   if (path.isEmpty()) return;
   const widgets::ExportResult r = json ? widgets::exportSeriesJson(m_deck->charts(), path)
-                                       : widgets::exportSeriesCsv(m_deck->charts(), path);
+                                       : widgets::exportSeriesCsv(m_deck->charts(), path, m_csvUtf8Bom);
   report(json ? tr("Data (JSON)") : tr("Data (CSV)"), path, r.error);
 }
 
@@ -106,7 +165,7 @@ void ExportController::copyChart() {
   if (!chart && !m_deck->charts().isEmpty()) chart = m_deck->charts().first();
   if (!chart) return;
   chart->refreshNow();
-  widgets::copyChartToClipboard(*chart);
+  widgets::copyChartToClipboard(*chart, m_options);
   m_messages->showMessage(MessageBar::Level::Info, tr("Chart “%1” copied to the clipboard").arg(chart->title()));
 }
 
@@ -127,14 +186,14 @@ QStringList ExportController::exportEverything(const QString& dir, QStringList& 
   for (widgets::ChartBase* chart : m_deck->charts()) {
     for (widgets::ChartFormat f : {widgets::ChartFormat::Png, widgets::ChartFormat::Pdf, widgets::ChartFormat::Svg}) {
       const QString path = widgets::chartFileName(dir, *chart, f);
-      note(path, f == widgets::ChartFormat::Png   ? widgets::exportChartPng(*chart, path)
-                 : f == widgets::ChartFormat::Pdf ? widgets::exportChartPdf(*chart, path)
-                                                  : widgets::exportChartSvg(*chart, path));
+      note(path, f == widgets::ChartFormat::Png   ? widgets::exportChartPng(*chart, path, m_options)
+                 : f == widgets::ChartFormat::Pdf ? widgets::exportChartPdf(*chart, path, m_options)
+                                                  : widgets::exportChartSvg(*chart, path, m_options));
     }
   }
   const QDir d(dir);
-  note(d.filePath("all-charts.pdf"), widgets::exportChartsPdf(m_deck->charts(), d.filePath("all-charts.pdf")));
-  note(d.filePath("data.csv"), widgets::exportSeriesCsv(m_deck->charts(), d.filePath("data.csv")));
+  note(d.filePath("all-charts.pdf"), widgets::exportChartsPdf(m_deck->charts(), d.filePath("all-charts.pdf"), m_options));
+  note(d.filePath("data.csv"), widgets::exportSeriesCsv(m_deck->charts(), d.filePath("data.csv"), m_csvUtf8Bom));
   note(d.filePath("data.json"), widgets::exportSeriesJson(m_deck->charts(), d.filePath("data.json")));
   // The charts replot lazily (queued); the window grab paints their buffers as they are, so
   // bring them up to date first (a simulation-only run finishes before any queued replot).

@@ -1,5 +1,5 @@
 #pragma once
-// File ▸ Export and Edit ▸ Copy: one chart to PNG (2×) / PDF / SVG, every chart to one PDF,
+// File ▸ Export and Edit ▸ Copy: one chart to PNG / PDF / SVG at the export options' size, every chart to one PDF,
 // the data of every visible run as CSV / JSON, the chart to the clipboard. Also the batch
 // export of the scriptable start: every chart in every format, the data and a screenshot of
 // the whole window into one folder. The widgets layer does the rendering; this class picks
@@ -9,7 +9,9 @@
 #include <QStringList>
 
 #include "app/gui/app_actions.h"
+#include "widgets/export_options.h"
 
+class QSettings;
 class QWidget;
 
 namespace widgets {
@@ -30,6 +32,19 @@ public:
   QString exportFolder() const { return m_folder; }
   void setExportFolder(const QString& folder);
 
+  // Size, dpi and font scale of every chart export (File ▸ Export Options…); options that do
+  // not validate are refused (false) and the current ones kept.
+  const widgets::ExportOptions& options() const { return m_options; }
+  bool setOptions(const widgets::ExportOptions& options);
+  // CSV with a UTF-8 byte-order mark (for spreadsheet programs); chosen in the save dialog.
+  bool csvUtf8Bom() const { return m_csvUtf8Bom; }
+  void setCsvUtf8Bom(bool on) { m_csvUtf8Bom = on; }
+
+  // Folder, export options and the CSV choice; unusable stored options fall back to the
+  // default with a warning in the message bar that names them.
+  void readSettings(const QSettings& settings);
+  void writeSettings(QSettings& settings) const;
+
   // The chart an action applies to: the maximised one, else the one under the mouse, else
   // the one holding the keyboard focus; nullptr when none (the dialog then asks).
   widgets::ChartBase* targetChart() const;
@@ -38,6 +53,7 @@ public:
   void exportAllCharts();
   void exportData(bool json);
   void copyChart();
+  void editOptions();   // the Export Options dialog
 
   // Every chart as PNG, PDF and SVG, all charts as one PDF, data.csv, data.json and
   // window.png (a screenshot of the whole window) into `dir`. Returns the files written;
@@ -53,6 +69,8 @@ private:
   QWidget* m_window;
   MessageBar* m_messages;
   QString m_folder;
+  widgets::ExportOptions m_options;
+  bool m_csvUtf8Bom = false;
 };
 
 }  // namespace app::gui

@@ -217,6 +217,7 @@ void MainWindow::createMenus() {
   file->addAction(m_actions.exportAllCharts);
   file->addAction(m_actions.exportCsv);
   file->addAction(m_actions.exportJson);
+  file->addAction(m_actions.exportOptions);
   file->addSeparator();
   file->addAction(m_bridge->exportJobAction());
   file->addAction(m_bridge->importRunAction());
@@ -302,7 +303,7 @@ void MainWindow::readSettings() {
   }
   restoreState(s.value(keys::kWindowState).toByteArray());
   m_appearance->setTheme(Appearance::themeFromName(s.value(keys::kTheme, "light").toString()));
-  m_exportController->setExportFolder(s.value(keys::kExportFolder).toString());
+  m_exportController->readSettings(s);
   m_appearance->setPresentationScale(s.value(keys::kPresentationScale, 1.5).toDouble());
 
   const QString last = s.value(keys::kLastExperiment).toString();
@@ -331,7 +332,7 @@ void MainWindow::writeSettings() const {
   s.setValue(keys::kGeometry, saveGeometry());
   s.setValue(keys::kWindowState, saveState());
   s.setValue(keys::kTheme, Appearance::themeName(m_appearance->theme()));
-  s.setValue(keys::kExportFolder, m_exportController->exportFolder());
+  m_exportController->writeSettings(s);
   s.setValue(keys::kPresentationScale, m_appearance->presentationScale());
   core::experiment::Experiment e = m_model->experiment();
   e.presetId = m_presetController->current() ? m_presetController->current()->id.toStdString() : std::string();

@@ -9,6 +9,13 @@ inline constexpr QLatin1StringView kGeometry{"window/geometry"};
 inline constexpr QLatin1StringView kWindowState{"window/state"};
 inline constexpr QLatin1StringView kTheme{"view/theme"};                   // "light" | "dark"
 inline constexpr QLatin1StringView kExportFolder{"export/folder"};
+// Chart export size: width and height in the unit ("px" | "cm" | "in"), dpi, font scale.
+inline constexpr QLatin1StringView kExportWidth{"export/width"};
+inline constexpr QLatin1StringView kExportHeight{"export/height"};
+inline constexpr QLatin1StringView kExportUnit{"export/unit"};
+inline constexpr QLatin1StringView kExportDpi{"export/dpi"};
+inline constexpr QLatin1StringView kExportFontScale{"export/fontScale"};
+inline constexpr QLatin1StringView kExportCsvBom{"export/csvUtf8Bom"};   // bool
 inline constexpr QLatin1StringView kLastExperiment{"experiment/last"};    // JSON: config, devices, execution
 inline constexpr QLatin1StringView kPresentationScale{"view/presentationScale"};
 

@@ -386,6 +386,54 @@ private slots:
     QCOMPARE(count, 1);
   }
 
+  // Streaming: a new batch appends its points to the lines already drawn (same graphs,
+  // addData) instead of drawing every line again, and the legend reads as if drawn afresh.
+  void newPointsAreAppendedToTheLinesAlreadyDrawn() {
+    ChartBase* c = m_deck->chart("batch_loss");
+    c->refreshNow();
+    QVector<QCPGraph*> before;
+    int pointsBefore = 0;
+    for (int i = 0; i < c->plot()->graphCount(); ++i) {
+      before << c->plot()->graph(i);
+      pointsBefore += c->plot()->graph(i)->dataCount();
+    }
+    QVERIFY(!before.isEmpty());
+    const widgets::Run* run = m_store->run(m_runId);
+    std::int64_t step = run->batches.back().step;
+    std::vector<core::experiment::BatchSample> more;
+    for (int i = 0; i < 5; ++i) {
+      core::experiment::BatchSample b = run->batches.back();
+      b.step = ++step;
+      b.loss *= 0.99;
+      more.push_back(b);
+    }
+    m_store->appendSamples(m_runId, more, {});
+    c->refreshNow();
+    QCOMPARE(c->lastRedrawnLines(), 0);
+    QCOMPARE(c->lastAppendedPoints(), 5 * 2);   // the raw and the smoothed line
+    QVector<QCPGraph*> after;
+    int pointsAfter = 0;
+    for (int i = 0; i < c->plot()->graphCount(); ++i) {
+      after << c->plot()->graph(i);
+      pointsAfter += c->plot()->graph(i)->dataCount();
+    }
+    for (QCPGraph* g : before) QVERIFY(after.contains(g));
+    QCOMPARE(pointsAfter, pointsBefore + 10);
+    // Nothing new: nothing appended, nothing redrawn.
+    c->refreshNow();
+    QCOMPARE(c->lastAppendedPoints(), 0);
+    QCOMPARE(c->lastRedrawnLines(), 0);
+    // A second run's lines are new; the legend is in the order a fresh chart gives.
+    m_store->addRun(testdata::syntheticRun());
+    for (ChartBase* chart : m_deck->charts()) chart->refreshNow();
+    ChartDeck fresh(m_store);
+    fresh.sweepChart()->setReports(sweepReports());
+    fresh.resize(1200, 900);
+    fresh.refreshAll();
+    for (ChartBase* chart : m_deck->charts())
+      QVERIFY2(chart->seriesKeys() == fresh.chart(chart->chartId())->seriesKeys(), qPrintable(chart->chartId()));
+  }
+
   void themeSwitchChangesThePlotBackground() {
     ChartBase* c = m_deck->chart("throughput");
     auto corner = [c] { return c->plot()->toPixmap(400, 300).toImage().pixelColor(3, 3); };

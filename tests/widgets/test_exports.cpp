@@ -1,6 +1,7 @@
 // Chart and data exports from a finished synthetic run: PNG decodes at 2×, PDF starts with
 // %PDF, SVG parses as XML and carries axis titles and legend, CSV has one row per point,
-// JSON parses, the all-charts PDF has one page per chart, failures name the file.
+// JSON parses, the all-charts PDF has one page per chart, failures name the file. The export
+// options give a paper's physical size, resolution and text size; the CSV can carry a BOM.
 #include <qcustomplot.h>
 #include <sys/resource.h>
 
@@ -45,6 +46,16 @@ QString svgText(const QByteArray& svg, bool* ok) {
   return text;
 }
 
+// The screen export at 1× (for looking at, not for the page).
+const ExportOptions kScreen1x{1000, 620, ExportOptions::Unit::Px, 96, 1.0};
+
+// Width and height in points of the first page's MediaBox.
+QSizeF pdfMediaBox(const QByteArray& pdf) {
+  static const QRegularExpression box(R"(/MediaBox\s*\[\s*0\s+0\s+([0-9.]+)\s+([0-9.]+)\s*\])");
+  const QRegularExpressionMatch m = box.match(QString::fromLatin1(pdf));
+  return m.hasMatch() ? QSizeF(m.captured(1).toDouble(), m.captured(2).toDouble()) : QSizeF();
+}
+
 int pdfPageCount(const QByteArray& pdf) {
   static const QRegularExpression page(R"(/Type\s*/Page(?!s))");
   int n = 0;
@@ -86,7 +97,8 @@ private slots:
     QVERIFY2(r.ok(), qPrintable(r.error));
     QImage image(path);
     QVERIFY(!image.isNull());
-    QCOMPARE(image.size(), ChartBase::exportSize() * 2);
+    QCOMPARE(image.size(), QSize(2000, 1240));
+    QCOMPARE(image.size(), ExportOptions::screen().imageSize());
     // Not blank: many distinct colours (lines, text, legend).
     QSet<QRgb> colours;
     for (int y = 0; y < image.height(); y += 7)
@@ -235,6 +247,75 @@ private slots:
     QVERIFY(pdf.contains(batch.toUtf8()));
   }
 
+  // A one-column figure is 8.5 cm wide on the page with 9 pt text, whatever the format: the
+  // PDF page, the SVG's physical width, the PNG's pixels and recorded dpi. The chart on screen
+  // keeps its own scale afterwards.
+  void oneColumnPaperHasItsPhysicalSizeAndTextSize() {
+    const ExportPreset* preset = nullptr;
+    for (const ExportPreset& p : exportPresets())
+      if (p.id == "one-column") preset = &p;
+    QVERIFY(preset);
+    const ExportOptions o = preset->options;
+    QCOMPARE(o.width, 8.5);
+    QCOMPARE(o.unit, ExportOptions::Unit::Cm);
+    QCOMPARE(o.layoutSize().width(), 321);   // 8.5 cm at 96 dpi
+    m_epoch->setPresentationScale(1.3);
+    QVERIFY(exportChartPdf(*m_epoch, m_dir.filePath("col.pdf"), o).ok());
+    const QSizeF page = pdfMediaBox(readAll(m_dir.filePath("col.pdf")));
+    QVERIFY2(std::abs(page.width() - 8.5 / 2.54 * 72) < 0.5, qPrintable(QString::number(page.width())));
+    QVERIFY2(std::abs(page.height() - 6.5 / 2.54 * 72) < 0.5, qPrintable(QString::number(page.height())));
+    QVERIFY(exportChartSvg(*m_epoch, m_dir.filePath("col.svg"), o).ok());
+    const QByteArray svg = readAll(m_dir.filePath("col.svg"));
+    static const QRegularExpression widthMm(R"(<svg[^>]*width="([0-9.]+)mm")");
+    const QRegularExpressionMatch w = widthMm.match(QString::fromUtf8(svg));
+    QVERIFY2(w.hasMatch() && std::abs(w.captured(1).toDouble() - 85.0) < 0.5, svg.left(400).constData());
+    // The tick labels are 9 pt: QSvgGenerator writes sizes in the 96-dpi view box, where 9 pt
+    // is 12 units (and the view box is the page's 85 mm).
+    QVERIFY(svg.contains("viewBox=\"0 0 321 246\""));
+    QVERIFY2(svg.contains("font-size=\"12\""), svg.left(2000).constData());
+    // The legend is kept at this size (on screen a chart this small leaves it out).
+    bool ok = false;
+    const QString text = svgText(svg, &ok);
+    QVERIFY(ok);
+    QVERIFY2(text.contains("(measured)") && text.contains("(simulated)"), qPrintable(text));
+    QVERIFY(exportChartPng(*m_epoch, m_dir.filePath("col.png"), o).ok());
+    const QImage png(m_dir.filePath("col.png"));
+    QCOMPARE(png.size(), o.imageSize());
+    QCOMPARE(png.width(), 2008);             // 8.5 cm at 600 dpi
+    QVERIFY(std::abs(png.dotsPerMeterX() * 0.0254 - 600) < 1);
+    QCOMPARE(m_epoch->presentationScale(), 1.3);   // the screen's scale is back
+    m_epoch->setPresentationScale(1.0);
+  }
+
+  void unusableExportOptionsAreNamedAndWriteNothing() {
+    ExportOptions tiny{2, 2, ExportOptions::Unit::Cm, 300, 1.0};
+    QVERIFY2(tiny.validate().contains("too small"), qPrintable(tiny.validate()));
+    const QString path = m_dir.filePath("tiny.png");
+    const ExportResult r = exportChartPng(*m_epoch, path, tiny);
+    QVERIFY(!r.ok());
+    QVERIFY2(r.error.contains("tiny.png") && r.error.contains("too small"), qPrintable(r.error));
+    QVERIFY(!QFile::exists(path));
+    using U = ExportOptions::Unit;
+    const ExportOptions lowDpi{1000, 620, U::Px, 50, 1.0}, hugeFont{1000, 620, U::Px, 96, 4.0},
+        negative{-3, 620, U::Px, 96, 1.0}, poster{100, 50, U::Cm, 1200, 1.0};
+    QVERIFY(lowDpi.validate().contains("dpi 50"));
+    QVERIFY(hugeFont.validate().contains("font scale 4"));
+    QVERIFY(negative.validate().contains("positive"));
+    QVERIFY(poster.validate().contains("at most"));
+    for (const ExportPreset& p : exportPresets()) QVERIFY2(p.options.validate().isEmpty(), qPrintable(p.id));
+  }
+
+  // Excel reads a CSV without a BOM in the legacy code page ("×" becomes "Ã—"); with the
+  // option the file starts with EF BB BF and is otherwise the same bytes.
+  void csvCanStartWithAUtf8ByteOrderMark() {
+    QVERIFY(exportSeriesCsv(m_deck->charts(), m_dir.filePath("plain.csv")).ok());
+    QVERIFY(exportSeriesCsv(m_deck->charts(), m_dir.filePath("bom.csv"), true).ok());
+    const QByteArray plain = readAll(m_dir.filePath("plain.csv")), bom = readAll(m_dir.filePath("bom.csv"));
+    QVERIFY(!plain.startsWith("\xEF\xBB\xBF"));
+    QVERIFY(bom.startsWith("\xEF\xBB\xBF"));
+    QCOMPARE(bom.mid(3), plain);
+  }
+
   void allChartsPdfHasOnePagePerChart() {
     const QString path = m_dir.filePath("all.pdf");
     QVERIFY(exportChartsPdf(m_deck->charts(), path).ok());
@@ -257,21 +338,26 @@ private slots:
     if (dir.isEmpty()) QSKIP("set ACCELLAB_CHART_SHOTS=<dir> to write chart images");
     QDir().mkpath(dir);
     for (ChartBase* c : m_deck->charts())
-      QVERIFY(exportChartPng(*c, chartFileName(dir, *c, ChartFormat::Png), 1.0).ok());
+      QVERIFY(exportChartPng(*c, chartFileName(dir, *c, ChartFormat::Png), kScreen1x).ok());
     m_deck->setTheme(ChartTheme::Dark);
     for (ChartBase* c : m_deck->charts())
-      QVERIFY(exportChartPng(*c, chartFileName(dir, *c, ChartFormat::Png, "dark-"), 1.0).ok());
+      QVERIFY(exportChartPng(*c, chartFileName(dir, *c, ChartFormat::Png, "dark-"), kScreen1x).ok());
     m_deck->setTheme(ChartTheme::Light);
     auto* accuracy = static_cast<AccuracyChart*>(m_deck->chart("accuracy"));
     accuracy->setAxis(AccuracyChart::Axis::Seconds);
-    QVERIFY(exportChartPng(*accuracy, QDir(dir).filePath("accuracy-time.png"), 1.0).ok());
+    QVERIFY(exportChartPng(*accuracy, QDir(dir).filePath("accuracy-time.png"), kScreen1x).ok());
     accuracy->setLogTime(true);
-    QVERIFY(exportChartPng(*accuracy, QDir(dir).filePath("accuracy-logtime.png"), 1.0).ok());
+    QVERIFY(exportChartPng(*accuracy, QDir(dir).filePath("accuracy-logtime.png"), kScreen1x).ok());
     accuracy->setLogTime(false);
     accuracy->setAxis(AccuracyChart::Axis::Epoch);
-    m_deck->setPresentationScale(1.6);
-    QVERIFY(exportChartPng(*m_epoch, QDir(dir).filePath("presentation-epoch_time.png"), 1.0).ok());
-    m_deck->setPresentationScale(1.0);
+    ExportOptions big = kScreen1x;
+    big.fontScale = 1.6;
+    QVERIFY(exportChartPng(*m_epoch, QDir(dir).filePath("presentation-epoch_time.png"), big).ok());
+    for (const ExportPreset& p : exportPresets()) {
+      ExportOptions look = p.options;
+      look.dpi = std::min(look.dpi, 200);   // the layout is the same; a smaller file to look at
+      QVERIFY(exportChartPng(*m_epoch, QDir(dir).filePath("preset-" + p.id + ".png"), look).ok());
+    }
     m_deck->resize(1400, 1000);
     m_deck->show();
     QVERIFY(QTest::qWaitForWindowExposed(m_deck));
@@ -296,7 +382,7 @@ private slots:
     m_deck->sweepChart()->setReports(sweep);
     m_deck->sweepChart()->setMarkedBatch(128);
     for (ChartBase* c : m_deck->charts())
-      QVERIFY(exportChartPng(*c, chartFileName(dir, *c, ChartFormat::Png, "two-runs-"), 1.0).ok());
+      QVERIFY(exportChartPng(*c, chartFileName(dir, *c, ChartFormat::Png, "two-runs-"), kScreen1x).ok());
     QVERIFY(exportChartsPdf(m_deck->charts(), QDir(dir).filePath("all-charts.pdf")).ok());
     QVERIFY(exportChartSvg(*m_deck->chart("cost"), QDir(dir).filePath("cost.svg")).ok());
     m_deck->chart("throughput")->setLogY(true);
