@@ -27,6 +27,8 @@ struct Parser {
         {"import-run", QObject::tr("Import the log of an exported PyTorch job (File > Import measured run) when the "
                                    "window is open."),
          "FILE"},
+        {"measure-latency", QObject::tr("While the run trains, time how late a 10 ms timer fires on the GUI thread and "
+                                        "print p50/p99/max when it ends (the responsiveness benchmark).")},
         {"list-presets", QObject::tr("Print the preset ids and titles (LLM presets too), then exit.")},
         {{"h", "help"}, QObject::tr("Show this help.")},
         {{"v", "version"}, QObject::tr("Show the version.")},
@@ -66,6 +68,8 @@ LaunchOptions parseLaunchOptions(const QStringList& arguments) {
   o.exportDir = p.parser.value("export-dir");
   if (p.parser.isSet("export-dir") && o.exportDir.isEmpty()) throw core::util::Error("--export-dir: needs a folder");
   o.quitWhenDone = p.parser.isSet("quit-when-done");
+  o.measureLatency = p.parser.isSet("measure-latency");
+  if (o.measureLatency && !o.run) throw core::util::Error("--measure-latency: needs --run (it measures while a run trains)");
   o.listPresets = p.parser.isSet("list-presets");
   o.help = p.parser.isSet("help");
   o.version = p.parser.isSet("version");

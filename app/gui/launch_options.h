@@ -1,6 +1,7 @@
 #pragma once
 // The GUI's command line (for demos and for making slides in batch):
 //   accellab [--preset ID] [--limit N] [--epochs E] [--run] [--export-dir DIR] [--quit-when-done]
+//            [--measure-latency]
 //   accellab --import-run FILE.jsonl [--export-dir DIR] [--quit-when-done]
 //   accellab --llm-planner ID [--export-dir DIR] [--quit-when-done]
 //   accellab --list-presets | --help | --version
@@ -19,6 +20,7 @@ struct LaunchOptions {
   bool run = false;
   QString exportDir;
   bool quitWhenDone = false;
+  bool measureLatency = false;   // --measure-latency: GUI-thread lateness while the run trains
   bool listPresets = false;
   bool help = false;
   bool version = false;

@@ -8,6 +8,7 @@
 #include "app/gui/bridge_controller.h"
 #include "app/gui/experiment_model.h"
 #include "app/gui/export_controller.h"
+#include "app/gui/latency_probe.h"
 #include "app/gui/main_window.h"
 #include "app/gui/message_bar.h"
 #include "app/gui/preset_controller.h"
@@ -67,6 +68,10 @@ void ScriptRunner::start() {
     out(QStringLiteral("imported run %1: %2").arg(id).arg(m_window->store()->run(id)->statusMessage));
   }
   if (m_options.run) {
+    if (m_options.measureLatency) {
+      m_latency = new LatencyProbe(10, this);
+      m_latency->start();
+    }
     m_runId = m_window->runController()->startRun();
     if (!m_runId) {
       err(QStringLiteral("the run could not start: %1").arg(m_window->messageBar()->text()));
@@ -83,6 +88,10 @@ void ScriptRunner::onRunFinished(int runId, core::experiment::RunStatus status) 
   const widgets::Run* run = m_window->store()->run(runId);
   const QString message = run ? run->statusMessage : QString();
   out(QStringLiteral("run %1 %2%3").arg(runId).arg(widgets::runStatusText(status), message.isEmpty() ? QString() : ": " + message));
+  if (m_latency && m_latency->running()) {
+    m_latency->stop();
+    out(QStringLiteral("event-loop latency while run %1 trained: %2").arg(runId).arg(m_latency->summary()));
+  }
   const bool ok = status == core::experiment::RunStatus::Finished;
   if (!ok) err(QStringLiteral("run %1 %2: %3").arg(runId).arg(widgets::runStatusText(status), message));
   // Let the charts take the last samples before they are drawn into files.

@@ -9,6 +9,7 @@
 
 namespace app::gui {
 
+class LatencyProbe;
 class MainWindow;
 
 class ScriptRunner : public QObject {
@@ -31,6 +32,7 @@ private:
   MainWindow* m_window;
   LaunchOptions m_options;
   int m_runId = 0;
+  LatencyProbe* m_latency = nullptr;   // --measure-latency
   int m_exitCode = 0;
 };
 

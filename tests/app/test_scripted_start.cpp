@@ -64,6 +64,8 @@ private slots:
     QVERIFY(optionError({"--bach", "3"}).contains("bach"));
     QVERIFY(optionError({"--preset"}).contains("preset"));
     QVERIFY(optionError({"stray"}).contains("stray"));
+    QVERIFY(optionError({"--measure-latency"}).contains("--measure-latency: needs --run"));
+    QVERIFY(parseLaunchOptions({"accellab", "--run", "--measure-latency"}).measureLatency);
   }
 
   void aScriptedRunWritesEverything() {

@@ -18,6 +18,7 @@
 
 #include "app/gui/export_controller.h"
 #include "app/gui/experiment_model.h"
+#include "app/gui/latency_probe.h"
 #include "app/gui/main_window.h"
 #include "app/gui/message_bar.h"
 #include "app/gui/preset_controller.h"
@@ -56,40 +57,6 @@ int finitePoints(const QVector<widgets::Series>& all, int runId, const QString& 
   return n;
 }
 
-// Event-loop latency: how late a 10 ms timer fires while something else happens.
-class LatencyProbe : public QObject {
-public:
-  explicit LatencyProbe(int intervalMs) : m_interval(intervalMs) {
-    m_timer.setTimerType(Qt::PreciseTimer);
-    m_timer.setInterval(intervalMs);
-    connect(&m_timer, &QTimer::timeout, this, [this] {
-      const qint64 now = m_clock.nsecsElapsed();
-      if (m_last >= 0) m_lateMs.push_back(std::max(0.0, (now - m_last) / 1e6 - m_interval));
-      m_last = now;
-    });
-  }
-  void start() {
-    m_clock.start();
-    m_last = -1;
-    m_lateMs.clear();
-    m_timer.start();
-  }
-  void stop() { m_timer.stop(); }
-  double percentile(double p) const {
-    if (m_lateMs.empty()) return -1;
-    std::vector<double> v = m_lateMs;
-    std::sort(v.begin(), v.end());
-    return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
-  }
-  std::size_t samples() const { return m_lateMs.size(); }
-
-private:
-  int m_interval;
-  QTimer m_timer;
-  QElapsedTimer m_clock;
-  qint64 m_last = -1;
-  std::vector<double> m_lateMs;
-};
 
 }  // namespace
 
@@ -145,7 +112,7 @@ private slots:
     QCOMPARE(m_window->presetController()->current()->id, QString("e3-colab-fashion"));
     QVERIFY(m_window->experimentModel()->experiment().trainHere);
 
-    LatencyProbe probe(10);
+    app::gui::LatencyProbe probe(10);
     probe.start();
     m_firstRun = startRun();
     QVERIFY(m_firstRun > 0);
