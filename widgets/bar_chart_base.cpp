@@ -52,7 +52,7 @@ QCPBars* BarChartBase::addBar(const Series& s, QCPAxis* keyAxis, QCPAxis* valueA
   auto* bars = new QCPBars(keyAxis, valueAxis);
   bars->setName(s.label);
   bars->setWidth(width * 0.92);
-  const QColor color = s.color.isValid() ? s.color : textColor();
+  const QColor color = readable(s.color.isValid() ? s.color : textColor());
   bars->setPen(QPen(color.darker(115), pen(1.0)));
   bars->setBrush(QBrush(color, brushStyleFor(s.styleIndex)));
   const double x = s.plotX.isEmpty() ? s.x.value(0) : s.plotX.value(0);

@@ -147,8 +147,9 @@ void BreakdownChart::rebuild() {
       auto* bars = new QCPBars(x, y);
       bars->setName(c.label);
       bars->setWidth(cats.barWidth() * 0.92);
-      bars->setPen(QPen(c.color.darker(120), pen(1.0)));
-      bars->setBrush(QBrush(c.color, brushStyleFor(ri)));
+      const QColor color = readable(c.color);
+      bars->setPen(QPen(color.darker(120), pen(1.0)));
+      bars->setBrush(QBrush(color, brushStyleFor(ri)));
       bars->setStackingGap(0);
       if (below) bars->moveAbove(below);
       below = bars;

@@ -20,6 +20,7 @@
 #include <limits>
 
 #include "widgets/chart_base_keys.h"
+#include "widgets/palette.h"
 #include "widgets/run_data.h"
 #include "widgets/run_store.h"
 
@@ -99,6 +100,14 @@ ChartBase::ChartBase(const QString& chartId, const QString& title, QWidget* pare
   m_plot->legend->setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX);
   m_plot->setAutoAddPlottableToLegend(true);
   layout->addWidget(m_plot, 1);
+
+  // The legend as a flowing key under the plot when the plot is too small to hold it.
+  m_key = new QLabel(this);
+  m_key->setObjectName("legendKey");
+  m_key->setWordWrap(true);
+  m_key->setTextFormat(Qt::RichText);
+  m_key->setVisible(false);
+  layout->addWidget(m_key);
 
   m_notes = new QLabel(this);
   m_notes->setObjectName("notes");
@@ -263,11 +272,34 @@ void ChartBase::setPresentationScale(double scale) {
   f.setPointSizeF(QFont().pointSizeF() * m_scale);
   m_explanation->setFont(f);
   m_notes->setFont(f);
+  m_key->setFont(f);
   m_notes->setMaximumHeight(QFontMetrics(f).lineSpacing() * 3 + 4);
   refreshNow();
 }
 
 ChartColors ChartBase::colors() const { return chartColors(m_theme); }
+
+QColor ChartBase::readable(const QColor& color) const {
+  return readableOn(color, colors().background,
+                    m_theme == ChartTheme::Dark ? kDarkSeriesContrast : kLightSeriesContrast);
+}
+
+QColor ChartBase::faint(const QColor& color) const {
+  QColor c = readable(color);
+  const double bar = m_theme == ChartTheme::Dark ? kDarkSeriesContrast : kLightSeriesContrast;
+  const QColor bg = colors().background;
+  for (int alpha = 70; alpha <= 255; alpha += 5) {
+    const double a = alpha / 255.0;
+    const QColor blended = QColor::fromRgbF(static_cast<float>(c.redF() * a + bg.redF() * (1 - a)),
+                                            static_cast<float>(c.greenF() * a + bg.greenF() * (1 - a)),
+                                            static_cast<float>(c.blueF() * a + bg.blueF() * (1 - a)));
+    if (contrastRatio(blended, bg) >= bar) {
+      c.setAlpha(alpha);
+      return c;
+    }
+  }
+  return c;
+}
 QColor ChartBase::textColor() const { return colors().text; }
 QCPAxisRect* ChartBase::mainRect() const { return m_plot->axisRect(0); }
 

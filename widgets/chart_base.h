@@ -96,6 +96,8 @@ public:
   // it); an export (`keepLegend`) always has its legend, since a figure without one is useless.
   void layoutForSize(QSize size, bool keepLegend = false);
   bool legendShown() const;
+  // The key under the plot that stands in for a legend too big for it ("" when not shown).
+  QString legendKeyText() const;
 
   void setMaximised(bool maximised);
 
@@ -127,6 +129,12 @@ protected:
   QCPAxisRect* mainRect() const;
   QColor textColor() const;
   ChartColors colors() const;
+  // A series colour made readable on this chart's background (palette.h: readableOn; 4.5:1
+  // on the dark theme, 3:1 on the light one). Every line, bar and entry goes through it.
+  QColor readable(const QColor& color) const;
+  // A faint companion line (raw loss under its smoothing): as translucent as still reads at
+  // the theme's contrast once blended with the background.
+  QColor faint(const QColor& color) const;
 
   // Helpers for subclasses ------------------------------------------------------------
   static QString seriesKey(const Series& s);
@@ -200,6 +208,7 @@ private:
   void autoLogY();
   void doRefresh();
   void placeReferenceLabels();
+  QString legendKeyHtml() const;
   void addEmptyNote();
   void updateExplanationVisibility();
 
@@ -212,6 +221,7 @@ private:
   QToolButton* m_maxButton = nullptr;
   QLabel* m_explanation = nullptr;
   QLabel* m_notes = nullptr;
+  QLabel* m_key = nullptr;   // the legend as a wrapped key when it does not fit the plot
   QString m_notesText;
   QTimer* m_refreshTimer = nullptr;
   RunStore* m_store = nullptr;

@@ -82,10 +82,9 @@ QCPGraph* ChartBase::addLine(const Series& s, QCPAxis* keyAxis, QCPAxis* valueAx
   }
   g->setProperty(kReuseKeyProperty, reuseKey);
   g->setName(s.label);
-  QColor color = s.color.isValid() ? s.color : textColor();
+  QColor color = readable(s.color.isValid() ? s.color : textColor());
   if (faint) {
-    color.setAlpha(70);
-    g->setPen(QPen(color, pen(1.0)));
+    g->setPen(QPen(this->faint(color), pen(1.0)));
     g->removeFromLegend();
     g->setProperty("hoverName", s.label + tr(" (raw)"));
   } else {
@@ -133,7 +132,7 @@ void ChartBase::ensureDeviceEntry(const Series& s, QCPAxis* keyAxis, QCPAxis* va
   QString name = s.label;
   name.remove(runPrefixRe);
   name = name.section(QStringLiteral(" — "), 0, 0);
-  const QColor color = s.color.isValid() ? s.color : textColor();
+  const QColor color = readable(s.color.isValid() ? s.color : textColor());
   QCPAbstractPlottable* entry = nullptr;
   if (bars) {
     auto* b = new QCPBars(keyAxis, valueAxis);
@@ -156,11 +155,16 @@ void ChartBase::ensureRunEntry(int runId, int styleIndex, QCPAxis* keyAxis, QCPA
   const QString key = QStringLiteral("run:%1").arg(runId);
   if (findByKey(m_plot, key)) return;
   const Run* run = m_store ? m_store->run(runId) : nullptr;
-  const QFontMetrics metrics(chartFont(m_scale));
-  const QString name = metrics.elidedText(
-      QStringLiteral("#%1 · %2").arg(runId).arg(run ? run->name : QString()), Qt::ElideRight,
-      static_cast<int>(260 * m_scale));
-  const QColor grey = colors().axis;
+  // Named by what sets the run apart ("#3 (lr 10 · sgd)"), never elided there; runs that
+  // differ in nothing shown keep a short form of their name.
+  QString name = run ? runPrefix(*run) : QString();
+  if (name.endsWith(QStringLiteral(" · "))) name.chop(3);
+  if (!name.contains('(')) {
+    const QFontMetrics metrics(chartFont(m_scale));
+    name = metrics.elidedText(QStringLiteral("#%1 · %2").arg(runId).arg(run ? run->name : QString()), Qt::ElideRight,
+                              static_cast<int>(170 * m_scale));
+  }
+  const QColor grey = readable(colors().axis);
   QCPAbstractPlottable* entry = nullptr;
   if (bars) {
     auto* b = new QCPBars(keyAxis, valueAxis);
@@ -366,7 +370,7 @@ Series ChartBase::deviceSeries(const Run& run, const DeviceResult& d, int styleI
   s.deviceId = d.deviceId;
   s.label = runPrefix(run) + deviceLabel(d);
   s.source = d.measured ? SeriesSource::Measured : SeriesSource::Simulated;
-  s.color = deviceColor(d.deviceId);
+  s.color = deviceColor(d.deviceId, theme());
   s.styleIndex = styleIndex;
   return s;
 }

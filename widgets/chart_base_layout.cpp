@@ -135,6 +135,40 @@ void ChartBase::addEmptyNote() {
 
 bool ChartBase::legendShown() const { return m_plot->legend->visible(); }
 
+QString ChartBase::legendKeyText() const { return m_key->isHidden() ? QString() : m_key->text(); }
+
+// One entry per legend item, in legend order: a short stroke in the entry's colour and pen
+// style (a marker for marker-only entries), then its name; hidden series are struck out.
+QString ChartBase::legendKeyHtml() const {
+  QStringList entries;
+  QCPLegend* legend = m_plot->legend;
+  for (int i = 0; i < legend->itemCount(); ++i) {
+    auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i));
+    if (!item) continue;
+    QCPAbstractPlottable* p = item->plottable();
+    QColor color = qobject_cast<QCPBars*>(p) ? p->brush().color() : p->pen().color();
+    QString glyph = QStringLiteral("━━");
+    if (auto* g = qobject_cast<QCPGraph*>(p)) {
+      if (g->lineStyle() == QCPGraph::lsNone) {
+        glyph = QStringLiteral("✱");
+        color = g->scatterStyle().pen().color();
+      } else if (g->pen().style() == Qt::DashLine) {
+        glyph = QStringLiteral("╍╍");
+      } else if (g->pen().style() == Qt::DotLine || g->pen().style() == Qt::DashDotLine) {
+        glyph = QStringLiteral("┅┅");
+      }
+    } else if (qobject_cast<QCPBars*>(p)) {
+      glyph = QStringLiteral("■");
+    }
+    const bool hidden = m_hidden.contains(p->property(kKeyProperty).toString());
+    QString name = p->name().toHtmlEscaped();
+    if (hidden) name = "<s>" + name + "</s>";
+    entries << QStringLiteral("<span style='white-space:nowrap'><span style='color:%1'>%2</span>&nbsp;%3</span>")
+                   .arg(color.name(), glyph, name);
+  }
+  return entries.join(QStringLiteral(" &nbsp; "));
+}
+
 void ChartBase::layoutForSize(QSize size, bool keepLegend) {
   m_layoutSize = size;
   QCPLegend* legend = m_plot->legend;
@@ -175,9 +209,13 @@ void ChartBase::layoutForSize(QSize size, bool keepLegend) {
       legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
     }
   }
-  m_plot->setToolTip(n > 0 && !show ? tr("The legend is hidden at this size: maximise the chart "
-                                         "to see it and to hide series by clicking it.")
-                                    : QString());
+  // A legend too big for the plot becomes a key that flows under it: never no legend at all.
+  const bool key = n > 0 && !show;
+  if (key) m_key->setText(legendKeyHtml());
+  m_key->setVisible(key);
+  m_plot->setToolTip(key ? tr("The legend is the key under the chart at this size: maximise the chart to "
+                              "have it in the plot and to hide series by clicking it.")
+                         : QString());
   placeReferenceLabels();
   syncToRanges();
 }

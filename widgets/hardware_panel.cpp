@@ -6,6 +6,7 @@
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QStyle>
+#include <QStyleOption>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -102,8 +103,44 @@ void HardwarePanel::setCatalog(const std::vector<core::hw::DeviceSpec>& devices)
     if (row >= 0) applyChoice(row, c, checked.contains(c));
   }
   m_updating = false;
+  fitColumns();
   setHostMeasured(m_hostMeasured);
   Q_EMIT choicesChanged();
+}
+
+// The count, price and precision columns as wide as their widest editor ("16 vCPU",
+// "$0.0398/h", "$1.10/h pre."), so no value is cut; the estimate column takes the rest.
+// Measured from the texts through the style (an editor's sizeHint reserves room for far
+// longer ones): a combo box as wide as its shown item, a count as wide as its value.
+void HardwarePanel::fitColumns() {
+  QHeaderView* header = m_table->horizontalHeader();
+  const QFontMetrics metrics(m_table->font());
+  for (int column : {kCount, kPrice, kPrecision}) {
+    int widest = header->sectionSizeHint(column);
+    for (int row = 0; row < m_table->rowCount(); ++row) {
+      QWidget* w = m_table->cellWidget(row, column);
+      if (auto* combo = qobject_cast<QComboBox*>(w)) {
+        // The shown item (the popup widens itself for longer ones; a choice refits).
+        const int text = metrics.horizontalAdvance(combo->currentText());
+        QStyleOptionComboBox opt;
+        opt.initFrom(combo);
+        opt.frame = combo->hasFrame();
+        widest = std::max(widest, combo->style()->sizeFromContents(QStyle::CT_ComboBox, &opt,
+                                                                  QSize(text, metrics.height()), combo).width());
+      } else if (auto* spin = qobject_cast<QSpinBox*>(w)) {
+        const int text =
+            metrics.horizontalAdvance(spin->prefix() + QString::number(std::max(spin->value(), 99)) + spin->suffix());
+        QStyleOptionSpinBox opt;
+        opt.initFrom(spin);
+        opt.frame = spin->hasFrame();
+        opt.buttonSymbols = spin->buttonSymbols();
+        opt.subControls = QStyle::SC_SpinBoxFrame | QStyle::SC_SpinBoxEditField | QStyle::SC_SpinBoxUp | QStyle::SC_SpinBoxDown;
+        widest = std::max(widest, spin->style()->sizeFromContents(QStyle::CT_SpinBox, &opt,
+                                                                 QSize(text + 4, metrics.height()), spin).width());
+      }
+    }
+    header->resizeSection(column, widest);
+  }
 }
 
 void HardwarePanel::buildRow(int row, const core::hw::DeviceSpec& spec) {
@@ -113,7 +150,7 @@ void HardwarePanel::buildRow(int row, const core::hw::DeviceSpec& spec) {
   name->setCheckState(Qt::Unchecked);
   name->setData(Qt::UserRole, id);
   QPixmap swatch(10, 10);
-  swatch.fill(deviceColor(id));
+  swatch.fill(deviceColor(id, m_theme));
   name->setIcon(QIcon(swatch));
   QString tip = QString::fromStdString(spec.name);
   if (!spec.notes.empty()) tip += "\n" + QString::fromStdString(spec.notes);
@@ -170,7 +207,11 @@ void HardwarePanel::buildRow(int row, const core::hw::DeviceSpec& spec) {
 
   connect(count, &QSpinBox::valueChanged, this, [this] { if (!m_updating) Q_EMIT choicesChanged(); });
   for (QComboBox* c : {price, precision})
-    connect(c, &QComboBox::currentIndexChanged, this, [this] { if (!m_updating) Q_EMIT choicesChanged(); });
+    connect(c, &QComboBox::currentIndexChanged, this, [this] {
+      if (m_updating) return;
+      fitColumns();
+      Q_EMIT choicesChanged();
+    });
 }
 
 core::experiment::DeviceChoice HardwarePanel::readRow(int row) const {
@@ -229,6 +270,7 @@ QStringList HardwarePanel::setChoices(const QVector<core::experiment::DeviceChoi
     applyChoice(row, c, true);
   }
   m_updating = false;
+  fitColumns();
   setHostMeasured(m_hostMeasured);
   Q_EMIT choicesChanged();
   return unknown;
@@ -312,6 +354,17 @@ DeviceStatus HardwarePanel::deviceStatus(const QString& deviceId) const {
 void HardwarePanel::setNote(const QString& text) {
   m_note->setText(text);
   m_note->setVisible(!text.isEmpty());
+}
+
+void HardwarePanel::setTheme(ChartTheme theme) {
+  m_theme = theme;
+  for (int row = 0; row < m_table->rowCount(); ++row) {
+    QTableWidgetItem* item = m_table->item(row, kDevice);
+    if (!item) continue;
+    QPixmap swatch(10, 10);
+    swatch.fill(deviceColor(item->data(Qt::UserRole).toString(), theme));
+    item->setIcon(QIcon(swatch));
+  }
 }
 
 }  // namespace widgets

@@ -12,6 +12,7 @@
 #include "core/experiment/experiment.h"
 #include "core/hw/device_spec.h"
 #include "core/util/precision.h"
+#include "widgets/chart_theme.h"
 
 class QTableWidget;
 class QLabel;
@@ -56,6 +57,8 @@ public:
   void setDeviceStatus(const QString& deviceId, const DeviceStatus& status);
   DeviceStatus deviceStatus(const QString& deviceId) const;
   void setNote(const QString& text);  // under the table (catalog load problems)
+  // The device swatches in the charts' colours for this theme.
+  void setTheme(ChartTheme theme);
 
   static bool isScalableCpu(const core::hw::DeviceSpec& spec);
   static QString hostId() { return QStringLiteral("host"); }
@@ -64,6 +67,7 @@ Q_SIGNALS:
   void choicesChanged();
 
 private:
+  void fitColumns();
   struct Row {
     core::hw::DeviceSpec spec;
     DeviceStatus status;
@@ -77,6 +81,7 @@ private:
   QLabel* m_note = nullptr;
   std::vector<Row> m_rows;
   bool m_hostMeasured = false;
+  ChartTheme m_theme = ChartTheme::Light;
   bool m_updating = false;
 };
 

@@ -63,7 +63,7 @@ QVector<Series> HostCheckChart::series() const {
     base.deviceId = host->deviceId;
     base.xUnit = "step";
     base.yUnit = "ms";
-    base.color = deviceColor(host->deviceId);
+    base.color = deviceColor(host->deviceId, theme());
     base.styleIndex = ri;
 
     Series steps = base;
@@ -121,8 +121,7 @@ void HostCheckChart::rebuild() {
       keyed.name = "measured_epoch_mean_step_ms";
       QCPGraph* g = addLine(keyed, x, y, /*faint=*/true);
       g->setLineStyle(QCPGraph::lsNone);
-      QColor col = s.color;
-      col.setAlpha(90);
+      const QColor col = faint(s.color);
       g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, col, 3 * presentationScale()));
     } else if (s.name == "predicted_step_ms") {
       QCPGraph* g = addLine(s, x, y);

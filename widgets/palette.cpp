@@ -1,6 +1,7 @@
 #include "widgets/palette.h"
 
 #include <QHash>
+#include <cmath>
 
 namespace widgets {
 
@@ -18,21 +19,55 @@ const QVector<QColor>& okabeIto() {
   return colors;
 }
 
-QColor deviceColor(const QString& deviceId) {
-  // Catalog ids get distinct colours; the host (measured) is black-ish so it stands apart.
+namespace {
+
+double channel(double c) { return c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4); }
+
+double luminance(const QColor& c) {
+  return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF());
+}
+
+}  // namespace
+
+double contrastRatio(const QColor& a, const QColor& b) {
+  const double la = luminance(a), lb = luminance(b);
+  return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+QColor readableOn(const QColor& color, const QColor& background, double minRatio) {
+  if (contrastRatio(color, background) >= minRatio) return color;
+  const bool lighten = luminance(background) < 0.18;
+  QColor c = color.toHsl();
+  // HSL lightness in small steps: the first that reads is the one nearest the original.
+  for (int step = 0; step < 100; ++step) {
+    const double l = std::clamp(c.lightnessF() + (lighten ? 0.01 : -0.01), 0.0, 1.0);
+    c.setHslF(c.hslHueF(), c.hslSaturationF(), l, c.alphaF());
+    if (contrastRatio(c, background) >= minRatio) break;
+  }
+  return c.toRgb();
+}
+
+QColor deviceColor(const QString& deviceId, ChartTheme theme) {
+  const bool dark = theme == ChartTheme::Dark;
+  const ChartColors palette = chartColors(theme);
+  // The measured host stands apart from every simulated device: the theme's text colour.
+  if (deviceId == "host") return dark ? palette.text : QColor(0x33, 0x33, 0x33);
+  // Catalog ids get distinct colours.
   static const QHash<QString, int> fixed = {
-      {"host", 7}, {"cpu-skylake", 0}, {"k80", 5}, {"p100", 1}, {"v100", 4},
-      {"t4", 2}, {"a100", 6}, {"h100", 3}, {"tpu-v2-8", 2}, {"tpu-v3-8", 6}, {"tpu-v4-8", 0},
+      {"cpu-skylake", 0}, {"k80", 5}, {"p100", 1}, {"v100", 4}, {"t4", 2},
+      {"a100", 6}, {"h100", 3}, {"tpu-v2-8", 2}, {"tpu-v3-8", 6}, {"tpu-v4-8", 0},
   };
   const auto& c = okabeIto();
+  QColor col;
   if (const auto it = fixed.find(deviceId); it != fixed.end()) {
-    QColor col = c[it.value()];
-    // TPUs share hues with GPUs; darken them so the pair stays distinguishable.
-    if (deviceId.startsWith("tpu")) col = col.darker(135);
-    if (deviceId == "host") col = QColor(0x33, 0x33, 0x33);
-    return col;
+    col = c[it.value()];
+    // TPUs share hues with GPUs: shift them away from the background so the pair stays
+    // apart once both are made readable (darker on white, lighter on the dark grey).
+    if (deviceId.startsWith("tpu")) col = dark ? col.lighter(150) : col.darker(135);
+  } else {
+    col = c[static_cast<int>(qHash(deviceId) % 7)];
   }
-  return c[static_cast<int>(qHash(deviceId) % 7)];
+  return readableOn(col, palette.background, dark ? kDarkSeriesContrast : kLightSeriesContrast);
 }
 
 }  // namespace widgets

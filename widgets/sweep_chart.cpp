@@ -111,7 +111,7 @@ QVector<Series> SweepChart::series() const {
     s.xUnit = "batch";
     s.yUnit = cost ? "USD" : (lm ? "tokens/s" : "images/s");
     s.source = SeriesSource::Simulated;
-    s.color = deviceColor(s.deviceId);
+    s.color = deviceColor(s.deviceId, theme());
     Series oom = s;
     oom.name = "out_of_memory";
     oom.label = sweepLabel(cfg) + tr(" — out of memory");
@@ -179,7 +179,7 @@ void SweepChart::rebuild() {
         mark->position->setAxisRect(mainRect());
         mark->position->setCoords(b, 0.95);
         mark->setText(QStringLiteral("✕"));
-        mark->setColor(s.color);
+        mark->setColor(readable(s.color));
         mark->setFont(chartFont(presentationScale() * 1.3, true));
         Series line = s;   // the crosses hide and show with their device's line
         line.name = cost ? "usd_per_million_images" : "images_per_second";

@@ -29,6 +29,9 @@ struct Parser {
          "FILE"},
         {"measure-latency", QObject::tr("While the run trains, time how late a 10 ms timer fires on the GUI thread and "
                                         "print p50/p99/max when it ends (the responsiveness benchmark).")},
+        {"theme", QObject::tr("Window and chart theme: light or dark (kept, like View > Dark Theme)."), "NAME"},
+        {"presentation", QObject::tr("Start in presentation mode (F11: full screen, large fonts, the set-up docks "
+                                     "hidden)." )},
         {"list-presets", QObject::tr("Print the preset ids and titles (LLM presets too), then exit.")},
         {{"h", "help"}, QObject::tr("Show this help.")},
         {{"v", "version"}, QObject::tr("Show the version.")},
@@ -69,6 +72,10 @@ LaunchOptions parseLaunchOptions(const QStringList& arguments) {
   if (p.parser.isSet("export-dir") && o.exportDir.isEmpty()) throw core::util::Error("--export-dir: needs a folder");
   o.quitWhenDone = p.parser.isSet("quit-when-done");
   o.measureLatency = p.parser.isSet("measure-latency");
+  o.theme = p.parser.value("theme");
+  if (p.parser.isSet("theme") && o.theme != "light" && o.theme != "dark")
+    throw core::util::Error(("--theme: '" + o.theme + "' is not light or dark").toStdString());
+  o.presentation = p.parser.isSet("presentation");
   if (o.measureLatency && !o.run) throw core::util::Error("--measure-latency: needs --run (it measures while a run trains)");
   o.listPresets = p.parser.isSet("list-presets");
   o.help = p.parser.isSet("help");

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "app/gui/appearance.h"
 #include "app/gui/launch_options.h"
 #include "app/gui/llm_planner_window.h"
 #include "app/gui/main_window.h"
@@ -72,6 +73,9 @@ int main(int argc, char** argv) {
 
   app::gui::MainWindow window;
   window.show();
+  if (!options.theme.isEmpty())
+    window.appearance()->setTheme(app::gui::Appearance::themeFromName(options.theme));
+  if (options.presentation) window.appearance()->setPresentation(true);
   if (!options.llmPresetId.isEmpty()) {
     QTimer::singleShot(0, &window, [&window, options] {
       app::gui::LlmPlannerWindow* planner = window.openLlmPlanner(options.llmPresetId);

@@ -188,6 +188,7 @@ void MainWindow::createControllers() {
   connect(m_actions.darkTheme, &QAction::triggered, this, [this] { m_appearance->setTheme(widgets::ChartTheme::Dark); });
   connect(m_appearance, &Appearance::themeChanged, this, [this](widgets::ChartTheme t) {
     (t == widgets::ChartTheme::Dark ? m_actions.darkTheme : m_actions.lightTheme)->setChecked(true);
+    m_hardware->setTheme(t);
   });
   connect(m_actions.presentation, &QAction::toggled, m_appearance, &Appearance::setPresentation);
   connect(m_appearance, &Appearance::presentationChanged, m_actions.presentation, &QAction::setChecked);

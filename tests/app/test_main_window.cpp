@@ -13,10 +13,14 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QTemporaryDir>
+#include <QTableWidget>
+#include <QScrollBar>
+#include <QStyleOption>
 #include <QtTest>
 
 #include "app/gui/appearance.h"
 #include "app/gui/experiment_model.h"
+#include "app/gui/export_controller.h"
 #include "app/gui/guide_panel.h"
 #include "app/gui/main_window.h"
 #include "app/gui/message_bar.h"
@@ -70,6 +74,49 @@ private slots:
     QCOMPARE(w.presetController()->current()->id, QString("e3-colab-fashion"));
     QCOMPARE(w.experimentModel()->experiment().train.modelId, std::string("colab-cnn"));
     QCOMPARE(w.hardwarePanel()->choices().size(), 3);  // this machine (measured), k80, tpu-v2-8
+  }
+
+  // At 1280×800 the device table shows every count, price and precision whole and needs no
+  // horizontal scrolling ("$0.0398/h", "8 vCPU" were cut).
+  void theDeviceTableFitsAt1280x800() {
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QCoreApplication::processEvents();
+    auto* table = w.hardwarePanel()->findChild<QTableWidget*>("deviceTable");
+    QVERIFY(table);
+    QVERIFY(!table->horizontalScrollBar()->isVisible());
+    int checkedCells = 0;
+    for (int row = 0; row < table->rowCount(); ++row) {
+      for (int column = 1; column <= 3; ++column) {
+        QWidget* cell = table->cellWidget(row, column);
+        QString text;
+        QRect field;
+        if (auto* combo = qobject_cast<QComboBox*>(cell)) {
+          QStyleOptionComboBox opt;
+          opt.initFrom(combo);
+          opt.rect = QRect(QPoint(), QSize(table->columnWidth(column), combo->height()));
+          opt.frame = combo->hasFrame();
+          field = combo->style()->subControlRect(QStyle::CC_ComboBox, &opt, QStyle::SC_ComboBoxEditField, combo);
+          text = combo->currentText();
+        } else if (auto* spin = qobject_cast<QSpinBox*>(cell)) {
+          QStyleOptionSpinBox opt;
+          opt.initFrom(spin);
+          opt.rect = QRect(QPoint(), QSize(table->columnWidth(column), spin->height()));
+          opt.frame = spin->hasFrame();
+          opt.subControls = QStyle::SC_SpinBoxFrame | QStyle::SC_SpinBoxEditField | QStyle::SC_SpinBoxUp | QStyle::SC_SpinBoxDown;
+          field = spin->style()->subControlRect(QStyle::CC_SpinBox, &opt, QStyle::SC_SpinBoxEditField, spin);
+          text = spin->text();
+        } else {
+          continue;
+        }
+        QVERIFY2(cell->fontMetrics().horizontalAdvance(text) <= field.width(),
+                 qPrintable(QString("row %1 column %2: \"%3\" in %4 px").arg(row).arg(column).arg(text).arg(field.width())));
+        ++checkedCells;
+      }
+    }
+    QVERIFY(checkedCells > 20);
   }
 
   // Help > Getting started: the page and its picture load from the app's resources, and the
@@ -190,6 +237,9 @@ private slots:
         e.train.bnStatsSamples = 10240;  // "precise" in the Experiment panel
         e.train.schedule = core::experiment::Schedule::Cosine;  // no widget: kept all the same
       });
+      widgets::ExportOptions paper{8.5, 6.5, widgets::ExportOptions::Unit::Cm, 600, 1.0};
+      QVERIFY(w.exportController()->setOptions(paper));
+      w.exportController()->setCsvUtf8Bom(true);
       auto k80 = *w.hardwarePanel()->settings("k80");
       k80.count = 2;
       w.hardwarePanel()->setChoices({k80});
@@ -197,6 +247,10 @@ private slots:
     }
     MainWindow again;
     QCOMPARE(again.appearance()->theme(), widgets::ChartTheme::Dark);
+    QCOMPARE(again.exportController()->options().width, 8.5);
+    QCOMPARE(again.exportController()->options().unit, widgets::ExportOptions::Unit::Cm);
+    QCOMPARE(again.exportController()->options().dpi, 600);
+    QVERIFY(again.exportController()->csvUtf8Bom());
     QVERIFY(again.actions().darkTheme->isChecked());
     const auto& train = again.experimentModel()->experiment().train;
     QCOMPARE(train.batch, 256);

@@ -66,6 +66,9 @@ private slots:
     QVERIFY(optionError({"stray"}).contains("stray"));
     QVERIFY(optionError({"--measure-latency"}).contains("--measure-latency: needs --run"));
     QVERIFY(parseLaunchOptions({"accellab", "--run", "--measure-latency"}).measureLatency);
+    QVERIFY(optionError({"--theme", "blue"}).contains("--theme: 'blue' is not light or dark"));
+    QCOMPARE(parseLaunchOptions({"accellab", "--theme", "dark", "--presentation"}).theme, QString("dark"));
+    QVERIFY(parseLaunchOptions({"accellab", "--presentation"}).presentation);
   }
 
   void aScriptedRunWritesEverything() {
