@@ -70,9 +70,31 @@ QString ChartBase::hoverText(const QPointF& pixel) const {
       xText = QStringLiteral("%1 %2").arg(xUnit, QString::number(key, 'f', 0));
   }
   const QString yUnit = bestPlottable->property(kYUnitProperty).toString();
-  QString name = bestPlottable->property("hoverName").toString();
-  if (name.isEmpty()) name = bestPlottable->name();
-  return QStringLiteral("%1\n%2\n%3%4").arg(name, xText, formatValue(value), unitSuffix(yUnit));
+  auto nameOf = [](const QCPAbstractPlottable* p) {
+    const QString hover = p->property("hoverName").toString();
+    return hover.isEmpty() ? p->name() : hover;
+  };
+  QString text = QStringLiteral("%1\n%2\n%3%4").arg(nameOf(bestPlottable), xText, formatValue(value), unitSuffix(yUnit));
+  // Every other line with a point at the same x (other devices, other runs), so one hover
+  // compares them all. Faint companions and published marks are left out.
+  if (!qobject_cast<QCPGraph*>(bestPlottable) || keyAxis->ticker().dynamicCast<QCPAxisTickerText>()) return text;
+  QStringList others;
+  for (int i = 0; i < m_plot->graphCount(); ++i) {
+    QCPGraph* g = m_plot->graph(i);
+    if (g == bestPlottable || !g->visible() || g->keyAxis() != keyAxis || g->pen().color().alpha() < 255 ||
+        g->lineStyle() == QCPGraph::lsNone)
+      continue;
+    const QString key0 = g->property(kKeyProperty).toString();
+    if (key0.isEmpty() || key0 == kReferenceKey || key0.startsWith("device:") || key0.startsWith("run:")) continue;
+    const auto it = g->data()->findBegin(key, false);
+    if (it == g->data()->constEnd() || std::abs(it->key - key) > 1e-9 * std::max(1.0, std::abs(key)) ||
+        !std::isfinite(it->value))
+      continue;
+    others << QStringLiteral("%1: %2%3").arg(nameOf(g), formatValue(it->value),
+                                             unitSuffix(g->property(kYUnitProperty).toString()));
+  }
+  if (!others.isEmpty()) text += "\n\n" + others.join('\n');
+  return text;
 }
 
 double ChartBase::shownValue(const QCPAbstractPlottable* p, int index) {

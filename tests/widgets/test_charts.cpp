@@ -235,6 +235,9 @@ private slots:
     QVERIFY2(text.contains("4× v100"), qPrintable(text));
     QVERIFY2(text.contains("epoch 2"), qPrintable(text));
     QVERIFY2(text.contains("0.08 s"), qPrintable(text));
+    // The other devices' values at epoch 2 come with it, one line each.
+    QVERIFY2(text.contains("this machine (measured): ") && text.contains("tpu-v2-8"), qPrintable(text));
+    QCOMPARE(text.count('\n'), 2 + 1 + 2);   // the nearest (3 lines), a blank line, 2 others
     QVERIFY(c->hoverText(QPointF(2, 2)).isEmpty());
   }
 
