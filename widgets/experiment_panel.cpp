@@ -29,7 +29,7 @@ using core::experiment::kMaxBatch;
 constexpr int kMaxLimit = static_cast<int>(core::experiment::kMaxSamples);
 // Training images the "precise" batch-norm statistics are re-estimated from (~10^4, as in
 // Wu & Johnson 2021).
-constexpr qlonglong kPreciseBnSamples = 10240;
+constexpr qlonglong kPreciseBnSamples = core::experiment::kPreciseBnSamples;
 
 void selectData(QComboBox* box, const QVariant& value, const QString& textIfMissing) {
   int i = box->findData(value);
@@ -176,9 +176,11 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
   m_bnStats->addItem(tr("moving avg."), qlonglong{0});
   m_bnStats->addItem(tr("precise"), kPreciseBnSamples);
   m_bnStats->setToolTip(tr("Batch-norm statistics for the test set. Moving average: Keras' and PyTorch's (the "
-                           "published experiments). Precise: re-estimated after each epoch from %L1 training "
-                           "images with dropout off (a few seconds more per epoch).")
-                            .arg(kPreciseBnSamples));
+                           "published experiments); with fewer than %L2 steps per epoch it has not settled, so "
+                           "the run re-estimates them instead and says so. Precise: re-estimated after each "
+                           "epoch from %L1 training images with dropout off (a few seconds more per epoch).")
+                            .arg(kPreciseBnSamples)
+                            .arg(core::experiment::kMovingAverageMinSteps));
   place(7, 2, tr("B&N stats:"), m_bnStats);
 
   m_execution = new QComboBox(this);

@@ -90,4 +90,11 @@ void validate(const TrainConfig& c) {
                                  " (the largest integer a JSON file keeps exactly), got " + std::to_string(c.seed));
 }
 
+std::int64_t effectiveBnStatsSamples(const TrainConfig& c, std::int64_t trainSamples) {
+  if (c.bnStatsSamples > 0) return c.bnStatsSamples;
+  const std::int64_t steps = c.batch > 0 ? (trainSamples + c.batch - 1) / c.batch : 0;
+  if (steps >= kMovingAverageMinSteps || trainSamples <= 0) return 0;
+  return std::min(trainSamples, kPreciseBnSamples);
+}
+
 }  // namespace core::experiment

@@ -32,9 +32,22 @@ struct TrainConfig {
   // Batch-norm statistics used for the test set after each epoch: 0 = Keras' moving average
   // of the training batches; N > 0 = re-estimated from N training samples with the epoch's
   // final weights and dropout off ("precise BN"). Models without batch norm ignore it.
+  // A moving average needs enough steps per epoch (see effectiveBnStatsSamples).
   std::int64_t bnStatsSamples = 0;
   friend bool operator==(const TrainConfig&, const TrainConfig&) = default;
 };
+
+// Below this many steps per epoch Keras' moving average (momentum 0.99) still carries most
+// of its initial statistics when the epoch is evaluated (0.99^300 ≈ 5%): test accuracy
+// then falls while train accuracy rises. There the trainer re-estimates them instead.
+inline constexpr std::int64_t kMovingAverageMinSteps = 300;
+// Samples for precise statistics ("precise" in the app; the automatic fallback).
+inline constexpr std::int64_t kPreciseBnSamples = 10240;
+
+// The batch-norm statistics a run uses: the configured samples when precise; for the moving
+// average (0), precise statistics from min(train samples, kPreciseBnSamples) when an epoch
+// has fewer than kMovingAverageMinSteps steps, else 0 (the moving average).
+std::int64_t effectiveBnStatsSamples(const TrainConfig& c, std::int64_t trainSamples);
 
 // An invalid setting: `field` is the experiment file's key ("learning_rate"), so the CLI can
 // name its own flag and the GUI its own widget; what() reads "learning_rate: must be ...".

@@ -123,6 +123,14 @@ void Trainer::trainEpochs(const std::stop_token& stop, const data::DatasetSplit&
   data::Batcher batcher(data.train, c.batch, c.seed);
   const LrSchedule schedule(c.schedule, c.learningRate, c.epochs, batcher.batchCount());
 
+  // Batch-norm statistics: the moving average only where an epoch has the steps it needs.
+  const std::int64_t bnSamples = net->hasBatchNorm() ? experiment::effectiveBnStatsSamples(c, data.train.size()) : 0;
+  if (net->hasBatchNorm() && c.bnStatsSamples == 0 && bnSamples > 0)
+    result.message = "batch-norm statistics re-estimated from " + std::to_string(bnSamples) +
+                     " training images after each epoch: " + std::to_string(batcher.batchCount()) +
+                     " steps per epoch are too few for the moving average (it needs about " +
+                     std::to_string(experiment::kMovingAverageMinSteps) + ")";
+
   Eigen::MatrixXf x;
   std::vector<int> y;
   std::int64_t step = 0, images = 0;
@@ -178,9 +186,9 @@ void Trainer::trainEpochs(const std::stop_token& stop, const data::DatasetSplit&
     const auto e0 = Clock::now();
     // Precise batch-norm statistics: the first training batches of this epoch's order again,
     // forward only, with the final weights (whole batches of the training size).
-    if (c.bnStatsSamples > 0 && net->hasBatchNorm()) {
+    if (bnSamples > 0) {
       const std::int64_t full = data.train.size() / c.batch;
-      const std::int64_t n = std::clamp<std::int64_t>((c.bnStatsSamples + c.batch - 1) / c.batch, 1, std::max<std::int64_t>(full, 1));
+      const std::int64_t n = std::clamp<std::int64_t>((bnSamples + c.batch - 1) / c.batch, 1, std::max<std::int64_t>(full, 1));
       for (std::int64_t k = 0; k < n; ++k) {
         if (stop.stop_requested()) return stopped();
         batcher.fetch(k, x, y);

@@ -261,8 +261,9 @@ TEST(Trainer, SyntheticDataTakesTheModelsInput) {
 }
 
 TEST(Trainer, PreciseBatchNormStatisticsChangeOnlyTheEvaluation) {
-  // resnet20 has batch norm: re-estimating its statistics after each epoch must leave the
-  // training itself (every batch loss, including the second epoch's) exactly as it was.
+  // resnet20 has batch norm: re-estimating its statistics after each epoch (from 32 or from 64
+  // images) must leave the training itself (every batch loss, including the second epoch's)
+  // exactly as it was, and change the evaluation.
   auto c = smallConfig();
   c.modelId = "resnet20";
   c.limit = 64;
@@ -273,18 +274,47 @@ TEST(Trainer, PreciseBatchNormStatisticsChangeOnlyTheEvaluation) {
     ASSERT_EQ(r.status, RunStatus::Finished) << r.message;
     t.metrics().drain(b, e);
   };
-  std::vector<BatchSample> movingB, preciseB;
-  std::vector<EpochSample> movingE, preciseE;
-  run(c, movingB, movingE);
+  std::vector<BatchSample> fewB, moreB;
+  std::vector<EpochSample> fewE, moreE;
+  c.bnStatsSamples = 32;
+  run(c, fewB, fewE);
   c.bnStatsSamples = 64;
-  run(c, preciseB, preciseE);
-  ASSERT_EQ(movingB.size(), preciseB.size());
-  for (std::size_t i = 0; i < movingB.size(); ++i) EXPECT_EQ(movingB[i].loss, preciseB[i].loss) << "batch " << i;
-  ASSERT_EQ(preciseE.size(), 2u);
-  EXPECT_NE(movingE.back().testLoss, preciseE.back().testLoss);
-  EXPECT_TRUE(std::isfinite(preciseE.back().testLoss));
+  run(c, moreB, moreE);
+  ASSERT_EQ(fewB.size(), moreB.size());
+  for (std::size_t i = 0; i < fewB.size(); ++i) EXPECT_EQ(fewB[i].loss, moreB[i].loss) << "batch " << i;
+  ASSERT_EQ(moreE.size(), 2u);
+  EXPECT_NE(fewE.back().testLoss, moreE.back().testLoss);
+  EXPECT_TRUE(std::isfinite(moreE.back().testLoss));
   c.bnStatsSamples = -1;
   expectInvalid(c, "bn_stats_samples");
+}
+
+TEST(Trainer, FewStepsPerEpochReEstimateBatchNormStatisticsAndSaySo) {
+  // 64 images at batch 32 are 2 steps per epoch: a moving average (momentum 0.99) would still
+  // be ~98% its initial statistics. The run uses precise statistics from all 64 images instead
+  // (the same evaluation as asking for them) and its message says why.
+  EXPECT_EQ(core::experiment::effectiveBnStatsSamples(smallConfig(), 300 * 32), 0);   // enough steps
+  auto c = smallConfig();
+  c.modelId = "resnet20";
+  c.limit = 64;
+  c.testLimit = 32;
+  ASSERT_EQ(c.bnStatsSamples, 0);
+  EXPECT_EQ(core::experiment::effectiveBnStatsSamples(c, 64), 64);
+  Trainer automatic(c);
+  const RunResult r = automatic.run({});
+  ASSERT_EQ(r.status, RunStatus::Finished) << r.message;
+  EXPECT_NE(r.message.find("too few for the moving average"), std::string::npos) << r.message;
+  std::vector<BatchSample> ab, pb;
+  std::vector<EpochSample> ae, pe;
+  automatic.metrics().drain(ab, ae);
+  c.bnStatsSamples = 64;
+  Trainer precise(c);
+  const RunResult p = precise.run({});
+  ASSERT_EQ(p.status, RunStatus::Finished);
+  EXPECT_TRUE(p.message.empty()) << p.message;   // asked for: nothing to explain
+  precise.metrics().drain(pb, pe);
+  ASSERT_EQ(ae.size(), pe.size());
+  for (std::size_t i = 0; i < ae.size(); ++i) EXPECT_EQ(ae[i].testLoss, pe[i].testLoss) << "epoch " << i;
 }
 
 TEST(Trainer, TrainsATextModelOnSyntheticTokens) {
