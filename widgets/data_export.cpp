@@ -116,7 +116,7 @@ QByteArray seriesToCsv(const QVector<Series>& series, const RunStore* store) {
   return out.toUtf8();
 }
 
-QByteArray seriesToJson(const QVector<Series>& series, const RunStore* store) {
+QByteArray seriesToJson(const QVector<Series>& series, const RunStore* store, const QJsonObject& extra) {
   QJsonArray list;
   QList<int> runIds;
   for (const Series& s : series) {
@@ -176,6 +176,7 @@ QByteArray seriesToJson(const QVector<Series>& series, const RunStore* store) {
     }
     root["runs"] = runs;
   }
+  for (auto it = extra.begin(); it != extra.end(); ++it) root[it.key()] = it.value();
   return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 
@@ -186,9 +187,9 @@ ExportResult exportSeriesCsv(const QList<ChartBase*>& charts, const QString& pat
   return writeFileAtomically(path, bytes);
 }
 
-ExportResult exportSeriesJson(const QList<ChartBase*>& charts, const QString& path) {
+ExportResult exportSeriesJson(const QList<ChartBase*>& charts, const QString& path, const QJsonObject& extra) {
   const RunStore* store = charts.isEmpty() ? nullptr : charts.front()->store();
-  return writeFileAtomically(path, seriesToJson(collectSeries(charts), store));
+  return writeFileAtomically(path, seriesToJson(collectSeries(charts), store, extra));
 }
 
 }  // namespace widgets

@@ -4,6 +4,7 @@
 // source is measured | simulated | reference. Missing values are empty cells (CSV) or null
 // (JSON); `note` says why ("out of memory", "no price"). Written atomically.
 #include <QByteArray>
+#include <QJsonObject>
 #include <QList>
 #include <QString>
 #include <QVector>
@@ -22,12 +23,13 @@ QVector<Series> collectSeries(const QList<ChartBase*>& charts);   // refreshes e
 // dataset, subset, batch, epochs, optimizer and learning rate, precision, seed, and per device
 // its count, stack and price.
 QByteArray seriesToCsv(const QVector<Series>& series, const RunStore* store = nullptr);
-QByteArray seriesToJson(const QVector<Series>& series, const RunStore* store = nullptr);
+// `extra`'s keys are added to the document's root (the app adds a preset's comparisons).
+QByteArray seriesToJson(const QVector<Series>& series, const RunStore* store = nullptr, const QJsonObject& extra = {});
 int seriesRowCount(const QVector<Series>& series);   // rows the CSV has (without header)
 
 // With `utf8Bom` the file starts with a UTF-8 byte-order mark, so that spreadsheet programs
 // which otherwise guess a legacy code page (Excel) read "×", "≈" and "µ" correctly.
 ExportResult exportSeriesCsv(const QList<ChartBase*>& charts, const QString& path, bool utf8Bom = false);
-ExportResult exportSeriesJson(const QList<ChartBase*>& charts, const QString& path);
+ExportResult exportSeriesJson(const QList<ChartBase*>& charts, const QString& path, const QJsonObject& extra = {});
 
 }  // namespace widgets

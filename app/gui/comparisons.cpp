@@ -1,5 +1,7 @@
 #include "app/gui/comparisons.h"
 
+#include <QJsonObject>
+
 #include <QLocale>
 #include <cmath>
 
@@ -91,6 +93,33 @@ ComparisonResult evaluateComparison(const SimService& sim, const Comparison& c, 
     r.detail = QString::fromUtf8(e.what());
   }
   return r;
+}
+
+QJsonArray comparisonsToJson(const QVector<Comparison>& comparisons, const QVector<ComparisonResult>& results,
+                             const QString& mismatch) {
+  auto number = [](double v) { return std::isfinite(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null); };
+  QJsonArray rows;
+  for (qsizetype i = 0; i < comparisons.size(); ++i) {
+    const Comparison& c = comparisons[i];
+    const ComparisonResult r = results.value(i);
+    const bool compared = mismatch.isEmpty() && r.ok;
+    QJsonObject o;
+    o["label"] = c.label;
+    o["metric"] = c.metric == Comparison::Metric::Fits ? QStringLiteral("fits") : QStringLiteral("speedup");
+    o["published"] = c.published;
+    o["published_text"] = publishedText(c);
+    o["accellab"] = r.ok ? QJsonValue(r.value) : QJsonValue(QJsonValue::Null);
+    o["accellab_text"] = r.text;
+    o["error"] = compared ? number(r.error) : QJsonValue(QJsonValue::Null);
+    o["tolerance"] = c.toleranceOrDefault();
+    o["compared"] = compared;
+    o["agrees"] = compared && r.agrees;
+    o["explanation"] = c.explanation;
+    if (!mismatch.isEmpty()) o["not_compared_because"] = mismatch;
+    o["source"] = c.source;
+    rows.append(o);
+  }
+  return rows;
 }
 
 }  // namespace app::gui

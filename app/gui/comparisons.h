@@ -1,6 +1,7 @@
 #pragma once
 // Published comparisons of a preset, re-computed by the simulator at the current settings
 // ("TPU v3-8 vs P100, batch 16: published ≈3.5×, AccelLab 3.1×").
+#include <QJsonArray>
 #include <QString>
 #include <limits>
 #include <QVector>
@@ -33,5 +34,11 @@ ComparisonResult evaluateComparison(const SimService& sim, const Comparison& com
 
 // "≈3.5×", "3.96×", "fits", "out of memory".
 QString publishedText(const Comparison& comparison);
+
+// The rows as the exported data.json carries them, for a script to check the agreement:
+// label, published, accellab, error, tolerance, agrees, explanation (and their texts, the
+// source). `mismatch` (the set-up is not the preset's) marks every row not compared.
+QJsonArray comparisonsToJson(const QVector<Comparison>& comparisons, const QVector<ComparisonResult>& results,
+                             const QString& mismatch);
 
 }  // namespace app::gui

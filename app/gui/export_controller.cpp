@@ -155,7 +155,7 @@ void ExportController::exportData(bool json) {
     }
   }
   if (path.isEmpty()) return;
-  const widgets::ExportResult r = json ? widgets::exportSeriesJson(m_deck->charts(), path)
+  const widgets::ExportResult r = json ? widgets::exportSeriesJson(m_deck->charts(), path, jsonExtras())
                                        : widgets::exportSeriesCsv(m_deck->charts(), path, m_csvUtf8Bom);
   report(json ? tr("Data (JSON)") : tr("Data (CSV)"), path, r.error);
 }
@@ -194,7 +194,7 @@ QStringList ExportController::exportEverything(const QString& dir, QStringList& 
   const QDir d(dir);
   note(d.filePath("all-charts.pdf"), widgets::exportChartsPdf(m_deck->charts(), d.filePath("all-charts.pdf"), m_options));
   note(d.filePath("data.csv"), widgets::exportSeriesCsv(m_deck->charts(), d.filePath("data.csv"), m_csvUtf8Bom));
-  note(d.filePath("data.json"), widgets::exportSeriesJson(m_deck->charts(), d.filePath("data.json")));
+  note(d.filePath("data.json"), widgets::exportSeriesJson(m_deck->charts(), d.filePath("data.json"), jsonExtras()));
   // The charts replot lazily (queued); the window grab paints their buffers as they are, so
   // bring them up to date first (a simulation-only run finishes before any queued replot).
   for (widgets::ChartBase* chart : m_deck->charts()) chart->plot()->replot(QCustomPlot::rpImmediateRefresh);

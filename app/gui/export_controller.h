@@ -4,7 +4,9 @@
 // export of the scriptable start: every chart in every format, the data and a screenshot of
 // the whole window into one folder. The widgets layer does the rendering; this class picks
 // the files, remembers the export folder and reports problems in the message bar.
+#include <QJsonObject>
 #include <QObject>
+#include <functional>
 #include <QString>
 #include <QStringList>
 
@@ -54,6 +56,8 @@ public:
   void exportData(bool json);
   void copyChart();
   void editOptions();   // the Export Options dialog
+  // Keys added to every data.json (the preset's comparison rows; see GuidePanel::toJson).
+  void setJsonExtras(std::function<QJsonObject()> extras) { m_jsonExtras = std::move(extras); }
 
   // Every chart as PNG, PDF and SVG, all charts as one PDF, data.csv, data.json and
   // window.png (a screenshot of the whole window) into `dir`. Returns the files written;
@@ -64,6 +68,7 @@ private:
   widgets::ChartBase* askForChart();
   QString askForFile(const QString& title, const QString& suggestedName, const QString& filters);
   bool report(const QString& what, const QString& path, const QString& error);
+  QJsonObject jsonExtras() const { return m_jsonExtras ? m_jsonExtras() : QJsonObject(); }
 
   widgets::ChartDeck* m_deck;
   QWidget* m_window;
@@ -71,6 +76,7 @@ private:
   QString m_folder;
   widgets::ExportOptions m_options;
   bool m_csvUtf8Bom = false;
+  std::function<QJsonObject()> m_jsonExtras;
 };
 
 }  // namespace app::gui

@@ -71,6 +71,9 @@ void GuidePanel::setPreset(const Preset* p) {
   m_table->setRowCount(0);
   m_comparisons.clear();
   m_results.clear();
+  m_presetId = p ? p->id : QString();
+  m_presetTitle = p ? p->title : QString();
+  m_mismatchReason.clear();
   if (!p) {
     m_title->setText(tr("Your own set-up"));
     m_mode->setText(tr("Open a preset (File ▸ Presets) to re-create a published experiment with its figures."));
@@ -124,8 +127,18 @@ bool GuidePanel::eventFilter(QObject* watched, QEvent* event) {
 
 QString GuidePanel::mismatchText() const { return m_mismatch->isHidden() ? QString() : m_mismatch->text(); }
 
+QJsonObject GuidePanel::toJson() const {
+  if (m_presetId.isEmpty()) return {};
+  QJsonObject o;
+  o["preset"] = m_presetId;
+  o["preset_title"] = m_presetTitle;
+  o["comparisons"] = comparisonsToJson(m_comparisons, m_results, m_mismatchReason);
+  return o;
+}
+
 void GuidePanel::setResults(const QVector<ComparisonResult>& results, const QString& mismatch) {
   m_results = results;
+  m_mismatchReason = mismatch;
   const bool comparable = mismatch.isEmpty();
   m_mismatch->setVisible(!comparable && !m_comparisons.isEmpty());
   m_mismatch->setText(comparable ? QString()

@@ -1,6 +1,7 @@
 #pragma once
 // The Guide dock: the loaded preset's title, whether it trains for real or simulates (and
 // why), what to look for, and its published comparisons beside AccelLab's own figures.
+#include <QJsonObject>
 #include <QWidget>
 
 #include "app/gui/comparisons.h"
@@ -26,6 +27,8 @@ public:
   int comparisonRows() const;
   QString appValue(int row) const;
   QString errorValue(int row) const;        // the Error column's text
+  // {"preset": id, "preset_title", "comparisons": [...]} for data.json; {} without a preset.
+  QJsonObject toJson() const;
 
 protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
@@ -40,6 +43,8 @@ private:
   QTableWidget* m_table = nullptr;
   QVector<Comparison> m_comparisons;       // the preset's rows
   QVector<ComparisonResult> m_results;     // AccelLab's, in the same order
+  QString m_presetId, m_presetTitle;
+  QString m_mismatchReason;
 
 public:
   const QVector<ComparisonResult>& results() const { return m_results; }

@@ -177,6 +177,7 @@ void MainWindow::createControllers() {
   RunController::Parts parts{m_actions, m_session, m_store, m_model, m_messages, m_runStatus, m_runs};
   m_runController = new RunController(parts, RunHistory::defaultFolder(), this);
   m_exportController = new ExportController(m_actions, m_deck, this, m_messages, this);
+  m_exportController->setJsonExtras([this] { return m_guide->toJson(); });
   m_bridge = new BridgeController({this, m_sim.get(), m_model, m_runController, m_messages}, this);
   m_appearance = new Appearance(this, m_deck, {m_experimentDock, m_hardwareDock, m_runsDock}, this);
 

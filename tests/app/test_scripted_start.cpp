@@ -5,11 +5,15 @@
 #include <QImage>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QtTest>
 
 #include "app/gui/launch_options.h"
 #include "app/gui/experiment_model.h"
 #include "app/gui/main_window.h"
+#include "app/gui/preset_controller.h"
 #include "app/gui/script_runner.h"
 #include "app_test_env.h"
 #include "widgets/chart_base.h"
@@ -96,6 +100,21 @@ private slots:
         QVERIFY2(dir.exists(chart->chartId() + "." + ext), qPrintable(chart->chartId() + "." + ext));
     for (const QString f : {"all-charts.pdf", "data.csv", "data.json", "window.png"}) QVERIFY2(dir.exists(f), qPrintable(f));
     QVERIFY(!QImage(dir.filePath("window.png")).isNull());
+    // data.json carries the preset's comparison rows, for a script to check the agreement.
+    QFile json(dir.filePath("data.json"));
+    QVERIFY(json.open(QIODevice::ReadOnly));
+    const QJsonObject root = QJsonDocument::fromJson(json.readAll()).object();
+    QCOMPARE(root["preset"].toString(), QString("e5-kaggle-cifar10"));
+    const QJsonArray rows = root["comparisons"].toArray();
+    QCOMPARE(rows.size(), window.presetController()->current()->comparisons.size());
+    for (const QJsonValue& v : rows) {
+      const QJsonObject row = v.toObject();
+      for (const char* key : {"label", "published", "accellab", "error", "tolerance", "agrees", "explanation"})
+        QVERIFY2(row.contains(key), key);
+      QVERIFY(row["compared"].toBool());
+      // agrees is exactly "the error is within the tolerance".
+      QCOMPARE(row["agrees"].toBool(), std::abs(row["error"].toDouble()) <= row["tolerance"].toDouble());
+    }
   }
 
   void anUnknownPresetFails() {
