@@ -1,6 +1,7 @@
 #include "app/gui/comparisons.h"
 
 #include <QJsonObject>
+#include <QRegularExpression>
 
 #include <QLocale>
 #include <cmath>
@@ -120,6 +121,55 @@ QJsonArray comparisonsToJson(const QVector<Comparison>& comparisons, const QVect
     rows.append(o);
   }
   return rows;
+}
+
+namespace {
+
+const QRegularExpression& placeholderPattern() {
+  static const QRegularExpression re(QStringLiteral("\\{([a-z_]+):(\\d+)\\}"));
+  return re;
+}
+
+}  // namespace
+
+QString renderGuideText(const QString& text, const QVector<Comparison>& comparisons,
+                        const QVector<ComparisonResult>& results) {
+  QString out;
+  qsizetype last = 0;
+  auto it = placeholderPattern().globalMatch(text);
+  while (it.hasNext()) {
+    const QRegularExpressionMatch m = it.next();
+    out += text.mid(last, m.capturedStart() - last);
+    last = m.capturedEnd();
+    const qsizetype row = m.captured(2).toLongLong() - 1;
+    if (row < 0 || row >= comparisons.size()) {
+      out += m.captured(0);   // refused when the preset loads; kept visible if it gets here
+      continue;
+    }
+    if (m.captured(1) == QLatin1String("published")) {
+      out += publishedText(comparisons[row]);
+    } else if (m.captured(1) == QLatin1String("accellab")) {
+      out += row < results.size() && results[row].ok ? results[row].text : QStringLiteral("…");
+    } else {
+      out += m.captured(0);
+    }
+  }
+  return out + text.mid(last);
+}
+
+QStringList guidePlaceholderErrors(const QString& text, int rows) {
+  QStringList errors;
+  auto it = placeholderPattern().globalMatch(text);
+  while (it.hasNext()) {
+    const QRegularExpressionMatch m = it.next();
+    const QString kind = m.captured(1);
+    const int row = m.captured(2).toInt();
+    if (kind != QLatin1String("published") && kind != QLatin1String("accellab"))
+      errors << QStringLiteral("%1: unknown figure \"%2\" (use published or accellab)").arg(m.captured(0), kind);
+    else if (row < 1 || row > rows)
+      errors << QStringLiteral("%1: there is no comparison %2 (the preset has %3)").arg(m.captured(0)).arg(row).arg(rows);
+  }
+  return errors;
 }
 
 }  // namespace app::gui

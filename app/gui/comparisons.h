@@ -3,6 +3,7 @@
 // ("TPU v3-8 vs P100, batch 16: published ≈3.5×, AccelLab 3.1×").
 #include <QJsonArray>
 #include <QString>
+#include <QStringList>
 #include <limits>
 #include <QVector>
 
@@ -34,6 +35,15 @@ ComparisonResult evaluateComparison(const SimService& sim, const Comparison& com
 
 // "≈3.5×", "3.96×", "fits", "out of memory".
 QString publishedText(const Comparison& comparison);
+
+// A guide text with its figures taken from the comparisons, so that no hand-typed number can
+// contradict a chart: "{published:N}" is row N's published figure ("≈100×"), "{accellab:N}"
+// AccelLab's ("448×"; "…" until computed). Rows count from 1.
+QString renderGuideText(const QString& text, const QVector<Comparison>& comparisons,
+                        const QVector<ComparisonResult>& results);
+// What is wrong with a guide text's placeholders (an unknown kind, a row that does not
+// exist), each naming the placeholder; empty when all are usable.
+QStringList guidePlaceholderErrors(const QString& text, int rows);
 
 // The rows as the exported data.json carries them, for a script to check the agreement:
 // label, published, accellab, error, tolerance, agrees, explanation (and their texts, the

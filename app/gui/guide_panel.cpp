@@ -78,13 +78,15 @@ void GuidePanel::setPreset(const Preset* p) {
     m_title->setText(tr("Your own set-up"));
     m_mode->setText(tr("Open a preset (File ▸ Presets) to re-create a published experiment with its figures."));
     m_explanation->clear();
+    m_explanationTemplate.clear();
     m_table->hide();
     return;
   }
   m_title->setText(p->title);
   const QString mode = p->experiment.trainHere ? tr("Trains for real.") : tr("Simulation only.");
   m_mode->setText("<i>" + (p->modeNote.isEmpty() ? mode : p->modeNote).toHtmlEscaped() + "</i>");
-  m_explanation->setText(p->explanation);
+  m_explanationTemplate = p->explanation;
+  m_explanation->setText(renderGuideText(m_explanationTemplate, p->comparisons, {}));
   m_table->setVisible(!p->comparisons.isEmpty());
   m_table->setRowCount(static_cast<int>(p->comparisons.size()));
   for (int i = 0; i < p->comparisons.size(); ++i) {
@@ -139,6 +141,8 @@ QJsonObject GuidePanel::toJson() const {
 void GuidePanel::setResults(const QVector<ComparisonResult>& results, const QString& mismatch) {
   m_results = results;
   m_mismatchReason = mismatch;
+  // The guide's figures are the comparisons' own, recomputed with them.
+  m_explanation->setText(renderGuideText(m_explanationTemplate, m_comparisons, results));
   const bool comparable = mismatch.isEmpty();
   m_mismatch->setVisible(!comparable && !m_comparisons.isEmpty());
   m_mismatch->setText(comparable ? QString()
@@ -184,6 +188,7 @@ void GuidePanel::setResults(const QVector<ComparisonResult>& results, const QStr
 }
 
 QString GuidePanel::modeText() const { return m_mode->text(); }
+QString GuidePanel::explanationText() const { return m_explanation->text(); }
 int GuidePanel::comparisonRows() const { return m_table->rowCount(); }
 QString GuidePanel::errorValue(int row) const {
   const QTableWidgetItem* item = m_table->item(row, 3);

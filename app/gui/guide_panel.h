@@ -24,6 +24,7 @@ public:
   void setResults(const QVector<ComparisonResult>& results, const QString& mismatch = {});
   QString mismatchText() const;
   QString modeText() const;
+  QString explanationText() const;   // as shown, its figures filled in
   int comparisonRows() const;
   QString appValue(int row) const;
   QString errorValue(int row) const;        // the Error column's text
@@ -45,6 +46,7 @@ private:
   QVector<ComparisonResult> m_results;     // AccelLab's, in the same order
   QString m_presetId, m_presetTitle;
   QString m_mismatchReason;
+  QString m_explanationTemplate;   // the preset's text, with {published:N} / {accellab:N}
 
 public:
   const QVector<ComparisonResult>& results() const { return m_results; }

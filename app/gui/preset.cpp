@@ -5,6 +5,7 @@
 #include <QRegularExpression>
 #include <cmath>
 
+#include "app/gui/comparisons.h"
 #include "app/gui/config_json.h"
 #include "core/experiment/experiment_json.h"
 #include "core/experiment/limits.h"
@@ -93,6 +94,9 @@ Preset parsePreset(const std::string& text, const QString& source) {
     c.finish();
     p.comparisons << cmp;
   }
+  if (const QStringList bad = guidePlaceholderErrors(p.explanation, static_cast<int>(p.comparisons.size()));
+      !bad.isEmpty())
+    in.fail("explanation", bad.join("; ").toStdString());
   in.finish();
   return p;
 }

@@ -159,6 +159,9 @@ private slots:
     QVERIFY(guide->comparisonRows() > 0);
     QVERIFY(guide->mismatchText().isEmpty());
     QVERIFY2(guide->errorValue(0).endsWith("%"), qPrintable(guide->errorValue(0)));
+    // The guide's text states the table's own figures: the published one and AccelLab's.
+    QVERIFY2(guide->explanationText().contains("≈3.00×") && guide->explanationText().contains(guide->appValue(0)),
+             qPrintable(guide->explanationText()));
     w.experimentModel()->update([](core::experiment::Experiment& e) { e.train.modelId = "mlp"; });
     w.setupController()->updateNow();
     QVERIFY2(guide->mismatchText().contains("model mlp, not colab-cnn"), qPrintable(guide->mismatchText()));

@@ -1,6 +1,9 @@
 // Every preset's published comparisons, re-computed the way the Guide does (the preset's own
-// settings and devices, its stack): prints the table (published, AccelLab, error, tolerance,
-// agreement, known cause) and holds the number of agreeing rows at least where it is.
+// settings and devices, its stack). One data row per preset (CTest runs each preset as its own
+// test, app.preset.<id>): every row agrees within its tolerance or carries its known cause,
+// and every figure the guide states is one of the comparisons' own. A last function prints
+// the whole table and holds the number of agreeing rows at least where it is.
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <algorithm>
@@ -13,53 +16,127 @@
 
 using namespace app::gui;
 
+namespace {
+
+// Rows that disagree today with no cause the preset can name: the residue of the models,
+// tracked in issue #11. Each is an expected failure, so a fix shows up as XPASS (a test
+// failure) and the entry must then be removed.
+struct KnownResidue {
+  const char* preset;
+  const char* label;
+  const char* why;
+};
+const KnownResidue kKnownResidue[] = {
+    {"e1-kaggle-flowers", "TPU v3-8 at batch 128 vs batch 16",
+     "the TPU's step grows almost linearly with the per-core batch (depthwise convolutions at a flat efficiency)"},
+    {"e1-kaggle-flowers", "TPU v3-8 batch 128 vs P100 batch 16", "follows from the batch-128 row"},
+    {"e4-gce-cpu-gpu", "16 vCPUs vs 8 vCPUs (compiled TF)", "the CPU's thread scaling from 8 to 16 vCPUs is too good"},
+};
+
+const KnownResidue* residue(const QString& preset, const QString& label) {
+  for (const KnownResidue& k : kKnownResidue)
+    if (preset == k.preset && label == k.label) return &k;
+  return nullptr;
+}
+
+struct Evaluated {
+  const Preset* preset = nullptr;
+  QVector<ComparisonResult> results;
+};
+
+// As the Guide does: the chosen devices' settings, any other device at its defaults, each
+// under the preset's stack.
+QVector<ComparisonResult> evaluate(const SimService& sim, const Preset& p) {
+  QVector<core::experiment::DeviceChoice> devices(p.experiment.devices.begin(), p.experiment.devices.end());
+  for (const Comparison& c : p.comparisons)
+    for (const QString& id : {c.device.deviceId, c.versus.deviceId}) {
+      if (id.isEmpty()) continue;
+      const bool chosen = std::any_of(devices.begin(), devices.end(), [&](const auto& d) { return d.deviceId == id.toStdString(); });
+      if (!chosen) {
+        core::experiment::DeviceChoice d;
+        d.deviceId = id.toStdString();
+        devices << d;
+      }
+    }
+  for (auto& d : devices) d.stackId = core::experiment::stackFor(p.experiment, d);
+  QVector<ComparisonResult> out;
+  for (const Comparison& c : p.comparisons) out << evaluateComparison(sim, c, p.experiment.train, devices);
+  return out;
+}
+
+}  // namespace
+
 class TestPresetComparisons : public QObject {
   Q_OBJECT
   QTemporaryDir m_dir;
+  PresetLibrary m_lib;
 
 private slots:
-  void initTestCase() { app_test::isolate(m_dir); }
+  void initTestCase() {
+    app_test::isolate(m_dir);
+    m_lib.load(PresetLibrary::builtinFolder(), QString());
+    QVERIFY2(m_lib.errors().isEmpty(), qPrintable(m_lib.errors().join('\n')));
+    QVERIFY(m_lib.presets().size() >= 6);
+  }
 
-  void everyRowAgreesOrSaysWhy() {
-    PresetLibrary lib;
-    lib.load(PresetLibrary::builtinFolder(), QString());
-    QVERIFY2(lib.errors().isEmpty(), qPrintable(lib.errors().join('\n')));
+  void presetTellsOneStory_data() {
+    QTest::addColumn<QString>("id");
+    for (const Preset& p : m_lib.presets()) QTest::newRow(qPrintable(p.id)) << p.id;
+  }
+
+  void presetTellsOneStory() {
+    QFETCH(QString, id);
+    const Preset* p = m_lib.find(id);
+    QVERIFY(p);
+    const SimService sim;
+    const QVector<ComparisonResult> results = evaluate(sim, *p);
+    // 1. Every row agrees within its tolerance, or says why it does not.
+    for (qsizetype i = 0; i < p->comparisons.size(); ++i) {
+      const Comparison& c = p->comparisons[i];
+      const ComparisonResult& r = results[i];
+      QVERIFY2(r.ok, qPrintable(c.label + ": " + r.text));
+      const QString line = QStringLiteral("%1: published %2, AccelLab %3, error %4, tolerance ±%5%")
+                               .arg(c.label, publishedText(c), r.text, errorText(r.error))
+                               .arg(100 * c.toleranceOrDefault(), 0, 'f', 0);
+      if (const KnownResidue* k = residue(id, c.label)) QEXPECT_FAIL("", k->why, Continue);
+      QVERIFY2(r.agrees || !c.explanation.isEmpty(), qPrintable(line + " disagrees and gives no known cause"));
+    }
+    // 2. Every figure the guide states ("≈100×", "448×") is one of the rows' own, published
+    //    or computed: no hand-typed number contradicts the table and the charts.
+    const QString guide = renderGuideText(p->explanation, p->comparisons, results);
+    QVERIFY2(!guide.contains('{') && !guide.contains(QStringLiteral("…")), qPrintable(guide));
+    QStringList figures;
+    for (qsizetype i = 0; i < p->comparisons.size(); ++i) figures << publishedText(p->comparisons[i]) << results[i].text;
+    static const QRegularExpression ratio(QStringLiteral("≈?\\d[\\d.,]*×"));
+    auto it = ratio.globalMatch(guide);
+    while (it.hasNext()) {
+      const QString figure = it.next().captured(0);
+      QVERIFY2(figures.contains(figure), qPrintable(QStringLiteral("the guide of %1 states %2, which no comparison gives (%3)")
+                                                       .arg(id, figure, figures.join(", "))));
+    }
+  }
+
+  // The whole table, for the note, and a ratchet on the agreeing rows.
+  void tableOfAllPresets() {
     const SimService sim;
     int rows = 0, agree = 0;
-    QStringList unexplained;
-    for (const Preset& p : lib.presets()) {
-      // As the Guide does: the chosen devices' settings, any other device at its defaults,
-      // each under the preset's stack.
-      QVector<core::experiment::DeviceChoice> devices(p.experiment.devices.begin(), p.experiment.devices.end());
-      for (const Comparison& c : p.comparisons)
-        for (const QString& id : {c.device.deviceId, c.versus.deviceId}) {
-          if (id.isEmpty()) continue;
-          const bool chosen = std::any_of(devices.begin(), devices.end(), [&](const auto& d) { return d.deviceId == id.toStdString(); });
-          if (!chosen) {
-            core::experiment::DeviceChoice d;
-            d.deviceId = id.toStdString();
-            devices << d;
-          }
-        }
-      for (auto& d : devices) d.stackId = core::experiment::stackFor(p.experiment, d);
-      for (const Comparison& c : p.comparisons) {
-        const ComparisonResult r = evaluateComparison(sim, c, p.experiment.train, devices);
+    for (const Preset& p : m_lib.presets()) {
+      const QVector<ComparisonResult> results = evaluate(sim, p);
+      for (qsizetype i = 0; i < p.comparisons.size(); ++i) {
+        const Comparison& c = p.comparisons[i];
+        const ComparisonResult& r = results[i];
         ++rows;
         agree += r.agrees;
         qInfo("%s | %s | published %s | AccelLab %s | error %s | tolerance ±%.0f%% | %s%s", qPrintable(p.id),
               qPrintable(c.label), qPrintable(publishedText(c)), qPrintable(r.text), qPrintable(errorText(r.error)),
               100 * c.toleranceOrDefault(), r.agrees ? "agrees" : "DISAGREES",
               r.agrees || c.explanation.isEmpty() ? "" : qPrintable(" (why: " + c.explanation + ")"));
-        if (!r.agrees && c.explanation.isEmpty())
-          unexplained << p.id + ": " + c.label + " disagrees (" + r.text + " vs " + publishedText(c) +
-                             ") and gives no known cause";
       }
     }
     qInfo("%d of %d comparison rows agree within their tolerance", agree, rows);
     QVERIFY(rows > 0);
     // A ratchet, not the bar: 10 of the 16 rows agree today (2026-11-25). The bar is 80% of the
     // rows without an explanation; raise this as the models improve, never lower it.
-    qInfo("rows that disagree without a known cause:\n%s", qPrintable(unexplained.join('\n')));
     QVERIFY2(agree >= 10, qPrintable(QString("only %1 of %2 rows agree").arg(agree).arg(rows)));
   }
 };

@@ -113,6 +113,11 @@ private slots:
                                                                  "\"value\": 1, \"label\": \"x\"}], \"devices\"")
                            << "broken.json: references[0].chart: \"pie\" is not one of";
     QTest::newRow("bad id") << QString(ok).replace("\"tiny\"", "\"Tiny One\"") << "broken.json: id:";
+    // A guide figure must name a comparison the preset has (it has none here).
+    QTest::newRow("guide figure") << QString(ok).replace("\"mode\"", "\"explanation\": \"TPU {accellab:2} faster\", \"mode\"")
+                                  << "broken.json: explanation: {accellab:2}: there is no comparison 2 (the preset has 0)";
+    QTest::newRow("guide kind") << QString(ok).replace("\"mode\"", "\"explanation\": \"{guess:1}\", \"mode\"")
+                                << "broken.json: explanation: {guess:1}: unknown figure";
   }
   void brokenFilesNameFileAndKey() {
     QFETCH(QString, text);
