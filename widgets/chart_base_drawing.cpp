@@ -235,7 +235,7 @@ void ChartBase::drawReferences(const QVector<Series>& all, QCPAxis* keyAxis, QCP
     const double x = s.plotX.isEmpty() ? s.x.value(0) : s.plotX.value(0);
     const double y = s.y[0];
     const QFontMetrics metrics(chartFont(m_scale * 0.9));
-    const QString shortLabel = metrics.elidedText(s.label, Qt::ElideRight, static_cast<int>(330 * m_scale));
+    const QString shortLabel = metrics.elidedText(s.label, Qt::ElideRight, static_cast<int>(420 * m_scale));
     if (!std::isfinite(x)) {
       addHorizontalLine(y, shortLabel, c.reference, keyAxis, valueAxis, Qt::DotLine);
       continue;

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
 
+#include "core/data/dataset_info.h"
 #include "widgets/palette.h"
 #include "widgets/run_data.h"
 #include "widgets/run_store.h"
@@ -49,10 +52,56 @@ QVector<Series> EpochTimeChart::series() const {
       out.push_back(s);
     }
   }
-  out += referenceSeries(
+  QVector<Series> references = referenceSeries(
       "epoch_time", [](const ReferenceMark& m, int) { return std::optional<double>(m.x); }, "epoch",
       "s");
-  return out;
+  QList<int> runIds;
+  for (const Series& r : references)
+    if (!runIds.contains(r.runId)) runIds << r.runId;
+  for (int id : runIds)
+    if (const Run* run = store() ? store()->run(id) : nullptr) scaleToSubset(references, *run);
+  return out + references;
+}
+
+// A published epoch is the article's full pass over the data. On a subset a steady-state
+// epoch time scales per image, so its line is drawn at the subset's size and says so. A
+// first-epoch mark holds a warm-up (compilation) that does not scale: with the same device's
+// steady figure it becomes that warm-up plus the scaled epoch; without one it keeps its value
+// and says it measured a full epoch.
+void EpochTimeChart::scaleToSubset(QVector<Series>& references, const Run& run) {
+  const core::data::DatasetInfo* info = nullptr;
+  for (const auto& d : core::data::datasetCatalog())
+    if (d.id == run.config.datasetId) info = &d;
+  const std::int64_t limit = run.config.limit;
+  if (!info || limit <= 0 || info->trainSize <= 0 || limit >= info->trainSize) return;
+  const double ratio = static_cast<double>(limit) / static_cast<double>(info->trainSize);
+  auto steadyOf = [&](const QString& device) -> std::optional<double> {
+    for (const Series& r : references)
+      if (r.runId == run.id && r.deviceId == device && !r.y.isEmpty() && !std::isfinite(r.x.value(0))) return r.y[0];
+    return std::nullopt;
+  };
+  QVector<double> scaled(references.size(), std::numeric_limits<double>::quiet_NaN());
+  for (qsizetype i = 0; i < references.size(); ++i) {
+    const Series& r = references[i];
+    if (r.runId != run.id || r.y.isEmpty()) continue;
+    if (!std::isfinite(r.x.value(0))) {
+      scaled[i] = r.y[0] * ratio;
+    } else if (const std::optional<double> steady = steadyOf(r.deviceId); steady && r.y[0] >= *steady) {
+      scaled[i] = r.y[0] - *steady + *steady * ratio;   // the warm-up, then the subset's epoch
+    }
+  }
+  for (qsizetype i = 0; i < references.size(); ++i) {
+    Series& r = references[i];
+    if (r.runId != run.id || r.y.isEmpty()) continue;
+    if (!std::isfinite(scaled[i])) {
+      r.label += tr(" (full epoch of %L1)").arg(info->trainSize);
+      continue;
+    }
+    r.note = tr("published %1 for the full epoch of %L2 images, scaled per image to %L3")
+                 .arg(formatSeconds(r.y[0])).arg(info->trainSize).arg(limit);
+    r.label += tr(" → %1 at %L2 images").arg(formatSeconds(scaled[i])).arg(limit);
+    r.y[0] = scaled[i];
+  }
 }
 
 void EpochTimeChart::rebuild() {

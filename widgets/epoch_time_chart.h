@@ -16,6 +16,7 @@ protected:
   void adjustFit() override;
 
 private:
+  static void scaleToSubset(QVector<Series>& references, const Run& run);
   double m_maxEpoch = 1;
 };
 

@@ -477,6 +477,37 @@ private slots:
     QVERIFY(contrastRatio(deviceColor("host", ChartTheme::Dark), chartColors(ChartTheme::Dark).background) > 10);
   }
 
+  // A published epoch time is the article's full epoch: on a subset the steady figure is
+  // drawn per image at the subset's size, a first-epoch figure as its warm-up plus that, and
+  // each label says so. (The subset's own run is what they are drawn beside.)
+  void publishedEpochTimesScaleWithTheSubset() {
+    widgets::Run run = testdata::syntheticRun();
+    run.config.datasetId = "fashion-mnist";   // 60,000 training images
+    run.config.limit = 6000;                  // a tenth
+    run.references = {
+        {"epoch_time", "k80", NAN, 14.3, "published 14.3 s/epoch"},
+        {"epoch_time", "k80", 1, 15.5, "published 15.5 s"},
+        {"epoch_time", "tpu-v2-8", 1, 0.5, "published: TPU 1st epoch"},   // no steady figure
+    };
+    m_store->clear();
+    m_store->addRun(run);
+    QVector<Series> published;
+    for (const Series& s : m_deck->chart("epoch_time")->series())
+      if (s.source == SeriesSource::Reference) published << s;
+    QCOMPARE(published.size(), 3);
+    QVERIFY(std::abs(published[0].y[0] - 1.43) < 1e-9);
+    QVERIFY2(published[0].label.contains("→ 1.43 s at 6,000 images"), qPrintable(published[0].label));
+    QVERIFY(std::abs(published[1].y[0] - (15.5 - 14.3 + 1.43)) < 1e-9);
+    QCOMPARE(published[2].y[0], 0.5);
+    QVERIFY2(published[2].label.contains("full epoch of 60,000"), qPrintable(published[2].label));
+    // The whole data set: drawn as published.
+    run.config.limit = 0;
+    m_store->clear();
+    m_store->addRun(run);
+    for (const Series& s : m_deck->chart("epoch_time")->series())
+      if (s.source == SeriesSource::Reference) QVERIFY(!s.label.contains(QStringLiteral("→")));
+  }
+
   void themeSwitchChangesThePlotBackground() {
     ChartBase* c = m_deck->chart("throughput");
     auto corner = [c] { return c->plot()->toPixmap(400, 300).toImage().pixelColor(3, 3); };
