@@ -43,6 +43,12 @@ struct ReferenceMark {
   double x = 0;        // epoch, batch, … (chart-specific; NaN when not applicable)
   double value = 0;
   QString label;       // "published: ≈40 s (Colab 2018)"
+  // What the figure measured. Empty: the chart's own quantity (a steady epoch, steady
+  // images/s). "whole_run": a whole run's average, compilation and warm-up included, over
+  // `runImages` images; the throughput chart draws the simulated device's figure for the
+  // same run beside it.
+  QString measures;
+  double runImages = 0;
 };
 
 struct Run {

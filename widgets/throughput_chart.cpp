@@ -51,6 +51,27 @@ QVector<Series> ThroughputChart::series() const {
       out.push_back(s);
     }
   }
+  // A published whole-run average (compilation included) is set beside the same quantity,
+  // simulated for a run of the same images: N / (warm-up + N / steady images/s).
+  for (int ri = 0; ri < static_cast<int>(runs.size()); ++ri) {
+    const Run& run = *runs[static_cast<std::size_t>(ri)];
+    for (const ReferenceMark& m : run.references) {
+      if (m.chart != "throughput" || m.measures != "whole_run" || m.runImages <= 0) continue;
+      for (const DeviceResult& d : run.devices) {
+        if (d.deviceId != m.deviceId || d.measured || outOfMemory(d) || d.report.imagesPerSecond <= 0) continue;
+        const double warmUp = std::max(0.0, d.report.firstEpochSeconds - d.report.epochSeconds);
+        Series s = deviceSeries(run, d, ri);
+        s.name = "whole_run_images_per_second";
+        s.label = tr("%1: whole run of %L2 images incl. compile (simulated)").arg(deviceShortName(d)).arg(m.runImages, 0, 'f', 0);
+        s.yUnit = "images/s";
+        s.x = {std::numeric_limits<double>::quiet_NaN()};
+        s.plotX = {cats.position(ri, d)};
+        s.y = {m.runImages / (warmUp + m.runImages / d.report.imagesPerSecond)};
+        s.note = tr("for comparison with the published whole-run figure");
+        out.push_back(s);
+      }
+    }
+  }
   out += referenceSeries(
       "throughput",
       [&](const ReferenceMark& m, int ri) { return cats.position(ri, m.deviceId); },
@@ -65,8 +86,25 @@ void ThroughputChart::rebuild() {
   const auto runs = shownRuns();
   const DeviceCategories cats = categories();
   const QVector<Series> all = series();
+  bool wholeRunInLegend = false;
   for (const Series& s : all) {
     if (s.source == SeriesSource::Reference) continue;
+    if (s.name == QLatin1String("whole_run_images_per_second")) {
+      // A diamond on the bar: the simulated whole-run average the published star compares with.
+      auto* g = plot()->addGraph(x, y);
+      g->setLineStyle(QCPGraph::lsNone);
+      const QColor c = readable(textColor());
+      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(c, pen(1.5)), QBrush(c), 10 * presentationScale()));
+      g->setName(tr("simulated whole run incl. compile"));
+      g->setProperty("hoverName", s.label);
+      // Beside the published star (which sits at the bar's centre), not under it.
+      g->addData(s.plotX.value(0) - 0.22 * cats.barWidth(), s.y.value(0));
+      g->setLayer(QStringLiteral("axes"));   // above the published label's box
+      registerPlottable(g, seriesKey(s), {}, s.yUnit);
+      if (wholeRunInLegend) g->removeFromLegend();
+      wholeRunInLegend = true;
+      continue;
+    }
     addBar(s, x, y, cats.barWidth());
     const double px = s.plotX.value(0);
     if (!s.note.isEmpty()) {

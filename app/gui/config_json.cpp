@@ -20,6 +20,10 @@ Json referenceMarkToJson(const widgets::ReferenceMark& m, const QString& source)
   if (std::isfinite(m.x)) r.set("x", m.x);
   r.set("value", m.value);
   r.set("label", m.label.toStdString());
+  if (!m.measures.isEmpty()) {
+    r.set("measures", m.measures.toStdString());
+    r.set("run_images", m.runImages);
+  }
   if (!source.isEmpty()) r.set("source", source.toStdString());
   return r;
 }
@@ -32,6 +36,15 @@ widgets::ReferenceMark referenceMarkFromJson(const JsonReader& in, QString* sour
   m.x = in.has("x") ? in.number("x", -1e15, 1e15) : std::nan("");
   m.value = in.number("value", 0, 1e15);
   m.label = QString::fromStdString(in.string("label"));
+  if (in.has("measures")) {
+    const std::string what = in.choice("measures", {"steady", "whole_run"});
+    if (what == "whole_run") {
+      if (m.chart != "throughput") in.fail("measures", "\"whole_run\" is for a throughput figure (chart \"throughput\")");
+      if (!in.has("run_images")) in.fail("run_images", "is missing: a whole run's average needs the images the run trained on");
+      m.measures = QStringLiteral("whole_run");
+      m.runImages = in.number("run_images", 1, 1e15);
+    }
+  }
   const QString s = QString::fromStdString(in.string("source", ""));
   if (source) *source = s;
   in.finish();

@@ -113,6 +113,12 @@ private slots:
                                                                  "\"value\": 1, \"label\": \"x\"}], \"devices\"")
                            << "broken.json: references[0].chart: \"pie\" is not one of";
     QTest::newRow("bad id") << QString(ok).replace("\"tiny\"", "\"Tiny One\"") << "broken.json: id:";
+    QTest::newRow("whole run needs images") << QString(ok).replace("\"devices\"", "\"references\": [{\"chart\": \"throughput\", \"device\": \"k80\", "
+                                                                  "\"value\": 1, \"label\": \"x\", \"measures\": \"whole_run\"}], \"devices\"")
+                                            << "broken.json: references[0].run_images: is missing";
+    QTest::newRow("whole run is throughput") << QString(ok).replace("\"devices\"", "\"references\": [{\"chart\": \"cost\", \"device\": \"k80\", "
+                                                                   "\"value\": 1, \"label\": \"x\", \"measures\": \"whole_run\", \"run_images\": 5}], \"devices\"")
+                                             << "broken.json: references[0].measures:";
     // A guide figure must name a comparison the preset has (it has none here).
     QTest::newRow("guide figure") << QString(ok).replace("\"mode\"", "\"explanation\": \"TPU {accellab:2} faster\", \"mode\"")
                                   << "broken.json: explanation: {accellab:2}: there is no comparison 2 (the preset has 0)";

@@ -61,6 +61,8 @@ widgets::Run sampleRun(RunStatus status) {
   d.epochSeconds = {7.5};
   r.devices << d;
   widgets::ReferenceMark m{"throughput", "tpu-v2-8", std::nan(""), 12800, "published"};
+  m.measures = "whole_run";
+  m.runImages = 512000;
   r.references << m;
   return r;
 }
@@ -113,6 +115,8 @@ private slots:
     QCOMPARE(b.devices[0].epochSeconds, QVector<double>({7.5}));
     QVERIFY(std::isnan(b.references[0].x));
     QCOMPARE(b.references[0].value, 12800.0);
+    QCOMPARE(b.references[0].measures, QString("whole_run"));
+    QCOMPARE(b.references[0].runImages, 512000.0);
     QCOMPARE(b.texts, a.texts);
   }
 

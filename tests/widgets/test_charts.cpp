@@ -508,6 +508,31 @@ private slots:
       if (s.source == SeriesSource::Reference) QVERIFY(!s.label.contains(QStringLiteral("→")));
   }
 
+  // A published whole-run average (compilation included) is set beside the simulated device's
+  // figure for a run of the same images, not beside its steady bar.
+  void aWholeRunFigureIsComparedWithASimulatedWholeRun() {
+    widgets::Run run = testdata::syntheticRun();
+    widgets::ReferenceMark whole{"throughput", "tpu-v2-8", NAN, 12800, "published ≤12,800 img/s (whole run)"};
+    whole.measures = "whole_run";
+    whole.runImages = 512000;
+    run.references = {whole};
+    m_store->clear();
+    m_store->addRun(run);
+    const widgets::DeviceResult& tpu = run.devices[2];
+    QCOMPARE(tpu.deviceId, QString("tpu-v2-8"));
+    const double warmUp = tpu.report.firstEpochSeconds - tpu.report.epochSeconds;
+    const double expected = 512000 / (warmUp + 512000 / tpu.report.imagesPerSecond);
+    int found = 0;
+    for (const Series& s : m_deck->chart("throughput")->series()) {
+      if (s.name != "whole_run_images_per_second") continue;
+      ++found;
+      QCOMPARE(s.deviceId, QString("tpu-v2-8"));
+      QVERIFY(std::abs(s.y[0] - expected) < 1e-6 * expected);
+      QVERIFY(s.y[0] < tpu.report.imagesPerSecond || warmUp <= 0);
+    }
+    QCOMPARE(found, 1);
+  }
+
   void themeSwitchChangesThePlotBackground() {
     ChartBase* c = m_deck->chart("throughput");
     auto corner = [c] { return c->plot()->toPixmap(400, 300).toImage().pixelColor(3, 3); };
