@@ -181,8 +181,12 @@ void GuidePanel::setResults(const QVector<ComparisonResult>& results, const QStr
                           .arg(100 * c.toleranceOrDefault(), 0, 'f', 0)
                           .arg(r.agrees ? tr("Agrees.") : explained ? tr("Known cause: %1").arg(c.explanation)
                                                                      : tr("Disagrees; no known cause.")));
+    // Under the label the cause's first sentence; the whole of it in the tooltip.
     QTableWidgetItem* label = m_table->item(i, 0);
-    label->setText(explained ? c.label + "\n" + tr("why: %1").arg(c.explanation) : c.label);
+    QString why = c.explanation.section(QStringLiteral(". "), 0, 0);
+    if (why.size() > 110) why = why.left(108) + QStringLiteral("…");
+    label->setText(explained ? c.label + "\n" + tr("why: %1").arg(why) : c.label);
+    label->setToolTip(explained ? c.explanation : QString());
   }
   fitColumns();
 }

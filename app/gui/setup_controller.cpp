@@ -86,10 +86,19 @@ core::experiment::DeviceChoice SetupController::withStack(core::experiment::Devi
   return choice;
 }
 
+std::optional<core::experiment::DeviceChoice> SetupController::rowChoice(const QString& id) const {
+  std::optional<core::experiment::DeviceChoice> choice = m_hardware->settings(id);
+  if (!choice) return choice;
+  // What the table does not show comes from the experiment: a cloud CPU's VM RAM.
+  for (const auto& d : m_experiment->experiment().devices)
+    if (d.deviceId == choice->deviceId && choice->vcpus > 0) choice->memoryGib = d.memoryGib;
+  return choice;
+}
+
 void SetupController::updateHardware() {
   const core::experiment::TrainConfig& config = m_experiment->experiment().train;
   for (const QString& id : m_hardware->deviceIds()) {
-    const std::optional<core::experiment::DeviceChoice> choice = m_hardware->settings(id);
+    const std::optional<core::experiment::DeviceChoice> choice = rowChoice(id);
     if (!choice) continue;
     try {
       const core::sim::SimReport r = m_sim->simulateRun(config, withStack(*choice));
@@ -115,7 +124,7 @@ void SetupController::updateGuide() {
   // Every row's settings, checked or not: a comparison may name a device not chosen.
   QVector<core::experiment::DeviceChoice> devices;
   for (const QString& id : m_hardware->deviceIds())
-    if (auto c = m_hardware->settings(id)) devices << withStack(*c);
+    if (auto c = rowChoice(id)) devices << withStack(*c);
   QVector<ComparisonResult> results;
   for (const Comparison& c : m_preset->comparisons) results << evaluateComparison(*m_sim, c, config, devices);
   m_guide->setResults(results, presetMismatch(*m_preset, m_experiment->experiment()));

@@ -40,6 +40,8 @@ Q_SIGNALS:
 
 private:
   // The Experiment panel's software choice applied to a device row without its own.
+  // A device row's settings with what the table does not show (the VM's RAM) from the experiment.
+  std::optional<core::experiment::DeviceChoice> rowChoice(const QString& id) const;
   core::experiment::DeviceChoice withStack(core::experiment::DeviceChoice choice) const;
   void schedule();
   void updateHardware();

@@ -151,6 +151,19 @@ private slots:
 
   // A set-up that is no longer the preset's is said plainly: the published figures are greyed
   // and not compared (no "TPU v2-8 vs K80, batch 1024: 0.13x" beside "≈3x").
+  // E1's Kaggle CPU has the session's 13 GB (memory_gib): its row in the device table must
+  // say what the charts say (it fits at batch 16), not "out of memory" from 2 vCPUs' default.
+  void theDeviceTableUsesThePresetsVmMemory() {
+    MainWindow w;
+    QVERIFY(w.presetController()->apply("e1"));
+    w.setupController()->updateNow();
+    const widgets::DeviceStatus cpu = w.hardwarePanel()->deviceStatus("cpu-skylake");
+    QVERIFY2(cpu.kind == widgets::DeviceStatus::Kind::Ok, qPrintable(cpu.text + " " + cpu.detail));
+    QVERIFY2(cpu.detail.contains("of 12.1 GiB"), qPrintable(cpu.detail));
+    // And the Guide computes the TPU-vs-CPU row with it.
+    QVERIFY2(w.guidePanel()->appValue(0).endsWith(QStringLiteral("×")), qPrintable(w.guidePanel()->appValue(0)));
+  }
+
   void theGuideSaysWhenTheSetUpIsNoLongerThePresets() {
     MainWindow w;
     QVERIFY(w.presetController()->apply("e3"));
