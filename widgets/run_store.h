@@ -7,6 +7,7 @@
 #include <QObject>
 #include <QString>
 #include <QVector>
+#include <utility>
 #include <vector>
 
 #include "core/sim/sim_report.h"
@@ -38,6 +39,12 @@ struct DeviceResult {
 //   "time_to_accuracy" x = seconds of training, value = accuracy (fraction 0..1)
 //   "sweep"            x = global batch, value = images/s
 struct ReferenceMark {
+  ReferenceMark() = default;
+  ReferenceMark(QString chartId, QString device, double xValue, double figure, QString text, QString what = {},
+                double images = 0)
+      : chart(std::move(chartId)), deviceId(std::move(device)), x(xValue), value(figure), label(std::move(text)),
+        measures(std::move(what)), runImages(images) {}
+
   QString chart;       // one of the ids above
   QString deviceId;
   double x = 0;        // epoch, batch, … (chart-specific; NaN when not applicable)

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "app/gui/sim_service.h"
+#include "core/experiment/train_config.h"
 #include "core/nn/transformer_spec.h"
 #include "core/util/error.h"
 
@@ -20,7 +21,8 @@ QString defaultRunName(const RunPlan& plan) {
   QString name = QStringLiteral("%1 · %2 · b%3")
                      .arg(QString::fromStdString(c.modelId), QString::fromStdString(c.datasetId))
                      .arg(c.batch);
-  if (c.limit > 0) name += QStringLiteral(" · %1 img").arg(c.limit);
+  // A language model's samples are sequences (windows of text), not images.
+  if (c.limit > 0) name += QStringLiteral(" · %1 %2").arg(c.limit).arg(core::experiment::isLanguageModel(c.modelId) ? "seq" : "img");
   if (!plan.experiment.trainHere) name += QObject::tr(" · simulated");
   return name;
 }
