@@ -264,6 +264,12 @@ void ChartBase::placeReferenceLabels() {
     } else if (r.size() > 0) {
       frac = (x - r.lower) / r.size();
     }
+    if (label->property("referenceAbove").toBool()) {  // above the star, kept inside the plot
+      const Qt::Alignment h = frac > 0.6 ? Qt::AlignRight : frac < 0.4 ? Qt::AlignLeft : Qt::AlignHCenter;
+      label->setPositionAlignment(h | Qt::AlignBottom);
+      label->position->setCoords(h == Qt::AlignRight ? 9 * m_scale : h == Qt::AlignLeft ? -9 * m_scale : 0, -9 * m_scale);
+      continue;
+    }
     const bool left = (frac > 0.6) != label->property("referenceFlip").toBool();
     label->setPositionAlignment((left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter);
     label->position->setCoords((left ? -9 : 9) * m_scale, 0);

@@ -116,6 +116,16 @@ void ThroughputChart::rebuild() {
   cats.applyTo(x);
   m_categories = cats.size();
   drawReferences(all, x, y);
+  // A published label beside its star would cover the diamond on one side or the other:
+  // it goes above the pair instead (placeReferenceLabels reads the property).
+  for (const Series& s : all) {
+    if (s.name != QLatin1String("whole_run_images_per_second")) continue;
+    for (int i = 0; i < plot()->itemCount(); ++i) {
+      QCPAbstractItem* label = plot()->item(i);
+      if (label->property("referenceLabel").toBool() && label->property("referenceX").toDouble() == s.plotX.value(0))
+        label->setProperty("referenceAbove", true);
+    }
+  }
 }
 
 void ThroughputChart::adjustFit() { fitBars(mainRect(), m_categories); }

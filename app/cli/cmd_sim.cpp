@@ -12,6 +12,7 @@
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
 #include "app/cli/sim_json.h"
+#include "core/sim/sim_report_json.h"
 #include "app/cli/sim_options.h"
 #include "core/nn/transformer_spec.h"
 #include "core/nn/zoo.h"
@@ -201,7 +202,7 @@ int cmdSimulate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
     printText(r, out);
     if (band.known()) out << "\n  error band      " << band.text() << "\n";
   } else {
-    Json j = reportJson(r);
+    Json j = core::sim::simReportToJson(r, core::sim::JsonDigits::Six);
     if (band.known()) {
       Json b = Json::object();
       b.set("median_abs_pct_error", std::round(band.medianAbsPct * 10) / 10);
@@ -278,7 +279,7 @@ int cmdSweep(const CommandArgs& args, std::ostream& out, std::ostream& err) {
                 simSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                 ++done;
                 const std::clock_t w0 = std::clock();
-                out << reportJson(r).dump() << "\n";
+                out << core::sim::simReportToJson(r, core::sim::JsonDigits::Six).dump() << "\n";
                 cpuOutsideSims += static_cast<double>(std::clock() - w0) / CLOCKS_PER_SEC;
               } catch (const Error& e) {
                 ++skipped;

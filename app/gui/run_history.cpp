@@ -13,6 +13,7 @@
 #include "app/gui/config_json.h"
 #include "core/experiment/experiment_json.h"
 #include "core/experiment/names.h"
+#include "core/sim/sim_report_json.h"
 #include "core/util/error.h"
 #include "core/util/files.h"
 
@@ -26,28 +27,6 @@ using core::util::Json;
 namespace {
 
 constexpr int kFormatVersion = 1;
-
-const std::vector<std::pair<core::sim::Bound, std::string>> kBoundNames = {
-    {core::sim::Bound::Compute, "compute"},   {core::sim::Bound::Memory, "memory"},
-    {core::sim::Bound::Overhead, "overhead"}, {core::sim::Bound::Input, "input"},
-    {core::sim::Bound::Communication, "communication"}};
-
-template <class E>
-std::string nameOf(const std::vector<std::pair<E, std::string>>& table, E value) {
-  for (const auto& [v, n] : table)
-    if (v == value) return n;
-  return table.front().second;
-}
-
-template <class E>
-E readEnum(const JsonReader& in, const std::string& key, const std::vector<std::pair<E, std::string>>& table) {
-  std::vector<std::string> names;
-  for (const auto& [v, n] : table) names.push_back(n);
-  const std::string s = in.choice(key, names);
-  for (const auto& [v, n] : table)
-    if (n == s) return v;
-  return table.front().first;
-}
 
 Json numbers(const std::vector<double>& v) {
   Json a = Json::array();
@@ -125,112 +104,6 @@ core::experiment::EpochSample epochFromJson(const JsonReader& e) {
   return s;
 }
 
-Json reportToJson(const core::sim::SimReport& r) {
-  Json c = Json::object();
-  c.set("model", r.config.modelId);
-  c.set("dataset", r.config.datasetId);
-  c.set("device", r.config.deviceId);
-  c.set("count", r.config.count);
-  c.set("vcpus", r.config.vcpus);
-  c.set("batch", r.config.batch);
-  c.set("precision", core::util::precisionName(r.config.precision));
-  c.set("epochs", r.config.epochs);
-  c.set("preemptible", r.config.preemptible);
-  c.set("cpu_build", core::sim::cpuBuildName(r.config.cpuBuild));
-  c.set("eval_each_epoch", r.config.evalEachEpoch);
-  c.set("steps_per_epoch", static_cast<long long>(r.config.stepsPerEpoch));
-  Json b = Json::object();
-  b.set("compute_seconds", r.breakdown.computeSeconds);
-  b.set("memory_seconds", r.breakdown.memorySeconds);
-  b.set("overhead_seconds", r.breakdown.overheadSeconds);
-  b.set("input_seconds", r.breakdown.inputSeconds);
-  b.set("communication_seconds", r.breakdown.communicationSeconds);
-  Json j = Json::object();
-  j.set("config", std::move(c));
-  j.set("step_seconds", r.stepSeconds);
-  j.set("breakdown", std::move(b));
-  j.set("bound", nameOf(kBoundNames, r.bound));
-  j.set("explanation", r.explanation);
-  j.set("images_per_second", r.imagesPerSecond);
-  j.set("steps_per_epoch", static_cast<long long>(r.stepsPerEpoch));
-  j.set("epoch_seconds", r.epochSeconds);
-  j.set("first_epoch_seconds", r.firstEpochSeconds);
-  j.set("run_seconds", r.runSeconds);
-  j.set("usd_per_hour", r.usdPerHour);
-  j.set("price_known", r.priceKnown);
-  j.set("usd_per_million_images", r.usdPerMillionImages);
-  j.set("usd_per_run", r.usdPerRun);
-  j.set("memory_bytes_per_device", r.memoryBytesPerDevice);
-  j.set("memory_capacity_bytes", r.memoryCapacityBytes);
-  j.set("fits_in_memory", r.fitsInMemory);
-  j.set("achieved_tflops", r.achievedTflops);
-  j.set("utilization", r.utilization);
-  j.set("device_name", r.deviceName);
-  j.set("vcpus", r.vcpus);
-  j.set("per_device_batch", r.perDeviceBatch);
-  j.set("eval_seconds_per_epoch", r.evalSecondsPerEpoch);
-  j.set("compile_seconds", r.compileSeconds);
-  j.set("peak_tflops", r.peakTflops);
-  j.set("precision_note", r.precisionNote);
-  return j;
-}
-
-core::sim::SimReport reportFromJson(const JsonReader& in) {
-  core::sim::SimReport r;
-  const JsonReader c = in.object("config");
-  r.config.modelId = c.string("model");
-  r.config.datasetId = c.string("dataset");
-  r.config.deviceId = c.string("device");
-  r.config.count = static_cast<int>(c.integer("count", 1, 0, 1 << 20));
-  r.config.vcpus = static_cast<int>(c.integer("vcpus", 0, 0, 1 << 20));
-  r.config.batch = static_cast<int>(c.integer("batch", 1, 0, 1 << 30));
-  r.config.precision = *core::util::parsePrecision(c.choice("precision", {"fp32", "tf32", "fp16", "bf16", "fp8"}));
-  r.config.epochs = static_cast<int>(c.integer("epochs", 1, 0, 1 << 20));
-  r.config.preemptible = c.boolean("preemptible", false);
-  r.config.cpuBuild = c.choice("cpu_build", {core::sim::cpuBuildName(core::sim::CpuBuild::Compiled),
-                                             core::sim::cpuBuildName(core::sim::CpuBuild::Pip)},
-                               std::string(core::sim::cpuBuildName(core::sim::CpuBuild::Compiled))) ==
-                              core::sim::cpuBuildName(core::sim::CpuBuild::Pip)
-                          ? core::sim::CpuBuild::Pip
-                          : core::sim::CpuBuild::Compiled;
-  r.config.evalEachEpoch = c.boolean("eval_each_epoch", false);
-  r.config.stepsPerEpoch = c.integer("steps_per_epoch", 0, 0, INT64_MAX / 2);
-  c.finish();
-  const JsonReader b = in.object("breakdown");
-  r.breakdown.computeSeconds = b.real("compute_seconds", 0);
-  r.breakdown.memorySeconds = b.real("memory_seconds", 0);
-  r.breakdown.overheadSeconds = b.real("overhead_seconds", 0);
-  r.breakdown.inputSeconds = b.real("input_seconds", 0);
-  r.breakdown.communicationSeconds = b.real("communication_seconds", 0);
-  b.finish();
-  r.stepSeconds = in.real("step_seconds", 0);
-  r.bound = readEnum(in, "bound", kBoundNames);
-  r.explanation = in.string("explanation", "");
-  r.imagesPerSecond = in.real("images_per_second", 0);
-  r.stepsPerEpoch = in.integer("steps_per_epoch", 0, 0, INT64_MAX / 2);
-  r.epochSeconds = in.real("epoch_seconds", 0);
-  r.firstEpochSeconds = in.real("first_epoch_seconds", 0);
-  r.runSeconds = in.real("run_seconds", 0);
-  r.usdPerHour = in.real("usd_per_hour", 0);
-  r.priceKnown = in.boolean("price_known", false);
-  r.usdPerMillionImages = in.real("usd_per_million_images", 0);
-  r.usdPerRun = in.real("usd_per_run", 0);
-  r.memoryBytesPerDevice = in.real("memory_bytes_per_device", 0);
-  r.memoryCapacityBytes = in.real("memory_capacity_bytes", 0);
-  r.fitsInMemory = in.boolean("fits_in_memory", true);
-  r.achievedTflops = in.real("achieved_tflops", 0);
-  r.utilization = in.real("utilization", 0);
-  r.deviceName = in.string("device_name", "");
-  r.vcpus = static_cast<int>(in.integer("vcpus", 0, 0, 1 << 20));
-  r.perDeviceBatch = static_cast<int>(in.integer("per_device_batch", 0, 0, 1 << 30));
-  r.evalSecondsPerEpoch = in.real("eval_seconds_per_epoch", 0);
-  r.compileSeconds = in.real("compile_seconds", 0);
-  r.peakTflops = in.real("peak_tflops", 0);
-  r.precisionNote = in.string("precision_note", "");
-  in.finish();
-  return r;
-}
-
 Json textToJson(const core::experiment::TextSample& t) {
   Json o = Json::object();
   o.set("step", static_cast<double>(t.step));
@@ -277,7 +150,7 @@ Json runToJson(const widgets::Run& run) {
     o.set("vcpus", d.vcpus);
     o.set("measured", d.measured);
     if (!d.errorBand.isEmpty()) o.set("error_band", d.errorBand.toStdString());
-    o.set("report", reportToJson(d.report));
+    o.set("report", core::sim::simReportToJson(d.report));
     o.set("epoch_seconds", numbers(std::vector<double>(d.epochSeconds.begin(), d.epochSeconds.end())));
     devices.push(std::move(o));
   }
@@ -319,7 +192,7 @@ widgets::Run runFromJson(const JsonReader& in) {
     r.vcpus = static_cast<int>(d.integer("vcpus", 0, 0, 1 << 20));
     r.measured = d.boolean("measured", false);
     r.errorBand = QString::fromStdString(d.string("error_band", ""));
-    r.report = reportFromJson(d.object("report"));
+    r.report = core::sim::simReportFromJson(d.object("report"));
     for (double v : d.numbers("epoch_seconds")) r.epochSeconds << v;
     d.finish();
     run.devices << r;

@@ -10,34 +10,11 @@
 
 #include "core/experiment/run_samples.h"
 #include "core/experiment/train_config.h"
+#include "core/util/name_table.h"
 
 namespace core::experiment {
 
-template <class E, std::size_t N>
-struct NameTable {
-  std::array<std::pair<E, std::string_view>, N> entries;
-
-  constexpr std::string_view name(E value) const {
-    for (const auto& [v, n] : entries)
-      if (v == value) return n;
-    return entries.front().second;
-  }
-  constexpr std::optional<E> parse(std::string_view name) const {
-    for (const auto& [v, n] : entries)
-      if (n == name) return v;
-    return std::nullopt;
-  }
-  std::vector<std::string> names() const {
-    std::vector<std::string> out;
-    for (const auto& [v, n] : entries) out.emplace_back(n);
-    return out;
-  }
-  std::string list() const {  // "adam, sgd": for error messages
-    std::string out;
-    for (const auto& [v, n] : entries) out += (out.empty() ? "" : ", ") + std::string(n);
-    return out;
-  }
-};
+using util::NameTable;
 
 inline constexpr NameTable<OptimizerKind, 2> kOptimizerNames{{{{OptimizerKind::Adam, "adam"}, {OptimizerKind::SGD, "sgd"}}}};
 inline constexpr NameTable<Schedule, 3> kScheduleNames{

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/util/name_table.h"
 #include "core/util/precision.h"
 
 namespace core::sim {
@@ -12,7 +13,8 @@ namespace core::sim {
 // The software stack of a scalable CPU: TensorFlow as pip shipped it in 2017 (no AVX2/FMA
 // kernels) or compiled for the machine. Ignored for other devices.
 enum class CpuBuild { Compiled, Pip };
-const char* cpuBuildName(CpuBuild b);
+inline constexpr util::NameTable<CpuBuild, 2> kCpuBuildNames{{{{CpuBuild::Compiled, "compiled"}, {CpuBuild::Pip, "pip"}}}};
+inline const char* cpuBuildName(CpuBuild b) { return kCpuBuildNames.name(b).data(); }
 
 struct SimConfig {
   std::string modelId;
@@ -33,7 +35,12 @@ struct SimConfig {
 };
 
 enum class Bound { Compute, Memory, Overhead, Input, Communication };
-const char* boundName(Bound b);
+inline constexpr util::NameTable<Bound, 5> kBoundNames{{{{Bound::Compute, "compute"},
+                                                        {Bound::Memory, "memory"},
+                                                        {Bound::Overhead, "overhead"},
+                                                        {Bound::Input, "input"},
+                                                        {Bound::Communication, "communication"}}}};
+inline const char* boundName(Bound b) { return kBoundNames.name(b).data(); }
 
 struct StepBreakdown {
   double computeSeconds = 0;

@@ -100,19 +100,6 @@ void requireStackCovers(const hw::StackSpec& stack, const hw::DeviceSpec& d) {
   }
 }
 
-const char* boundName(Bound b) {
-  switch (b) {
-    case Bound::Compute: return "compute";
-    case Bound::Memory: return "memory";
-    case Bound::Overhead: return "overhead";
-    case Bound::Input: return "input";
-    case Bound::Communication: return "communication";
-  }
-  return "compute";
-}
-
-const char* cpuBuildName(CpuBuild b) { return b == CpuBuild::Pip ? "pip" : "compiled"; }
-
 SimReport simulateWorkload(const Workload& w, const hw::DeviceSpec& d, const hw::StackSpec& stack, const SimConfig& c) {
   checkConfig(c, d);
   requireStackCovers(stack, d);

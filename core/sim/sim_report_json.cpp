@@ -1,0 +1,184 @@
+#include "core/sim/sim_report_json.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+namespace core::sim {
+
+using util::Json;
+using util::JsonReader;
+
+namespace {
+
+constexpr std::int64_t kMaxCount = std::int64_t{1} << 30;
+constexpr std::int64_t kMaxSteps = std::numeric_limits<std::int64_t>::max() / 2;
+
+Json figure(double v, JsonDigits digits) {
+  if (digits == JsonDigits::Exact || v == 0 || !std::isfinite(v)) return Json(v);
+  const double scale = std::pow(10.0, 5 - static_cast<int>(std::floor(std::log10(std::abs(v)))));
+  return Json(std::round(v * scale) / scale);
+}
+
+template <class E, std::size_t N>
+E readName(const JsonReader& in, const std::string& key, const util::NameTable<E, N>& table, E fallback) {
+  if (!in.has(key)) return fallback;
+  return *table.parse(in.choice(key, table.names()));
+}
+
+util::Precision readPrecision(const JsonReader& in, const std::string& key) {
+  return *util::parsePrecision(in.choice(key, {"fp32", "tf32", "fp16", "bf16", "fp8"}));
+}
+
+// The answer's keys: the same in both forms.
+void readAnswer(const JsonReader& in, SimReport& r) {
+  r.stepSeconds = in.real("step_seconds", 0);
+  const JsonReader b = in.object("breakdown");
+  r.breakdown.computeSeconds = b.real("compute_seconds", 0);
+  r.breakdown.memorySeconds = b.real("memory_seconds", 0);
+  r.breakdown.overheadSeconds = b.real("overhead_seconds", 0);
+  r.breakdown.inputSeconds = b.real("input_seconds", 0);
+  r.breakdown.communicationSeconds = b.real("communication_seconds", 0);
+  b.finish();
+  r.bound = readName(in, "bound", kBoundNames, Bound::Compute);
+  r.explanation = in.string("explanation", "");
+  r.imagesPerSecond = in.real("images_per_second", 0);
+  r.stepsPerEpoch = in.integer("steps_per_epoch", 0, 0, kMaxSteps);
+  r.epochSeconds = in.real("epoch_seconds", 0);
+  r.firstEpochSeconds = in.real("first_epoch_seconds", 0);
+  r.runSeconds = in.real("run_seconds", 0);
+  r.usdPerHour = in.real("usd_per_hour", 0);
+  r.priceKnown = in.boolean("price_known", false);
+  r.usdPerMillionImages = in.real("usd_per_million_images", 0);
+  r.usdPerRun = in.real("usd_per_run", 0);
+  r.memoryBytesPerDevice = in.real("memory_bytes_per_device", 0);
+  r.memoryCapacityBytes = in.real("memory_capacity_bytes", 0);
+  r.fitsInMemory = in.boolean("fits_in_memory", true);
+  r.achievedTflops = in.real("achieved_tflops", 0);
+  r.utilization = in.real("utilization", 0);
+  r.deviceName = in.string("device_name", "");
+  r.vcpus = static_cast<int>(in.integer("vcpus", 0, 0, kMaxCount));
+  r.perDeviceBatch = static_cast<int>(in.integer("per_device_batch", 0, 0, kMaxCount));
+  r.evalSecondsPerEpoch = in.real("eval_seconds_per_epoch", 0);
+  r.compileSeconds = in.real("compile_seconds", 0);
+  r.peakTflops = in.real("peak_tflops", 0);
+  r.precisionNote = in.string("precision_note", "");
+}
+
+// The run history's first form: the configuration nested under "config".
+void readNestedConfig(const JsonReader& in, SimConfig& c) {
+  const JsonReader n = in.object("config");
+  c.modelId = n.string("model");
+  c.datasetId = n.string("dataset");
+  c.deviceId = n.string("device");
+  c.count = static_cast<int>(n.integer("count", 1, 0, kMaxCount));
+  c.vcpus = static_cast<int>(n.integer("vcpus", 0, 0, kMaxCount));
+  c.batch = static_cast<int>(n.integer("batch", 1, 0, kMaxCount));
+  c.precision = readPrecision(n, "precision");
+  c.epochs = static_cast<int>(n.integer("epochs", 1, 0, kMaxCount));
+  c.preemptible = n.boolean("preemptible", false);
+  c.cpuBuild = readName(n, "cpu_build", kCpuBuildNames, CpuBuild::Compiled);
+  c.evalEachEpoch = n.boolean("eval_each_epoch", false);
+  c.stepsPerEpoch = n.integer("steps_per_epoch", 0, 0, kMaxSteps);
+  n.finish();
+}
+
+}  // namespace
+
+Json simReportToJson(const SimReport& r, JsonDigits digits) {
+  const SimConfig& c = r.config;
+  auto num = [digits](double v) { return figure(v, digits); };
+  Json j = Json::object();
+  j.set("model", c.modelId);
+  j.set("dataset", c.datasetId);
+  j.set("device", c.deviceId);
+  j.set("device_name", r.deviceName);
+  j.set("stack", c.stackId);
+  j.set("stack_name", r.stackName);
+  j.set("count", c.count);
+  if (r.vcpus > 0 || c.vcpus > 0) {
+    j.set("vcpus", r.vcpus > 0 ? r.vcpus : c.vcpus);
+    j.set("cpu_build", cpuBuildName(c.cpuBuild));
+  }
+  if (c.memoryGib > 0) j.set("memory_gib", c.memoryGib);
+  j.set("batch", c.batch);
+  j.set("per_device_batch", r.perDeviceBatch);
+  j.set("precision", util::precisionName(c.precision));
+  if (!r.precisionNote.empty()) j.set("precision_note", r.precisionNote);
+  j.set("epochs", c.epochs);
+  j.set("step_seconds", num(r.stepSeconds));
+  j.set("images_per_second", num(r.imagesPerSecond));
+  if (r.tokensPerSample > 0) j.set("tokens_per_sample", r.tokensPerSample);
+  j.set("steps_per_epoch", r.stepsPerEpoch);
+  if (c.stepsPerEpoch > 0) j.set("steps_per_epoch_set", c.stepsPerEpoch);
+  j.set("epoch_seconds", num(r.epochSeconds));
+  j.set("first_epoch_seconds", num(r.firstEpochSeconds));
+  j.set("compile_seconds", num(r.compileSeconds));
+  j.set("eval_each_epoch", c.evalEachEpoch);
+  j.set("eval_seconds_per_epoch", num(r.evalSecondsPerEpoch));
+  j.set("run_seconds", num(r.runSeconds));
+  j.set("price_kind", c.preemptible ? "preemptible" : "on-demand");
+  j.set("price_known", r.priceKnown);
+  j.set("usd_per_hour", num(r.usdPerHour));
+  j.set("usd_per_million_images", num(r.usdPerMillionImages));
+  j.set("usd_per_run", num(r.usdPerRun));
+  j.set("memory_bytes_per_device", digits == JsonDigits::Six ? std::round(r.memoryBytesPerDevice) : r.memoryBytesPerDevice);
+  j.set("memory_capacity_bytes", digits == JsonDigits::Six ? std::round(r.memoryCapacityBytes) : r.memoryCapacityBytes);
+  j.set("fits_in_memory", r.fitsInMemory);
+  j.set("peak_tflops", num(r.peakTflops));
+  j.set("achieved_tflops", num(r.achievedTflops));
+  j.set("utilization", num(r.utilization));
+  j.set("bound", boundName(r.bound));
+  j.set("explanation", r.explanation);
+  if (!r.contrastStackId.empty()) {
+    Json o = Json::object();
+    o.set("stack", r.contrastStackId);
+    o.set("step_seconds", num(r.contrastStepSeconds));
+    j.set("other_stack", std::move(o));
+  }
+  Json b = Json::object();
+  b.set("compute_seconds", num(r.breakdown.computeSeconds));
+  b.set("memory_seconds", num(r.breakdown.memorySeconds));
+  b.set("overhead_seconds", num(r.breakdown.overheadSeconds));
+  b.set("input_seconds", num(r.breakdown.inputSeconds));
+  b.set("communication_seconds", num(r.breakdown.communicationSeconds));
+  j.set("breakdown", std::move(b));
+  return j;
+}
+
+SimReport simReportFromJson(const JsonReader& in) {
+  SimReport r;
+  SimConfig& c = r.config;
+  if (in.has("config")) {
+    readNestedConfig(in, c);
+  } else {
+    c.modelId = in.string("model");
+    c.datasetId = in.string("dataset");
+    c.deviceId = in.string("device");
+    c.stackId = in.string("stack", "");
+    r.stackName = in.string("stack_name", "");
+    c.count = static_cast<int>(in.integer("count", 1, 0, kMaxCount));
+    c.cpuBuild = readName(in, "cpu_build", kCpuBuildNames, CpuBuild::Compiled);
+    c.memoryGib = in.number("memory_gib", 0, 0, 1e9);
+    c.batch = static_cast<int>(in.integer("batch", 1, 0, kMaxCount));
+    c.precision = readPrecision(in, "precision");
+    c.epochs = static_cast<int>(in.integer("epochs", 1, 0, kMaxCount));
+    c.stepsPerEpoch = in.integer("steps_per_epoch_set", 0, 0, kMaxSteps);
+    c.evalEachEpoch = in.boolean("eval_each_epoch", false);
+    c.preemptible = in.choice("price_kind", {"on-demand", "preemptible"}, std::string("on-demand")) == "preemptible";
+    r.tokensPerSample = static_cast<int>(in.integer("tokens_per_sample", 0, 0, kMaxCount));
+    if (in.has("other_stack")) {
+      const JsonReader o = in.object("other_stack");
+      r.contrastStackId = o.string("stack");
+      r.contrastStepSeconds = o.real("step_seconds", 0);
+      o.finish();
+    }
+  }
+  readAnswer(in, r);
+  if (!in.has("config")) c.vcpus = r.vcpus;
+  in.finish();
+  return r;
+}
+
+}  // namespace core::sim

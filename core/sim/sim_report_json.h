@@ -1,0 +1,24 @@
+#pragma once
+// CONTRACT: the one JSON form of a SimReport. `accellab-cli simulate` prints it (its keys are
+// the CLI's documented contract) and the run history stores it, so a report read back is the
+// report that was written: every field of the configuration and the answer, per-layer times
+// excepted (a report's layers are recomputed, never stored).
+#include "core/sim/sim_report.h"
+#include "core/util/json.h"
+#include "core/util/json_reader.h"
+
+namespace core::sim {
+
+// Six significant digits keep the CLI's output stable for scripts and golden files; the
+// history keeps every digit.
+enum class JsonDigits { Exact, Six };
+
+util::Json simReportToJson(const SimReport& r, JsonDigits digits = JsonDigits::Exact);
+
+// Reads what simReportToJson wrote, and the run history's first form (version 1: the
+// configuration nested under "config"). Strict: errors name the file and key, unknown keys
+// are refused. config.vcpus reads back as the vCPUs the report used (what 0 = "the device's
+// default" resolved to).
+SimReport simReportFromJson(const util::JsonReader& in);
+
+}  // namespace core::sim

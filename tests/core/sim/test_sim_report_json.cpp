@@ -1,0 +1,155 @@
+// The one JSON form of a SimReport (core/sim/sim_report_json): what the CLI prints and the run
+// history keeps. A report written and read back is the report, field by field; the history's
+// first form (configuration nested under "config") still reads; bad input names its key.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/sim/sim_report_json.h"
+#include "core/util/error.h"
+#include "sim_test_support.h"
+
+namespace {
+
+using core::sim::SimReport;
+using core::util::Json;
+using core::util::JsonReader;
+
+SimReport roundTrip(const SimReport& r) {
+  // Through text, as the history file and the CLI's output are.
+  const Json parsed = Json::parse(core::sim::simReportToJson(r).dump(2), "report.json");
+  return core::sim::simReportFromJson(JsonReader(parsed, "report.json"));
+}
+
+void expectSameReport(const SimReport& a, const SimReport& b) {
+  EXPECT_EQ(a.config.modelId, b.config.modelId);
+  EXPECT_EQ(a.config.datasetId, b.config.datasetId);
+  EXPECT_EQ(a.config.deviceId, b.config.deviceId);
+  EXPECT_EQ(a.config.stackId, b.config.stackId);
+  EXPECT_EQ(a.config.count, b.config.count);
+  EXPECT_EQ(a.vcpus > 0 ? a.vcpus : a.config.vcpus, b.config.vcpus);  // 0 = default reads back resolved
+  EXPECT_EQ(a.config.memoryGib, b.config.memoryGib);
+  EXPECT_EQ(a.config.batch, b.config.batch);
+  EXPECT_EQ(a.config.precision, b.config.precision);
+  EXPECT_EQ(a.config.epochs, b.config.epochs);
+  EXPECT_EQ(a.config.preemptible, b.config.preemptible);
+  EXPECT_EQ(a.config.cpuBuild, b.config.cpuBuild);
+  EXPECT_EQ(a.config.evalEachEpoch, b.config.evalEachEpoch);
+  EXPECT_EQ(a.config.stepsPerEpoch, b.config.stepsPerEpoch);
+  EXPECT_EQ(a.stepSeconds, b.stepSeconds);
+  EXPECT_EQ(a.breakdown.computeSeconds, b.breakdown.computeSeconds);
+  EXPECT_EQ(a.breakdown.memorySeconds, b.breakdown.memorySeconds);
+  EXPECT_EQ(a.breakdown.overheadSeconds, b.breakdown.overheadSeconds);
+  EXPECT_EQ(a.breakdown.inputSeconds, b.breakdown.inputSeconds);
+  EXPECT_EQ(a.breakdown.communicationSeconds, b.breakdown.communicationSeconds);
+  EXPECT_EQ(a.bound, b.bound);
+  EXPECT_EQ(a.explanation, b.explanation);
+  EXPECT_EQ(a.imagesPerSecond, b.imagesPerSecond);
+  EXPECT_EQ(a.stepsPerEpoch, b.stepsPerEpoch);
+  EXPECT_EQ(a.epochSeconds, b.epochSeconds);
+  EXPECT_EQ(a.firstEpochSeconds, b.firstEpochSeconds);
+  EXPECT_EQ(a.runSeconds, b.runSeconds);
+  EXPECT_EQ(a.usdPerHour, b.usdPerHour);
+  EXPECT_EQ(a.priceKnown, b.priceKnown);
+  EXPECT_EQ(a.usdPerMillionImages, b.usdPerMillionImages);
+  EXPECT_EQ(a.tokensPerSample, b.tokensPerSample);
+  EXPECT_EQ(a.usdPerRun, b.usdPerRun);
+  EXPECT_EQ(a.memoryBytesPerDevice, b.memoryBytesPerDevice);
+  EXPECT_EQ(a.memoryCapacityBytes, b.memoryCapacityBytes);
+  EXPECT_EQ(a.fitsInMemory, b.fitsInMemory);
+  EXPECT_EQ(a.achievedTflops, b.achievedTflops);
+  EXPECT_EQ(a.utilization, b.utilization);
+  EXPECT_EQ(a.deviceName, b.deviceName);
+  EXPECT_EQ(a.stackName, b.stackName);
+  EXPECT_EQ(a.contrastStackId, b.contrastStackId);
+  EXPECT_EQ(a.contrastStepSeconds, b.contrastStepSeconds);
+  EXPECT_EQ(a.vcpus, b.vcpus);
+  EXPECT_EQ(a.perDeviceBatch, b.perDeviceBatch);
+  EXPECT_EQ(a.evalSecondsPerEpoch, b.evalSecondsPerEpoch);
+  EXPECT_EQ(a.compileSeconds, b.compileSeconds);
+  EXPECT_EQ(a.peakTflops, b.peakTflops);
+  EXPECT_EQ(a.precisionNote, b.precisionNote);
+}
+
+}  // namespace
+
+TEST(SimReportJson, ACloudCpuReportRoundTripsFieldByField) {
+  auto c = simtest::config("cifar-cnn", "cifar10", "cpu-skylake", 32, core::util::Precision::FP32, 1, 2, "keras-2020");
+  c.memoryGib = 12.1;
+  c.preemptible = true;
+  c.cpuBuild = core::sim::CpuBuild::Pip;
+  c.evalEachEpoch = true;
+  c.stepsPerEpoch = 100;
+  c.epochs = 3;
+  const SimReport r = simtest::simulator().simulate(c);
+  ASSERT_EQ(r.config.stackId, "keras-2020");
+  expectSameReport(r, roundTrip(r));
+}
+
+TEST(SimReportJson, AnAcceleratorReportKeepsItsStackContrastAndPrecisionNote) {
+  const SimReport r = simtest::simulator().simulate(
+      simtest::config("resnet50", "imagenet", "k80", 256, core::util::Precision::FP16, 4, 0, "tf-tuned-2018"));
+  ASSERT_FALSE(r.contrastStackId.empty());
+  ASSERT_FALSE(r.precisionNote.empty());  // a K80 has no fp16 units
+  const SimReport back = roundTrip(r);
+  expectSameReport(r, back);
+  EXPECT_EQ(back.config.vcpus, 0);
+}
+
+TEST(SimReportJson, ALanguageModelKeepsItsTokensPerSample) {
+  const SimReport r =
+      simtest::simulator().simulate(simtest::config("char-gpt", "fortunes", "a100", 32, core::util::Precision::BF16));
+  ASSERT_GT(r.tokensPerSample, 0);
+  expectSameReport(r, roundTrip(r));
+}
+
+TEST(SimReportJson, TheCliFormRoundsToSixDigits) {
+  const SimReport r = simtest::simulator().simulate(simtest::config("mlp", "mnist", "v100", 128));
+  const Json j = core::sim::simReportToJson(r, core::sim::JsonDigits::Six);
+  const double step = j.at("step_seconds").asNumber();
+  EXPECT_NEAR(step, r.stepSeconds, 1e-5 * r.stepSeconds);
+  EXPECT_EQ(std::stod(Json(step).dump()), step);
+  EXPECT_EQ(j.at("stack").asString(), r.config.stackId);
+  EXPECT_EQ(j.at("price_kind").asString(), "on-demand");
+}
+
+// Run files written before the shared form nested the configuration under "config" and kept
+// no stack: they still open.
+TEST(SimReportJson, TheHistorysFirstFormStillReads) {
+  const Json old = Json::parse(R"({"config": {"model": "colab-cnn", "dataset": "fashion-mnist", "device": "k80",
+      "count": 1, "vcpus": 0, "batch": 1024, "precision": "fp32", "epochs": 2, "preemptible": false,
+      "cpu_build": "compiled", "eval_each_epoch": false, "steps_per_epoch": 2},
+      "step_seconds": 0.236, "breakdown": {"compute_seconds": 0.2, "memory_seconds": 0.01,
+      "overhead_seconds": 0.02, "input_seconds": 0.001, "communication_seconds": 0},
+      "bound": "compute", "explanation": "Compute binds.", "images_per_second": 4339.3,
+      "steps_per_epoch": 2, "epoch_seconds": 0.47, "first_epoch_seconds": 1.47, "run_seconds": 1.94,
+      "usd_per_hour": 0.7, "price_known": true, "usd_per_million_images": 0.0448, "usd_per_run": 0.00038,
+      "memory_bytes_per_device": 1415489633.6, "memory_capacity_bytes": 12884901888, "fits_in_memory": true,
+      "achieved_tflops": 2.14, "utilization": 0.49, "device_name": "NVIDIA Tesla K80", "vcpus": 0,
+      "per_device_batch": 1024, "eval_seconds_per_epoch": 0, "compile_seconds": 1, "peak_tflops": 4.37,
+      "precision_note": ""})",
+                               "old.json");
+  const SimReport r = core::sim::simReportFromJson(JsonReader(old, "old.json"));
+  EXPECT_EQ(r.config.modelId, "colab-cnn");
+  EXPECT_EQ(r.config.stepsPerEpoch, 2);
+  EXPECT_EQ(r.stepSeconds, 0.236);
+  EXPECT_EQ(r.deviceName, "NVIDIA Tesla K80");
+  EXPECT_TRUE(r.config.stackId.empty());
+}
+
+TEST(SimReportJson, BadInputNamesTheKey) {
+  SimReport r = simtest::simulator().simulate(simtest::config("mlp", "mnist", "v100", 128));
+  Json j = core::sim::simReportToJson(r);
+  j.set("bound", "warp-drive");
+  try {
+    core::sim::simReportFromJson(JsonReader(j, "runs/x.json", "devices[0].report"));
+    FAIL() << "an unknown bound was accepted";
+  } catch (const core::util::Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("runs/x.json"), std::string::npos) << what;
+    EXPECT_NE(what.find("bound"), std::string::npos) << what;
+  }
+  Json extra = core::sim::simReportToJson(r);
+  extra.set("typo_key", 1);
+  EXPECT_THROW(core::sim::simReportFromJson(JsonReader(extra, "x.json")), core::util::Error);
+}
