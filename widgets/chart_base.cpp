@@ -215,6 +215,7 @@ void ChartBase::doRefresh() {
     else m_plot->removePlottable(p);
   }
   m_fitExtras.clear();
+  setAxesShown(true);  // as the chart left them; addEmptyNote hides them again if still empty
   rebuild();
   for (QCPGraph* stale : std::as_const(m_reusableLines)) m_plot->removePlottable(stale);
   m_reusableLines.clear();

@@ -210,6 +210,7 @@ private:
   void placeReferenceLabels();
   QString legendKeyHtml() const;
   void addEmptyNote();
+  void setAxesShown(bool shown);
   void updateExplanationVisibility();
 
   QString m_chartId;

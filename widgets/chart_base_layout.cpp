@@ -114,6 +114,26 @@ QString ChartBase::emptyText() const {
   return tr("No runs to show yet: press Run, or tick a run in the runs list.");
 }
 
+void ChartBase::setAxesShown(bool shown) {
+  // Hiding remembers what each axis and grid showed, so showing again restores the chart's own
+  // choices (a category axis without grid lines stays without them).
+  for (QCPAxisRect* rect : m_plot->axisRects())
+    for (QCPAxis* a : rect->axes()) {
+      const bool hidden = a->property("hiddenWhileEmpty").toBool();
+      if (!shown && !hidden) {
+        a->setProperty("hiddenWhileEmpty", true);
+        a->setProperty("axisShownBefore", a->visible());
+        a->setProperty("gridShownBefore", a->grid()->visible());
+        a->setVisible(false);
+        a->grid()->setVisible(false);
+      } else if (shown && hidden) {
+        a->setProperty("hiddenWhileEmpty", false);
+        a->setVisible(a->property("axisShownBefore").toBool());
+        a->grid()->setVisible(a->property("gridShownBefore").toBool());
+      }
+    }
+}
+
 void ChartBase::addEmptyNote() {
   bool empty = true;
   for (int i = 0; i < m_plot->plottableCount() && empty; ++i) {
@@ -125,6 +145,7 @@ void ChartBase::addEmptyNote() {
         break;
       }
   }
+  setAxesShown(!empty);  // no axes without data: a scale with nothing on it says nothing
   if (!empty) return;
   auto* text = new QCPItemText(m_plot);
   text->setClipToAxisRect(false);

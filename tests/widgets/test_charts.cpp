@@ -562,6 +562,23 @@ private slots:
     QVERIFY(note);
     QVERIFY(note->text().contains("No finished epochs"));
     QVERIFY(!c->plot()->legend->visible());   // no empty legend frame
+    // No chart shows axes without data: not a single scale, on any chart of the deck.
+    for (ChartBase* chart : m_deck->charts()) {
+      if (chart->visibleGraphPoints() > 0) continue;
+      for (QCPAxisRect* rect : chart->plot()->axisRects())
+        for (QCPAxis* a : rect->axes()) {
+          QVERIFY2(!a->visible(), qPrintable(chart->chartId() + " shows an axis without data"));
+          QVERIFY2(!a->grid()->visible(), qPrintable(chart->chartId() + " shows grid lines without data"));
+        }
+    }
+    // Data again: the axes come back as the chart had them.
+    m_store->addRun(testdata::syntheticRun());
+    m_deck->refreshAll();
+    QVERIFY(c->visibleGraphPoints() > 0);
+    QVERIFY(c->plot()->xAxis->visible() && c->plot()->yAxis->visible());
+    QVERIFY(c->plot()->yAxis->grid()->visible());
+    m_store->clear();
+    m_deck->refreshAll();
     // …and the plot still spans the whole width (an emptied legend cell once capped it).
     m_deck->show();
     m_deck->maximise(c);
