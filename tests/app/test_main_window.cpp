@@ -222,6 +222,10 @@ private slots:
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     const int font = QApplication::font().pointSize();
+    QTest::qWait(50);  // let the first layout settle before taking its picture
+    const QRect geometry = w.geometry();
+    const QByteArray layout = w.saveState();
+    const int dockWidth = w.experimentDock()->width();
     w.actions().presentation->trigger();
     QVERIFY(w.appearance()->presentation());
     QVERIFY(w.windowState() & Qt::WindowFullScreen);
@@ -239,6 +243,10 @@ private slots:
     QVERIFY(w.runsDock()->isVisible());
     QCOMPARE(QApplication::font().pointSize(), font);
     QCOMPARE(w.deck()->charts().first()->presentationScale(), 1.0);
+    // The exact layout comes back: the window where it was, the docks as wide as they were.
+    QTRY_COMPARE(w.geometry(), geometry);
+    QTRY_COMPARE(w.experimentDock()->width(), dockWidth);
+    QCOMPARE(w.saveState(), layout);
   }
 
   void themeAndSettingsAreReadBackAsWritten() {
