@@ -52,10 +52,13 @@ QColor deviceColor(const QString& deviceId, ChartTheme theme) {
   const ChartColors palette = chartColors(theme);
   // The measured host stands apart from every simulated device: the theme's text colour.
   if (deviceId == "host") return dark ? palette.text : QColor(0x33, 0x33, 0x33);
-  // Catalog ids get distinct colours.
+  // Catalog ids get distinct colours; the devices a preset sets side by side never share one
+  // (G1: t4, a100, tpu-v5e-8; the LLM presets: h100, h200, b200, mi300x, tpu-v5e-8).
   static const QHash<QString, int> fixed = {
-      {"cpu-skylake", 0}, {"k80", 5}, {"p100", 1}, {"v100", 4}, {"t4", 2},
-      {"a100", 6}, {"h100", 3}, {"tpu-v2-8", 2}, {"tpu-v3-8", 6}, {"tpu-v4-8", 0},
+      {"cpu-skylake", 0}, {"k80", 6},       {"p100", 1},      {"v100", 4},      {"t4", 2},
+      {"a100", 5},        {"h100", 3},      {"h200", 1},      {"b200", 2},      {"mi300x", 5},
+      {"tpu-v2-8", 2},    {"tpu-v3-8", 6},  {"tpu-v4-8", 0},  {"tpu-v5e-8", 4}, {"tpu-v5p-8", 1},
+      {"tpu-v6e-8", 5},
   };
   const auto& c = okabeIto();
   QColor col;
@@ -63,7 +66,7 @@ QColor deviceColor(const QString& deviceId, ChartTheme theme) {
     col = c[it.value()];
     // TPUs share hues with GPUs: shift them away from the background so the pair stays
     // apart once both are made readable (darker on white, lighter on the dark grey).
-    if (deviceId.startsWith("tpu")) col = dark ? col.lighter(150) : col.darker(135);
+    if (deviceId.startsWith("tpu")) col = dark ? col.lighter(125) : col.darker(135);
   } else {
     col = c[static_cast<int>(qHash(deviceId) % 7)];
   }

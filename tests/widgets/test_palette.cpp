@@ -1,4 +1,9 @@
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QtTest>
+#include <cmath>
 
 #include "widgets/palette.h"
 
@@ -28,6 +33,34 @@ private slots:
     QCOMPARE(seen.size(), ids.size());
     // A user's device takes a hashed colour, readable too.
     QVERIFY(widgets::contrastRatio(widgets::deviceColor("my-own-gpu", widgets::ChartTheme::Dark), bg) >= 4.5);
+  }
+  // The devices a preset (or an LLM preset) sets side by side are told apart by colour in both
+  // themes: no two of them within a small distance of each other.
+  void everyPresetsDevicesLookDifferent() {
+    int presets = 0;
+    for (const char* folder : {"/presets", "/llm-presets"}) {
+      const QDir dir(QString(ACCELLAB_SOURCE_RESOURCES) + folder);
+      for (const QString& name : dir.entryList({"*.json"}, QDir::Files)) {
+        QFile f(dir.filePath(name));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
+        QStringList ids{"host"};
+        for (const auto& d : o["devices"].toArray()) ids << d.toObject()["id"].toString();
+        for (const auto& d : o["scenarios"].toArray()) ids << d.toObject()["device"].toString();
+        ids.removeDuplicates();
+        QVERIFY2(ids.size() > 1, qPrintable(name));
+        ++presets;
+        for (const auto theme : {widgets::ChartTheme::Light, widgets::ChartTheme::Dark})
+          for (int i = 0; i < ids.size(); ++i)
+            for (int j = i + 1; j < ids.size(); ++j) {
+              const QColor a = widgets::deviceColor(ids[i], theme), b = widgets::deviceColor(ids[j], theme);
+              const double distance = std::hypot(a.red() - b.red(), a.green() - b.green(), a.blue() - b.blue());
+              QVERIFY2(distance > 60, qPrintable(QString("%1: %2 %3 and %4 %5 look alike")
+                                                     .arg(name, ids[i], a.name(), ids[j], b.name())));
+            }
+      }
+    }
+    QVERIFY(presets >= 9);
   }
   void contrastRatioIsWcags() {
     QCOMPARE(widgets::contrastRatio(Qt::black, Qt::white), 21.0);
