@@ -18,6 +18,7 @@ struct LSTM::Chunk {
   Matrix cell[2], hidden[2]; // H x ((T+1)*nb): states before step k (block k) and after (k+1)
   Matrix dGates;             // 4H x (T*nb): gate pre-activation gradients
   Matrix xq, hq, dh, dc;     // rounded input / hidden, running gradients
+  Matrix tanhCell, dcStep;   // H x nb: tanh of the step's cell state, the cell gradient through it
   Vector dw;                 // chunk > 0: partial parameter gradients
 };
 
@@ -90,10 +91,6 @@ void LSTM::initParams(std::uint64_t seed) {
 // --- compute ------------------------------------------------------------------------------------
 
 namespace core::nn {
-namespace {
-inline float sigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }
-}  // namespace
-
 void LSTM::forwardDirection(int dir, const Matrix& x, std::ptrdiff_t b, std::ptrdiff_t e, Chunk& c,
                             const PassContext& ctx) {
   const Eigen::Index nb = e - b, H = m_units, G = 4 * H, F = m_features, T = m_steps;
@@ -130,21 +127,15 @@ void LSTM::forwardDirection(int dir, const Matrix& x, std::ptrdiff_t b, std::ptr
     } else {
       pre.noalias() += wh * hid.middleCols(k * nb, nb);
     }
-    for (Eigen::Index s = 0; s < nb; ++s) {
-      float* g = gates.data() + (k * nb + s) * G;
-      const float* cPrev = cell.data() + (k * nb + s) * H;
-      float* cNew = cell.data() + ((k + 1) * nb + s) * H;
-      float* hNew = hid.data() + ((k + 1) * nb + s) * H;
-      for (Eigen::Index j = 0; j < H; ++j) {
-        const float i = sigmoid(g[j]), f = sigmoid(g[H + j]), gg = std::tanh(g[2 * H + j]), o = sigmoid(g[3 * H + j]);
-        g[j] = i;
-        g[H + j] = f;
-        g[2 * H + j] = gg;
-        g[3 * H + j] = o;
-        cNew[j] = f * cPrev[j] + i * gg;
-        hNew[j] = o * std::tanh(cNew[j]);
-      }
-    }
+    // The gates over the whole block at once, with Eigen's vectorised exp and tanh (scalar
+    // libm calls were 40% of an LSTM step): i, f, o = sigmoid; g = tanh; then the cell.
+    pre.topRows(2 * H).array() = (1.0f + (-pre.topRows(2 * H).array()).exp()).inverse();
+    pre.middleRows(2 * H, H).array() = pre.middleRows(2 * H, H).array().tanh();
+    pre.bottomRows(H).array() = (1.0f + (-pre.bottomRows(H).array()).exp()).inverse();
+    auto cNew = cell.middleCols((k + 1) * nb, nb).array();
+    cNew = pre.middleRows(H, H).array() * cell.middleCols(k * nb, nb).array() +
+           pre.topRows(H).array() * pre.middleRows(2 * H, H).array();
+    hid.middleCols((k + 1) * nb, nb).array() = pre.bottomRows(H).array() * cNew.tanh();
   }
   m_y.block(dir * H, b, H, nb) = hid.middleCols(T * nb, nb);
 }
@@ -163,25 +154,23 @@ void LSTM::backwardDirection(int dir, const Matrix& x, const Matrix& dy, std::pt
   c.dGates.resize(G, T * nb);
   c.dh = dy.block(dir * H, b, H, nb);
   c.dc.setZero(H, nb);
+  c.tanhCell.resize(H, nb);
+  c.dcStep.resize(H, nb);
   for (Eigen::Index k = T - 1; k >= 0; --k) {
-    for (Eigen::Index s = 0; s < nb; ++s) {
-      const float* g = gates.data() + (k * nb + s) * G;
-      const float* cPrev = cell.data() + (k * nb + s) * H;
-      const float* cNew = cell.data() + ((k + 1) * nb + s) * H;
-      float* dg = c.dGates.data() + (k * nb + s) * G;
-      float* dh = c.dh.data() + s * H;
-      float* dc = c.dc.data() + s * H;
-      for (Eigen::Index j = 0; j < H; ++j) {
-        const float i = g[j], f = g[H + j], gg = g[2 * H + j], o = g[3 * H + j];
-        const float tc = std::tanh(cNew[j]);
-        const float dcj = dc[j] + dh[j] * o * (1 - tc * tc);
-        dg[j] = dcj * gg * i * (1 - i);
-        dg[H + j] = dcj * cPrev[j] * f * (1 - f);
-        dg[2 * H + j] = dcj * i * (1 - gg * gg);
-        dg[3 * H + j] = dh[j] * tc * o * (1 - o);
-        dc[j] = dcj * f;
-      }
-    }
+    // The step's gate gradients over the whole block, vectorised like the forward pass.
+    const auto g = gates.middleCols(k * nb, nb);
+    const auto i = g.topRows(H).array(), f = g.middleRows(H, H).array(), gg = g.middleRows(2 * H, H).array(),
+               o = g.bottomRows(H).array();
+    c.tanhCell.array() = cell.middleCols((k + 1) * nb, nb).array().tanh();
+    const auto tc = c.tanhCell.array();
+    c.dcStep.array() = c.dc.array() + c.dh.array() * o * (1 - tc.square());
+    const auto dcj = c.dcStep.array();
+    auto dg = c.dGates.middleCols(k * nb, nb);
+    dg.topRows(H).array() = dcj * gg * i * (1 - i);
+    dg.middleRows(H, H).array() = dcj * cell.middleCols(k * nb, nb).array() * f * (1 - f);
+    dg.middleRows(2 * H, H).array() = dcj * i * (1 - gg.square());
+    dg.bottomRows(H).array() = c.dh.array() * tc * o * (1 - o);
+    c.dc.array() = dcj * f;
     if (round) roundInPlace(c.dGates.data() + k * nb * G, nb * G, ctx.precision);
     if (k > 0) c.dh.noalias() = wh.transpose() * c.dGates.middleCols(k * nb, nb);
   }
