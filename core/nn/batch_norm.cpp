@@ -1,5 +1,6 @@
 #include "core/nn/batch_norm.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/util/parallel.h"
@@ -62,13 +63,18 @@ const Matrix& BatchNorm::forward(const Matrix& x, const PassContext& ctx) {
   // One chunk owns whole channels: no cross-chunk reduction, identical for any split.
   util::parallelChunks(c, chunksFor(ctx, x.size(), c), [&](int, std::ptrdiff_t c0, std::ptrdiff_t c1) {
     for (std::ptrdiff_t ch = c0; ch < c1; ++ch) {
-      double sum = 0;
-      for (Eigen::Index s = 0; s < batch; ++s) sum += x.col(s).segment(ch * p, p).cast<double>().sum();
-      const double mean = sum / count;
-      double sq = 0;
-      for (Eigen::Index s = 0; s < batch; ++s)
-        sq += (x.col(s).segment(ch * p, p).cast<double>().array() - mean).square().sum();
-      const double var = sq / count;
+      // One pass for both moments, in float per sample (vectorised) and double across samples,
+      // around a pivot (the channel's first value) so the variance does not cancel.
+      const float pivot = x(ch * p, 0);
+      double sum = 0, sq = 0;
+      for (Eigen::Index s = 0; s < batch; ++s) {
+        const auto v = x.col(s).segment(ch * p, p).array() - pivot;
+        sum += static_cast<double>(v.sum());
+        sq += static_cast<double>(v.square().sum());
+      }
+      const double shifted = sum / count;
+      const double mean = pivot + shifted;
+      const double var = std::max(0.0, sq / count - shifted * shifted);
       const float inv = static_cast<float>(1.0 / std::sqrt(var + m_o.epsilon));
       m_mean[ch] = static_cast<float>(mean);
       m_invStd[ch] = inv;
@@ -98,23 +104,26 @@ const Matrix& BatchNorm::backward(const Matrix& x, const Matrix& dy, bool needDx
   util::parallelChunks(c, chunksFor(ctx, x.size(), c), [&](int, std::ptrdiff_t c0, std::ptrdiff_t c1) {
     for (std::ptrdiff_t ch = c0; ch < c1; ++ch) {
       const float mean = m_mean[ch], inv = m_invStd[ch];
-      double sumDy = 0, sumDyXhat = 0;
+      // Both sums in one vectorised pass (float per sample, double across samples).
+      double sumDy = 0, sumDyXc = 0;
       for (Eigen::Index s = 0; s < batch; ++s) {
         const auto d = dy.col(s).segment(ch * p, p).array();
-        const auto xhat = (x.col(s).segment(ch * p, p).array() - mean) * inv;
-        sumDy += d.cast<double>().sum();
-        sumDyXhat += (d * xhat).cast<double>().sum();
+        sumDy += static_cast<double>(d.sum());
+        sumDyXc += static_cast<double>((d * (x.col(s).segment(ch * p, p).array() - mean)).sum());
       }
+      const double sumDyXhat = sumDyXc * inv;
       if (dGamma) dGamma[ch] = static_cast<float>(sumDyXhat);
       if (dBeta) dBeta[ch] = static_cast<float>(sumDy);
       if (!needDx) continue;
-      const float g = gamma ? gamma[ch] : 1.0f;
-      const float meanDy = static_cast<float>(sumDy / count), meanDyXhat = static_cast<float>(sumDyXhat / count);
-      for (Eigen::Index s = 0; s < batch; ++s) {
-        const auto xhat = (x.col(s).segment(ch * p, p).array() - mean) * inv;
+      // dx = g inv (dy - mean(dy) - xhat mean(dy xhat)), as one affine map of dy and x - mean.
+      const double g = gamma ? gamma[ch] : 1.0;
+      const double meanDy = sumDy / count, meanDyXhat = sumDyXhat / count;
+      const float kDy = static_cast<float>(g * inv);
+      const float kX = static_cast<float>(-g * inv * inv * meanDyXhat);
+      const float k0 = static_cast<float>(-g * inv * meanDy);
+      for (Eigen::Index s = 0; s < batch; ++s)
         m_dx.col(s).segment(ch * p, p).array() =
-            (g * inv) * (dy.col(s).segment(ch * p, p).array() - meanDy - xhat * meanDyXhat);
-      }
+            kDy * dy.col(s).segment(ch * p, p).array() + kX * (x.col(s).segment(ch * p, p).array() - mean) + k0;
     }
   });
   return m_dx;
