@@ -197,36 +197,35 @@ TEST(RunPrediction, PredictsTheSameConfigurationWithTheError) {
   EXPECT_NE(none.why.find("--device"), std::string::npos);
 }
 
-// Real logs of exported jobs run on a lent H100 (2026-11-26, PyTorch 2.11): each is read,
-// matched to the catalog's h100 from the name PyTorch reported, and its steady state is the
-// figure resources/reference/accellab-h100-2026-11.csv states for it, so the held-out file
-// says only what the logs measured.
-TEST(RunPrediction, RealH100LogsMatchTheirHeldOutReferenceRows) {
-  const std::string folder = std::string(ACCELLAB_TEST_DATA) + "/h100-2026-11";
+// Real logs of exported jobs run on a lent H100 and a lent H200 (2026-11-26, PyTorch 2.11):
+// each is read, matched to the catalog's device from the name PyTorch reported, and its steady
+// state is the figure resources/reference/accellab-h100-2026-11.csv states for it, so the
+// held-out file says only what the logs measured.
+TEST(RunPrediction, RealGpuLogsMatchTheirHeldOutReferenceRows) {
   std::vector<int> lines;
   const auto rows = core::util::parseCsv(
       core::util::readFile(core::util::resourceDir() + "/reference/accellab-h100-2026-11.csv"), "ref", lines);
-  ASSERT_EQ(rows.size(), 7u);  // header + 6 runs
+  ASSERT_EQ(rows.size(), 13u);  // header + 6 runs on each GPU
   const auto cat = devices();
   int checked = 0;
   for (size_t i = 1; i < rows.size(); ++i) {
     const auto& r = rows[i];
-    const std::string model = r[1], metric = r[9];
+    const std::string model = r[1], device = r[3], metric = r[9];
     const double value = std::stod(r[10]);
     const std::string source = r[18];
-    const auto at = source.find("tests/data/h100-2026-11/");
+    const auto at = source.find("tests/data/");
     ASSERT_NE(at, std::string::npos) << r[0] << " names no log";
-    const std::string file = source.substr(at + std::string("tests/data/h100-2026-11/").size());
-    const RunLog log = core::bridge::readRunLog(folder + "/" + file);
+    const std::string file = std::string(ACCELLAB_TEST_DATA) + "/" + source.substr(at + std::string("tests/data/").size());
+    const RunLog log = core::bridge::readRunLog(file);
     EXPECT_EQ(log.model, model) << file;
-    EXPECT_EQ(core::bridge::matchDevice(cat, log), "h100") << log.deviceName;
+    EXPECT_EQ(core::bridge::matchDevice(cat, log), device) << log.deviceName;
     EXPECT_TRUE(log.finished) << file;
     const auto steady = core::bridge::steadyState(log);
     if (metric == "step_seconds") EXPECT_NEAR(steady.stepSeconds, value, 0.005 * value) << r[0];
     else EXPECT_NEAR(steady.samplesPerSecond, value, 0.005 * value) << r[0];
     ++checked;
   }
-  EXPECT_EQ(checked, 6);
+  EXPECT_EQ(checked, 12);
 }
 
 // --- calibration on synthetic measurements --------------------------------------------------------
