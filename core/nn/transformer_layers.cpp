@@ -4,6 +4,7 @@
 #include <limits>
 #include <unsupported/Eigen/SpecialFunctions>
 
+#include "core/nn/gemm.h"
 #include "core/nn/init.h"
 #include "core/util/error.h"
 #include "core/util/parallel.h"
@@ -209,6 +210,21 @@ void SelfAttention::appendStats(std::vector<LayerStats>& out) const {
   out.push_back(s);
 }
 
+namespace {
+
+// C (m x n, column-major, leading dimension ldc) = op(A) op(B) on the engine's GEMM, whose
+// packing rounds the operands to the run's precision (bf16/fp16 as the other layers do).
+void attentionGemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda, Transpose ta,
+                   const float* b, std::int64_t ldb, Transpose tb, float* c, std::int64_t ldc, util::Precision precision) {
+  const GemmOperand opA{a, lda, ta}, opB{b, ldb, tb};
+  GemmC out;
+  out.data = c;
+  out.ld = ldc;
+  gemm(m, n, k, gemmA(opA), gemmB(opB), out, precision);
+}
+
+}  // namespace
+
 const Matrix& SelfAttention::forward(const Matrix& x, const PassContext& ctx) {
   const Eigen::Index T = inShape().h, d = outShape().c, hd = d / m_heads, batch = x.cols();
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
@@ -225,7 +241,9 @@ const Matrix& SelfAttention::forward(const Matrix& x, const PassContext& ctx) {
       // Scores transposed (keys x queries): each query's column is contiguous, so the softmax
       // runs vectorised down a column.
       auto probs = m_probs.middleCols(p * T, T);
-      probs.noalias() = (k.transpose() * q) * scale;
+      const Transpose N = Transpose::No, Y = Transpose::Yes;
+      attentionGemm(T, T, hd, k.data(), 3 * d, Y, q.data(), 3 * d, N, probs.data(), T, ctx.precision);
+      probs *= scale;
       for (Eigen::Index i = 0; i < T; ++i) {
         const Eigen::Index keys = m_causal ? i + 1 : T;
         auto col = probs.col(i);
@@ -234,8 +252,8 @@ const Matrix& SelfAttention::forward(const Matrix& x, const PassContext& ctx) {
         col.head(keys) /= col.head(keys).sum();
         if (keys < T) col.tail(T - keys).setZero();
       }
-      StridedMap o(m_y.data() + b * d * T + h * hd, hd, T, Eigen::OuterStride<>(d));
-      o.noalias() = v * probs;  // o_i = sum_j P[j, i] v_j
+      // o_i = sum_j P[j, i] v_j
+      attentionGemm(hd, T, T, v.data(), 3 * d, N, probs.data(), T, N, m_y.data() + b * d * T + h * hd, d, ctx.precision);
     }
   });
   return m_y;
@@ -257,19 +275,21 @@ const Matrix& SelfAttention::backward(const Matrix& x, const Matrix& dy, bool ne
       const ConstStridedMap k(col + d + h * hd, hd, T, Eigen::OuterStride<>(3 * d));
       const ConstStridedMap v(col + 2 * d + h * hd, hd, T, Eigen::OuterStride<>(3 * d));
       const ConstStridedMap dO(dy.data() + b * d * T + h * hd, hd, T, Eigen::OuterStride<>(d));
-      StridedMap dq(dcol + h * hd, hd, T, Eigen::OuterStride<>(3 * d));
-      StridedMap dk(dcol + d + h * hd, hd, T, Eigen::OuterStride<>(3 * d));
-      StridedMap dv(dcol + 2 * d + h * hd, hd, T, Eigen::OuterStride<>(3 * d));
+      float* dq = dcol + h * hd;
+      float* dk = dcol + d + h * hd;
+      float* dv = dcol + 2 * d + h * hd;
       const auto probs = m_probs.middleCols(p * T, T);  // P^T: keys x queries
-      dv.noalias() = dO * probs.transpose();       // dv_j = sum_i P[j, i] dO_i
-      dProbs.noalias() = v.transpose() * dO;       // dP^T[j, i] = v_j . dO_i
+      const Transpose N = Transpose::No, Y = Transpose::Yes;
+      const util::Precision pr = ctx.precision;
+      attentionGemm(hd, T, T, dO.data(), d, N, probs.data(), T, Y, dv, 3 * d, pr);  // dv_j = sum_i P[j, i] dO_i
+      attentionGemm(T, T, hd, v.data(), 3 * d, Y, dO.data(), d, N, dProbs.data(), T, pr);  // dP^T[j, i] = v_j . dO_i
       // Softmax backward, query by query (a column each): dS = P .* (dP - <dP, P>), scaled.
       for (Eigen::Index i = 0; i < T; ++i) {
         const float dot = dProbs.col(i).dot(probs.col(i));
         dProbs.col(i) = (probs.col(i).array() * (dProbs.col(i).array() - dot) * scale).matrix();
       }
-      dq.noalias() = k * dProbs;                   // dq_i = sum_j dS[j, i] k_j
-      dk.noalias() = q * dProbs.transpose();       // dk_j = sum_i dS[j, i] q_i
+      attentionGemm(hd, T, T, k.data(), 3 * d, N, dProbs.data(), T, N, dq, 3 * d, pr);  // dq_i = sum_j dS[j, i] k_j
+      attentionGemm(hd, T, T, q.data(), 3 * d, N, dProbs.data(), T, Y, dk, 3 * d, pr);  // dk_j = sum_i dS[j, i] q_i
     }
   });
   return m_dx;

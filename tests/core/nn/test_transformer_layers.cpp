@@ -113,6 +113,29 @@ TEST(TransformerLayers, AttentionMatchesANaiveReference) {
   }
 }
 
+// Mixed precision: the attention's products run on the engine's GEMM with bf16 operands, as
+// every other layer's do. The output stays within bf16's error of the fp32 reference, and is
+// not the fp32 result (the rounding happened).
+TEST(TransformerLayers, AttentionRoundsItsOperandsUnderBf16) {
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  const int d = 64, steps = 32, heads = 2;
+  Matrix x(3 * d * steps, 2);
+  for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = normal(rng);
+  SelfAttention a(heads, true, "attn");
+  a.build({3 * d, steps, 1});
+  PassContext fp32;
+  const Matrix exact = a.forward(x, fp32);
+  PassContext bf16;
+  bf16.precision = core::util::Precision::BF16;
+  const Matrix rounded = a.forward(x, bf16);
+  const float diff = (rounded - exact).cwiseAbs().maxCoeff();
+  EXPECT_GT(diff, 1e-5f);   // the operands were rounded
+  EXPECT_LT(diff, 5e-2f);   // ...to bf16 (8 bits of mantissa), not worse
+  const Matrix ref = naiveAttention(x, d, steps, heads, true);
+  EXPECT_LT((exact - ref).cwiseAbs().maxCoeff(), 1e-4f);
+}
+
 TEST(TransformerLayers, PerTokenDenseIsTheSameWeightOnEveryStep) {
   DenseOptions o;
   o.units = 3;
