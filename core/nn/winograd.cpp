@@ -268,7 +268,7 @@ void WinogradConv::weightGradient(const float* x, const float* gy, int samples, 
   const Direction& d = *m_forward;
   const int alpha = tf.alpha, r = tf.r, inC = m_g.channels, outC = m_filters;
   const int outH = m_g.outH, outW = m_g.outW;
-  const std::int64_t outPlane = static_cast<std::int64_t>(outH) * outW, mat = static_cast<std::int64_t>(inC) * outC;
+  const std::int64_t mat = static_cast<std::int64_t>(inC) * outC;
   const std::int64_t cp = roundUp16(inC), op = roundUp16(outC);
   Scratch& sc = scratch();
   float* padded = sized(sc.padded, samples * static_cast<std::int64_t>(d.paddedH) * d.paddedW * cp);
@@ -276,13 +276,11 @@ void WinogradConv::weightGradient(const float* x, const float* gy, int samples, 
   // The output gradient channel-last, one zero row/column past the edge for partial tiles.
   const int gh = 2 * d.tilesH, gw = 2 * d.tilesW;
   float* gyc = sized(sc.gyc, samples * static_cast<std::int64_t>(gh) * gw * op);
-  std::fill_n(gyc, samples * static_cast<std::int64_t>(gh) * gw * op, 0.0f);
-  for (int s = 0; s < samples; ++s)
-    for (int o = 0; o < outC; ++o) {
-      const float* src = gy + (static_cast<std::int64_t>(s) * outC + o) * outPlane;
-      for (int yy = 0; yy < outH; ++yy)
-        for (int xx = 0; xx < outW; ++xx) gyc[((static_cast<std::int64_t>(s) * gh + yy) * gw + xx) * op + o] = src[yy * outW + xx];
-    }
+  ConvGeometry gyGrid;  // the output gradient as images of outC channels, no padding before
+  gyGrid.channels = outC;
+  gyGrid.height = outH;
+  gyGrid.width = outW;
+  padToChannelLast(gyGrid, gh, gw, gy, samples, gyc);
   const std::int64_t tiles = samples * d.tilesPerSample();
   const std::int64_t vStride = kTileBlock * cp, gStride = kTileBlock * op;
   float* v = sized(sc.v, alpha * alpha * vStride);
