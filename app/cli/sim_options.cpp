@@ -78,10 +78,9 @@ core::util::Precision parsePrecisionOption(const std::string& option, const std:
 }
 
 core::sim::CpuBuild cpuBuildOption(const Args& a) {
-  const std::string v = a.str("cpu-build", "compiled");
-  if (v == "compiled") return core::sim::CpuBuild::Compiled;
-  if (v == "pip") return core::sim::CpuBuild::Pip;
-  throw Error("--cpu-build: '" + v + "' is not one of compiled, pip");
+  const std::string v = a.str("cpu-build", core::sim::cpuBuildName(core::sim::CpuBuild::Compiled));
+  if (const auto b = core::sim::kCpuBuildNames.parse(v)) return *b;
+  throw Error("--cpu-build: '" + v + "' is not one of " + core::sim::kCpuBuildNames.list());
 }
 
 std::string fmt(double v, int precision) {

@@ -10,6 +10,7 @@
 
 #include "core/data/dataset_info.h"
 #include "core/data/text_corpus.h"
+#include "core/experiment/names.h"
 #include "core/nn/network.h"
 #include "core/nn/transformer_spec.h"
 #include "core/nn/zoo.h"
@@ -567,14 +568,12 @@ ExportedJob exportTorchJob(const ExportRequest& r) {
   data.set("train_size", static_cast<double>(info.trainSize));
 
   Json opt = Json::object();
-  opt.set("kind", t.optimizer == experiment::OptimizerKind::SGD ? "sgd" : "adam");
+  opt.set("kind", experiment::optimizerName(t.optimizer));
   opt.set("learning_rate", t.learningRate);
   opt.set("momentum", t.momentum);
   opt.set("nesterov", t.nesterov);
   opt.set("weight_decay", t.weightDecay);
-  opt.set("schedule", t.schedule == experiment::Schedule::Step     ? "step"
-                      : t.schedule == experiment::Schedule::Cosine ? "cosine"
-                                                                   : "constant");
+  opt.set("schedule", experiment::scheduleName(t.schedule));
   Json lm = Json::object();
   const train::LmConfig lc;
   lm.set("steps", r.lmSteps);

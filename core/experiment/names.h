@@ -10,6 +10,7 @@
 
 #include "core/experiment/run_samples.h"
 #include "core/experiment/train_config.h"
+#include "core/sim/sim_report.h"
 #include "core/util/name_table.h"
 
 namespace core::experiment {
@@ -26,8 +27,8 @@ inline constexpr NameTable<RunStatus, 7> kRunStatusNames{{{{RunStatus::NotStarte
                                                           {RunStatus::Stopped, "stopped"},
                                                           {RunStatus::Diverged, "diverged"},
                                                           {RunStatus::Failed, "failed"}}}};
-// The price a device is rented at.
-inline constexpr NameTable<bool, 2> kPriceKindNames{{{{false, "on-demand"}, {true, "preemptible"}}}};
+// The price a device is rented at: the simulator's table.
+using sim::kPriceKindNames;
 
 inline const char* optimizerName(OptimizerKind k) { return kOptimizerNames.name(k).data(); }
 inline const char* scheduleName(Schedule s) { return kScheduleNames.name(s).data(); }

@@ -42,6 +42,9 @@ inline constexpr util::NameTable<Bound, 5> kBoundNames{{{{Bound::Compute, "compu
                                                         {Bound::Communication, "communication"}}}};
 inline const char* boundName(Bound b) { return kBoundNames.name(b).data(); }
 
+// The price a device is rented at (SimConfig::preemptible).
+inline constexpr util::NameTable<bool, 2> kPriceKindNames{{{{false, "on-demand"}, {true, "preemptible"}}}};
+
 struct StepBreakdown {
   double computeSeconds = 0;
   double memorySeconds = 0;

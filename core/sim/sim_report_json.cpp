@@ -118,7 +118,7 @@ Json simReportToJson(const SimReport& r, JsonDigits digits) {
   j.set("eval_each_epoch", c.evalEachEpoch);
   j.set("eval_seconds_per_epoch", num(r.evalSecondsPerEpoch));
   j.set("run_seconds", num(r.runSeconds));
-  j.set("price_kind", c.preemptible ? "preemptible" : "on-demand");
+  j.set("price_kind", kPriceKindNames.name(c.preemptible).data());
   j.set("price_known", r.priceKnown);
   j.set("usd_per_hour", num(r.usdPerHour));
   j.set("usd_per_million_images", num(r.usdPerMillionImages));
@@ -166,7 +166,7 @@ SimReport simReportFromJson(const JsonReader& in) {
     c.epochs = static_cast<int>(in.integer("epochs", 1, 0, kMaxCount));
     c.stepsPerEpoch = in.integer("steps_per_epoch_set", 0, 0, kMaxSteps);
     c.evalEachEpoch = in.boolean("eval_each_epoch", false);
-    c.preemptible = in.choice("price_kind", {"on-demand", "preemptible"}, std::string("on-demand")) == "preemptible";
+    c.preemptible = readName(in, "price_kind", kPriceKindNames, false);
     r.tokensPerSample = static_cast<int>(in.integer("tokens_per_sample", 0, 0, kMaxCount));
     if (in.has("other_stack")) {
       const JsonReader o = in.object("other_stack");
