@@ -69,7 +69,7 @@ ChartBase::ChartBase(const QString& chartId, const QString& title, QWidget* pare
 
   m_plot = new QCustomPlot(this);
   m_plot->setObjectName("plot_" + chartId);
-  m_plot->setMinimumSize(320, 240);
+  m_plot->setMinimumSize(320, 200);  // four charts fit a 1280x800 window when chosen (ChartDeck)
   m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   m_plot->installEventFilter(this);  // the wheel scrolls the page unless Ctrl is held
   m_plot->setToolTip(tr("Drag to pan · Ctrl + wheel to zoom · Fit to follow the data again"));

@@ -1,8 +1,10 @@
 #include "widgets/chart_deck.h"
 
 #include <QGridLayout>
+#include <QResizeEvent>
 #include <QScrollArea>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "widgets/accuracy_chart.h"
 #include "widgets/batch_loss_chart.h"
@@ -18,6 +20,9 @@ namespace widgets {
 namespace {
 constexpr int kColumns = 2;
 constexpr int kChartMinHeight = 400;
+// The least height a chart is squeezed to so a chosen set fits without scrolling: title,
+// tick labels, axis titles and a one-row legend still fit (checked at 1280x800, 4 charts).
+constexpr int kChartFitHeight = 250;
 }  // namespace
 
 ChartDeck::ChartDeck(RunStore* store, QWidget* parent) : QWidget(parent) {
@@ -75,6 +80,35 @@ void ChartDeck::maximise(ChartBase* chart) {
   Q_EMIT maximisedChanged(chart);
 }
 
+void ChartDeck::setShownCharts(const QStringList& chartIds) {
+  QList<ChartBase*> hidden;
+  if (!chartIds.isEmpty())
+    for (ChartBase* c : m_charts)
+      if (!chartIds.contains(c->chartId())) hidden << c;
+  if (hidden.size() == m_charts.size()) hidden.clear();  // nothing known: show everything
+  if (hidden == m_hidden) return;
+  m_hidden = hidden;
+  if (m_maximised && m_hidden.contains(m_maximised)) maximise(nullptr);
+  relayout();
+  Q_EMIT shownChartsChanged(shownCharts());
+}
+
+QStringList ChartDeck::shownCharts() const {
+  QStringList ids;
+  for (ChartBase* c : m_charts)
+    if (!m_hidden.contains(c)) ids << c->chartId();
+  return ids;
+}
+
+bool ChartDeck::isShown(const ChartBase* chart) const {
+  return std::find(m_hidden.begin(), m_hidden.end(), chart) == m_hidden.end();
+}
+
+void ChartDeck::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  if (event->size().height() != event->oldSize().height()) relayout();
+}
+
 void ChartDeck::relayout() {
   for (ChartBase* c : m_charts) m_layout->removeWidget(c);
   if (m_maximised) {
@@ -87,11 +121,26 @@ void ChartDeck::relayout() {
   m_scroll->setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
   // Presentation (large fonts): one chart per row so each stays readable.
   const int columns = m_scale > 1.2 ? 1 : kColumns;
-  for (int i = 0; i < m_charts.size(); ++i) {
-    ChartBase* c = m_charts[i];
-    c->setMinimumHeight(static_cast<int>(kChartMinHeight * std::max(1.0, m_scale)));
-    c->setVisible(true);
-    m_layout->addWidget(c, i / columns, i % columns);
+  QList<ChartBase*> shown;
+  for (ChartBase* c : m_charts) {
+    c->setVisible(isShown(c));
+    if (isShown(c)) shown << c;
+  }
+  // Rows of the usual height; when the chosen charts would just miss the deck's height, they
+  // are made shorter (never below kChartFitHeight) so the whole set is in view.
+  const int rows = (static_cast<int>(shown.size()) + columns - 1) / columns;
+  const double scale = std::max(1.0, m_scale);
+  int minHeight = static_cast<int>(kChartMinHeight * scale);
+  // The scroll area fills the deck (no frame, no margins), and the deck's own height is current
+  // in its resizeEvent, before the viewport has followed.
+  const int available = height() - m_layout->contentsMargins().top() -
+                        m_layout->contentsMargins().bottom() - m_layout->spacing() * std::max(0, rows - 1);
+  const int fitHeight = static_cast<int>(kChartFitHeight * scale);
+  if (rows > 0 && rows * minHeight > available && rows * fitHeight <= available)
+    minHeight = available / rows - 2;  // the grid rounds row heights up by a pixel or two
+  for (int i = 0; i < shown.size(); ++i) {
+    shown[i]->setMinimumHeight(minHeight);
+    m_layout->addWidget(shown[i], i / columns, i % columns);
   }
 }
 

@@ -2,6 +2,7 @@
 // All charts together, in a scrolling two-column grid; a chart's maximise button shows it
 // alone. The app puts one ChartDeck in the window and hands it the RunStore and sweeps.
 #include <QList>
+#include <QStringList>
 #include <QWidget>
 
 #include "widgets/chart_theme.h"
@@ -33,13 +34,25 @@ public:
   void maximise(ChartBase* chart);                  // nullptr = show all again
   ChartBase* maximisedChart() const { return m_maximised; }
 
+  // The charts the grid shows (ids, any order; unknown ids are ignored; empty = every chart).
+  // A set small enough is laid out to fit the deck's height without scrolling (down to a
+  // minimum chart height at which no label is cut).
+  void setShownCharts(const QStringList& chartIds);
+  QStringList shownCharts() const;                  // in display order
+  bool isShown(const ChartBase* chart) const;
+
 Q_SIGNALS:
   void maximisedChanged(ChartBase* chart);
+  void shownChartsChanged(const QStringList& chartIds);
+
+protected:
+  void resizeEvent(QResizeEvent* event) override;
 
 private:
   void relayout();
 
   QList<ChartBase*> m_charts;
+  QList<ChartBase*> m_hidden;                       // charts the user left out of the grid
   SweepChart* m_sweep = nullptr;
   ChartBase* m_maximised = nullptr;
   QScrollArea* m_scroll = nullptr;

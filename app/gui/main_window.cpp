@@ -238,6 +238,7 @@ void MainWindow::createMenus() {
   view->addAction(m_actions.darkTheme);
   view->addSeparator();
   view->addAction(m_actions.showAllCharts);
+  addChartsShownMenu(view);
   view->addAction(m_actions.presentation);
 
   QMenu* simulate = menuBar()->addMenu(tr("&Simulate"));
@@ -263,6 +264,31 @@ void MainWindow::createMenus() {
   help->addAction(m_actions.accuracy);
   help->addAction(m_actions.about);
   help->addAction(m_actions.aboutQt);
+}
+
+void MainWindow::addChartsShownMenu(QMenu* view) {
+  // Which charts the grid shows: a smaller set is laid out to fit the window without scrolling.
+  QMenu* menu = view->addMenu(tr("C&harts Shown"));
+  menu->setObjectName("chartsShownMenu");
+  for (widgets::ChartBase* chart : m_deck->charts()) {
+    QAction* a = menu->addAction(chart->title());
+    a->setObjectName("showChart_" + chart->chartId());
+    a->setCheckable(true);
+    a->setChecked(m_deck->isShown(chart));
+    a->setStatusTip(tr("Show or hide the chart \"%1\" in the grid").arg(chart->title()));
+    connect(a, &QAction::toggled, this, [this, chart](bool on) {
+      QStringList ids = m_deck->shownCharts();
+      ids.removeAll(chart->chartId());
+      if (on) ids << chart->chartId();
+      m_deck->setShownCharts(ids);  // none left: every chart again
+    });
+  }
+  connect(m_deck, &widgets::ChartDeck::shownChartsChanged, menu, [this, menu](const QStringList& ids) {
+    for (QAction* a : menu->actions()) {
+      const QSignalBlocker block(a);
+      a->setChecked(ids.contains(a->objectName().mid(QStringLiteral("showChart_").size())));
+    }
+  });
 }
 
 void MainWindow::createToolBars() {
@@ -307,6 +333,7 @@ void MainWindow::readSettings() {
   m_appearance->setTheme(Appearance::themeFromName(s.value(keys::kTheme, "light").toString()));
   m_exportController->readSettings(s);
   m_appearance->setPresentationScale(s.value(keys::kPresentationScale, 1.5).toDouble());
+  m_deck->setShownCharts(s.value(keys::kShownCharts).toStringList());
 
   const QString last = s.value(keys::kLastExperiment).toString();
   bool restored = false;
@@ -336,6 +363,7 @@ void MainWindow::writeSettings() const {
   s.setValue(keys::kTheme, Appearance::themeName(m_appearance->theme()));
   m_exportController->writeSettings(s);
   s.setValue(keys::kPresentationScale, m_appearance->presentationScale());
+  s.setValue(keys::kShownCharts, m_deck->shownCharts());
   core::experiment::Experiment e = m_model->experiment();
   e.presetId = m_presetController->current() ? m_presetController->current()->id.toStdString() : std::string();
   s.setValue(keys::kLastExperiment, QString::fromStdString(core::experiment::experimentToJson(e).dump()));

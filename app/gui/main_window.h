@@ -85,6 +85,7 @@ private:
   void createDocks();
   void createControllers();
   void createMenus();
+  void addChartsShownMenu(QMenu* view);
   void createToolBars();
   void readSettings();
   void showPreferences();

@@ -18,5 +18,6 @@ inline constexpr QLatin1StringView kExportFontScale{"export/fontScale"};
 inline constexpr QLatin1StringView kExportCsvBom{"export/csvUtf8Bom"};   // bool
 inline constexpr QLatin1StringView kLastExperiment{"experiment/last"};    // JSON: config, devices, execution
 inline constexpr QLatin1StringView kPresentationScale{"view/presentationScale"};
+inline constexpr QLatin1StringView kShownCharts{"view/chartsShown"};      // chart ids, display order
 
 }  // namespace app::gui::keys

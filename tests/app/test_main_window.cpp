@@ -217,6 +217,31 @@ private slots:
     QVERIFY(!w.deck()->maximisedChart());
   }
 
+  // View > Charts Shown: untick charts, the grid shows the rest; the choice is kept.
+  void chartsShownAreChosenFromTheViewMenuAndKept() {
+    QStringList kept;
+    {
+      MainWindow w;
+      auto* sweep = w.findChild<QAction*>("showChart_sweep");
+      auto* breakdown = w.findChild<QAction*>("showChart_breakdown");
+      QVERIFY(sweep && breakdown);
+      QVERIFY(sweep->isChecked());
+      sweep->trigger();
+      breakdown->trigger();
+      QVERIFY(!w.deck()->isShown(w.deck()->chart("sweep")));
+      QVERIFY(!w.deck()->isShown(w.deck()->chart("breakdown")));
+      kept = w.deck()->shownCharts();
+      QCOMPARE(kept.size(), w.deck()->charts().size() - 2);
+      w.writeSettings();
+    }
+    MainWindow again;
+    QCOMPARE(again.deck()->shownCharts(), kept);
+    QVERIFY(!again.findChild<QAction*>("showChart_sweep")->isChecked());
+    again.deck()->setShownCharts({});
+    QVERIFY(again.findChild<QAction*>("showChart_sweep")->isChecked());  // the menu follows the deck
+    again.writeSettings();
+  }
+
   void presentationModeToggles() {
     MainWindow w;
     w.show();

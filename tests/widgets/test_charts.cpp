@@ -4,6 +4,9 @@
 
 #include <QCheckBox>
 #include <QSettings>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSignalSpy>
 #include <QtTest>
 #include <cmath>
 
@@ -623,6 +626,35 @@ private slots:
     QVERIFY(!m_deck->chart("epoch_time")->isVisible());
     m_deck->maximise(nullptr);
     QVERIFY(m_deck->chart("epoch_time")->isVisible());
+  }
+
+  // A chosen set of charts: only those in the grid, and four of them fit a deck of the height
+  // a 1280x800 window leaves, without a scroll bar and without squeezing below the fit height.
+  void aChosenChartSetFitsWithoutScrolling() {
+    m_deck->resize(780, 560);
+    m_deck->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_deck));
+    const QStringList four{"epoch_time", "accuracy", "throughput", "cost"};
+    QSignalSpy changed(m_deck, &ChartDeck::shownChartsChanged);
+    m_deck->setShownCharts({"cost", "accuracy", "epoch_time", "throughput", "no-such-chart"});
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(m_deck->shownCharts(), four);  // display order, unknown ids dropped
+    QVERIFY(!m_deck->chart("sweep")->isVisible());
+    QVERIFY(!m_deck->chart("breakdown")->isVisible());
+    auto* scroll = m_deck->findChild<QScrollArea*>();
+    QVERIFY(scroll);
+    QTRY_VERIFY(!scroll->verticalScrollBar()->isVisible());
+    for (const QString& id : four) {
+      ChartBase* c = m_deck->chart(id);
+      QVERIFY(c->isVisible());
+      QVERIFY2(c->height() >= 250, qPrintable(id + " squeezed to " + QString::number(c->height())));
+      QVERIFY(c->geometry().bottom() <= scroll->viewport()->height());
+    }
+    // All eight do not fit: they keep their usual height and the deck scrolls.
+    m_deck->setShownCharts({});
+    QCOMPARE(m_deck->shownCharts().size(), m_deck->charts().size());
+    QTRY_VERIFY(scroll->verticalScrollBar()->isVisible());
+    QVERIFY(m_deck->chart("sweep")->height() >= 400);
   }
 
 private:
