@@ -22,8 +22,11 @@ void BarChartBase::syncToRanges() {
       for (const QString& line : label.split('\n')) widest = std::max(widest, metrics.horizontalAdvance(line));
       needed += widest + metrics.horizontalAdvance(QStringLiteral("  "));
     }
-    const double share = plot()->width() > 0 ? double(rect->width()) / plot()->width() : 1.0;
-    const double available = (layoutWidth() > 0 ? layoutWidth() : plot()->width()) * share;
+    // The rects share the width side by side (the cost chart's two panels). Their current
+    // widths may still be an export's layout, so the share is counted, not measured; the left
+    // axis's labels and title take about 60 px of each.
+    const double share = 1.0 / std::max<qsizetype>(1, plot()->axisRects().size());
+    const double available = (layoutWidth() > 0 ? layoutWidth() : plot()->width()) * share - 60;
     x->setTickLabelRotation(needed > available ? -30 : 0);
   }
 
@@ -113,7 +116,8 @@ void BarChartBase::fitBars(QCPAxisRect* rect, int categories) {
   if (y->scaleType() == QCPAxis::stLinear) {
     y->setRangeLower(0);
     if (y->range().upper <= 0) y->setRangeUpper(1);
-    if (upright) y->setRangeUpper(y->range().upper * 1.15);
+    // Room above the tallest bar for its value label (a line of text, or one written upwards).
+    y->setRangeUpper(y->range().upper * (upright ? 1.15 : 1.1));
   } else if (upright) {
     y->setRangeUpper(y->range().upper * 3);
   }

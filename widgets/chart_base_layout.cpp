@@ -285,13 +285,28 @@ void ChartBase::placeReferenceLabels() {
     } else if (r.size() > 0) {
       frac = (x - r.lower) / r.size();
     }
+    // The room the label has inside the plot on the side it goes (a narrow chart shortens it;
+    // the whole text stays in the star's hover).
+    // Estimated from the width the chart is laid out for (the rects' pixel geometry may still be
+    // the previous layout's, e.g. an export's); about 70 px go to the value axis.
+    const double rectWidth =
+        std::max(80.0, static_cast<double>(m_layoutSize.width() > 0 ? m_layoutSize.width() : m_plot->width()) /
+                               std::max<qsizetype>(1, m_plot->axisRects().size()) - 70 * m_scale);
+    auto fitText = [&](double room) {
+      if (label->property("fullText").isNull()) label->setProperty("fullText", label->text());
+      const QString full = label->property("fullText").toString();
+      const QFontMetrics metrics(label->font());
+      label->setText(metrics.elidedText(full, Qt::ElideRight, std::max(40, static_cast<int>(room - 8 * m_scale))));
+    };
     if (label->property("referenceAbove").toBool()) {  // above the star, kept inside the plot
       const Qt::Alignment h = frac > 0.6 ? Qt::AlignRight : frac < 0.4 ? Qt::AlignLeft : Qt::AlignHCenter;
       label->setPositionAlignment(h | Qt::AlignBottom);
       label->position->setCoords(h == Qt::AlignRight ? 9 * m_scale : h == Qt::AlignLeft ? -9 * m_scale : 0, -9 * m_scale);
+      fitText(rectWidth * (h == Qt::AlignRight ? frac : h == Qt::AlignLeft ? 1 - frac : 2 * std::min(frac, 1 - frac)));
       continue;
     }
     const bool left = (frac > 0.6) != label->property("referenceFlip").toBool();
+    fitText(rectWidth * (left ? frac : 1 - frac));
     label->setPositionAlignment((left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter);
     label->position->setCoords((left ? -9 : 9) * m_scale, 0);
   }
