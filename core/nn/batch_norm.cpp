@@ -65,7 +65,7 @@ const Matrix& BatchNorm::forward(const Matrix& x, const PassContext& ctx) {
     for (std::ptrdiff_t ch = c0; ch < c1; ++ch) {
       // One pass for both moments, in float per sample (vectorised) and double across samples,
       // around a pivot (the channel's first value) so the variance does not cancel.
-      const float pivot = x(ch * p, 0);
+      const float pivot = batch > 0 ? x(ch * p, 0) : 0.0f;
       double sum = 0, sq = 0;
       for (Eigen::Index s = 0; s < batch; ++s) {
         const auto v = x.col(s).segment(ch * p, p).array() - pivot;
