@@ -131,6 +131,7 @@ Json simReportToJson(const SimReport& r, JsonDigits digits) {
   j.set("utilization", num(r.utilization));
   j.set("bound", boundName(r.bound));
   j.set("explanation", r.explanation);
+  j.set("simulated", true);  // every figure here is the simulator's, never a measurement
   if (!r.contrastStackId.empty()) {
     Json o = Json::object();
     o.set("stack", r.contrastStackId);
@@ -176,7 +177,10 @@ SimReport simReportFromJson(const JsonReader& in) {
     }
   }
   readAnswer(in, r);
-  if (!in.has("config")) c.vcpus = r.vcpus;
+  if (!in.has("config")) {
+    c.vcpus = r.vcpus;
+    in.boolean("simulated", true);  // always true; read so that finish() accepts it
+  }
   in.finish();
   return r;
 }

@@ -111,6 +111,7 @@ TEST(SimReportJson, TheCliFormRoundsToSixDigits) {
   EXPECT_EQ(std::stod(Json(step).dump()), step);
   EXPECT_EQ(j.at("stack").asString(), r.config.stackId);
   EXPECT_EQ(j.at("price_kind").asString(), "on-demand");
+  EXPECT_TRUE(j.at("simulated").asBool());  // a simulated figure says so
 }
 
 // Run files written before the shared form nested the configuration under "config" and kept
