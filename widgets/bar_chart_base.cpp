@@ -22,11 +22,7 @@ void BarChartBase::syncToRanges() {
       for (const QString& line : label.split('\n')) widest = std::max(widest, metrics.horizontalAdvance(line));
       needed += widest + metrics.horizontalAdvance(QStringLiteral("  "));
     }
-    // The rects share the width side by side (the cost chart's two panels). Their current
-    // widths may still be an export's layout, so the share is counted, not measured; the left
-    // axis's labels and title take about 60 px of each.
-    const double share = 1.0 / std::max<qsizetype>(1, plot()->axisRects().size());
-    const double available = (layoutWidth() > 0 ? layoutWidth() : plot()->width()) * share - 60;
+    const double available = panelWidth() - 60;  // the value axis's labels and title take ~60 px
     x->setTickLabelRotation(needed > available ? -30 : 0);
   }
 

@@ -199,6 +199,9 @@ protected:
   static int scatterShapeFor(int styleIndex);   // QCPScatterStyle::ScatterShape
   double pen(double width) const { return width * m_scale; }
   int layoutWidth() const { return m_layoutSize.width(); }   // width the plot is laid out for
+  // Width of one of the plot's side-by-side panels (the cost chart has two) for the layout
+  // width. Counted, not measured: right after an export the rects still have its geometry.
+  double panelWidth() const;
 
 private:
   void onLegendClick(QCPAbstractLegendItem* item);

@@ -269,9 +269,16 @@ void ChartBase::resizeEvent(QResizeEvent* event) {
   layoutForSize(m_plot->size());
 }
 
+double ChartBase::panelWidth() const {
+  const int width = m_layoutSize.width() > 0 ? m_layoutSize.width() : m_plot->width();
+  return static_cast<double>(width) / std::max<qsizetype>(1, m_plot->axisRects().size());
+}
+
 void ChartBase::placeReferenceLabels() {
   // Labels of marks in the right part of the plot go to the left of their star, so they
-  // are not cut off at the edge.
+  // are not cut off at the edge, and are shortened to the room on that side (the whole text
+  // stays in the star's hover). About 70 px of a panel go to its value axis.
+  const double rectWidth = std::max(80.0, panelWidth() - 70 * m_scale);
   for (int i = 0; i < m_plot->itemCount(); ++i) {
     auto* label = qobject_cast<QCPItemText*>(m_plot->item(i));
     if (!label || !label->property("referenceLabel").toBool()) continue;
@@ -285,13 +292,6 @@ void ChartBase::placeReferenceLabels() {
     } else if (r.size() > 0) {
       frac = (x - r.lower) / r.size();
     }
-    // The room the label has inside the plot on the side it goes (a narrow chart shortens it;
-    // the whole text stays in the star's hover).
-    // Estimated from the width the chart is laid out for (the rects' pixel geometry may still be
-    // the previous layout's, e.g. an export's); about 70 px go to the value axis.
-    const double rectWidth =
-        std::max(80.0, static_cast<double>(m_layoutSize.width() > 0 ? m_layoutSize.width() : m_plot->width()) /
-                               std::max<qsizetype>(1, m_plot->axisRects().size()) - 70 * m_scale);
     auto fitText = [&](double room) {
       if (label->property("fullText").isNull()) label->setProperty("fullText", label->text());
       const QString full = label->property("fullText").toString();

@@ -273,6 +273,7 @@ void MainWindow::addChartsShownMenu(QMenu* view) {
   for (widgets::ChartBase* chart : m_deck->charts()) {
     QAction* a = menu->addAction(chart->title());
     a->setObjectName("showChart_" + chart->chartId());
+    a->setData(chart->chartId());
     a->setCheckable(true);
     a->setChecked(m_deck->isShown(chart));
     a->setStatusTip(tr("Show or hide the chart \"%1\" in the grid").arg(chart->title()));
@@ -286,7 +287,7 @@ void MainWindow::addChartsShownMenu(QMenu* view) {
   connect(m_deck, &widgets::ChartDeck::shownChartsChanged, menu, [this, menu](const QStringList& ids) {
     for (QAction* a : menu->actions()) {
       const QSignalBlocker block(a);
-      a->setChecked(ids.contains(a->objectName().mid(QStringLiteral("showChart_").size())));
+      a->setChecked(ids.contains(a->data().toString()));
     }
   });
 }

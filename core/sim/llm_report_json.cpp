@@ -2,17 +2,15 @@
 
 #include <cmath>
 
+#include "core/util/numbers.h"
+
 namespace core::sim {
 namespace {
 
 using util::Json;
 
 // Four significant digits: simulated figures carry no more precision than that.
-Json rounded(double v) {
-  if (!std::isfinite(v) || v == 0) return Json(v);
-  const double scale = std::pow(10.0, 3 - std::floor(std::log10(std::abs(v))));
-  return Json(std::round(v * scale) / scale);
-}
+Json rounded(double v) { return Json(util::roundSignificant(v, 4)); }
 
 }  // namespace
 

@@ -5,6 +5,8 @@
 #include <limits>
 #include <string>
 
+#include "core/util/numbers.h"
+
 namespace core::sim {
 
 using util::Json;
@@ -16,9 +18,7 @@ constexpr std::int64_t kMaxCount = std::int64_t{1} << 30;
 constexpr std::int64_t kMaxSteps = std::numeric_limits<std::int64_t>::max() / 2;
 
 Json figure(double v, JsonDigits digits) {
-  if (digits == JsonDigits::Exact || v == 0 || !std::isfinite(v)) return Json(v);
-  const double scale = std::pow(10.0, 5 - static_cast<int>(std::floor(std::log10(std::abs(v)))));
-  return Json(std::round(v * scale) / scale);
+  return Json(digits == JsonDigits::Exact ? v : util::roundSignificant(v, 6));
 }
 
 template <class E, std::size_t N>

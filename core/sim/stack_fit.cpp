@@ -7,6 +7,7 @@
 
 #include "core/sim/simulator.h"
 #include "core/util/error.h"
+#include "core/util/numbers.h"
 #include "core/util/files.h"
 #include "core/util/json.h"
 
@@ -52,12 +53,6 @@ std::vector<std::string> strings(const std::string& path, const Json& root, cons
     out.push_back(s.asString());
   }
   return out;
-}
-
-double roundSignificant(double v, int digits) {
-  if (v == 0 || !std::isfinite(v)) return v;
-  const double scale = std::pow(10.0, digits - 1 - static_cast<int>(std::floor(std::log10(std::abs(v)))));
-  return std::round(v * scale) / scale;
 }
 
 double figureOf(const hw::StackCatalog& stacks, const FigureRef& f) {
@@ -213,7 +208,7 @@ FitOutcome fitStacks(const hw::DeviceCatalog& devices, const hw::StackCatalog& s
       }
     }
     for (std::size_t i = 0; i < params.size(); ++i) {
-      const double rounded = roundSignificant(value[i], spec.significantDigits);
+      const double rounded = util::roundSignificant(value[i], spec.significantDigits);
       setFigureIn(sim, params[i]->figure, rounded);
       out.figures.push_back({params[i]->figure, rounded, false});
     }
