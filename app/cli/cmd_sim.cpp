@@ -17,6 +17,7 @@
 #include "core/nn/transformer_spec.h"
 #include "core/nn/zoo.h"
 #include "core/sim/simulator.h"
+#include "core/sim/row_readings.h"
 #include "core/sim/validation.h"
 #include "core/util/error.h"
 #include "core/util/json.h"
@@ -193,7 +194,7 @@ int cmdSimulate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const std::string calibration = core::sim::shippedCalibrationCsv();
   if (std::filesystem::is_regular_file(calibration) && !cat.at(c.deviceId).measured) {
     try {
-      band = core::sim::errorBandFor(core::sim::validateRows(sim, core::sim::readReferenceCsv(calibration)),
+      band = core::sim::errorBandFor(core::sim::validateRows(sim, core::sim::shippedReferenceRows()),
                                      r.config.stackId, c.deviceId);
     } catch (const std::exception& e) {
       err << "accellab-cli: warning: no error band: " << e.what() << "\n";

@@ -11,6 +11,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/sim_options.h"
 #include "core/sim/llm_validation.h"
+#include "core/sim/row_readings.h"
 #include "core/sim/simulator.h"
 #include "core/sim/stack_fit.h"
 #include "core/util/files.h"
@@ -76,7 +77,8 @@ int cmdValidate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
     throw Error("--reference: '" + path + "' is not a readable file");
   const std::string text = core::util::readFile(path);
   if (core::sim::isLlmReferenceCsv(text)) return validateLlm(a, path, text, out, err);
-  const auto rows = core::sim::parseReferenceCsv(text, path);
+  auto rows = core::sim::parseReferenceCsv(text, path);
+  core::sim::applyReadings(rows, core::sim::readRowReadings(core::sim::shippedRowReadingsPath()));
   const core::hw::StackCatalog stacks = loadSimStacks(err);
   const std::string stackOverride = stackIdOption(a, stacks);
   const core::sim::Simulator sim(loadSimCatalog(false, err), stacks);
@@ -99,6 +101,7 @@ int cmdValidate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
         o.set("error", r.error);
       }
       o.set("explanation", r.explanation);
+      if (!r.row.reading.empty()) o.set("reading", r.row.reading);
       list.push(o);
     }
     j.set("rows", list);
@@ -150,6 +153,14 @@ int cmdValidate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   for (std::size_t i = 0; i < worst.size() && i < 8; ++i)
     out << "  " << worst[i]->row.id << " (" << fixed(worst[i]->absPctError, 0) << "%): " << worst[i]->explanation
         << "\n";
+  // Where a row's source left the hardware open, the reading taken (resources/calibration/readings.json).
+  bool first = true;
+  for (const auto& r : v.rows) {
+    if (r.row.reading.empty()) continue;
+    if (first) out << "\nReadings (hardware the source leaves open):\n";
+    first = false;
+    out << "  " << r.row.id << ": " << r.row.reading << "\n";
+  }
   return 0;
 }
 
@@ -164,7 +175,8 @@ const char* const kFitStacksUsage =
     "Fits the software stacks' free figures on a reference CSV (../shared/reference/calibration.csv)\n"
     "as the fit spec says (default: the shipped resources/calibration/stack-fit.json): per stack,\n"
     "a deterministic pattern search on the mean |log(predicted/published)| of the stack's rows,\n"
-    "rows left out by the spec's rules (a model, a phrase in the note). Prints each fitted figure\n"
+    "rows left out by the spec's rules (a model, a phrase in the note, unless a reading in\n"
+    "resources/calibration/readings.json resolves it). Prints each fitted figure\n"
     "beside the shipped one, and each stack's objective before and after.\n"
     "  --check      exit 1 when a fitted figure differs from the shipped one by more than 0.5%\n"
     "  --write DIR  write the refitted stack files (same names) into DIR\n";
@@ -180,8 +192,9 @@ int cmdFitStacks(const CommandArgs& args, std::ostream& out, std::ostream& err) 
   if (!fs::is_regular_file(specPath)) throw Error("--spec: '" + specPath + "' is not a readable file");
   const core::sim::FitSpec spec = core::sim::readFitSpec(specPath);
   const core::hw::StackCatalog shipped = loadSimStacks(err);
-  const core::sim::FitOutcome fit =
-      core::sim::fitStacks(loadSimCatalog(false, err), shipped, core::sim::readReferenceCsv(ref), spec);
+  auto rows = core::sim::readReferenceCsv(ref);
+  core::sim::applyReadings(rows, core::sim::readRowReadings(core::sim::shippedRowReadingsPath()));
+  const core::sim::FitOutcome fit = core::sim::fitStacks(loadSimCatalog(false, err), shipped, rows, spec);
   out << std::left << std::setw(44) << "figure" << std::right << std::setw(12) << "shipped" << std::setw(12) << "fitted"
       << "\n";
   bool differs = false;

@@ -25,6 +25,7 @@
 #include "core/bridge/job_plan.h"
 #include "core/bridge/torch_export.h"
 #include "core/hw/device_catalog.h"
+#include "core/sim/row_readings.h"
 #include "core/sim/simulator.h"
 #include "core/sim/validation.h"
 #include "core/util/error.h"
@@ -227,7 +228,8 @@ int BridgeController::importRun(const QString& path) {
     const std::string file = path.toStdString();
     const std::string text = core::util::readFile(file);
     if (!core::bridge::looksLikeRunLog(text) && path.endsWith(".csv", Qt::CaseInsensitive)) {
-      const auto rows = core::sim::parseReferenceCsv(text, file);
+      auto rows = core::sim::parseReferenceCsv(text, file);
+      core::sim::applyReadings(rows, core::sim::readRowReadings(core::sim::shippedRowReadingsPath()));
       const core::sim::Simulator sim(m_p.sim->catalog(), m_p.sim->stacks());
       AccuracyDialog dialog(core::sim::validateRows(sim, rows), m_p.window);
       dialog.setWindowTitle(tr("Published figures of %1 beside the simulator's").arg(QFileInfo(path).fileName()));

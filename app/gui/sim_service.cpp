@@ -6,6 +6,7 @@
 
 #include "core/data/dataset_info.h"
 #include "core/sim/simulator.h"
+#include "core/sim/row_readings.h"
 #include "core/sim/validation.h"
 
 namespace app::gui {
@@ -20,7 +21,7 @@ SimService::SimService(core::hw::DeviceCatalog catalog, core::hw::StackCatalog s
       m_simulator(std::make_unique<core::sim::Simulator>(m_catalog, m_stacks)) {
   try {
     m_calibration = std::make_shared<const core::sim::ValidationResult>(
-        core::sim::validateRows(*m_simulator, core::sim::readReferenceCsv(core::sim::shippedCalibrationCsv())));
+        core::sim::validateRows(*m_simulator, core::sim::shippedReferenceRows()));
   } catch (const std::exception&) {
     // no band shown: the shipped calibration file is missing or unreadable
   }

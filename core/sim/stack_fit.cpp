@@ -139,8 +139,10 @@ std::vector<ReferenceRow> rowsForFit(const std::vector<ReferenceRow>& rows, cons
   std::vector<ReferenceRow> out;
   for (const auto& r : rows) {
     if (std::find(spec.excludeModels.begin(), spec.excludeModels.end(), r.model) != spec.excludeModels.end()) continue;
+    // A row whose open hardware has a reading (core/sim/row_readings.h) is no longer open.
     bool excluded = false;
-    for (const auto& s : spec.excludeNotesContaining) excluded = excluded || r.note.find(s) != std::string::npos;
+    if (r.reading.empty())
+      for (const auto& s : spec.excludeNotesContaining) excluded = excluded || r.note.find(s) != std::string::npos;
     if (!excluded) out.push_back(r);
   }
   return out;

@@ -32,7 +32,7 @@ struct FitSpec {
   std::vector<FitParameter> parameters;  // fitted in this order, stack by stack
   std::vector<FitTie> ties;              // applied after all fits, in order
   std::vector<std::string> excludeModels;          // rows of these models are left out
-  std::vector<std::string> excludeNotesContaining; // rows whose note holds one of these
+  std::vector<std::string> excludeNotesContaining; // rows whose note holds one of these (unless a reading resolves it)
   int significantDigits = 3;             // fitted values are rounded to this many digits
 };
 

@@ -34,6 +34,9 @@ const char* const kValidationRules =
     "state; oom: 1 = does not fit, 0 = fits (counted apart, not in the percentages).\n"
     "Stacks: each configuration runs the software stack of its row's stack / vs_stack column\n"
     "(empty: the device kind's default); --stack ID runs every row under one stack.\n"
+    "Readings: where a row's note says the source leaves its hardware open, the reading in\n"
+    "resources/calibration/readings.json applies (e.g. Kaggle's CPU session as 4 vCPUs); the\n"
+    "text output lists them.\n"
     "Error = |predicted - published| / published. Families: cpu (cpu-skylake), each GPU by id,\n"
     "tpu (all TPU boards); the same per stack.\n";
 

@@ -30,6 +30,8 @@ struct ReferenceRow {
                                  // step_seconds, ratio, oom, time_to_train_seconds
   double value = 0;
   std::string note, source;
+  std::string reading;           // where the source leaves the hardware open: the reading taken
+                                 // (core/sim/row_readings.h), with its source; empty otherwise
   int line = 0;                  // in the CSV file
 };
 

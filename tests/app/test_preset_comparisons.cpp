@@ -135,9 +135,10 @@ private slots:
     }
     qInfo("%d of %d comparison rows agree within their tolerance", agree, rows);
     QVERIFY(rows > 0);
-    // A ratchet, not the bar: 10 of the 16 rows agree today (2026-11-25). The bar is 80% of the
-    // rows without an explanation; raise this as the models improve, never lower it.
-    QVERIFY2(agree >= 10, qPrintable(QString("only %1 of %2 rows agree").arg(agree).arg(rows)));
+    // The bar: 80% of the rows agree without an explanation (13 of 16 since 2026-11-26, when the
+    // Kaggle CPU rows got their reading and keras-2020 its own CPU efficiency). Raise the
+    // count as the models improve, never lower it.
+    QVERIFY2(agree >= 13 && agree >= 0.8 * rows, qPrintable(QString("only %1 of %2 rows agree").arg(agree).arg(rows)));
   }
 };
 

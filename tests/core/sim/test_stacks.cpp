@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/hw/stack_catalog.h"
+#include "core/sim/row_readings.h"
 #include "core/sim/stack_fit.h"
 #include "core/util/error.h"
 #include "sim_test_support.h"
@@ -121,7 +122,7 @@ TEST(Stacks, AnUnknownStackIsRefusedNamingTheKnownOnes) {
 
 TEST(StackFit, TheFitReproducesTheShippedFigures) {
   const FitSpec spec = readFitSpec(std::string(ACCELLAB_SOURCE_RESOURCES) + "/calibration/stack-fit.json");
-  const auto rows = readReferenceCsv(std::string(ACCELLAB_SOURCE_RESOURCES) + "/calibration/calibration.csv");
+  const auto rows = shippedReferenceRows();
   const FitOutcome fit = fitStacks(simtest::catalog(), simtest::stacks(), rows, spec);
   ASSERT_FALSE(fit.figures.empty());
   for (const auto& f : fit.figures) {

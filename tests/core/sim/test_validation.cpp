@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "core/sim/row_readings.h"
 #include "core/sim/validation.h"
 #include "core/util/error.h"
 #include "sim_test_support.h"
@@ -87,8 +88,7 @@ TEST(Validation, ARowTheSimulatorRefusesIsReportedNotFatal) {
 }
 
 TEST(Validation, CalibrationMediansStayUnderTheBar) {
-  const auto rows = readReferenceCsv(std::string(ACCELLAB_SOURCE_RESOURCES) + "/calibration/calibration.csv");
-  const ValidationResult v = validateRows(simtest::simulator(), rows);
+  const ValidationResult v = validateRows(simtest::simulator(), shippedReferenceRows());
   for (const auto& r : v.rows) EXPECT_TRUE(r.ok) << r.row.id << ": " << r.error;
   // The stacks issue's bars: 15% overall, 20% for every device family.
   EXPECT_LE(v.overall.medianAbsPct, 15.0);
@@ -142,4 +142,71 @@ TEST(Validation, HeldOutTensorFlowBenchmarksOnTheK80AndP100) {
   // Inception-v3 at 299x299 is slower than ResNet-50 at 224x224 on both GPUs (1.4x the work).
   EXPECT_LT(predicted["TF3"], predicted["TF1"]);  // P100, batch 64
   EXPECT_LT(predicted["TF7"], predicted["TF5"]);  // K80, batch 64
+}
+
+namespace {
+std::string readingsErrorOf(const std::string& text) {
+  try {
+    parseRowReadings(text, "readings.json");
+  } catch (const core::util::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(RowReadings, ApplyToTheMatchingRowsAndDeviceOnly) {
+  auto rows = parseReferenceCsv(
+      kHeader +
+          "R1,cifar-cnn,cifar10,p100,,1,32,fp32,ratio,3.96,cpu-skylake,2,1,32,fp32,\"CPU spec not stated in article: 2 "
+          "vCPU assumed\",s\n"
+          "R2,cifar-cnn,cifar10,cpu-skylake,8,1,32,fp32,epoch_seconds,100,,,,,,build=pip,s\n",
+      "ref.csv");
+  const auto readings = parseRowReadings(
+      R"({"readings": [{"note_contains": "CPU spec not stated", "device": "cpu-skylake", "vcpus": 4,
+          "why": "read as 4 vCPUs", "source": {"ref": "the platform's documentation", "date": "2020"}}]})",
+      "readings.json");
+  applyReadings(rows, readings);
+  EXPECT_EQ(rows[0].a.vcpus, 0);  // the P100 side is not the CPU
+  ASSERT_TRUE(rows[0].b.has_value());
+  EXPECT_EQ(rows[0].b->vcpus, 4);
+  EXPECT_NE(rows[0].reading.find("read as 4 vCPUs"), std::string::npos);
+  EXPECT_NE(rows[0].reading.find("the platform's documentation"), std::string::npos);
+  EXPECT_EQ(rows[1].a.vcpus, 8);  // its note states the hardware: untouched
+  EXPECT_TRUE(rows[1].reading.empty());
+}
+
+TEST(RowReadings, BadFilesAreRefusedNamingTheKey) {
+  EXPECT_NE(readingsErrorOf(R"({"readings": 3})").find("'readings'"), std::string::npos);
+  EXPECT_NE(readingsErrorOf(R"({"reading": []})").find("'reading'"), std::string::npos);
+  const std::string noSource =
+      R"({"readings": [{"note_contains": "x", "device": "cpu-skylake", "vcpus": 4, "why": "w"}]})";
+  EXPECT_NE(readingsErrorOf(noSource).find("readings[0].source"), std::string::npos) << readingsErrorOf(noSource);
+  const std::string zero =
+      R"({"readings": [{"note_contains": "x", "device": "cpu-skylake", "vcpus": 0, "why": "w", "source": {"ref": "r", "date": "d"}}]})";
+  EXPECT_NE(readingsErrorOf(zero).find("readings[0].vcpus"), std::string::npos) << readingsErrorOf(zero);
+  const std::string extra =
+      R"({"readings": [{"note_contains": "x", "device": "cpu-skylake", "vcpus": 4, "ghz": 2, "why": "w", "source": {"ref": "r", "date": "d"}}]})";
+  EXPECT_NE(readingsErrorOf(extra).find("ghz"), std::string::npos) << readingsErrorOf(extra);
+}
+
+TEST(RowReadings, TheShippedKaggleCpuRowsRunOnFourVcpus) {
+  // The articles leave Kaggle's CPU session open; the shipped reading takes Kaggle's documented
+  // CPU session (4 vCPUs) for every row whose note says so, and nothing else changes.
+  const auto published = readReferenceCsv(shippedCalibrationCsv());
+  const auto rows = shippedReferenceRows();
+  ASSERT_EQ(rows.size(), published.size());
+  int read = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const bool open = rows[i].note.find("Kaggle CPU spec not stated") != std::string::npos;
+    EXPECT_EQ(!rows[i].reading.empty(), open) << rows[i].id;
+    if (!open) {
+      EXPECT_EQ(rows[i].a.vcpus, published[i].a.vcpus) << rows[i].id;
+      continue;
+    }
+    ++read;
+    const RowConfig& cpu = rows[i].a.device == "cpu-skylake" ? rows[i].a : *rows[i].b;
+    EXPECT_EQ(cpu.vcpus, 4) << rows[i].id;
+  }
+  EXPECT_EQ(read, 4);  // K1, K5:cpu, KC1, KC2
 }
