@@ -25,6 +25,8 @@ constexpr int kMaxVcpus = 256;       // when the device file names no largest sh
 
 int defaultVcpus(const core::hw::DeviceSpec& s) { return s.vcpusDefault > 0 ? s.vcpusDefault : kDefaultVcpus; }
 
+QString money(double usd) { return QStringLiteral("$%1/h").arg(usd, 0, 'f', usd < 0.1 ? 4 : 2); }
+
 QString deviceLabel(const core::hw::DeviceSpec& spec) {
   if (spec.measured) return QObject::tr("this machine");
   return QString::fromStdString(spec.id);
@@ -176,7 +178,6 @@ void HardwarePanel::buildRow(int row, const core::hw::DeviceSpec& spec) {
   auto* price = new QComboBox(m_table);
   price->setObjectName("price_" + id);
   price->setFrame(false);
-  auto money = [](double usd) { return QStringLiteral("$%1/h").arg(usd, 0, 'f', usd < 0.1 ? 4 : 2); };
   if (spec.usdPerHourOnDemand) {
     price->addItem(money(*spec.usdPerHourOnDemand), false);
     price->setItemData(price->count() - 1, tr("on-demand price"), Qt::ToolTipRole);
@@ -190,9 +191,9 @@ void HardwarePanel::buildRow(int row, const core::hw::DeviceSpec& spec) {
     price->setEnabled(false);
   }
   price->setToolTip(tr("Price kind: on-demand, or preemptible (\"pre.\", spot)") +
-                    (isScalableCpu(spec) ? tr("; per vCPU-hour") : QString()) +
                     (spec.priceDate.empty() ? QString() : tr("; prices as of %1").arg(QString::fromStdString(spec.priceDate))));
   m_table->setCellWidget(row, kPrice, price);
+  showVmPrice(row);
 
   auto* precision = new QComboBox(m_table);
   precision->setObjectName("precision_" + id);
@@ -205,13 +206,41 @@ void HardwarePanel::buildRow(int row, const core::hw::DeviceSpec& spec) {
 
   m_table->setItem(row, kEstimate, new QTableWidgetItem);
 
-  connect(count, &QSpinBox::valueChanged, this, [this] { if (!m_updating) Q_EMIT choicesChanged(); });
+  connect(count, &QSpinBox::valueChanged, this, [this, row] {
+    showVmPrice(row);
+    if (m_updating) return;
+    fitColumns();
+    Q_EMIT choicesChanged();
+  });
   for (QComboBox* c : {price, precision})
     connect(c, &QComboBox::currentIndexChanged, this, [this] {
       if (m_updating) return;
       fitColumns();
       Q_EMIT choicesChanged();
     });
+}
+
+// A cloud CPU's file prices one vCPU-hour; the column shows what the chosen VM costs an hour
+// ("$0.159/h" for 4 vCPUs at $0.0398), and its tooltip the arithmetic.
+void HardwarePanel::showVmPrice(int row) {
+  const auto& spec = m_rows[static_cast<std::size_t>(row)].spec;
+  auto* price = qobject_cast<QComboBox*>(m_table->cellWidget(row, kPrice));
+  auto* count = qobject_cast<QSpinBox*>(m_table->cellWidget(row, kCount));
+  if (!isScalableCpu(spec) || !price || !count) return;
+  const int vcpus = count->value();
+  int i = 0;
+  QStringList perVcpu;
+  if (spec.usdPerHourOnDemand) {
+    price->setItemText(i++, money(*spec.usdPerHourOnDemand * vcpus));
+    perVcpu << tr("on-demand %1 per vCPU").arg(money(*spec.usdPerHourOnDemand));
+  }
+  if (spec.usdPerHourPreemptible) {
+    price->setItemText(i++, tr("%1 pre.").arg(money(*spec.usdPerHourPreemptible * vcpus)));
+    perVcpu << tr("preemptible %1 per vCPU").arg(money(*spec.usdPerHourPreemptible));
+  }
+  if (perVcpu.isEmpty()) return;
+  price->setToolTip(tr("The VM's price for %n vCPU(s): %1", nullptr, vcpus).arg(perVcpu.join(QStringLiteral(", "))) +
+                    (spec.priceDate.empty() ? QString() : tr("; prices as of %1").arg(QString::fromStdString(spec.priceDate))));
 }
 
 core::experiment::DeviceChoice HardwarePanel::readRow(int row) const {
@@ -236,6 +265,7 @@ void HardwarePanel::applyChoice(int row, const core::experiment::DeviceChoice& c
   const QSignalBlocker b0(count);
   if (isScalableCpu(spec)) {
     count->setValue(c.vcpus > 0 ? c.vcpus : defaultVcpus(spec));
+    showVmPrice(row);
   } else if (!spec.measured) {
     count->setValue(std::max(1, c.count));
   }

@@ -76,6 +76,7 @@ private:
   void buildRow(int row, const core::hw::DeviceSpec& spec);
   void applyChoice(int row, const core::experiment::DeviceChoice& c, bool checked);
   core::experiment::DeviceChoice readRow(int row) const;
+  void showVmPrice(int row);
 
   QTableWidget* m_table = nullptr;
   QLabel* m_note = nullptr;

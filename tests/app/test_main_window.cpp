@@ -162,6 +162,16 @@ private slots:
     QVERIFY2(cpu.detail.contains("of 12.1 GiB"), qPrintable(cpu.detail));
     // And the Guide computes the TPU-vs-CPU row with it.
     QVERIFY2(w.guidePanel()->appValue(0).endsWith(QStringLiteral("×")), qPrintable(w.guidePanel()->appValue(0)));
+    // The price column says what that 4-vCPU VM costs an hour, not one vCPU's price, and follows
+    // the vCPU count.
+    auto* price = w.hardwarePanel()->findChild<QComboBox*>("price_cpu-skylake");
+    auto* vcpus = w.hardwarePanel()->findChild<QSpinBox*>("count_cpu-skylake");
+    QVERIFY(price && vcpus);
+    QCOMPARE(vcpus->value(), 4);
+    QCOMPARE(price->itemText(0), QStringLiteral("$0.16/h"));  // 4 x $0.0398 per vCPU-hour
+    QVERIFY2(price->toolTip().contains("$0.0398/h per vCPU"), qPrintable(price->toolTip()));
+    vcpus->setValue(16);
+    QCOMPARE(price->itemText(0), QStringLiteral("$0.64/h"));
   }
 
   void theGuideSaysWhenTheSetUpIsNoLongerThePresets() {
