@@ -117,6 +117,11 @@ TEST(Validation, TheErrorBandNeverClaimsMoreThanTheRowsSupport) {
   EXPECT_DOUBLE_EQ(errorBandFor(v, "keras-2017", "k80").medianAbsPct, 6.0);
   // A small group that is worse than its stack keeps its own (wider) band.
   EXPECT_DOUBLE_EQ(errorBandFor(v, "tuned", "v100").medianAbsPct, 20.0);
+  // A stack of few rows, all fitted, on a family it has no rows for: never less than all rows.
+  v.stacks.push_back({"keras-2020", 13, 0.6});
+  const ErrorBand fitted = errorBandFor(v, "keras-2020", "cpu-skylake");
+  EXPECT_DOUBLE_EQ(fitted.medianAbsPct, 12.0);
+  EXPECT_EQ(fitted.scope, "all");
   // No rows for the stack: the overall band, and its text says so.
   const ErrorBand none = errorBandFor(v, "pytorch-eager", "h100");
   EXPECT_EQ(none.scope, "all");
