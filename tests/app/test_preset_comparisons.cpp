@@ -18,27 +18,6 @@ using namespace app::gui;
 
 namespace {
 
-// Rows that disagree today with no cause the preset can name: the residue of the models,
-// tracked in issue #11. Each is an expected failure, so a fix shows up as XPASS (a test
-// failure) and the entry must then be removed.
-struct KnownResidue {
-  const char* preset;
-  const char* label;
-  const char* why;
-};
-const KnownResidue kKnownResidue[] = {
-    {"e1-kaggle-flowers", "TPU v3-8 at batch 128 vs batch 16",
-     "the TPU's step grows almost linearly with the per-core batch (depthwise convolutions at a flat efficiency)"},
-    {"e1-kaggle-flowers", "TPU v3-8 batch 128 vs P100 batch 16", "follows from the batch-128 row"},
-    {"e4-gce-cpu-gpu", "16 vCPUs vs 8 vCPUs (compiled TF)", "the CPU's thread scaling from 8 to 16 vCPUs is too good"},
-};
-
-const KnownResidue* residue(const QString& preset, const QString& label) {
-  for (const KnownResidue& k : kKnownResidue)
-    if (preset == k.preset && label == k.label) return &k;
-  return nullptr;
-}
-
 struct Evaluated {
   const Preset* preset = nullptr;
   QVector<ComparisonResult> results;
@@ -98,7 +77,6 @@ private slots:
       const QString line = QStringLiteral("%1: published %2, AccelLab %3, error %4, tolerance ±%5%")
                                .arg(c.label, publishedText(c), r.text, errorText(r.error))
                                .arg(100 * c.toleranceOrDefault(), 0, 'f', 0);
-      if (const KnownResidue* k = residue(id, c.label)) QEXPECT_FAIL("", k->why, Continue);
       QVERIFY2(r.agrees || !c.explanation.isEmpty(), qPrintable(line + " disagrees and gives no known cause"));
     }
     // 2. Every figure the guide states ("≈100×", "448×") is one of the rows' own, published
