@@ -21,9 +21,7 @@ std::vector<std::string> jsonFilesIn(const std::string& dir) {
 
 std::vector<SourcedValue> parseSources(const std::string& path, const util::Json& root,
                                        const std::function<bool(const std::string&)>& isKnown) {
-  const auto fail = [&](const std::string& key, const std::string& what) {
-    throw util::Error(path + ": key '" + key + "': " + what);
-  };
+  const auto fail = [&](const std::string& key, const std::string& what) { util::failKey(path, key, what); };
   const util::Json& sources = root.at("sources");
   if (!sources.isObject()) fail("sources", "must be an object mapping each figure's key to {\"ref\", \"date\"}");
   std::vector<SourcedValue> out;

@@ -97,59 +97,57 @@ const std::vector<KeyDef>& keyTable() {
 #undef ACCELLAB_OPT
 #undef ACCELLAB_OPT_INT
 
-[[noreturn]] void fail(const std::string& path, const std::string& key, const std::string& what) {
-  throw Error(path + ": key '" + key + "': " + what);
-}
+using util::failKey;
 
 void checkValue(const std::string& path, const KeyDef& def, const Json& v) {
   const std::string key = def.name;
-  if (v.isNull()) fail(path, key, "null is not allowed; leave the key out to mean \"not set\"");
+  if (v.isNull()) failKey(path, key, "null is not allowed; leave the key out to mean \"not set\"");
   if (def.check == Check::Text || def.check == Check::Kind || def.check == Check::Generation) {
-    if (!v.isString()) fail(path, key, "must be a string");
-    if (v.asString().empty()) fail(path, key, "must not be empty");
+    if (!v.isString()) failKey(path, key, "must be a string");
+    if (v.asString().empty()) failKey(path, key, "must not be empty");
     // Names and notes are printed by the CLI and shown in the GUI: no terminal escapes, no
     // NUL (a line break is allowed in notes).
     for (const char c : v.asString())
       if ((static_cast<unsigned char>(c) < 0x20 && !(key == "notes" && c == '\n')) || c == 0x7f)
-        fail(path, key,
+        failKey(path, key,
              "holds a control character (code " + std::to_string(static_cast<unsigned char>(c)) +
                  "); use plain text");
     if (def.check == Check::Kind) {
       const std::string& k = v.asString();
       if (k != "cpu" && k != "gpu" && k != "tpu")
-        fail(path, key, "must be \"cpu\", \"gpu\" or \"tpu\", not \"" + k + "\"");
+        failKey(path, key, "must be \"cpu\", \"gpu\" or \"tpu\", not \"" + k + "\"");
     }
     if (def.check == Check::Generation && !isHardwareGeneration(v.asString()))
-      fail(path, key,
+      failKey(path, key,
            "\"" + v.asString() + "\" is not a known hardware generation (" + hardwareGenerationList() + ")");
     return;
   }
-  if (!v.isNumber()) fail(path, key, "must be a number");
+  if (!v.isNumber()) failKey(path, key, "must be a number");
   const double x = v.asNumber();
-  if (!std::isfinite(x)) fail(path, key, "must be finite");
+  if (!std::isfinite(x)) failKey(path, key, "must be finite");
   switch (def.check) {
     case Check::Positive:
-      if (x <= 0) fail(path, key, "must be positive (got " + util::formatNumber(x) + ")");
+      if (x <= 0) failKey(path, key, "must be positive (got " + util::formatNumber(x) + ")");
       break;
     case Check::NonNegative:
-      if (x < 0) fail(path, key, "must not be negative (got " + util::formatNumber(x) + ")");
+      if (x < 0) failKey(path, key, "must not be negative (got " + util::formatNumber(x) + ")");
       break;
     case Check::Fraction:
-      if (x <= 0 || x > 1) fail(path, key, "must be a fraction in (0, 1] (got " + util::formatNumber(x) + ")");
+      if (x <= 0 || x > 1) failKey(path, key, "must be a fraction in (0, 1] (got " + util::formatNumber(x) + ")");
       break;
     case Check::Factor:
-      if (x <= 0) fail(path, key, "must be a positive factor (got " + util::formatNumber(x) + ")");
+      if (x <= 0) failKey(path, key, "must be a positive factor (got " + util::formatNumber(x) + ")");
       break;
     case Check::Count:
       if (x < 1 || x != std::floor(x) || x > 1e9)
-        fail(path, key, "must be a whole number of at least 1 (got " + util::formatNumber(x) + ")");
+        failKey(path, key, "must be a whole number of at least 1 (got " + util::formatNumber(x) + ")");
       break;
     default: break;
   }
   // A figure outside its range is a typo or an attack (a bandwidth of 1e-308 GB/s made every
   // time infinite): refused with the range named.
   if (def.hi > 0 && (x < def.lo || x > def.hi))
-    fail(path, key, util::formatNumber(x) + " is outside the plausible range [" + util::formatNumber(def.lo) + ", " +
+    failKey(path, key, util::formatNumber(x) + " is outside the plausible range [" + util::formatNumber(def.lo) + ", " +
                         util::formatNumber(def.hi) + "] for this key (units as its name says)");
 }
 
@@ -218,24 +216,24 @@ const std::vector<std::string>& deviceFileKeys() {
 
 void validate(const DeviceSpec& s) {
   const std::string where = s.filePath.empty() ? "device '" + s.id + "'" : s.filePath;
-  if (s.id.empty()) fail(where, "id", "must not be empty");
+  if (s.id.empty()) failKey(where, "id", "must not be empty");
   for (const char c : s.id)
     if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-'))
-      fail(where, "id", "may hold only a-z, 0-9 and '-' (got \"" + s.id + "\")");
+      failKey(where, "id", "may hold only a-z, 0-9 and '-' (got \"" + s.id + "\")");
   if (!s.peakTflopsFp32 && !s.peakTflopsTf32 && !s.peakTflopsFp16 && !s.peakTflopsBf16)
-    fail(where, "peak_tflops_fp32", "missing: a device needs at least one peak_tflops_<precision>");
-  if (!(s.memGib > 0)) fail(where, "mem_gib", "must be positive");
-  if (!(s.memBandwidthGBps > 0)) fail(where, "mem_bandwidth_gbps", "must be positive");
-  if (s.interconnectGBps && !(*s.interconnectGBps > 0)) fail(where, "interconnect_gbps", "must be positive");
-  if (s.hostLinkGBps && !(*s.hostLinkGBps > 0)) fail(where, "host_link_gbps", "must be positive");
-  if (s.coresPerDevice < 1) fail(where, "cores_per_device", "must be at least 1");
+    failKey(where, "peak_tflops_fp32", "missing: a device needs at least one peak_tflops_<precision>");
+  if (!(s.memGib > 0)) failKey(where, "mem_gib", "must be positive");
+  if (!(s.memBandwidthGBps > 0)) failKey(where, "mem_bandwidth_gbps", "must be positive");
+  if (s.interconnectGBps && !(*s.interconnectGBps > 0)) failKey(where, "interconnect_gbps", "must be positive");
+  if (s.hostLinkGBps && !(*s.hostLinkGBps > 0)) failKey(where, "host_link_gbps", "must be positive");
+  if (s.coresPerDevice < 1) failKey(where, "cores_per_device", "must be at least 1");
   if (s.kind == DeviceKind::Cpu) {
-    if (s.vcpusDefault < 1) fail(where, "vcpus_default", "missing: a scalable CPU needs a default vCPU count");
-    if (s.vcpusMax < s.vcpusDefault) fail(where, "vcpus_max", "missing or smaller than vcpus_default");
-    if (s.coresPerSocket < 1) fail(where, "cores_per_socket", "missing: a CPU needs its socket size");
+    if (s.vcpusDefault < 1) failKey(where, "vcpus_default", "missing: a scalable CPU needs a default vCPU count");
+    if (s.vcpusMax < s.vcpusDefault) failKey(where, "vcpus_max", "missing or smaller than vcpus_default");
+    if (s.coresPerSocket < 1) failKey(where, "cores_per_socket", "missing: a CPU needs its socket size");
   }
   if ((s.usdPerHourOnDemand || s.usdPerHourPreemptible) && s.priceDate.empty())
-    fail(where, "price_date", "missing: a price needs its date");
+    failKey(where, "price_date", "missing: a price needs its date");
 }
 
 DeviceSpec parseDeviceJson(const std::string& text, const std::string& path) {
@@ -245,22 +243,22 @@ DeviceSpec parseDeviceJson(const std::string& text, const std::string& path) {
   spec.filePath = path;
   for (const auto& [key, value] : root.asObject()) {
     if (key == kCalibratedSoftware) {  // a device calibrated on the user's runs carries its software figures
-      if (!value.isObject() || value.size() == 0) fail(path, key, "must be an object of software figures");
+      if (!value.isObject() || value.size() == 0) failKey(path, key, "must be an object of software figures");
       for (const auto& [figure, v] : value.asObject())
         readFigure(spec.measuredSoftware, path, key + "." + figure, figure, v);
       continue;
     }
     const KeyDef* def = findKey(key);
     if (!def && isSoftwareKey(key))
-      fail(path, key, "describes the software, not the hardware: it belongs in a software stack file "
+      failKey(path, key, "describes the software, not the hardware: it belongs in a software stack file "
                       "(resources/stacks/README.md), keyed by this device's generation");
-    if (!def) fail(path, key, "unknown key (known: see resources/devices/README.md)");
+    if (!def) failKey(path, key, "unknown key (known: see resources/devices/README.md)");
     if (key == "sources") continue;
     checkValue(path, *def, value);
     def->set(spec, value);
   }
   for (const auto& def : keyTable())
-    if (def.required && !root.contains(def.name)) fail(path, def.name, "missing required key");
+    if (def.required && !root.contains(def.name)) failKey(path, def.name, "missing required key");
 
   // Provenance: every figure (number) needs {"ref", "date"}; every source names a figure.
   spec.sources = parseSources(path, root, [](const std::string& key) {
@@ -268,17 +266,17 @@ DeviceSpec parseDeviceJson(const std::string& text, const std::string& path) {
   });
   const Json& sources = root.at("sources");
   if (root.contains(kCalibratedSoftware) && !sources.contains(kCalibratedSoftware))
-    fail(path, kCalibratedSoftware, "has no source: say which runs it was fitted on (sources.calibrated_software)");
+    failKey(path, kCalibratedSoftware, "has no source: say which runs it was fitted on (sources.calibrated_software)");
   for (const auto& [key, value] : root.asObject())
     if (value.isNumber() && !sources.contains(key))
-      fail(path, key, "has no source: add sources." + key + " = {\"ref\": ..., \"date\": ...}");
+      failKey(path, key, "has no source: add sources." + key + " = {\"ref\": ..., \"date\": ...}");
   if (const auto* p = spec.sourceOf("usd_per_hour_on_demand")) spec.source = p->ref;
   else if (const auto* q = spec.sourceOf("peak_tflops_fp32")) spec.source = q->ref;
   else if (!spec.sources.empty()) spec.source = spec.sources.front().ref;
 
   const std::string stem = fs::path(path).stem().string();
   if (fs::path(path).extension() == ".json" && stem != spec.id)
-    fail(path, "id", "\"" + spec.id + "\" must match the file name (" + stem + ".json)");
+    failKey(path, "id", "\"" + spec.id + "\" must match the file name (" + stem + ".json)");
   validate(spec);
   return spec;
 }

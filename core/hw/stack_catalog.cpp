@@ -101,37 +101,35 @@ bool isHeaderKey(const std::string& k) {
   return std::find(std::begin(kHeaderKeys), std::end(kHeaderKeys), k) != std::end(kHeaderKeys);
 }
 
-[[noreturn]] void fail(const std::string& path, const std::string& key, const std::string& what) {
-  throw Error(path + ": key '" + key + "': " + what);
-}
+using util::failKey;
 
 bool isKindName(const std::string& s) { return s == "cpu" || s == "gpu" || s == "tpu"; }
 
 // A figure's value as the number the table stores, checked.
 double figureNumber(const std::string& path, const std::string& where, const FigureDef& def, const Json& v) {
-  if (v.isNull()) fail(path, where, "null is not allowed; leave the key out to mean \"not set\"");
+  if (v.isNull()) failKey(path, where, "null is not allowed; leave the key out to mean \"not set\"");
   switch (def.check) {
     case Check::Flag:
-      if (!v.isBool()) fail(path, where, "must be true or false");
+      if (!v.isBool()) failKey(path, where, "must be true or false");
       return v.asBool() ? 1.0 : 0.0;
     case Check::Pipeline:
       if (!v.isString() || (v.asString() != "host-decode" && v.asString() != "device-decode"))
-        fail(path, where, "must be \"host-decode\" or \"device-decode\"");
+        failKey(path, where, "must be \"host-decode\" or \"device-decode\"");
       return v.asString() == "device-decode" ? 1.0 : 0.0;
     case Check::AllReduce:
       if (!v.isString() || (v.asString() != "bucketed" && v.asString() != "after-backward"))
-        fail(path, where, "must be \"bucketed\" or \"after-backward\"");
+        failKey(path, where, "must be \"bucketed\" or \"after-backward\"");
       return v.asString() == "after-backward" ? 1.0 : 0.0;
     default: break;
   }
-  if (!v.isNumber()) fail(path, where, "must be a number");
+  if (!v.isNumber()) failKey(path, where, "must be a number");
   const double x = v.asNumber();
-  if (!std::isfinite(x)) fail(path, where, "must be finite");
+  if (!std::isfinite(x)) failKey(path, where, "must be finite");
   const std::string range = "[" + util::formatNumber(def.min) + ", " + util::formatNumber(def.max) + "]";
   if (x < def.min || x > def.max)
-    fail(path, where, util::formatNumber(x) + " is outside the plausible range " + range);
-  if (def.check == Check::Fraction && x <= 0) fail(path, where, "must be a fraction in (0, 1]");
-  if (def.check == Check::Tile && x != std::floor(x)) fail(path, where, "must be a whole number");
+    failKey(path, where, util::formatNumber(x) + " is outside the plausible range " + range);
+  if (def.check == Check::Fraction && x <= 0) failKey(path, where, "must be a fraction in (0, 1]");
+  if (def.check == Check::Tile && x != std::floor(x)) failKey(path, where, "must be a whole number");
   return x;
 }
 
@@ -145,7 +143,7 @@ Json figureJson(const FigureDef& def, double x) {
 }
 
 std::string text(const std::string& path, const std::string& key, const Json& v) {
-  if (!v.isString() || v.asString().empty()) fail(path, key, "must be a non-empty string");
+  if (!v.isString() || v.asString().empty()) failKey(path, key, "must be a non-empty string");
   return v.asString();
 }
 
@@ -175,7 +173,7 @@ void setFigure(SoftwareFigures& f, const std::string& key, double value) {
 void readFigure(SoftwareFigures& f, const std::string& path, const std::string& where, const std::string& key,
                 const Json& value) {
   const FigureDef* def = findFigure(key);
-  if (!def) fail(path, where, "unknown software figure (known: see resources/stacks/README.md)");
+  if (!def) failKey(path, where, "unknown software figure (known: see resources/stacks/README.md)");
   def->set(f, figureNumber(path, where, *def, value));
 }
 
@@ -208,17 +206,17 @@ StackSpec parseStackJson(const std::string& textIn, const std::string& path) {
   StackSpec s;
   s.filePath = path;
   for (const char* k : {"id", "name", "description", "sources"})
-    if (!root.contains(k)) fail(path, k, "missing required key");
+    if (!root.contains(k)) failKey(path, k, "missing required key");
   for (const auto& [key, value] : root.asObject()) {
     if (key == "id") s.id = text(path, key, value);
     else if (key == "name") s.name = text(path, key, value);
     else if (key == "description") s.description = text(path, key, value);
     else if (key == "era") s.era = text(path, key, value);
     else if (key == "default_for") {
-      if (!value.isArray()) fail(path, key, "must be an array of device kinds (\"cpu\", \"gpu\", \"tpu\")");
+      if (!value.isArray()) failKey(path, key, "must be an array of device kinds (\"cpu\", \"gpu\", \"tpu\")");
       for (const auto& k : value.asArray()) {
         if (!k.isString() || !isKindName(k.asString()))
-          fail(path, key, "must list device kinds: \"cpu\", \"gpu\" or \"tpu\"");
+          failKey(path, key, "must list device kinds: \"cpu\", \"gpu\" or \"tpu\"");
         const std::string& n = k.asString();
         s.defaultFor.push_back(n == "cpu" ? DeviceKind::Cpu : n == "tpu" ? DeviceKind::Tpu : DeviceKind::Gpu);
       }
@@ -226,13 +224,13 @@ StackSpec parseStackJson(const std::string& textIn, const std::string& path) {
       continue;
     } else {
       const FigureDef* def = findFigure(key);
-      if (!def) fail(path, key, "unknown key (known: see resources/stacks/README.md)");
+      if (!def) failKey(path, key, "unknown key (known: see resources/stacks/README.md)");
       if (value.isObject()) {
-        if (value.size() == 0) fail(path, key, "an empty object sets nothing; leave the key out");
+        if (value.size() == 0) failKey(path, key, "an empty object sets nothing; leave the key out");
         for (const auto& [selector, v] : value.asObject()) {
           const std::string where = key + "." + selector;
           if (selector != "default" && !isKindName(selector) && !isHardwareGeneration(selector))
-            fail(path, where, "'" + selector + "' is not \"default\", a device kind (cpu, gpu, tpu) or a known "
+            failKey(path, where, "'" + selector + "' is not \"default\", a device kind (cpu, gpu, tpu) or a known "
                               "hardware generation (" + hardwareGenerationList() + ")");
           def->set(s.bySelector[selector], figureNumber(path, where, *def, v));
         }
@@ -241,20 +239,20 @@ StackSpec parseStackJson(const std::string& textIn, const std::string& path) {
       }
     }
   }
-  if (s.id.empty()) fail(path, "id", "must not be empty");
+  if (s.id.empty()) failKey(path, "id", "must not be empty");
   for (const char c : s.id)
     if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-'))
-      fail(path, "id", "may hold only a-z, 0-9 and '-' (got \"" + s.id + "\")");
+      failKey(path, "id", "may hold only a-z, 0-9 and '-' (got \"" + s.id + "\")");
 
   s.sources = parseSources(path, root, [](const std::string& key) { return findFigure(key) != nullptr; });
   const Json& sources = root.at("sources");
   for (const auto& [key, value] : root.asObject())
     if (!isHeaderKey(key) && !sources.contains(key))
-      fail(path, key, "has no source: add sources." + key + " = {\"ref\": ..., \"date\": ...}");
+      failKey(path, key, "has no source: add sources." + key + " = {\"ref\": ..., \"date\": ...}");
 
   const fs::path p(path);
   if (p.extension() == ".json" && p.stem().string() != s.id)
-    fail(path, "id", "\"" + s.id + "\" must match the file name (" + p.stem().string() + ".json)");
+    failKey(path, "id", "\"" + s.id + "\" must match the file name (" + p.stem().string() + ".json)");
   return s;
 }
 

@@ -13,13 +13,11 @@ namespace {
 using util::Error;
 using util::Json;
 
-[[noreturn]] void fail(const std::string& path, const std::string& key, const std::string& what) {
-  throw Error(path + ": key '" + key + "': " + what);
-}
+using util::failKey;
 
 std::string text(const std::string& path, const std::string& where, const Json& o, const char* key) {
   const Json* v = o.find(key);
-  if (!v || !v->isString() || v->asString().empty()) fail(path, where + "." + key, "missing or not a string");
+  if (!v || !v->isString() || v->asString().empty()) failKey(path, where + "." + key, "missing or not a string");
   return v->asString();
 }
 
@@ -33,30 +31,30 @@ void apply(RowConfig& c, const RowReading& r, bool& applied) {
 
 std::vector<RowReading> parseRowReadings(const std::string& body, const std::string& path) {
   const Json root = Json::parse(body, path);
-  if (!root.isObject()) fail(path, "(root)", "must be one JSON object {about, readings}");
+  if (!root.isObject()) failKey(path, "(root)", "must be one JSON object {about, readings}");
   for (const auto& [key, value] : root.asObject())
-    if (key != "about" && key != "readings") fail(path, key, "unknown key (known: about, readings)");
+    if (key != "about" && key != "readings") failKey(path, key, "unknown key (known: about, readings)");
   const Json* list = root.find("readings");
-  if (!list || !list->isArray()) fail(path, "readings", "missing or not an array");
+  if (!list || !list->isArray()) failKey(path, "readings", "missing or not an array");
   static const std::set<std::string> known = {"note_contains", "device", "vcpus", "why", "source"};
   std::vector<RowReading> out;
   for (std::size_t i = 0; i < list->size(); ++i) {
     const std::string where = "readings[" + std::to_string(i) + "]";
     const Json& o = list->asArray()[i];
-    if (!o.isObject()) fail(path, where, "must be an object");
+    if (!o.isObject()) failKey(path, where, "must be an object");
     for (const auto& [key, value] : o.asObject())
-      if (!known.count(key)) fail(path, where + "." + key, "unknown key");
+      if (!known.count(key)) failKey(path, where + "." + key, "unknown key");
     RowReading r;
     r.noteContains = text(path, where, o, "note_contains");
     r.device = text(path, where, o, "device");
     r.why = text(path, where, o, "why");
     const Json* v = o.find("vcpus");
-    if (!v) fail(path, where + ".vcpus", "missing: a reading says what the hardware was");
+    if (!v) failKey(path, where + ".vcpus", "missing: a reading says what the hardware was");
     if (!v->isNumber() || v->asNumber() < 1 || v->asNumber() > 1024 || v->asNumber() != static_cast<int>(v->asNumber()))
-      fail(path, where + ".vcpus", "must be a whole number from 1 to 1024");
+      failKey(path, where + ".vcpus", "must be a whole number from 1 to 1024");
     r.vcpus = static_cast<int>(v->asNumber());
     const Json* s = o.find("source");
-    if (!s || !s->isObject()) fail(path, where + ".source", "missing: every reading names its source {ref, date}");
+    if (!s || !s->isObject()) failKey(path, where + ".source", "missing: every reading names its source {ref, date}");
     r.ref = text(path, where + ".source", *s, "ref");
     r.date = text(path, where + ".source", *s, "date");
     out.push_back(std::move(r));

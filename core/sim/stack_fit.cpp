@@ -17,29 +17,27 @@ namespace {
 using util::Error;
 using util::Json;
 
-[[noreturn]] void fail(const std::string& path, const std::string& key, const std::string& what) {
-  throw Error(path + ": key '" + key + "': " + what);
-}
+using util::failKey;
 
 FigureRef figureRef(const std::string& path, const std::string& where, const Json& o) {
-  if (!o.isObject()) fail(path, where, "must be an object {stack, key, selector, ...}");
+  if (!o.isObject()) failKey(path, where, "must be an object {stack, key, selector, ...}");
   FigureRef f;
   for (const char* k : {"stack", "key", "selector"}) {
     const Json* v = o.find(k);
-    if (!v || !v->isString() || v->asString().empty()) fail(path, where + "." + k, "missing or not a string");
+    if (!v || !v->isString() || v->asString().empty()) failKey(path, where + "." + k, "missing or not a string");
   }
   f.stack = o.at("stack").asString();
   f.key = o.at("key").asString();
   f.selector = o.at("selector").asString();
   const auto& keys = hw::stackFigureKeys();
   if (std::find(keys.begin(), keys.end(), f.key) == keys.end())
-    fail(path, where + ".key", "'" + f.key + "' is not a stack figure");
+    failKey(path, where + ".key", "'" + f.key + "' is not a stack figure");
   return f;
 }
 
 double number(const std::string& path, const std::string& where, const Json& o, const char* key) {
   const Json* v = o.find(key);
-  if (!v || !v->isNumber() || !std::isfinite(v->asNumber())) fail(path, where + "." + key, "missing or not a number");
+  if (!v || !v->isNumber() || !std::isfinite(v->asNumber())) failKey(path, where + "." + key, "missing or not a number");
   return v->asNumber();
 }
 
@@ -47,9 +45,9 @@ std::vector<std::string> strings(const std::string& path, const Json& root, cons
   std::vector<std::string> out;
   const Json* v = root.find(key);
   if (!v) return out;
-  if (!v->isArray()) fail(path, key, "must be an array of strings");
+  if (!v->isArray()) failKey(path, key, "must be an array of strings");
   for (const auto& s : v->asArray()) {
-    if (!s.isString()) fail(path, key, "must be an array of strings");
+    if (!s.isString()) failKey(path, key, "must be an array of strings");
     out.push_back(s.asString());
   }
   return out;
@@ -92,16 +90,16 @@ FitSpec parseFitSpec(const std::string& text, const std::string& path) {
   static const std::set<std::string> known = {"about", "objective", "exclude_models", "exclude_notes_containing",
                                               "significant_digits", "parameters", "ties"};
   for (const auto& [key, value] : root.asObject())
-    if (!known.count(key)) fail(path, key, "unknown key");
+    if (!known.count(key)) failKey(path, key, "unknown key");
   FitSpec spec;
   spec.excludeModels = strings(path, root, "exclude_models");
   spec.excludeNotesContaining = strings(path, root, "exclude_notes_containing");
   if (const Json* d = root.find("significant_digits")) {
-    if (!d->isNumber() || d->asNumber() < 2 || d->asNumber() > 6) fail(path, "significant_digits", "must be 2 to 6");
+    if (!d->isNumber() || d->asNumber() < 2 || d->asNumber() > 6) failKey(path, "significant_digits", "must be 2 to 6");
     spec.significantDigits = static_cast<int>(d->asNumber());
   }
   const Json* params = root.find("parameters");
-  if (!params || !params->isArray()) fail(path, "parameters", "missing or not an array");
+  if (!params || !params->isArray()) failKey(path, "parameters", "missing or not an array");
   std::set<std::string> seen;
   for (std::size_t i = 0; i < params->size(); ++i) {
     const std::string where = "parameters[" + std::to_string(i) + "]";
@@ -112,21 +110,21 @@ FitSpec parseFitSpec(const std::string& text, const std::string& path) {
     p.min = number(path, where, o, "min");
     p.max = number(path, where, o, "max");
     if (!(p.min > 0 && p.min <= p.start && p.start <= p.max))
-      fail(path, where, "needs 0 < min <= start <= max (a multiplicative search)");
-    if (!seen.insert(p.figure.name()).second) fail(path, where, p.figure.name() + " is listed twice");
+      failKey(path, where, "needs 0 < min <= start <= max (a multiplicative search)");
+    if (!seen.insert(p.figure.name()).second) failKey(path, where, p.figure.name() + " is listed twice");
     spec.parameters.push_back(p);
   }
   if (const Json* ties = root.find("ties")) {
-    if (!ties->isArray()) fail(path, "ties", "must be an array");
+    if (!ties->isArray()) failKey(path, "ties", "must be an array");
     for (std::size_t i = 0; i < ties->size(); ++i) {
       const std::string where = "ties[" + std::to_string(i) + "]";
       const Json& o = ties->asArray()[i];
       FitTie t;
       t.figure = figureRef(path, where, o);
       const Json* from = o.find("from");
-      if (!from) fail(path, where + ".from", "missing");
+      if (!from) failKey(path, where + ".from", "missing");
       t.from = figureRef(path, where + ".from", *from);
-      if (!seen.insert(t.figure.name()).second) fail(path, where, t.figure.name() + " is fitted or tied twice");
+      if (!seen.insert(t.figure.name()).second) failKey(path, where, t.figure.name() + " is fitted or tied twice");
       spec.ties.push_back(t);
     }
   }

@@ -11,4 +11,10 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+// How every data file (device, stack, fit spec, readings) reports a bad key:
+// "FILE: key 'KEY': WHAT".
+[[noreturn]] inline void failKey(const std::string& path, const std::string& key, const std::string& what) {
+  throw Error(path + ": key '" + key + "': " + what);
+}
+
 }  // namespace core::util
