@@ -369,6 +369,10 @@ void HardwarePanel::setDeviceStatus(const QString& deviceId, const DeviceStatus&
       item->setIcon(style()->standardIcon(QStyle::SP_MessageBoxWarning));
       item->setForeground(QColor(0xD5, 0x5E, 0x00));  // Okabe–Ito vermillion
       break;
+    case DeviceStatus::Kind::NotApplicable:
+      item->setIcon(style()->standardIcon(QStyle::SP_MessageBoxInformation));
+      item->setForeground(palette().brush(QPalette::PlaceholderText));
+      break;
     case DeviceStatus::Kind::Error:
       item->setIcon(style()->standardIcon(QStyle::SP_MessageBoxCritical));
       item->setForeground(palette().brush(QPalette::PlaceholderText));

@@ -21,7 +21,8 @@ namespace widgets {
 
 // What the app says about a device at the current settings.
 struct DeviceStatus {
-  enum class Kind { Ok, OutOfMemory, Error };
+  // NotApplicable: the chosen software stack does not describe this kind of device.
+  enum class Kind { Ok, OutOfMemory, NotApplicable, Error };
   Kind kind = Kind::Ok;
   QString text;     // short: "≈ 12.4 s/epoch · $0.03/run", "out of memory"
   QString detail;   // tooltip: the whole story

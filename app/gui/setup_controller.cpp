@@ -6,6 +6,7 @@
 #include "app/gui/experiment_model.h"
 #include "app/gui/guide_panel.h"
 #include "app/gui/sim_service.h"
+#include "core/sim/simulator.h"
 #include "widgets/experiment_panel.h"
 #include "widgets/hardware_panel.h"
 #include "widgets/run_data.h"
@@ -100,8 +101,21 @@ void SetupController::updateHardware() {
   for (const QString& id : m_hardware->deviceIds()) {
     const std::optional<core::experiment::DeviceChoice> choice = rowChoice(id);
     if (!choice) continue;
+    // A stack that describes no device of this kind (tf-tuned-2018 has no CPU figures) is not
+    // an error of the set-up: the row says so quietly, and how to simulate it.
+    const core::experiment::DeviceChoice run = withStack(*choice);
+    const core::hw::StackSpec* stack = m_sim->stacks().find(run.stackId);
+    const core::hw::DeviceSpec* spec = m_sim->catalog().find(run.deviceId);
+    if (stack && spec && !core::sim::stackCovers(*stack, *spec)) {
+      m_hardware->setDeviceStatus(
+          id, {widgets::DeviceStatus::Kind::NotApplicable, tr("not in %1").arg(QString::fromStdString(stack->id)),
+               tr("The software stack %1 has no figures for %2 devices; choose another under Software to simulate "
+                  "this one.")
+                   .arg(QString::fromStdString(stack->name), QString::fromLatin1(core::hw::deviceKindName(spec->kind)))});
+      continue;
+    }
     try {
-      const core::sim::SimReport r = m_sim->simulateRun(config, withStack(*choice));
+      const core::sim::SimReport r = m_sim->simulateRun(config, run);
       m_hardware->setDeviceStatus(id, statusFor(r, m_sim->errorBand(r)));
     } catch (const std::exception& e) {
       m_hardware->setDeviceStatus(id, {widgets::DeviceStatus::Kind::Error, tr("cannot simulate"), QString::fromUtf8(e.what())});

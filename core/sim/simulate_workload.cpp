@@ -89,9 +89,13 @@ std::string explain(const SimReport& r, const StepEstimate& s, const ExecutionUn
 
 }  // namespace
 
+bool stackCovers(const hw::StackSpec& stack, const hw::DeviceSpec& d) {
+  return d.measured || stack.bySelector.count(hw::deviceKindName(d.kind)) ||
+         (!d.generation.empty() && stack.bySelector.count(d.generation));
+}
+
 void requireStackCovers(const hw::StackSpec& stack, const hw::DeviceSpec& d) {
-  if (!d.measured && !stack.bySelector.count(hw::deviceKindName(d.kind)) &&
-      (d.generation.empty() || !stack.bySelector.count(d.generation))) {
+  if (!stackCovers(stack, d)) {
     std::string kinds;
     for (const char* k : {"cpu", "gpu", "tpu"})
       if (stack.bySelector.count(k)) kinds += std::string(kinds.empty() ? "" : ", ") + k;

@@ -45,8 +45,9 @@ private:
   mutable std::map<std::pair<std::string, std::string>, std::shared_ptr<const Workload>> m_workloads;
 };
 
-// Throws core::util::Error when `stack` has no figures for `d`'s kind or generation (a measured
-// device carries its own).
+// Whether `stack` has figures for `d`'s kind or generation (a measured device carries its own).
+bool stackCovers(const hw::StackSpec& stack, const hw::DeviceSpec& d);
+// Throws core::util::Error, naming the kinds the stack does describe, when it does not.
 void requireStackCovers(const hw::StackSpec& stack, const hw::DeviceSpec& d);
 
 // The whole simulation of a prepared workload on one device (pure; what simulate() calls).

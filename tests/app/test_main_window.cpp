@@ -174,6 +174,19 @@ private slots:
     QCOMPARE(price->itemText(0), QStringLiteral("$0.64/h"));
   }
 
+  // E2's stack (tf-tuned-2018) has no CPU figures: the CPU's row says so quietly, with what to
+  // do, instead of a red "cannot simulate".
+  void aDeviceTheStackDoesNotDescribeIsNotAnError() {
+    MainWindow w;
+    QVERIFY(w.presetController()->apply("e2"));
+    w.setupController()->updateNow();
+    const widgets::DeviceStatus cpu = w.hardwarePanel()->deviceStatus("cpu-skylake");
+    QCOMPARE(cpu.kind, widgets::DeviceStatus::Kind::NotApplicable);
+    QCOMPARE(cpu.text, QStringLiteral("not in tf-tuned-2018"));
+    QVERIFY2(cpu.detail.contains("choose another under Software"), qPrintable(cpu.detail));
+    QCOMPARE(w.hardwarePanel()->deviceStatus("v100").kind, widgets::DeviceStatus::Kind::Ok);
+  }
+
   void theGuideSaysWhenTheSetUpIsNoLongerThePresets() {
     MainWindow w;
     QVERIFY(w.presetController()->apply("e3"));
