@@ -2,6 +2,7 @@
 // A small synthetic run for the widget tests: 3 epochs × 20 steps trained "on this machine",
 // with the host (measured) and two simulated devices, plus helpers for extra cases.
 #include <cmath>
+#include <vector>
 
 #include "widgets/run_store.h"
 
@@ -97,6 +98,23 @@ inline widgets::Run syntheticRun() {
 inline const QStringList& syntheticDevices() {
   static const QStringList ids = {"host", "v100", "tpu-v2-8"};
   return ids;
+}
+
+// A batch sweep of a V100 and a TPU v2-8 (16 to 1,024).
+inline std::vector<core::sim::SimReport> sweepReports() {
+  std::vector<core::sim::SimReport> out;
+  for (int b = 16; b <= 1024; b *= 2) {
+    // The GPU is ahead at small batches, the TPU at large ones; the GPU runs out at 1024.
+    auto gpu = testdata::report("v100", 1, 0.002 + b * 0.00004, 3.06, b < 1024);
+    gpu.config.batch = b;
+    gpu.imagesPerSecond = b / gpu.stepSeconds;
+    auto tpu = testdata::report("tpu-v2-8", 1, 0.006 + b * 0.00002, 4.5);
+    tpu.config.batch = b;
+    tpu.imagesPerSecond = b / tpu.stepSeconds;
+    out.push_back(gpu);
+    out.push_back(tpu);
+  }
+  return out;
 }
 
 }  // namespace testdata
