@@ -290,7 +290,13 @@ QVector<core::experiment::DeviceChoice> HardwarePanel::choices() const {
 QStringList HardwarePanel::setChoices(const QVector<core::experiment::DeviceChoice>& wanted) {
   QStringList unknown;
   m_updating = true;
-  for (int r = 0; r < m_table->rowCount(); ++r) m_table->item(r, kDevice)->setCheckState(Qt::Unchecked);
+  // A new set of choices (a preset, an opened experiment) is the whole story: a row it does not
+  // name goes back to its defaults instead of keeping another set-up's vCPUs or price.
+  for (int r = 0; r < m_table->rowCount(); ++r) {
+    core::experiment::DeviceChoice defaults;
+    defaults.deviceId = m_rows[static_cast<std::size_t>(r)].spec.id;
+    applyChoice(r, defaults, false);
+  }
   for (const auto& c : wanted) {
     const int row = rowOf(QString::fromStdString(c.deviceId));
     if (row < 0) {

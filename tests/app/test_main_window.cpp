@@ -172,6 +172,9 @@ private slots:
     QVERIFY2(price->toolTip().contains("$0.0398/h per vCPU"), qPrintable(price->toolTip()));
     vcpus->setValue(16);
     QCOMPARE(price->itemText(0), QStringLiteral("$0.64/h"));
+    // Another preset that does not choose the CPU gives its row back its defaults.
+    QVERIFY(w.presetController()->apply("e3"));
+    QCOMPARE(vcpus->value(), 8);
   }
 
   // E2's stack (tf-tuned-2018) has no CPU figures: the CPU's row says so quietly, with what to
