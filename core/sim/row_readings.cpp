@@ -21,10 +21,11 @@ std::string text(const std::string& path, const std::string& where, const Json& 
   return v->asString();
 }
 
-void apply(RowConfig& c, const RowReading& r, bool& applied) {
-  if (c.device != r.device) return;
+// Whether the configuration is the reading's device (and so took its hardware).
+bool apply(RowConfig& c, const RowReading& r) {
+  if (c.device != r.device) return false;
   if (r.vcpus > 0) c.vcpus = r.vcpus;
-  applied = true;
+  return true;
 }
 
 }  // namespace
@@ -72,10 +73,9 @@ void applyReadings(std::vector<ReferenceRow>& rows, const std::vector<RowReading
   for (auto& row : rows)
     for (const auto& r : readings) {
       if (row.note.find(r.noteContains) == std::string::npos) continue;
-      bool applied = false;
-      apply(row.a, r, applied);
-      if (row.b) apply(*row.b, r, applied);
-      if (applied) row.reading = r.why + " (" + r.ref + ", " + r.date + ")";
+      const bool a = apply(row.a, r);
+      const bool b = row.b && apply(*row.b, r);
+      if (a || b) row.reading = r.why + " (" + r.ref + ", " + r.date + ")";
     }
 }
 

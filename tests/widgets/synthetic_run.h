@@ -4,7 +4,11 @@
 #include <cmath>
 #include <vector>
 
+#include <QSettings>
+
+#include "widgets/chart_deck.h"
 #include "widgets/run_store.h"
+#include "widgets/sweep_chart.h"
 
 namespace testdata {
 
@@ -100,12 +104,12 @@ inline const QStringList& syntheticDevices() {
   return ids;
 }
 
-// A batch sweep of a V100 and a TPU v2-8 (16 to 1,024).
-inline std::vector<core::sim::SimReport> sweepReports() {
+// A batch sweep (16 to 1,024) of `v100s` V100s ($3.06/h each) and a TPU v2-8.
+inline std::vector<core::sim::SimReport> sweepReports(int v100s = 1) {
   std::vector<core::sim::SimReport> out;
   for (int b = 16; b <= 1024; b *= 2) {
     // The GPU is ahead at small batches, the TPU at large ones; the GPU runs out at 1024.
-    auto gpu = testdata::report("v100", 1, 0.002 + b * 0.00004, 3.06, b < 1024);
+    auto gpu = testdata::report("v100", v100s, 0.002 + b * 0.00004, 3.06 * v100s, b < 1024);
     gpu.config.batch = b;
     gpu.imagesPerSecond = b / gpu.stepSeconds;
     auto tpu = testdata::report("tpu-v2-8", 1, 0.006 + b * 0.00002, 4.5);
@@ -115,6 +119,17 @@ inline std::vector<core::sim::SimReport> sweepReports() {
     out.push_back(tpu);
   }
   return out;
+}
+
+// The deck the chart tests start each test from: `store`'s runs, the sweep, 1200×900, drawn,
+// and no remembered chart choices (a chart keeps the user's log choice in the settings).
+inline widgets::ChartDeck* newTestDeck(widgets::RunStore* store) {
+  QSettings().clear();
+  auto* deck = new widgets::ChartDeck(store);
+  deck->sweepChart()->setReports(sweepReports());
+  deck->resize(1200, 900);
+  deck->refreshAll();
+  return deck;
 }
 
 }  // namespace testdata

@@ -6,7 +6,6 @@
 
 #include <QScrollArea>
 #include <QScrollBar>
-#include <QSettings>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -15,7 +14,6 @@
 #include "widgets/chart_deck.h"
 #include "widgets/palette.h"
 #include "widgets/run_data.h"
-#include "widgets/sweep_chart.h"
 
 using namespace widgets;
 
@@ -23,13 +21,9 @@ class TestChartLayout : public QObject {
   Q_OBJECT
 private slots:
   void init() {
-    QSettings().clear();  // a chart remembers the user's log choice: start each test without one
     m_store = new RunStore;
     m_runId = m_store->addRun(testdata::syntheticRun());
-    m_deck = new ChartDeck(m_store);
-    m_deck->sweepChart()->setReports(testdata::sweepReports());
-    m_deck->resize(1200, 900);
-    m_deck->refreshAll();
+    m_deck = testdata::newTestDeck(m_store);
   }
   void cleanup() {
     delete m_deck;

@@ -4,7 +4,6 @@
 #include <qcustomplot.h>
 
 #include <QCheckBox>
-#include <QSettings>
 #include <QtTest>
 #include <cmath>
 
@@ -45,13 +44,9 @@ class TestCharts : public QObject {
   Q_OBJECT
 private slots:
   void init() {
-    QSettings().clear();  // a chart remembers the user's log choice: start each test without one
     m_store = new RunStore;
     m_runId = m_store->addRun(testdata::syntheticRun());
-    m_deck = new ChartDeck(m_store);
-    m_deck->sweepChart()->setReports(testdata::sweepReports());
-    m_deck->resize(1200, 900);
-    m_deck->refreshAll();
+    m_deck = testdata::newTestDeck(m_store);
   }
   void cleanup() {
     delete m_deck;

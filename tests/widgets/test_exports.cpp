@@ -368,18 +368,7 @@ private slots:
     Run second = testdata::syntheticRun();
     second.devices.push_back(testdata::device("k80", 1, false, 0.02, 0.7, /*fits=*/false));
     m_store->addRun(second);
-    std::vector<core::sim::SimReport> sweep;
-    for (int b = 16; b <= 1024; b *= 2) {
-      auto gpu = testdata::report("v100", 4, 0.002 + b * 0.00004, 12.24, b < 1024);
-      gpu.config.batch = b;
-      gpu.imagesPerSecond = b / gpu.stepSeconds;
-      auto tpu = testdata::report("tpu-v2-8", 1, 0.006 + b * 0.00002, 4.5);
-      tpu.config.batch = b;
-      tpu.imagesPerSecond = b / tpu.stepSeconds;
-      sweep.push_back(gpu);
-      sweep.push_back(tpu);
-    }
-    m_deck->sweepChart()->setReports(sweep);
+    m_deck->sweepChart()->setReports(testdata::sweepReports(4));
     m_deck->sweepChart()->setMarkedBatch(128);
     for (ChartBase* c : m_deck->charts())
       QVERIFY(exportChartPng(*c, chartFileName(dir, *c, ChartFormat::Png, "two-runs-"), kScreen1x).ok());
