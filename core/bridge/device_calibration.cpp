@@ -306,7 +306,7 @@ CalibrationResult calibrateDevice(const CalibrationRequest& req, const std::vect
 }
 
 Json calibratedDeviceJson(const CalibrationResult& r) {
-  Json root = Json::parse(util::readFile(r.baseFile), r.baseFile);
+  Json root = Json::parse(util::readFile(r.baseFile, util::kMaxDataFileBytes), r.baseFile);
   root.set("id", r.device.id);
   root.set("name", r.device.name);
   std::string runs;

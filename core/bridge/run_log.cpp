@@ -14,6 +14,8 @@
 namespace core::bridge {
 namespace {
 
+constexpr std::size_t kMaxRunLogLineBytes = std::size_t{64} << 10;
+
 using util::Error;
 using util::Json;
 
@@ -34,7 +36,7 @@ public:
     const Json& v = get(field);
     if (!v.isNumber() || !std::isfinite(v.asNumber())) fail(field, "must be a finite number");
     if (v.asNumber() < min || v.asNumber() > max)
-      fail(field, std::to_string(v.asNumber()) + " is outside [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+      fail(field, util::formatNumber(v.asNumber()) + " is outside [" + util::formatNumber(min) + ", " + util::formatNumber(max) + "]");
     return v.asNumber();
   }
   double numberOr(const std::string& field, double fallback) const { return m_j.contains(field) ? number(field) : fallback; }
@@ -42,6 +44,9 @@ public:
     const double v = number(field, min, max);
     if (v != std::floor(v)) fail(field, "must be a whole number");
     return static_cast<int>(v);
+  }
+  int integerOr(const std::string& field, int fallback, int min, int max) const {
+    return m_j.contains(field) ? integer(field, min, max) : fallback;
   }
   std::string text(const std::string& field) const {
     const Json& v = get(field);
@@ -62,6 +67,8 @@ public:
   }
   std::string kind() const { return m_j.find("record") && m_j.at("record").isString() ? m_j.at("record").asString() : "?"; }
   const Json& json() const { return m_j; }
+  const std::string& path() const { return m_path; }
+  int line() const { return m_line; }
 
 private:
   const Json& m_j;
@@ -82,7 +89,7 @@ void readStart(const Record& r, RunLog& log) {
   log.params = static_cast<std::int64_t>(r.number("params", 1, 1e13));
   log.unit = r.text("unit");
   if (log.unit != "images" && log.unit != "tokens") r.fail("unit", "must be \"images\" or \"tokens\"");
-  log.seqLen = static_cast<int>(r.numberOr("seq_len", 0));
+  log.seqLen = r.integerOr("seq_len", 0, 0, 1 << 24);
   log.deviceType = r.text("device");
   if (log.deviceType != "cpu" && log.deviceType != "cuda") r.fail("device", "must be \"cpu\" or \"cuda\"");
   log.deviceName = r.text("device_name");
@@ -90,14 +97,14 @@ void readStart(const Record& r, RunLog& log) {
   log.strategy = r.text("strategy");
   if (const Json* f = r.json().find("exported_for"); f && f->isObject()) {
     if (const Json* d = f->find("device"); d && d->isString()) log.exportedForDevice = d->asString();
-    if (const Json* c = f->find("count"); c && c->isNumber()) log.exportedForCount = static_cast<int>(c->asNumber());
+    if (f->contains("count")) log.exportedForCount = Record(*f, r.path(), r.line()).integer("count", 1, 1 << 20);
   }
   log.torchVersion = r.text("torch");
   log.cudaVersion = r.textOrNull("cuda");
   log.hipVersion = r.textOrNull("hip");
   log.pythonVersion = r.textOrNull("python");
   log.started = r.textOrNull("started");
-  log.threads = static_cast<int>(r.numberOr("threads", 0));
+  log.threads = r.integerOr("threads", 0, 0, 1 << 16);
 }
 
 // The log's model must be the zoo's: known id, known dataset, the same trainable parameters.
@@ -152,10 +159,13 @@ RunLog parseRunLog(const std::string& text, const std::string& path) {
     std::string_view s(text.data() + pos, end - pos);
     pos = end + 1;
     ++line;
+    if (s.size() > kMaxRunLogLineBytes)
+      throw Error(path + ":" + std::to_string(line) + ": a line of " + std::to_string(s.size() >> 10) +
+                  " KiB; a run log's records are a few hundred bytes (at most " + std::to_string(kMaxRunLogLineBytes >> 10) + " KiB)");
     if (s.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     Json j;
     try {
-      j = Json::parse(s, path);
+      j = Json::parse(s, path, util::JsonLimits{4096, 8});
     } catch (const Error& e) {
       throw Error(path + ":" + std::to_string(line) + ": " + (lastLine ? "truncated or broken JSON (the run may have been cut off): "
                                                                       : "broken JSON: ") + e.what());
@@ -218,7 +228,7 @@ RunLog parseRunLog(const std::string& text, const std::string& path) {
   return log;
 }
 
-RunLog readRunLog(const std::string& path) { return parseRunLog(util::readFile(path), path); }
+RunLog readRunLog(const std::string& path) { return parseRunLog(util::readFile(path, util::kMaxRunLogBytes), path); }
 
 SteadyState steadyState(const RunLog& log) {
   if (log.steps.empty())

@@ -1,23 +1,11 @@
 #include "core/hw/catalog_files.h"
 
-#include <algorithm>
-#include <filesystem>
 
 #include "core/util/error.h"
 
-namespace fs = std::filesystem;
-
 namespace core::hw {
 
-std::vector<std::string> jsonFilesIn(const std::string& dir) {
-  std::vector<std::string> files;
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return files;
-  for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
+util::FileListing jsonFilesIn(const std::string& dir) { return util::listFiles(dir, {".json"}); }
 
 std::vector<SourcedValue> parseSources(const std::string& path, const util::Json& root,
                                        const std::function<bool(const std::string&)>& isKnown) {

@@ -6,12 +6,14 @@
 #include <vector>
 
 #include "core/hw/device_spec.h"
+#include "core/util/files.h"
 #include "core/util/json.h"
 
 namespace core::hw {
 
-// The regular *.json files of `dir`, sorted by name; none when it is not a folder.
-std::vector<std::string> jsonFilesIn(const std::string& dir);
+// The regular *.json files of `dir`, sorted by name; none when it is not a folder. Entries that
+// cannot be read (symlink loops, FIFOs, no permission) are named in the listing's warnings.
+util::FileListing jsonFilesIn(const std::string& dir);
 
 // Parses root["sources"]: each entry names a key `isKnown` accepts and the file sets, and holds
 // exactly a non-empty "ref" and "date". Throws core::util::Error naming `path` and the key.

@@ -237,7 +237,7 @@ void validate(const DeviceSpec& s) {
 }
 
 DeviceSpec parseDeviceJson(const std::string& text, const std::string& path) {
-  const Json root = Json::parse(text, path);
+  const Json root = Json::parse(text, path, util::kDataFileJsonLimits);
   if (!root.isObject()) throw Error(path + ": a device file must hold one JSON object");
   DeviceSpec spec;
   spec.filePath = path;
@@ -281,7 +281,7 @@ DeviceSpec parseDeviceJson(const std::string& text, const std::string& path) {
   return spec;
 }
 
-DeviceSpec parseDeviceFile(const std::string& path) { return parseDeviceJson(util::readFile(path), path); }
+DeviceSpec parseDeviceFile(const std::string& path) { return parseDeviceJson(util::readFile(path, util::kMaxDataFileBytes), path); }
 
 const DeviceSpec* DeviceCatalog::find(const std::string& id) const {
   for (const auto& d : m_devices)
@@ -314,13 +314,17 @@ void DeviceCatalog::add(DeviceSpec spec) {
 DeviceCatalog DeviceCatalog::loadDirs(const std::vector<std::string>& dirs) {
   DeviceCatalog cat;
   for (const auto& dir : dirs)
-    for (const auto& f : jsonFilesIn(dir)) {
+  {
+    const util::FileListing listing = jsonFilesIn(dir);
+    for (const auto& w : listing.warnings) cat.m_loadErrors.push_back(w);
+    for (const auto& f : listing.files) {
       try {
         cat.add(parseDeviceFile(f));
       } catch (const std::exception& e) {
         cat.m_loadErrors.emplace_back(e.what());
       }
     }
+  }
   return cat;
 }
 

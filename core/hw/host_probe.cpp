@@ -188,7 +188,7 @@ HostMeasurement cachedHostMeasurement(const std::string& cachePath, bool remeasu
   std::error_code ec;
   if (!remeasure && fs::exists(cachePath, ec)) {
     try {
-      HostMeasurement m = fromJson(util::Json::parseFile(cachePath));
+      HostMeasurement m = fromJson(util::Json::parseFile(cachePath, util::kMaxDataFileBytes, util::kDataFileJsonLimits));
       if (m.cpuModel == (info.model.empty() ? "unknown CPU" : info.model) && m.vcpus == util::currentConcurrency() &&
           m.buildIsa == buildIsa())
         return m;

@@ -201,7 +201,7 @@ SoftwareFigures figuresFor(const StackSpec& stack, const DeviceSpec& device) {
 }
 
 StackSpec parseStackJson(const std::string& textIn, const std::string& path) {
-  const Json root = Json::parse(textIn, path);
+  const Json root = Json::parse(textIn, path, util::kDataFileJsonLimits);
   if (!root.isObject()) throw Error(path + ": a stack file must hold one JSON object");
   StackSpec s;
   s.filePath = path;
@@ -256,7 +256,7 @@ StackSpec parseStackJson(const std::string& textIn, const std::string& path) {
   return s;
 }
 
-StackSpec parseStackFile(const std::string& path) { return parseStackJson(util::readFile(path), path); }
+StackSpec parseStackFile(const std::string& path) { return parseStackJson(util::readFile(path, util::kMaxDataFileBytes), path); }
 
 Json stackToJson(const StackSpec& s) {
   Json j = Json::object();
@@ -324,13 +324,17 @@ void StackCatalog::add(StackSpec spec) {
 StackCatalog StackCatalog::loadDirs(const std::vector<std::string>& dirs) {
   StackCatalog cat;
   for (const auto& dir : dirs)
-    for (const auto& f : jsonFilesIn(dir)) {
+  {
+    const util::FileListing listing = jsonFilesIn(dir);
+    for (const auto& w : listing.warnings) cat.m_loadErrors.push_back(w);
+    for (const auto& f : listing.files) {
       try {
         cat.add(parseStackFile(f));
       } catch (const std::exception& e) {
         cat.m_loadErrors.emplace_back(e.what());
       }
     }
+  }
   return cat;
 }
 

@@ -4,6 +4,7 @@
 
 #include "core/nn/transformer_spec.h"
 #include "core/util/error.h"
+#include "core/util/files.h"
 #include "core/util/json_reader.h"
 
 namespace core::sim {
@@ -161,6 +162,6 @@ LlmStudy studyFromJson(const Json& j, const std::string& source) {
   return s;
 }
 
-LlmStudy readStudyFile(const std::string& path) { return studyFromJson(Json::parseFile(path), path); }
+LlmStudy readStudyFile(const std::string& path) { return studyFromJson(Json::parseFile(path, util::kMaxDataFileBytes, util::kDataFileJsonLimits), path); }
 
 }  // namespace core::sim

@@ -31,7 +31,7 @@ bool apply(RowConfig& c, const RowReading& r) {
 }  // namespace
 
 std::vector<RowReading> parseRowReadings(const std::string& body, const std::string& path) {
-  const Json root = Json::parse(body, path);
+  const Json root = Json::parse(body, path, util::kDataFileJsonLimits);
   if (!root.isObject()) failKey(path, "(root)", "must be one JSON object {about, readings}");
   for (const auto& [key, value] : root.asObject())
     if (key != "about" && key != "readings") failKey(path, key, "unknown key (known: about, readings)");
@@ -63,7 +63,7 @@ std::vector<RowReading> parseRowReadings(const std::string& body, const std::str
   return out;
 }
 
-std::vector<RowReading> readRowReadings(const std::string& path) { return parseRowReadings(util::readFile(path), path); }
+std::vector<RowReading> readRowReadings(const std::string& path) { return parseRowReadings(util::readFile(path, util::kMaxDataFileBytes), path); }
 
 std::string shippedRowReadingsPath() {
   return (std::filesystem::path(util::resourceDir()) / "calibration" / "readings.json").string();

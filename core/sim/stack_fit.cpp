@@ -85,7 +85,7 @@ double objective(const Simulator& sim, const std::vector<ReferenceRow>& rows) {
 }  // namespace
 
 FitSpec parseFitSpec(const std::string& text, const std::string& path) {
-  const Json root = Json::parse(text, path);
+  const Json root = Json::parse(text, path, util::kDataFileJsonLimits);
   if (!root.isObject()) throw Error(path + ": a fit spec must hold one JSON object");
   static const std::set<std::string> known = {"about", "objective", "exclude_models", "exclude_notes_containing",
                                               "significant_digits", "parameters", "ties"};
@@ -131,7 +131,7 @@ FitSpec parseFitSpec(const std::string& text, const std::string& path) {
   return spec;
 }
 
-FitSpec readFitSpec(const std::string& path) { return parseFitSpec(util::readFile(path), path); }
+FitSpec readFitSpec(const std::string& path) { return parseFitSpec(util::readFile(path, util::kMaxDataFileBytes), path); }
 
 std::vector<ReferenceRow> rowsForFit(const std::vector<ReferenceRow>& rows, const FitSpec& spec) {
   std::vector<ReferenceRow> out;

@@ -4,11 +4,16 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/util/printable.h"
+
 namespace core::util {
 
+// The message is made printable on construction (core/util/printable.h): an error quotes
+// file names, keys and values from files, and none of their bytes may steer a terminal.
 class Error : public std::runtime_error {
 public:
-  using std::runtime_error::runtime_error;
+  explicit Error(const std::string& what) : std::runtime_error(printable(what)) {}
+  explicit Error(const char* what) : Error(std::string(what)) {}
 };
 
 // How every data file (device, stack, fit spec, readings) reports a bad key:

@@ -40,6 +40,11 @@ void escapeTo(std::string& out, const std::string& s) {
       const std::size_t n = utf8Length(s, i);
       if (n == 0) {
         out += "\ufffd";
+      } else if (n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) {
+        char buf[8];  // a C1 control (U+0080..U+009F: the 8-bit CSI among them)
+        std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(s[i + 1]));
+        out += buf;
+        ++i;
       } else {
         out.append(s, i, n);
         i += n - 1;
@@ -55,7 +60,7 @@ void escapeTo(std::string& out, const std::string& s) {
       case '\b': out += "\\b"; break;
       case '\f': out += "\\f"; break;
       default:
-        if (c < 0x20) {
+        if (c < 0x20 || c == 0x7F) {
           char buf[8];
           std::snprintf(buf, sizeof buf, "\\u%04x", c);
           out += buf;
@@ -138,7 +143,8 @@ std::string shortened(const std::string& s) { return s.size() <= 64 ? s : s.subs
 
 class Parser {
 public:
-  Parser(std::string_view text, std::string_view source) : m_text(text), m_source(source) {}
+  Parser(std::string_view text, std::string_view source, JsonLimits limits)
+      : m_text(text), m_source(source), m_limits(limits) {}
 
   Json parseDocument() {
     skipSpace();
@@ -176,7 +182,10 @@ private:
     return false;
   }
   Json parseValue(int depth) {
-    if (depth > 256) fail("nesting too deep");
+    if (depth > m_limits.maxDepth)
+      fail("nesting deeper than " + std::to_string(m_limits.maxDepth) + " levels (no file of this kind is so deep)");
+    if (++m_nodes > m_limits.maxNodes)
+      fail("more than " + std::to_string(m_limits.maxNodes) + " values (no file of this kind holds so many)");
     if (m_pos >= m_text.size()) fail("unexpected end of input");
     const char c = m_text[m_pos];
     if (c == '{') return parseObject(depth);
@@ -227,6 +236,7 @@ private:
       }
       if (m_pos < m_text.size() && m_text[m_pos] == '}') {
         ++m_pos;
+        obj.shrink_to_fit();
         return Json(std::move(obj));
       }
       fail("expected ',' or '}' in object");
@@ -250,6 +260,7 @@ private:
       }
       if (m_pos < m_text.size() && m_text[m_pos] == ']') {
         ++m_pos;
+        arr.shrink_to_fit();
         return Json(std::move(arr));
       }
       fail("expected ',' or ']' in array");
@@ -380,7 +391,9 @@ private:
 
   std::string_view m_text;
   std::string_view m_source;
+  JsonLimits m_limits;
   std::size_t m_pos = 0;
+  std::size_t m_nodes = 0;
 };
 
 }  // namespace
@@ -465,13 +478,15 @@ std::string Json::dump(int indent) const {
   return out;
 }
 
-Json Json::parse(std::string_view text, std::string_view source) {
+Json Json::parse(std::string_view text, std::string_view source, std::optional<JsonLimits> limits) {
   if (text.size() > kMaxDocumentBytes)
     throw Error(std::string(source) + ": " + std::to_string(text.size() >> 20) + " MiB is larger than a JSON file AccelLab reads (at most " +
                 std::to_string(kMaxDocumentBytes >> 20) + " MiB)");
-  return Parser(text, source).parseDocument();
+  return Parser(text, source, limits ? *limits : JsonLimits::forSize(text.size())).parseDocument();
 }
 
-Json Json::parseFile(const std::string& path) { return parse(readFile(path, kMaxDocumentBytes), path); }
+Json Json::parseFile(const std::string& path, std::uint64_t maxBytes, std::optional<JsonLimits> limits) {
+  return parse(readFile(path, maxBytes), path, limits);
+}
 
 }  // namespace core::util

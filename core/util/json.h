@@ -14,6 +14,18 @@
 
 namespace core::util {
 
+// How much one parse may build: a budget of values (every number, string, array and object
+// counts one) and of nesting, so that no file costs more than a small multiple of its size
+// in memory. Each kind of file has its own (kDataFile: devices, stacks, presets, studies).
+struct JsonLimits {
+  std::size_t maxNodes;
+  int maxDepth;
+  // The budget when none is given: a quarter of the bytes (a value takes at least two bytes,
+  // "0,", and AccelLab's files average ten or more) plus room for small documents.
+  static constexpr JsonLimits forSize(std::size_t bytes) { return {bytes / 4 + 4096, 64}; }
+};
+inline constexpr JsonLimits kDataFileJsonLimits{100'000, 32};
+
 class Json {
 public:
   static constexpr std::size_t kMaxDocumentBytes = std::size_t{256} << 20;  // run histories reach ~10 MB
@@ -71,10 +83,11 @@ public:
   std::string dump(int indent = -1) const;
 
   // Strict RFC 8259 parsing; errors give line and column. `source` names the file in errors.
-  // Limits, each a clear error: kMaxDocumentBytes, 100,000 keys in one object, 256 levels of
-  // nesting, whole numbers beyond 2^53 (they would be rounded).
-  static Json parse(std::string_view text, std::string_view source = "<json>");
-  static Json parseFile(const std::string& path);
+  // Limits, each a clear error: kMaxDocumentBytes, 100,000 keys in one object, the value and
+  // nesting budget, whole numbers beyond 2^53 (they would be rounded).
+  // `limits`: the budget of values and depth (JsonLimits::forSize(text.size()) when not given).
+  static Json parse(std::string_view text, std::string_view source = "<json>", std::optional<JsonLimits> limits = std::nullopt);
+  static Json parseFile(const std::string& path, std::uint64_t maxBytes, std::optional<JsonLimits> limits = std::nullopt);
 
   friend bool operator==(const Json& a, const Json& b) { return a.m_value == b.m_value; }
 

@@ -8,6 +8,7 @@
 
 #include "core/hw/device_catalog.h"
 #include "core/util/error.h"
+#include "core/util/files.h"
 #include "core/util/json.h"
 
 namespace fs = std::filesystem;
@@ -63,7 +64,7 @@ TEST(DeviceCatalog, ShipsEveryDeviceWithASourcePerFigure) {
   for (const char* id : ids) ASSERT_NE(cat.find(id), nullptr) << id;
   EXPECT_EQ(cat.devices().size(), std::size(ids));
   for (const auto& d : cat.devices()) {
-    const auto root = core::util::Json::parseFile(d.filePath);
+    const auto root = core::util::Json::parseFile(d.filePath, core::util::kMaxDataFileBytes);
     for (const auto& [key, value] : root.asObject()) {
       if (!value.isNumber()) continue;
       const auto* s = d.sourceOf(key);
@@ -218,4 +219,22 @@ TEST(DeviceCatalog, UnknownIdIsNamedWithTheKnownOnes) {
     EXPECT_NE(std::string(e.what()).find("v1000"), std::string::npos);
     EXPECT_NE(std::string(e.what()).find("tpu-v3-8"), std::string::npos);
   }
+}
+
+TEST(DeviceCatalog, ASymlinkLoopOrADeviceLinkInTheUserFolderIsNamedAndTheRestLoads) {
+  // Before: the folder listing threw outside the per-file try (the GUI aborted at every start,
+  // the CLI said "internal error").
+  TempDir user;
+  user.write("lab.json", deviceText());
+  fs::create_symlink(user.path / "b.json", user.path / "a.json");
+  fs::create_symlink(user.path / "a.json", user.path / "b.json");
+  fs::create_symlink("/dev/zero", user.path / "zero.json");
+  DeviceCatalog cat;
+  ASSERT_NO_THROW(cat = DeviceCatalog::loadDirs({kShipped, user.path.string()}));
+  ASSERT_NE(cat.find("lab"), nullptr);
+  std::string errors;
+  for (const auto& e : cat.loadErrors()) errors += e + "\n";
+  EXPECT_EQ(cat.loadErrors().size(), 3u) << errors;
+  EXPECT_NE(errors.find("symlink loop"), std::string::npos) << errors;
+  EXPECT_NE(errors.find("zero.json: is a character device"), std::string::npos) << errors;
 }

@@ -266,7 +266,7 @@ TEST(LlmGolden, ThreeReportsMatchTheirGoldenFile) {
   }
   const std::string path = std::string(ACCELLAB_TEST_DATA) + "/sim/golden_llm.json";
   if (std::getenv("ACCELLAB_UPDATE_GOLDEN")) core::util::writeFileAtomic(path, all.dump(2) + "\n");
-  const core::util::Json golden = core::util::Json::parseFile(path);
+  const core::util::Json golden = core::util::Json::parseFile(path, core::util::kMaxTextFileBytes);
   ASSERT_EQ(golden.size(), all.size());
   for (std::size_t i = 0; i < all.size(); ++i) EXPECT_EQ(golden.asArray()[i].dump(), all.asArray()[i].dump()) << i;
 }

@@ -129,7 +129,7 @@ TEST(Json, AFileLargerThanTheCapIsRefusedBeforeItIsRead) {
   { std::ofstream(path) << "{}"; }
   std::filesystem::resize_file(path, std::uintmax_t{3} << 30);  // 3 GB, sparse
   try {
-    Json::parseFile(path.string());
+    Json::parseFile(path.string(), core::util::kMaxTextFileBytes);
     ADD_FAILURE() << "a 3 GB file was parsed";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("larger than"), std::string::npos) << e.what();
@@ -150,4 +150,27 @@ TEST(Json, InvalidUtf8IsRefusedAndControlCharactersAreEscapedOnOutput) {
   // A NUL or ESC that arrived escaped goes out escaped: output is always valid JSON text.
   const Json j = Json::parse(R"("a\u0000b\u001b[31m")");
   EXPECT_EQ(j.dump(), R"("a\u0000b\u001b[31m")");
+}
+
+TEST(Json, AValueBudgetBoundsWhatAFileCanCostInMemory) {
+  // 200,000 empty arrays in 600 KB: under the 1 MiB cap of a device file, but past its budget of
+  // values; the error says so instead of building it.
+  std::string many = "[";
+  for (int i = 0; i < 200'000; ++i) many += i ? ",[]" : "[]";
+  many += "]";
+  try {
+    Json::parse(many, "devices/evil.json", core::util::kDataFileJsonLimits);
+    ADD_FAILURE() << "the value budget was not applied";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("devices/evil.json"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("more than 100000 values"), std::string::npos) << e.what();
+  }
+  // Without an explicit budget, a quarter of the bytes: "[0,0,...]" (two bytes a value) fails.
+  std::string zeros = "[";
+  for (int i = 0; i < 100'000; ++i) zeros += i ? ",0" : "0";
+  EXPECT_THROW(Json::parse(zeros + "]"), Error);
+  std::string deep(40, '[');
+  deep += std::string(40, ']');
+  EXPECT_THROW(Json::parse(deep, "deep.json", core::util::kDataFileJsonLimits), Error);
+  EXPECT_NO_THROW(Json::parse(deep));
 }
