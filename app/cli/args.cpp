@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/util/error.h"
+#include "core/util/files.h"
 
 namespace app::cli {
 using core::util::Error;
@@ -44,17 +45,28 @@ std::string Args::required(const std::string& key) const {
   return it->second;
 }
 
+namespace {
+// A value as a message quotes it: a number typed with hundreds of digits is not echoed whole.
+std::string quoted(const std::string& text) {
+  if (text.size() <= 24) return text;
+  return text.substr(0, 12) + "... (" + std::to_string(text.size()) + " characters)";
+}
+}  // namespace
+
 std::int64_t parseInteger(const std::string& what, const std::string& text, std::int64_t min, std::int64_t max) {
   std::int64_t v = 0;
   const auto res = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (res.ec != std::errc() || res.ptr != text.data() + text.size())
-    throw Error(what + ": '" + text + "' is not a whole number");
-  if (v < min || v > max) {
+  const bool whole = res.ptr == text.data() + text.size();
+  const bool tooLarge = res.ec == std::errc::result_out_of_range;  // whole, beyond 64 bits
+  if (!whole || (res.ec != std::errc() && !tooLarge))
+    throw Error(what + ": '" + quoted(text) + "' is not a whole number");
+  if (tooLarge || v < min || v > max) {
     std::ostringstream os;
-    os << what << ": " << v << " is out of range";
+    os << what << ": " << (tooLarge ? quoted(text) : std::to_string(v)) << " is out of range";
     if (min != INT64_MIN && max != INT64_MAX) os << " [" << min << ", " << max << "]";
     else if (min != INT64_MIN) os << " (must be at least " << min << ")";
-    else os << " (must be at most " << max << ")";
+    else if (max != INT64_MAX) os << " (must be at most " << max << ")";
+    else os << " (a 64-bit whole number)";
     throw Error(os.str());
   }
   return v;
@@ -63,17 +75,26 @@ std::int64_t parseInteger(const std::string& what, const std::string& text, std:
 double parseReal(const std::string& what, const std::string& text, double min, double max) {
   double v = 0;
   const auto res = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (res.ec != std::errc() || res.ptr != text.data() + text.size() || !std::isfinite(v))
-    throw Error(what + ": '" + text + "' is not a number");
-  if (v < min || v > max) {
+  const bool tooLarge = res.ec == std::errc::result_out_of_range;  // 1e400, or 1e-400
+  if ((res.ec != std::errc() && !tooLarge) || res.ptr != text.data() + text.size() || (!tooLarge && !std::isfinite(v)))
+    throw Error(what + ": '" + quoted(text) + "' is not a number");
+  if (tooLarge || v < min || v > max) {
     std::ostringstream os;
-    os << what << ": " << text << " is out of range";
+    os << what << ": " << quoted(text) << " is out of range";
     if (min > -1e300 && max < 1e300) os << " [" << min << ", " << max << "]";
     else if (v < min) os << " (must be at least " << min << ")";
-    else os << " (must be at most " << max << ")";
+    else if (max < 1e300) os << " (must be at most " << max << ")";
+    else os << " (beyond the range of a double)";
     throw Error(os.str());
   }
   return v;
+}
+
+std::string readOptionFile(const std::string& option, const std::string& path, std::uint64_t maxBytes) {
+  std::string why;
+  std::optional<std::string> text = core::util::tryReadFile(path, maxBytes, why);
+  if (!text) throw Error(option + ": " + why);
+  return std::move(*text);
 }
 
 std::int64_t Args::integer(const std::string& key, std::int64_t fallback, std::int64_t min, std::int64_t max) const {

@@ -40,4 +40,8 @@ private:
 std::int64_t parseInteger(const std::string& what, const std::string& text, std::int64_t min, std::int64_t max);
 double parseReal(const std::string& what, const std::string& text, double min, double max);
 
+// The file an option names, read through core::util::readFile (regular files only, at most
+// `maxBytes`): a FIFO, a device or a missing file is refused at once with the option named.
+std::string readOptionFile(const std::string& option, const std::string& path, std::uint64_t maxBytes);
+
 }  // namespace app::cli

@@ -1,6 +1,7 @@
 #include <ostream>
 
 #include "app/cli/commands.h"
+#include "app/cli/printable_stream.h"
 #include "core/util/error.h"
 #include "core/util/version.h"
 
@@ -45,7 +46,8 @@ void printHelp(std::ostream& out) {
 }
 }  // namespace
 
-int runCli(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+namespace {
+int dispatch(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
   if (argv.empty() || argv[0] == "--help" || argv[0] == "-h" || argv[0] == "help") {
     printHelp(out);
     return argv.empty() ? 2 : 0;
@@ -74,6 +76,17 @@ int runCli(const std::vector<std::string>& argv, std::ostream& out, std::ostream
   }
   err << "accellab-cli: unknown command '" << argv[0] << "' (try --help)\n";
   return 2;
+}
+}  // namespace
+
+int runCli(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  // The output edge: every message may quote a file's bytes (an error, a warning, a device
+  // name in a table), so all of it is shown through core::util::printable.
+  PrintableStream shownOut(out), shownErr(err);
+  const int rc = dispatch(argv, shownOut, shownErr);
+  shownOut.flush();
+  shownErr.flush();
+  return rc;
 }
 
 }  // namespace app::cli

@@ -30,13 +30,14 @@ using core::util::Json;
 const char* const kExportScriptUsage =
     "Usage: accellab-cli export-script --model M [--dataset D] [--batch B] [--precision P]\n"
     "                                  [--device X --count N] [--epochs E] [--optimizer adam|sgd] [--lr R]\n"
-    "                                  [--seed S] [--limit N] [--steps N] --out DIR\n\n"
+    "                                  [--seed S] [--limit N] [--steps N] --out DIR [--force]\n\n"
     "Writes DIR/train.py, a self-contained PyTorch training job for the experiment (the model\n"
     "built layer for layer from AccelLab's definition, the same data, optimizer and seed), and\n"
     "DIR/README.md saying how to run it on a cloud GPU and bring its log back. It needs only\n"
     "`pip install torch` there. With --count N > 1 the job runs under torchrun with DDP, or FSDP\n"
     "when the simulator says the model does not fit one device. --steps sets a language model's\n"
-    "optimizer updates (char-gpt: 2000, the peer's protocol).\n\n"
+    "optimizer updates (char-gpt: 2000, the peer's protocol). A DIR that already holds train.py or\n"
+    "README.md is refused unless --force (then both are replaced).\n\n"
     "  accellab-cli export-script --model resnet20 --dataset cifar10 --batch 128 --device a100 --out job/\n"
     "  python3 job/train.py --steps 50 --log run.jsonl && accellab-cli import-run run.jsonl\n";
 
@@ -53,29 +54,48 @@ const char* const kImportRunUsage =
 
 const char* const kCalibrateUsage =
     "Usage: accellab-cli calibrate --device-base X --runs a.jsonl [b.jsonl ...] --out mydevice.json\n"
-    "                              [--id ID] [--name NAME] [--fit FIGURES] [--stack ID] [--format text|json]\n\n"
+    "                              [--force] [--id ID] [--name NAME] [--fit FIGURES] [--stack ID]\n"
+    "                              [--format text|json]\n\n"
     "Fits the software/efficiency figures of a device on your own measured runs (logs of exported\n"
     "jobs) and writes a device file: device X's datasheet figures plus the fitted ones, each\n"
     "sourced \"fitted on your runs <date>\". Drop it into ~/.local/share/accellab/devices/ to\n"
     "simulate with it. --fit lists the figures to fit (default: as many as the runs can pin, in\n"
     "the order gemm_efficiency, step_overhead_seconds, mem_efficiency, kernel_launch_seconds);\n"
     "it refuses more figures than the runs can pin, and says why. Prints the fit error and, with\n"
-    "4 runs or more, the leave-one-out error.\n";
+    "4 runs or more, the leave-one-out error. An existing --out file is refused unless --force; the\n"
+    "out file is never one of the runs or the base device's file, --force or not.\n";
 
 namespace {
 
 std::string pct(double fraction) {
   std::ostringstream s;
-  s << std::showpos << std::fixed << std::setprecision(1) << fraction * 100 << "%";
+  s << std::showpos;
+  if (std::abs(fraction) < 1e12) s << std::fixed << std::setprecision(1) << fraction * 100 << "%";
+  else s << std::setprecision(3) << fraction * 100 << "%";  // a power of ten, not 300 digits
   return s.str();
+}
+
+// `text` as one word a POSIX shell reads back unchanged: as it is when it holds only safe
+// characters, else in single quotes (a quote inside written '\''), so a hint with a path in
+// it can be pasted without running anything the path holds.
+std::string shellQuoted(const std::string& text) {
+  const bool plain = !text.empty() && text.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                             "0123456789_./+-:,@%") == std::string::npos;
+  if (plain) return text;
+  std::string out = "'";
+  for (const char c : text) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
 }
 
 }  // namespace
 
 int cmdExportScript(const CommandArgs& args, std::ostream& out, std::ostream& err) {
-  const Args a(args);
+  const Args a(args, {"help", "force"});
   a.allowOnly({"model", "dataset", "batch", "precision", "device", "count", "epochs", "optimizer", "lr", "momentum",
-               "seed", "limit", "steps", "eval-every", "out", "format", "help"});
+               "seed", "limit", "steps", "eval-every", "out", "force", "format", "help"});
   const std::string format = formatOption(a, {"text", "json"});
   core::bridge::ExportRequest r;
   r.train.modelId = modelOption(a);
@@ -106,6 +126,7 @@ int cmdExportScript(const CommandArgs& args, std::ostream& out, std::ostream& er
     throw Error("--count: name the device too (--device), so the simulator can say whether the model fits one");
   }
   const core::bridge::ExportedJob job = core::bridge::exportTorchJob(r);
+  for (const auto& f : core::bridge::torchJobFiles(dir)) core::util::checkOutputPath(f, {}, a.flag("force"));
   const std::string py = core::bridge::writeTorchJob(job, dir);
   if (format == "json") {
     Json j = Json::object();
@@ -121,7 +142,8 @@ int cmdExportScript(const CommandArgs& args, std::ostream& out, std::ostream& er
     out << "wrote " << py << " and README.md (" << job.modelId << ", " << withThousands(job.params)
         << " trainable parameters)\n";
     if (r.count > 1) out << "multi-device: torchrun --nproc_per_node=" << r.count << " train.py (" << r.strategy << ": " << r.strategyReason << ")\n";
-    out << "run it:  python3 " << py << " --steps 50 --log run.jsonl\nthen:    accellab-cli import-run run.jsonl\n";
+    out << "run it:  python3 " << shellQuoted(py)
+        << " --steps 50 --log run.jsonl\nthen:    accellab-cli import-run run.jsonl\n";
   }
   return 0;
 }
@@ -132,8 +154,8 @@ int cmdImportRun(const CommandArgs& args, std::ostream& out, std::ostream& err) 
   const std::string format = formatOption(a, {"text", "json"});
   if (a.positional().size() != 1) throw Error("import-run takes one file (a run log .jsonl or a reference .csv)");
   const std::string path = a.positional().front();
-  if (!std::filesystem::is_regular_file(path)) throw Error(path + ": not a readable file");
-  const std::string text = core::util::readFile(path);
+  // A run log or a reference CSV: the larger cap of the two.
+  const std::string text = core::util::readFile(path, core::util::kMaxRunLogBytes);
   if (!core::bridge::looksLikeRunLog(text) && path.size() > 4 && path.substr(path.size() - 4) == ".csv") {
     CommandArgs v = {"--reference", path, "--format", format};
     if (a.has("stack")) v.insert(v.end(), {"--stack", a.str("stack", "")});
@@ -201,13 +223,16 @@ int cmdImportRun(const CommandArgs& args, std::ostream& out, std::ostream& err) 
 }
 
 int cmdCalibrate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
-  const Args a(args);
-  a.allowOnly({"device-base", "runs", "out", "id", "name", "fit", "stack", "format", "help"});
+  const Args a(args, {"help", "force"});
+  a.allowOnly({"device-base", "runs", "out", "force", "id", "name", "fit", "stack", "format", "help"});
   const std::string format = formatOption(a, {"text", "json"});
   // --runs a.jsonl b.jsonl ... (the files after the first arrive as positional arguments) or a,b.
   std::vector<std::string> files = a.list("runs", {});
   if (files.empty()) throw Error("--runs: name one or more run logs (train.py --log FILE)");
   for (const auto& p : a.positional()) files.push_back(p);
+  // Refused before any work: an existing --out (without --force) or one of the inputs.
+  const std::string outPath = a.required("out");
+  core::util::checkOutputPath(outPath, files, a.flag("force"));
   std::vector<core::bridge::RunLog> runs;
   for (const auto& f : files) runs.push_back(core::bridge::readRunLog(f));
   const core::hw::DeviceCatalog cat = loadSimCatalog(a.str("device-base", "") == "host", err);
@@ -216,7 +241,7 @@ int cmdCalibrate(const CommandArgs& args, std::ostream& out, std::ostream& err) 
   req.base = cat.at(deviceIdOption("--device-base", a.required("device-base"), cat));
   req.stackId = stackIdOption(a, stacks);
   req.figures = a.list("fit", {});
-  const std::string outPath = a.required("out");
+  if (!req.base.filePath.empty()) core::util::checkOutputPath(outPath, {req.base.filePath}, a.flag("force"));
   req.id = a.str("id", std::filesystem::path(outPath).stem().string());
   req.name = a.str("name", req.base.name + " (calibrated on your runs)");
   const core::bridge::CalibrationResult r = core::bridge::calibrateDevice(req, runs, cat, stacks);

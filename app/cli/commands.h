@@ -58,7 +58,9 @@ extern const char* const kCalibrateUsage;
 
 const std::vector<Command>& commands();
 
-// The whole CLI: `accellab-cli COMMAND [options]`. Returns the exit code.
+// The whole CLI: `accellab-cli COMMAND [options]`. Returns the exit code. What it writes to
+// `out` and `err` passes through core::util::printable (app/cli/printable_stream.h): a
+// terminal escape or invalid UTF-8 from a file is shown, never obeyed.
 int runCli(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
 
 }  // namespace app::cli

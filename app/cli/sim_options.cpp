@@ -1,5 +1,6 @@
 #include "app/cli/sim_options.h"
 
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <iomanip>
@@ -41,6 +42,19 @@ std::string stackIdOption(const Args& a, const core::hw::StackCatalog& stacks) {
   return a.has("stack") ? stackIdOption("--stack", a.str("stack", ""), stacks) : std::string();
 }
 
+namespace {
+// `id` as a person may misspell it: letters and digits only, lower case ("Llama3.1-405B" ->
+// "llama31405b").
+std::string looseId(const std::string& id) {
+  std::string out;
+  for (const char c : id) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u)) out += static_cast<char>(std::tolower(u));
+  }
+  return out;
+}
+}  // namespace
+
 std::string simModelOption(const Args& a) {
   const std::string id = a.required("model");
   if (core::nn::findTransformer(id))
@@ -49,7 +63,12 @@ std::string simModelOption(const Args& a) {
   try {
     core::nn::modelInfo(id);
   } catch (const Error& e) {
-    throw Error(std::string("--model: ") + e.what());
+    // The zoo's error lists the CNN/RNN models; simulate also takes the transformers.
+    std::string guess;
+    for (const auto& t : core::nn::referenceTransformers())
+      if (looseId(t.id) == looseId(id)) guess = " Did you mean '" + t.id + "'?";
+    throw Error(std::string("--model: ") + e.what() + "; transformers, simulated at LLM scale: " +
+                core::nn::transformerIdList() + " (`accellab-cli models` describes each)." + guess);
   }
   return id;
 }
@@ -85,7 +104,9 @@ core::sim::CpuBuild cpuBuildOption(const Args& a) {
 
 std::string fmt(double v, int precision) {
   std::ostringstream os;
-  if (std::isfinite(v) && std::abs(v) >= std::pow(10.0, precision)) os << std::fixed << std::setprecision(0) << v;
+  // Plain digits up to 10^15; beyond, a power of ten (never a 309-digit number in full).
+  if (std::isfinite(v) && std::abs(v) >= std::pow(10.0, precision) && std::abs(v) < 1e15)
+    os << std::fixed << std::setprecision(0) << v;
   else os << std::setprecision(precision) << v;
   return os.str();
 }
@@ -98,7 +119,8 @@ std::string duration(double s) {
   if (s < 120) return fmt(s) + " s";
   if (s < 7200) os << s / 60 << " min";
   else if (s < 172800) os << s / 3600 << " h";
-  else os << s / 86400 << " days";
+  else if (s < 86400 * 1e12) os << s / 86400 << " days";
+  else return fmt(s / 86400) + " days";
   return os.str();
 }
 

@@ -29,7 +29,7 @@ core::util::Precision parsePrecisionOption(const std::string& option, const std:
 core::sim::CpuBuild cpuBuildOption(const Args& a);
 
 // Text output of simulate: `precision` significant digits, large values in plain digits
-// (1380, not 1.38e+03); a duration in the unit a person reads it in (38.2 ms, 17.5 s,
+// (1380, not 1.38e+03) up to 10^15, then as a power of ten (1e+308, not 309 digits); a duration in the unit a person reads it in (38.2 ms, 17.5 s,
 // 12.3 min, 1.9 h, 2.4 days; "-" when not finite).
 std::string fmt(double v, int precision = 3);
 std::string duration(double seconds);

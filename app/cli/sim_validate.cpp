@@ -41,6 +41,7 @@ std::string usage() {
 }
 
 std::string fixed(double v, int digits) {
+  if (!(std::abs(v) < 1e15)) return fmt(v, 4);  // never 300 digits in full
   std::ostringstream os;
   os << std::fixed << std::setprecision(digits) << v;
   return os.str();
@@ -73,9 +74,7 @@ int cmdValidate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const std::string format = a.str("format", "text");
   if (format != "json" && format != "text") throw Error("--format: '" + format + "' is not one of text, json");
   const std::string path = a.required("reference");
-  if (!std::filesystem::is_regular_file(path))
-    throw Error("--reference: '" + path + "' is not a readable file");
-  const std::string text = core::util::readFile(path);
+  const std::string text = readOptionFile("--reference", path, core::util::kMaxReferenceCsvBytes);
   if (core::sim::isLlmReferenceCsv(text)) return validateLlm(a, path, text, out, err);
   auto rows = core::sim::parseReferenceCsv(text, path);
   core::sim::applyReadings(rows, core::sim::readRowReadings(core::sim::shippedRowReadingsPath()));
@@ -170,7 +169,7 @@ int cmdValidate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
 namespace app::cli {
 
 const char* const kFitStacksUsage =
-    "Usage: accellab-cli fit-stacks --reference FILE [--spec FILE] [--check] [--write DIR]\n"
+    "Usage: accellab-cli fit-stacks --reference FILE [--spec FILE] [--check] [--write DIR [--force]]\n"
     "\n"
     "Fits the software stacks' free figures on a reference CSV (../shared/reference/calibration.csv)\n"
     "as the fit spec says (default: the shipped resources/calibration/stack-fit.json): per stack,\n"
@@ -179,20 +178,33 @@ const char* const kFitStacksUsage =
     "resources/calibration/readings.json resolves it). Prints each fitted figure\n"
     "beside the shipped one, and each stack's objective before and after.\n"
     "  --check      exit 1 when a fitted figure differs from the shipped one by more than 0.5%\n"
-    "  --write DIR  write the refitted stack files (same names) into DIR\n";
+    "  --write DIR  write the refitted stack files (same names) into DIR; existing files there are\n"
+    "               refused unless --force, and the stack files read (resources/stacks, your own)\n"
+    "               are never overwritten: write elsewhere and copy\n";
 
 int cmdFitStacks(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   namespace fs = std::filesystem;
-  const Args a(args, {"help", "check"});
-  a.allowOnly({"reference", "spec", "check", "write", "help"});
+  const Args a(args, {"help", "check", "force"});
+  a.allowOnly({"reference", "spec", "check", "write", "force", "help"});
   const std::string ref = a.required("reference");
-  if (!fs::is_regular_file(ref)) throw Error("--reference: '" + ref + "' is not a readable file");
+  const std::string refText = readOptionFile("--reference", ref, core::util::kMaxReferenceCsvBytes);
   const std::string specPath =
       a.str("spec", (fs::path(core::util::resourceDir()) / "calibration" / "stack-fit.json").string());
-  if (!fs::is_regular_file(specPath)) throw Error("--spec: '" + specPath + "' is not a readable file");
-  const core::sim::FitSpec spec = core::sim::readFitSpec(specPath);
+  const core::sim::FitSpec spec =
+      core::sim::parseFitSpec(readOptionFile("--spec", specPath, core::util::kMaxDataFileBytes), specPath);
   const core::hw::StackCatalog shipped = loadSimStacks(err);
-  auto rows = core::sim::readReferenceCsv(ref);
+  // Where --write puts each stack, checked before the fit runs: never over an input.
+  if (a.has("write")) {
+    const std::string dir = a.required("write");
+    std::vector<std::string> inputs = {ref, specPath};
+    for (const auto& s : shipped.stacks())
+      if (!s.filePath.empty()) inputs.push_back(s.filePath);
+    for (const auto& s : shipped.stacks()) {
+      const std::string path = (fs::path(dir) / (s.id + ".json")).string();
+      core::util::checkOutputPath(path, inputs, a.flag("force"));
+    }
+  }
+  auto rows = core::sim::parseReferenceCsv(refText, ref);
   core::sim::applyReadings(rows, core::sim::readRowReadings(core::sim::shippedRowReadingsPath()));
   const core::sim::FitOutcome fit = core::sim::fitStacks(loadSimCatalog(false, err), shipped, rows, spec);
   out << std::left << std::setw(44) << "figure" << std::right << std::setw(12) << "shipped" << std::setw(12) << "fitted"
@@ -215,7 +227,9 @@ int cmdFitStacks(const CommandArgs& args, std::ostream& out, std::ostream& err) 
         << "\n";
   if (a.has("write")) {
     const std::string dir = a.str("write", "");
-    fs::create_directories(dir);
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) throw Error("--write: " + dir + ": cannot create the folder: " + ec.message());
     for (const auto& s : fit.stacks.stacks()) {
       const std::string path = (fs::path(dir) / (s.id + ".json")).string();
       core::util::writeFileAtomic(path, core::hw::stackToJson(s).dump(2) + "\n");

@@ -19,6 +19,7 @@
 #include "core/util/error.h"
 #include "core/util/files.h"
 #include "core/util/json.h"
+#include "core/util/printable.h"
 #include "core/util/version.h"
 
 namespace core::bridge {
@@ -297,13 +298,18 @@ ExportedJob exportTorchJob(const ExportRequest& r) {
   return job;
 }
 
+std::vector<std::string> torchJobFiles(const std::string& dir) {
+  return {(std::filesystem::path(dir) / "train.py").string(), (std::filesystem::path(dir) / "README.md").string()};
+}
+
 std::string writeTorchJob(const ExportedJob& job, const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) throw Error(dir + ": cannot create the folder: " + ec.message());
-  const std::string py = (std::filesystem::path(dir) / "train.py").string();
+  if (ec) throw Error(util::printable(dir, false) + ": cannot create the folder: " + ec.message());
+  const std::vector<std::string> files = torchJobFiles(dir);
+  const std::string& py = files[0];
   util::writeFileAtomic(py, job.trainPy);
-  util::writeFileAtomic((std::filesystem::path(dir) / "README.md").string(), job.readme);
+  util::writeFileAtomic(files[1], job.readme);
   std::filesystem::permissions(py, std::filesystem::perms::owner_exec | std::filesystem::perms::group_exec |
                                        std::filesystem::perms::others_exec,
                                std::filesystem::perm_options::add, ec);

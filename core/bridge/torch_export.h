@@ -8,6 +8,7 @@
 // lines (core/bridge/run_log.h reads them back). Only `pip install torch` is needed to run it.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/experiment/train_config.h"
 
@@ -39,6 +40,10 @@ struct ExportedJob {
 // Throws core::util::Error naming the option when the request cannot be exported (a precision
 // PyTorch's autocast has no path for, a dataset without a shape, a layer with no description).
 ExportedJob exportTorchJob(const ExportRequest& request);
+
+// The files writeTorchJob writes into `dir`: train.py, then README.md (a caller checks them
+// before writing, e.g. with core::util::checkOutputPath).
+std::vector<std::string> torchJobFiles(const std::string& dir);
 
 // Writes train.py and README.md into `dir` (created when missing), each atomically. Returns the
 // path of train.py. Throws core::util::Error naming the file on failure.

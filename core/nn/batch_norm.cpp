@@ -4,12 +4,13 @@
 #include <cmath>
 
 #include "core/util/parallel.h"
+#include "core/util/numbers.h"
 
 namespace core::nn {
 
 BatchNorm::BatchNorm(BatchNormOptions o, std::string name) : Layer(LayerKind::BatchNorm, std::move(name)), m_o(o) {
   if (!(o.epsilon > 0)) fail("epsilon must be positive");
-  if (!(o.momentum >= 0 && o.momentum < 1)) fail("momentum must be in [0, 1), got " + std::to_string(o.momentum));
+  if (!(o.momentum >= 0 && o.momentum < 1)) fail("momentum must be in [0, 1), got " + util::shortNumber(o.momentum));
 }
 
 std::int64_t BatchNorm::paramCount() const { return (m_o.scale ? channels() : 0) + (m_o.center ? channels() : 0); }

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "core/util/parallel.h"
+#include "core/util/numbers.h"
 
 namespace core::nn {
 namespace {
@@ -34,7 +35,7 @@ void applyMask(const float* in, float* out, std::int64_t n, std::uint32_t key, s
 }  // namespace
 
 Dropout::Dropout(float rate, std::string name) : Layer(LayerKind::Dropout, std::move(name)), m_rate(rate) {
-  if (!(rate >= 0 && rate < 1)) fail("rate must be in [0, 1), got " + std::to_string(rate));
+  if (!(rate >= 0 && rate < 1)) fail("rate must be in [0, 1), got " + util::shortNumber(rate));
 }
 
 void Dropout::appendStats(std::vector<LayerStats>& out) const {

@@ -24,7 +24,8 @@ std::vector<int> powersOfTwoUpTo(int hi) {
 std::string pct(double x) { return std::to_string(static_cast<int>(std::lround(100.0 * x))) + "%"; }
 std::string num(double x, int digits = 3) {
   std::ostringstream os;
-  if (std::abs(x) >= 1000) os << std::fixed << std::setprecision(0) << x;  // 5000, not 5e+03
+  // 5000, not 5e+03; but 1e+20, not 21 digits
+  if (std::abs(x) >= 1000 && std::abs(x) < 1e15) os << std::fixed << std::setprecision(0) << x;
   else os << std::setprecision(digits) << x;
   return os.str();
 }

@@ -49,7 +49,7 @@ ErrorStats summarise(const std::string& family, const std::vector<const LlmRowRe
   s.medianAbsPct = median(errors);
   double sum = 0;
   for (double e : errors) sum += e;
-  s.meanAbsPct = errors.empty() ? 0 : sum / errors.size();
+  s.meanAbsPct = errors.empty() ? 0 : sum / static_cast<double>(errors.size());
   return s;
 }
 
@@ -60,7 +60,8 @@ int positiveInt(const std::string& v, const std::string& where) {
     if (used == v.size() && x >= 1 && x <= (1LL << 30)) return static_cast<int>(x);
   } catch (const std::exception&) {
   }
-  throw Error(where + ": '" + v + "' is not a whole number of at least 1");
+  throw Error(where + ": '" + (v.size() <= 24 ? v : v.substr(0, 12) + "...") +
+              "' is not a whole number from 1 to 1073741824");
 }
 
 }  // namespace
@@ -121,7 +122,7 @@ std::vector<LlmReferenceRow> parseLlmReferenceCsv(const std::string& text, const
 }
 
 std::vector<LlmReferenceRow> readLlmReferenceCsv(const std::string& path) {
-  return parseLlmReferenceCsv(util::readFile(path), path);
+  return parseLlmReferenceCsv(util::readFile(path, util::kMaxReferenceCsvBytes), path);
 }
 
 std::string shippedLlmCalibrationCsv() {

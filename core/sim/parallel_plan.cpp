@@ -60,14 +60,18 @@ ParallelPlan parseParallelPlan(const std::string& text) {
       else fail("recompute=" + value + ": must be none, selective or full");
       continue;
     }
-    int v = 0;
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-    if (ec != std::errc() || end != value.data() + value.size())
-      fail(key + "=" + value + ": '" + value + "' is not a whole number");
     const int hi = key == "zero" ? 3 : 1 << 20;
     const int lo = key == "zero" ? 0 : 1;
-    if (v < lo || v > hi)
-      fail(key + "=" + value + ": must be between " + std::to_string(lo) + " and " + std::to_string(hi));
+    const std::string range = "must be between " + std::to_string(lo) + " and " + std::to_string(hi);
+    const std::string shown =
+        value.size() <= 24 ? value : value.substr(0, 12) + "... (" + std::to_string(value.size()) + " characters)";
+    long long big = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), big);
+    if (end != value.data() + value.size() || (ec != std::errc() && ec != std::errc::result_out_of_range))
+      fail(key + "=" + shown + ": '" + shown + "' is not a whole number (" + range + ")");
+    if (ec == std::errc::result_out_of_range || big < lo || big > hi)
+      fail(key + "=" + shown + ": out of range, " + range);
+    const int v = static_cast<int>(big);
     if (key == "dp") p.dp = v;
     else if (key == "tp") p.tp = v;
     else if (key == "pp") p.pp = v;

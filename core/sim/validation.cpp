@@ -1,6 +1,7 @@
 #include "core/sim/validation.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -54,6 +55,8 @@ int intField(const std::string& v, const std::string& where, int fallback) {
     return static_cast<int>(x);
   } catch (const Error&) {
     throw;
+  } catch (const std::out_of_range&) {
+    throw Error(where + ": " + (v.size() <= 24 ? v : v.substr(0, 12) + "...") + " is larger than 100,000,000");
   } catch (const std::exception&) {
     throw Error(where + ": '" + v + "' is not a whole number");
   }
@@ -149,37 +152,76 @@ RunFigures run(const Simulator& sim, const SimConfig& c, bool excludesInit) {
 
 namespace {
 
-// Notes are free text: they are scanned by hand (no backtracking regex), and a number longer
-// than 15 digits is refused rather than trusted.
+// Notes are free text: they are scanned by hand (no backtracking regex). A count is the whole
+// number written right before a suffix ("12 epochs") or right after a prefix ("at epoch 64"),
+// read as the number it is: "-1 epochs", "1.5 epochs" and "1e308 epochs" are refused, not read
+// as 1, 5 and 308; a number longer than 15 digits is refused rather than trusted.
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
-
-std::int64_t toCount(const std::string& digits, const std::string& what) {
-  if (digits.empty()) return 0;
-  if (digits.size() > 15) throw Error("tolerance_note: the number before/after '" + what + "' has " +
-                                      std::to_string(digits.size()) + " digits (at most 15)");
-  return std::stoll(digits);
+bool isNumberChar(char c, bool commas) {
+  return isDigit(c) || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-' || (commas && c == ',');
 }
 
-// The first number written right before `suffix` (commas allowed inside when `commas`).
-std::int64_t numberBefore(const std::string& note, const std::string& suffix, bool commas = false) {
+// What a count is, for messages, and the largest a note may state.
+struct CountKind {
+  const char* name;  // "epochs"
+  std::int64_t max;
+};
+constexpr CountKind kEpochs{"epochs", 1000000};
+constexpr CountKind kSteps{"steps", 999999999999999};
+constexpr CountKind kImages{"images", 999999999999999};
+
+// The count in `token` (the characters around a suffix or prefix that can belong to a number),
+// or 0 when it holds no digit. `written` is the note's text for messages ("-1 epochs").
+std::int64_t countIn(std::string token, const std::string& written, const CountKind& kind, bool commas) {
+  // Letters and separators at the edges are not the number's: "the 12" scans back as "e12",
+  // "at epoch 64." forward as "64.".
+  token.erase(0, std::min(token.size(), token.find_first_not_of("eE,")));
+  while (!token.empty() && !isDigit(token.back())) token.pop_back();
+  if (token.empty()) return 0;
+  std::string plain;
+  for (const char c : token)
+    if (c != ',' || !commas) plain += c;
+  const std::string shown = "'" + (written.size() <= 40 ? written : written.substr(0, 24) + "...") + "'";
+  const std::string rule = " is not a count of " + std::string(kind.name) + " from 1 to " + std::to_string(kind.max);
+  std::int64_t v = 0;
+  if (plain.find_first_not_of("0123456789") == std::string::npos) {
+    if (plain.size() > 15)
+      throw Error("tolerance_note: the number in " + shown + " has " + std::to_string(plain.size()) +
+                  " digits (at most 15)");
+    v = std::stoll(plain);
+  } else {
+    // A sign, a decimal point or an exponent: read the whole number, then judge it.
+    double x = 0;
+    const char* first = plain.data() + (plain.front() == '+' ? 1 : 0);
+    const auto res = std::from_chars(first, plain.data() + plain.size(), x);
+    if (res.ec != std::errc() || res.ptr != plain.data() + plain.size() || !std::isfinite(x) || x < 1 ||
+        x > static_cast<double>(kind.max) || x != std::floor(x))
+      throw Error("tolerance_note: " + shown + rule);
+    v = static_cast<std::int64_t>(x);
+  }
+  if (v < 1 || v > kind.max) throw Error("tolerance_note: " + shown + rule);
+  return v;
+}
+
+// The first count written right before `suffix` (commas allowed inside when `commas`).
+std::int64_t numberBefore(const std::string& note, const std::string& suffix, const CountKind& kind,
+                          bool commas = false) {
   for (std::size_t at = note.find(suffix); at != std::string::npos; at = note.find(suffix, at + 1)) {
     std::size_t b = at;
-    while (b > 0 && (isDigit(note[b - 1]) || (commas && note[b - 1] == ','))) --b;
-    while (b < at && note[b] == ',') ++b;  // "a,,,5 images": the number starts at the first digit
-    std::string digits;
-    for (std::size_t i = b; i < at; ++i)
-      if (isDigit(note[i])) digits += note[i];
-    if (!digits.empty()) return toCount(digits, suffix);
+    while (b > 0 && isNumberChar(note[b - 1], commas)) --b;
+    const std::string token = note.substr(b, at - b);
+    if (const std::int64_t v = countIn(token, token + suffix, kind, commas)) return v;
   }
   return 0;
 }
 
-// The first number written right after `prefix`.
-std::int64_t numberAfter(const std::string& note, const std::string& prefix) {
+// The first count written right after `prefix`.
+std::int64_t numberAfter(const std::string& note, const std::string& prefix, const CountKind& kind) {
   for (std::size_t at = note.find(prefix); at != std::string::npos; at = note.find(prefix, at + 1)) {
-    std::string digits;
-    for (std::size_t i = at + prefix.size(); i < note.size() && isDigit(note[i]); ++i) digits += note[i];
-    if (!digits.empty()) return toCount(digits, prefix);
+    std::size_t e = at + prefix.size();
+    while (e < note.size() && isNumberChar(note[e], false)) ++e;
+    const std::string token = note.substr(at + prefix.size(), e - at - prefix.size());
+    if (const std::int64_t v = countIn(token, prefix + token, kind, false)) return v;
   }
   return 0;
 }
@@ -188,12 +230,13 @@ std::int64_t numberAfter(const std::string& note, const std::string& prefix) {
 
 NoteRules parseNote(const std::string& note) {
   NoteRules r;
-  r.epochs = static_cast<int>(std::min<std::int64_t>(numberBefore(note, " epochs"), 1000000));
-  if (r.epochs == 0) r.epochs = static_cast<int>(std::min<std::int64_t>(numberAfter(note, "epochs to target="), 1000000));
-  if (r.epochs == 0) r.epochs = static_cast<int>(std::min<std::int64_t>(numberAfter(note, "at epoch "), 1000000));
-  r.stepsPerEpoch = numberAfter(note, "steps_per_epoch=");
-  r.totalSteps = numberBefore(note, "-step run");
-  r.images = numberBefore(note, " images", true);
+  std::int64_t epochs = numberBefore(note, " epochs", kEpochs);
+  if (epochs == 0) epochs = numberAfter(note, "epochs to target=", kEpochs);
+  if (epochs == 0) epochs = numberAfter(note, "at epoch ", kEpochs);
+  r.epochs = static_cast<int>(epochs);  // at most kEpochs.max
+  r.stepsPerEpoch = numberAfter(note, "steps_per_epoch=", kSteps);
+  r.totalSteps = numberBefore(note, "-step run", kSteps);
+  r.images = numberBefore(note, " images", kImages, true);
   if (note.find("build=pip") != std::string::npos) r.build = CpuBuild::Pip;
   else if (note.find("build=compiled") != std::string::npos) r.build = CpuBuild::Compiled;
   r.validation = note.find("validation") != std::string::npos;
@@ -252,6 +295,11 @@ std::vector<ReferenceRow> parseReferenceCsv(const std::string& text, const std::
       r.b = b;
     }
     if (r.metric != "oom" && !(r.value > 0)) throw Error(where + ": column 'value': must be positive");
+    try {
+      parseNote(r.note);  // a note that states an impossible run is refused here, naming the row
+    } catch (const Error& e) {
+      throw Error(where + ": row '" + r.id + "': column " + e.what());
+    }
     rows.push_back(std::move(r));
   }
   return rows;
@@ -262,7 +310,7 @@ std::string shippedCalibrationCsv() {
 }
 
 std::vector<ReferenceRow> readReferenceCsv(const std::string& path) {
-  return parseReferenceCsv(util::readFile(path), path);
+  return parseReferenceCsv(util::readFile(path, util::kMaxReferenceCsvBytes), path);
 }
 
 std::string ErrorBand::percent() const {

@@ -9,6 +9,7 @@
 
 #include "core/util/error.h"
 #include "core/util/rng.h"
+#include "core/util/numbers.h"
 
 namespace core::train {
 namespace {
@@ -152,7 +153,7 @@ LmResult trainLanguageModel(nn::Network& net, const data::TextCorpus& corpus, co
         for (int b = 0; b < c.batch; ++b) fillWindow(corpus.train, offset(rng), T, x, b, labels);
         const nn::StepResult r = net.trainStep(x, labels, c.seed * 1000003ULL + static_cast<std::uint64_t>(s));
         if (!std::isfinite(r.loss))
-          throw util::Error("the loss became " + std::to_string(r.loss) + " at update " + std::to_string(s + 1) +
+          throw util::Error("the loss became " + util::shortNumber(r.loss) + " at update " + std::to_string(s + 1) +
                             ": the run diverged; try a lower learning rate");
         clipGradientNorm(net.grads(), c.clipNorm);
         const double lr = lmLearningRate(c, s, c.steps);

@@ -5,6 +5,7 @@
 
 #include "core/util/error.h"
 #include "core/util/parallel.h"
+#include "core/util/numbers.h"
 
 namespace core::train {
 
@@ -22,9 +23,9 @@ void requireFinite(double v, const char* name) {
 void validate(const OptimizerConfig& c) {
   requireFinite(c.momentum, "momentum");
   requireFinite(c.weightDecay, "weight decay");
-  if (c.momentum < 0 || c.momentum >= 1) throw Error("optimizer: momentum must be in [0, 1), got " + std::to_string(c.momentum));
+  if (c.momentum < 0 || c.momentum >= 1) throw Error("optimizer: momentum must be in [0, 1), got " + util::shortNumber(c.momentum));
   if (c.nesterov && c.momentum <= 0) throw Error("optimizer: Nesterov momentum needs momentum > 0");
-  if (c.weightDecay < 0) throw Error("optimizer: weight decay must not be negative, got " + std::to_string(c.weightDecay));
+  if (c.weightDecay < 0) throw Error("optimizer: weight decay must not be negative, got " + util::shortNumber(c.weightDecay));
   if (!(c.beta1 >= 0 && c.beta1 < 1) || !(c.beta2 >= 0 && c.beta2 < 1)) throw Error("optimizer: Adam betas must be in [0, 1)");
   if (!(c.epsilon > 0)) throw Error("optimizer: Adam epsilon must be positive");
 }

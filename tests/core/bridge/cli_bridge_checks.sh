@@ -101,6 +101,60 @@ case "$case_name" in
     ACCELLAB_USER_DIR="$tmp/user" "$cli" simulate --model colab-cnn --device lab-gpu --batch 512 --precision fp16 >"$tmp/out" 2>"$tmp/err" ||
       fail "the calibrated device does not simulate"
     grep -q '"step_seconds": 0.2[0-9]*,' "$tmp/out" || grep -q '"step_seconds": 0.19[0-9]*,' "$tmp/out" || fail "the calibrated device does not reproduce its run (0.2 s)" ;;
+  overwrite)
+    # calibrate never overwrites one of its runs (--force or not) and refuses an existing --out
+    # unless --force; export-script refuses a folder that holds a job unless --force.
+    printf '%s\n' '{"record": "start", "format": "accellab-run-log", "version": 1, "model": "colab-cnn", "dataset": "fashion-mnist", "batch": 512, "precision": "fp16", "seed": 0, "params": 1619084, "unit": "images", "device": "cuda", "device_name": "Lab GPU", "device_count": 1, "strategy": "single", "torch": "2.5"}' \
+      '{"record": "step", "step": 1, "epoch": 0, "seconds": 0.2, "samples": 512, "per_second": 2560, "warmup": false}' >"$tmp/a.jsonl"
+    cp "$tmp/a.jsonl" "$tmp/a.kept"
+    bad "never overwritten" calibrate --device-base t4 --runs "$tmp/a.jsonl" --out "$tmp/a.jsonl"
+    bad "never overwritten" calibrate --device-base t4 --runs "$tmp/a.jsonl" --out "$tmp/a.jsonl" --force
+    ln -s a.jsonl "$tmp/link.json"
+    bad "never overwritten" calibrate --device-base t4 --runs "$tmp/a.jsonl" --out "$tmp/link.json" --force
+    cmp -s "$tmp/a.jsonl" "$tmp/a.kept" || fail "calibrate overwrote its own run log"
+    run 0 calibrate --device-base t4 --runs "$tmp/a.jsonl" --out "$tmp/lab.json"
+    echo old >"$tmp/lab.json"
+    bad "--force" calibrate --device-base t4 --runs "$tmp/a.jsonl" --out "$tmp/lab.json"
+    [ "$(cat "$tmp/lab.json")" = old ] || fail "calibrate replaced an existing file without --force"
+    run 0 calibrate --device-base t4 --runs "$tmp/a.jsonl" --out "$tmp/lab.json" --force
+    grep -q '"calibrated_software"' "$tmp/lab.json" || fail "calibrate --force did not replace the file"
+    "$cli" calibrate --help | grep -q -- "--force" || fail "calibrate --help does not document --force"
+    run 0 export-script --model mlp --out "$tmp/job"
+    echo mine >"$tmp/job/README.md"
+    bad "--force" export-script --model mlp --out "$tmp/job"
+    [ "$(cat "$tmp/job/README.md")" = mine ] || fail "export-script replaced README.md without --force"
+    run 0 export-script --model mlp --out "$tmp/job" --force
+    grep -q "train.py" "$tmp/job/README.md" || fail "export-script --force did not replace README.md"
+    "$cli" export-script --help | grep -q -- "--force" || fail "export-script --help does not document --force"
+    # fit-stacks --write: never over the stack files it read, whatever the flag.
+    bad "never overwritten" fit-stacks --reference "$(dirname "$0")/../../../resources/calibration/calibration.csv" \
+      --write "$(dirname "$0")/../../../resources/stacks" --force ;;
+  special-files)
+    # Inputs are regular files: a FIFO fails at once (no hang), a device is named as one.
+    mkfifo "$tmp/fifo.jsonl"
+    for args in "import-run $tmp/fifo.jsonl" "calibrate --device-base t4 --out $tmp/x.json --runs $tmp/fifo.jsonl" \
+                "validate --reference $tmp/fifo.jsonl" "fit-stacks --reference $tmp/fifo.jsonl"; do
+      timeout 20 "$cli" $args >"$tmp/out" 2>"$tmp/err"
+      got=$?
+      [ "$got" -eq 2 ] || fail "accellab-cli $args on a FIFO exited $got, expected 2 (124: it hung)"
+      grep -q "FIFO" "$tmp/err" || fail "accellab-cli $args: the error does not say FIFO"
+    done
+    bad "is a character device, not a regular file" import-run /dev/zero
+    bad "is a character device, not a regular file" calibrate --device-base t4 --runs /dev/zero --out "$tmp/x.json"
+    bad "is a character device, not a regular file" validate --reference /dev/zero
+    bad "no such file" import-run "$tmp/missing.jsonl"
+    [ ! -e "$tmp/x.json" ] || fail "a refused calibration wrote a file" ;;
+  run-hint)
+    # The "run it:" hint quotes the folder for a POSIX shell: pasted, it runs nothing the
+    # folder's name holds.
+    dir="$tmp/q'\"\$(touch PWNED)"
+    mkdir -p "$tmp/cwd"
+    run 0 export-script --model mlp --out "$dir"
+    hint=$(sed -n 's/^run it:  python3 \(.*\) --steps 50 --log run.jsonl$/\1/p' "$tmp/out")
+    [ -n "$hint" ] || fail "no run it: hint"
+    got=$(cd "$tmp/cwd" && eval "printf '%s' $hint")
+    [ "$got" = "$dir/train.py" ] || fail "the hint's path reads back as '$got', not '$dir/train.py'"
+    [ ! -e "$tmp/cwd/PWNED" ] || fail "pasting the hint ran a command from the folder name" ;;
   *) fail "unknown case" ;;
 esac
 echo "ok [$case_name]"

@@ -57,5 +57,35 @@ case "$case_name" in
       || fail "validate on calibration-llm.csv failed"
     grep -q "unsupported rows" "$tmp/out" || fail "no unsupported-rows line"
     grep -q "^hopper" "$tmp/out" || fail "no hopper family line" ;;
+  unknown-llm)  # an unknown model's error lists the transformers too, not only the CNN zoo
+    bad "llama31-405b" simulate --model llama3.1-405b --device h100 --batch 8
+    grep -q "accellab-cli models" "$tmp/err" || fail "the error does not point to accellab-cli models"
+    grep -q "Did you mean 'llama31-405b'" "$tmp/err" || fail "the error does not suggest llama31-405b" ;;
+  parallel-range)  # a whole number beyond the range is out of range, not "not a whole number"
+    bad "must be between 1 and 1048576" simulate --model llama3-8b --device h100 --count 8 --batch 64 \
+      --parallel dp=1000000000000 --format json
+    grep -q "out of range" "$tmp/err" || fail "dp=1000000000000 is not called out of range"
+    ! grep -q "not a whole number" "$tmp/err" || fail "dp=1000000000000 is called not a whole number"
+    bad "out of range" simulate $ok --device k80 --batch 100000000000000000000000 --format json ;;
+  note-counts)  # a reference note's counts are read as the numbers they are, or refused naming the row
+    header=$(head -1 "$(dirname "$0")/../../../resources/calibration/calibration.csv")
+    for note in "wall time of -1 epochs" "wall time of 1e308 epochs" "1.5 epochs" "steps_per_epoch=1e20" \
+                "at epoch 99999999"; do
+      printf '%s\n%s\n' "$header" "R7,mlp,fashion-mnist,k80,,1,128,fp32,,epoch_seconds,10,,,,,,,$note,src" >"$tmp/ref.csv"
+      bad "ref.csv:2: row 'R7'" validate --reference "$tmp/ref.csv"
+      grep -qF "'${note#wall time of }'" "$tmp/err" || fail "the error does not quote '$note'"
+    done
+    printf '%s\n%s\n' "$header" "R8,mlp,fashion-mnist,k80,,1,128,fp32,,epoch_seconds,10,,,,,,,wall time of 3 epochs,src" >"$tmp/ref.csv"
+    "$cli" validate --reference "$tmp/ref.csv" >"$tmp/out" 2>"$tmp/err" || fail "a note of 3 epochs was refused" ;;
+  huge-numbers)  # no number is printed with hundreds of digits (std::to_string(1e308) writes 309)
+    "$cli" simulate --model resnet50 --device k80 --batch 32 --steps-per-epoch 9223372036854775807 \
+      --epochs 1000000 --format text >"$tmp/out" 2>"$tmp/err" || fail "the long run did not simulate"
+    ! grep -qE '[0-9]{20,}' "$tmp/out" || fail "a number of 20 digits or more was printed in full"
+    header=$(head -1 "$(dirname "$0")/../../../resources/calibration/calibration.csv")
+    printf '%s\n%s\n' "$header" "R9,mlp,fashion-mnist,k80,,1,128,fp32,,epoch_seconds,1e-300,,,,,,,wall time of 2 epochs,src" >"$tmp/ref.csv"
+    "$cli" validate --reference "$tmp/ref.csv" >"$tmp/out" 2>"$tmp/err" || fail "validate failed"
+    ! grep -qE '[0-9]{20,}' "$tmp/out" || fail "validate printed a number of 20 digits or more in full"
+    bad "out of range" simulate --model llama3-8b --device h100 --batch 64 --train-tokens 1e400 --format json
+    ! grep -qE '[0-9]{20,}' "$tmp/err" || fail "an error printed a number of 20 digits or more in full" ;;
   *) echo "unknown case $case_name"; exit 2 ;;
 esac

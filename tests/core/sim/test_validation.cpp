@@ -61,6 +61,33 @@ TEST(Validation, HostileNotesAreScannedWithoutBacktracking) {
   EXPECT_EQ(parseNote("1,024 images").images, 1024);
 }
 
+TEST(Validation, NoteCountsAreReadAsTheNumbersTheyAre) {
+  // Issue 25: "-1 epochs" was read as 1 and "1e308 epochs" as 308.
+  const auto refused = [](const std::string& note) {
+    try {
+      parseNote(note);
+      return std::string();
+    } catch (const core::util::Error& e) {
+      return std::string(e.what());
+    }
+  };
+  for (const std::string note : {"wall time of -1 epochs", "wall time of 1e308 epochs", "1.5 epochs", "0 epochs",
+                                 "10-12 epochs", "at epoch 2000000", "epochs to target=-5", "steps_per_epoch=1e20",
+                                 "a -3-step run", "-100 images"}) {
+    const std::string why = refused(note);
+    EXPECT_NE(why.find("is not a count of"), std::string::npos) << note << ": " << why;
+  }
+  EXPECT_EQ(parseNote("a 1e3 epochs run").epochs, 1000);  // an exponent is read whole
+  EXPECT_EQ(parseNote("(n=20 epochs); mean of epochs 2..20").epochs, 20);
+  EXPECT_EQ(parseNote("the12 epochs").epochs, 12);
+  EXPECT_EQ(parseNote("reached at epoch 64.").epochs, 64);
+  EXPECT_EQ(parseNote("epoch (= 50k images / 1024); 512,000 images").images, 512000);
+  // In a CSV the refusal names the file, the line and the row.
+  const std::string bad = errorOf(kHeader + "R1,mlp,mnist,k80,,1,128,fp32,epoch_seconds,10,,,,,,time of 1e308 epochs,s\n");
+  EXPECT_NE(bad.find("ref.csv:2: row 'R1'"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("'1e308 epochs'"), std::string::npos) << bad;
+}
+
 TEST(Validation, MalformedCsvNamesTheLineAndColumn) {
   EXPECT_NE(errorOf("id,model\n").find("missing column"), std::string::npos);
   const std::string bad = kHeader + "R1,mlp,mnist,k80,,1,128,fp32,epoch_seconds,abc,,,,,,note,src\n";
