@@ -105,16 +105,22 @@ void RunController::toggleSelectedVisible() {
   }
 }
 
+bool RunController::isDeletable(int runId) const {
+  const widgets::Run* r = m_p.store->run(runId);
+  // Neither the run training here nor one another window is training.
+  return r && runId != m_p.session->activeRunId() && !m_history->isRunningElsewhere(*r);
+}
+
 void RunController::deleteSelected() {
   const int id = m_p.runs->selectedRunId();
-  if (!id || id == m_p.session->activeRunId()) return;
+  if (!isDeletable(id)) return;
   m_p.store->removeRun(id);
 }
 
 void RunController::deleteFinished() {
   std::vector<int> ids;
   for (const auto& r : m_p.store->runs())
-    if (r.id != m_p.session->activeRunId()) ids.push_back(r.id);
+    if (isDeletable(r.id)) ids.push_back(r.id);
   for (int id : ids) m_p.store->removeRun(id);
 }
 
@@ -176,7 +182,7 @@ void RunController::updateActions() {
   const widgets::Run* run = m_p.store->run(selected);
   a.hideRun->setEnabled(run != nullptr);
   if (run) a.hideRun->setText(run->visible ? tr("&Hide Run") : tr("&Show Run"));
-  a.deleteRun->setEnabled(run != nullptr && selected != m_p.session->activeRunId());
+  a.deleteRun->setEnabled(isDeletable(selected));
   a.clearRuns->setEnabled(m_p.store->runs().size() > (active ? 1u : 0u));
 }
 

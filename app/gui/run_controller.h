@@ -72,6 +72,7 @@ private:
   void updateActions();
   void saveRun(int runId);
   void reportWriteErrors();
+  bool isDeletable(int runId) const;
 
   Parts m_p;
   std::unique_ptr<RunHistory> m_history;

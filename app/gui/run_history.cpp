@@ -1,265 +1,27 @@
 #include "app/gui/run_history.h"
 
-#include <QDir>
-#include <QFile>
-#include <QFileInfo>
 #include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
 #include <QRandomGenerator>
 #include <QStandardPaths>
 #include <algorithm>
-#include <cmath>
-#include <cstdint>
 
-#include "app/gui/config_json.h"
-#include "core/experiment/experiment_json.h"
 #include "core/experiment/names.h"
-#include "core/sim/sim_report_json.h"
 #include "core/util/error.h"
 #include "core/util/files.h"
 
 namespace app::gui {
 
 using core::experiment::RunStatus;
-using core::util::JsonReader;
 using core::util::Error;
-using core::util::Json;
-
-namespace {
-
-constexpr int kFormatVersion = 1;
-
-Json numbers(const std::vector<double>& v) {
-  Json a = Json::array();
-  for (double x : v) a.push(x);
-  return a;
-}
-
-template <class T, class F>
-Json column(const std::vector<T>& rows, F get) {
-  Json a = Json::array();
-  for (const auto& r : rows) a.push(static_cast<double>(get(r)));
-  return a;
-}
-
-Json batchesToJson(const std::vector<core::experiment::BatchSample>& all, std::size_t from) {
-  using core::experiment::BatchSample;
-  const std::vector<BatchSample> rows(all.begin() + static_cast<std::ptrdiff_t>(std::min(from, all.size())), all.end());
-  Json batches = Json::object();
-  batches.set("epoch", column(rows, [](const BatchSample& b) { return b.epoch; }));
-  batches.set("step", column(rows, [](const BatchSample& b) { return b.step; }));
-  batches.set("loss", column(rows, [](const BatchSample& b) { return b.loss; }));
-  batches.set("accuracy", column(rows, [](const BatchSample& b) { return b.accuracy; }));
-  batches.set("images", column(rows, [](const BatchSample& b) { return b.images; }));
-  batches.set("wall_seconds", column(rows, [](const BatchSample& b) { return b.wallSeconds; }));
-  batches.set("step_seconds", column(rows, [](const BatchSample& b) { return b.stepSeconds; }));
-  return batches;
-}
-
-void appendBatches(const JsonReader& b, std::vector<core::experiment::BatchSample>& out) {
-  const auto epoch = b.numbers("epoch"), step = b.numbers("step"), loss = b.numbers("loss"),
-             acc = b.numbers("accuracy"), images = b.numbers("images"), wall = b.numbers("wall_seconds"),
-             stepSeconds = b.numbers("step_seconds");
-  for (const auto* col : {&step, &loss, &acc, &images, &wall, &stepSeconds})
-    if (col->size() != epoch.size()) b.fail("", "the batch columns have different lengths");
-  b.finish();
-  for (std::size_t i = 0; i < epoch.size(); ++i) {
-    core::experiment::BatchSample s;
-    s.epoch = static_cast<int>(epoch[i]);
-    s.step = static_cast<std::int64_t>(step[i]);
-    s.loss = loss[i];
-    s.accuracy = acc[i];
-    s.images = static_cast<std::int64_t>(images[i]);
-    s.wallSeconds = wall[i];
-    s.stepSeconds = stepSeconds[i];
-    out.push_back(s);
-  }
-}
-
-Json epochToJson(const core::experiment::EpochSample& e) {
-  Json o = Json::object();
-  o.set("epoch", e.epoch);
-  o.set("train_loss", e.trainLoss);
-  o.set("train_accuracy", e.trainAccuracy);
-  o.set("test_loss", e.testLoss);
-  o.set("test_accuracy", e.testAccuracy);
-  o.set("host_seconds", e.hostSeconds);
-  o.set("host_images_per_second", e.hostImagesPerSecond);
-  o.set("eval_seconds", e.evalSeconds);
-  o.set("images", static_cast<long long>(e.images));
-  return o;
-}
-
-core::experiment::EpochSample epochFromJson(const JsonReader& e) {
-  core::experiment::EpochSample s;
-  s.epoch = static_cast<int>(e.integer("epoch", 0, 1 << 20));
-  s.trainLoss = e.real("train_loss", 0);
-  s.trainAccuracy = e.real("train_accuracy", 0);
-  s.testLoss = e.real("test_loss", 0);
-  s.testAccuracy = e.real("test_accuracy", 0);
-  s.hostSeconds = e.real("host_seconds", 0);
-  s.hostImagesPerSecond = e.real("host_images_per_second", 0);
-  s.evalSeconds = e.real("eval_seconds", 0);
-  s.images = e.integer("images", 0, 0, INT64_MAX / 2);
-  e.finish();
-  return s;
-}
-
-Json textToJson(const core::experiment::TextSample& t) {
-  Json o = Json::object();
-  o.set("step", static_cast<double>(t.step));
-  o.set("bits_per_char", t.bitsPerChar);
-  o.set("prompt", t.prompt);
-  o.set("greedy", t.greedy);
-  o.set("sampled", t.sampled);
-  return o;
-}
-
-core::experiment::TextSample textFromJson(const JsonReader& in) {
-  core::experiment::TextSample t;
-  t.step = in.integer("step", 0, 0, std::int64_t{1} << 40);
-  t.bitsPerChar = in.number("bits_per_char", 0, 0, 1e6);
-  t.prompt = in.string("prompt", "");
-  t.greedy = in.string("greedy", "");
-  t.sampled = in.string("sampled", "");
-  in.finish();
-  return t;
-}
-
-Json runToJson(const widgets::Run& run) {
-  Json j = Json::object();
-  j.set("name", run.name.toStdString());
-  j.set("color", run.color.name().toStdString());
-  j.set("visible", run.visible);
-  j.set("status", core::experiment::runStatusName(run.status));
-  if (!run.statusMessage.isEmpty()) j.set("status_message", run.statusMessage.toStdString());
-  if (!run.presetId.isEmpty()) j.set("preset", run.presetId.toStdString());
-  j.set("config", core::experiment::trainConfigToJson(run.config));
-  j.set("target_accuracy", run.targetAccuracy);
-
-  j.set("batches", batchesToJson(run.batches, 0));
-  Json epochs = Json::array();
-  for (const auto& e : run.epochs) epochs.push(epochToJson(e));
-  j.set("epochs", std::move(epochs));
-
-  Json devices = Json::array();
-  for (const auto& d : run.devices) {
-    Json o = Json::object();
-    o.set("id", d.deviceId.toStdString());
-    o.set("label", d.label.toStdString());
-    o.set("count", d.count);
-    o.set("vcpus", d.vcpus);
-    o.set("measured", d.measured);
-    if (!d.errorBand.isEmpty()) o.set("error_band", d.errorBand.toStdString());
-    o.set("report", core::sim::simReportToJson(d.report));
-    o.set("epoch_seconds", numbers(std::vector<double>(d.epochSeconds.begin(), d.epochSeconds.end())));
-    devices.push(std::move(o));
-  }
-  j.set("devices", std::move(devices));
-
-  Json refs = Json::array();
-  for (const auto& m : run.references) refs.push(referenceMarkToJson(m));
-  j.set("references", std::move(refs));
-  if (!run.texts.empty()) {
-    Json texts = Json::array();
-    for (const auto& t : run.texts) texts.push(textToJson(t));
-    j.set("texts", std::move(texts));
-  }
-  return j;
-}
-
-widgets::Run runFromJson(const JsonReader& in) {
-  widgets::Run run;
-  run.name = QString::fromStdString(in.string("name"));
-  run.color = QColor(QString::fromStdString(in.string("color", "")));
-  run.visible = in.boolean("visible", true);
-  run.status = *core::experiment::kRunStatusNames.parse(in.choice("status", core::experiment::kRunStatusNames.names()));
-  run.statusMessage = QString::fromStdString(in.string("status_message", ""));
-  run.presetId = QString::fromStdString(in.string("preset", ""));
-  run.config = core::experiment::trainConfigFromJson(in.object("config"));
-  run.targetAccuracy = in.number("target_accuracy", 0, 0, 1);
-  if (run.status == RunStatus::Running || run.status == RunStatus::Paused) {
-    run.status = RunStatus::Stopped;
-    run.statusMessage = QObject::tr("Interrupted: the app closed during this run.");
-  }
-
-  appendBatches(in.object("batches"), run.batches);
-  for (const JsonReader& e : in.objects("epochs")) run.epochs.push_back(epochFromJson(e));
-  for (const JsonReader& d : in.objects("devices")) {
-    widgets::DeviceResult r;
-    r.deviceId = QString::fromStdString(d.string("id"));
-    r.label = QString::fromStdString(d.string("label", ""));
-    r.count = static_cast<int>(d.integer("count", 1, 0, 1 << 20));
-    r.vcpus = static_cast<int>(d.integer("vcpus", 0, 0, 1 << 20));
-    r.measured = d.boolean("measured", false);
-    r.errorBand = QString::fromStdString(d.string("error_band", ""));
-    r.report = core::sim::simReportFromJson(d.object("report"));
-    for (double v : d.numbers("epoch_seconds")) r.epochSeconds << v;
-    d.finish();
-    run.devices << r;
-  }
-  for (const JsonReader& m : in.objects("references")) run.references << referenceMarkFromJson(m);
-  if (in.has("texts"))
-    for (const JsonReader& t : in.objects("texts")) run.texts.push_back(textFromJson(t));
-  in.finish();
-  return run;
-}
-
-}  // namespace
-
-std::vector<widgets::Run> runsFromJson(const std::string& text, const QString& source, QStringList* skipped) {
-  const std::string src = source.toStdString();
-  const Json root = Json::parse(text, src);
-  const JsonReader in(root, src);
-  in.choice("format", {"accellab-runs"});
-  in.integer("version", kFormatVersion, kFormatVersion);
-  std::vector<widgets::Run> runs;
-  for (const JsonReader& r : in.objects("runs")) {
-    try {
-      runs.push_back(runFromJson(r));
-    } catch (const std::exception& e) {
-      if (!skipped) throw;
-      *skipped << QString::fromUtf8(e.what());
-    }
-  }
-  in.finish();
-  return runs;
-}
-
-std::string runsToJson(const std::vector<widgets::Run>& runs) {
-  Json root = Json::object();
-  root.set("format", "accellab-runs");
-  root.set("version", kFormatVersion);
-  Json list = Json::array();
-  for (const auto& r : runs) list.push(runToJson(r));
-  root.set("runs", std::move(list));
-  return root.dump(1) + "\n";
-}
-
-std::string runFileJson(const widgets::Run& run) {
-  Json root = Json::object();
-  root.set("format", "accellab-run");
-  root.set("version", kFormatVersion);
-  root.set("run", runToJson(run));
-  return root.dump(1) + "\n";
-}
-
-widgets::Run runFromFile(const std::string& text, const QString& source) {
-  const std::string src = source.toStdString();
-  const Json root = Json::parse(text, src);
-  const JsonReader in(root, src);
-  in.choice("format", {"accellab-run"});
-  in.integer("version", kFormatVersion, kFormatVersion);
-  widgets::Run run = runFromJson(in.object("run"));
-  in.finish();
-  return run;
-}
 
 namespace {
 
 QString timestamp() { return QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss-zzz"); }
 
-// A run's file name: the time first (name order is run order), then a random part, so two
-// runs saved in the same millisecond, or by two windows at once, never share a file.
+// A run's key: the time first (key order is run order), then a random part, so two runs
+// saved in the same millisecond, or by two windows at once, never share a key.
 QString newKey() {
   return "run-" + timestamp() + "-" +
          QString::number(QRandomGenerator::global()->generate() & 0xffffffu, 16).rightJustified(6, '0');
@@ -267,44 +29,12 @@ QString newKey() {
 
 }  // namespace
 
-// A journal: line 1 {"format": "accellab-journal", "run": {...}}, then one line per epoch
-// {"epoch": {...}, "batches": {...}, "device_epoch_seconds": [...]}. A last line cut short
-// by a kill is ignored; the run comes back interrupted with every whole epoch.
-widgets::Run runFromJournal(const std::string& text, const QString& source) {
-  const std::string src = source.toStdString();
-  std::size_t lineEnd = text.find('\n');
-  if (lineEnd == std::string::npos) throw Error(src + ": the journal has no complete first line");
-  const Json head = Json::parse(std::string_view(text).substr(0, lineEnd), src + ":1");
-  const JsonReader h(head, src + ":1");
-  h.choice("format", {"accellab-journal"});
-  widgets::Run run = runFromJson(h.object("run"));
-  h.finish();
-  int line = 1;
-  while (lineEnd + 1 < text.size()) {
-    const std::size_t next = text.find('\n', lineEnd + 1);
-    if (next == std::string::npos) break;  // the line in progress when the app ended
-    ++line;
-    const std::string where = src + ":" + std::to_string(line);
-    const Json j = Json::parse(std::string_view(text).substr(lineEnd + 1, next - lineEnd - 1), where);
-    const JsonReader in(j, where);
-    run.epochs.push_back(epochFromJson(in.object("epoch")));
-    appendBatches(in.object("batches"), run.batches);
-    if (in.has("text")) run.texts.push_back(textFromJson(in.object("text")));
-    const auto seconds = in.numbers("device_epoch_seconds");
-    for (int d = 0; d < run.devices.size() && static_cast<std::size_t>(d) < seconds.size(); ++d)
-      if (std::isfinite(seconds[static_cast<std::size_t>(d)])) run.devices[d].epochSeconds << seconds[static_cast<std::size_t>(d)];
-    in.finish();
-    lineEnd = next;
-  }
-  run.status = RunStatus::Stopped;
-  run.statusMessage = QObject::tr("Interrupted: the app ended during this run; its %n finished epoch(s) were kept.", nullptr,
-                                  static_cast<int>(run.epochs.size()));
-  return run;
-}
-
-RunHistory::RunHistory(QString folder) : m_folder(std::move(folder)) {
+RunHistory::RunHistory(QString folder, core::experiment::RunDatabase::Options options)
+    : m_folder(std::move(folder)), m_options(options) {
   m_writer.setMaxThreadCount(1);
   m_writer.setExpiryTimeout(-1);
+  QStringList problems;
+  openDatabase(problems);  // a failure is told by load() and by every write
 }
 
 RunHistory::~RunHistory() { m_writer.waitForDone(); }
@@ -313,24 +43,31 @@ QString RunHistory::defaultFolder() {
   return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath("runs");
 }
 
-QString RunHistory::pathOf(const QString& key, const char* suffix) const {
-  return QDir(m_folder).filePath(key + QString::fromLatin1(suffix));
+bool RunHistory::openDatabase(QStringList& problems) {
+  if (m_db) return true;
+  try {
+    m_db = std::make_unique<core::experiment::RunDatabase>(m_folder.toStdString(), m_options);
+    m_openError.clear();
+    return true;
+  } catch (const std::exception& e) {
+    m_openError = QString::fromUtf8(e.what());
+    problems << m_openError + QObject::tr(" (no run can be saved until this is fixed)");
+    return false;
+  }
 }
 
-void RunHistory::write(const QString& path, std::string text, bool append) {
-  m_writer.start([this, path, text = std::move(text), append] {
+void RunHistory::addError(const QString& error) {
+  const std::lock_guard lock(m_errorsMutex);
+  m_errors << error;
+}
+
+void RunHistory::queue(QString before, QString after, std::function<void(core::experiment::RunDatabase&)> write) {
+  m_writer.start([this, before = std::move(before), after = std::move(after), write = std::move(write)] {
     try {
-      if (append) {
-        QFile f(path);
-        if (!f.open(QIODevice::WriteOnly | QIODevice::Append) ||
-            f.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size()) || !f.flush())
-          throw Error(path.toStdString() + ": cannot append: " + f.errorString().toStdString());
-      } else {
-        writeTextFile(path, text);
-      }
+      if (!m_db) throw Error(m_openError.toStdString());
+      write(*m_db);
     } catch (const std::exception& e) {
-      const std::lock_guard lock(m_errorsMutex);
-      m_errors << QString::fromUtf8(e.what());
+      addError(before + QString::fromUtf8(e.what()) + after);
     }
   });
 }
@@ -347,112 +84,180 @@ QStringList RunHistory::takeErrors() {
   return out;
 }
 
-void RunHistory::moveAside(const QString& path, const QString& why, QStringList& problems) const {
-  const QString dir = QDir(m_folder).filePath("broken");
-  QDir().mkpath(dir);
-  const QString aside = QDir(dir).filePath(QFileInfo(path).fileName() + "." + timestamp());
-  const bool moved = QFile::rename(path, aside);
-  problems << why + (moved ? QObject::tr(" (kept as %1)").arg(QDir::toNativeSeparators(aside)) : QString());
+void RunHistory::importFilesOnce(QStringList& problems) {
+  const QString when = QDateTime::currentDateTimeUtc().toString(Qt::ISODate);
+  const QString keptNote = QObject::tr("; left in place and not read in");
+  QStringList found;  // the fill may run again if it fails: problems are kept from the last try
+  const auto fill = [&] {
+    found.clear();
+    // The one-file history of earlier versions, beside the folder.
+    const QString legacy = QDir::cleanPath(QDir(m_folder).filePath("../runs.json"));
+    if (QFileInfo::exists(legacy)) {
+      std::string why;
+      if (const auto text = core::util::tryReadFile(legacy.toStdString(), core::util::kMaxRunFileBytes, why)) {
+        std::vector<widgets::Run> runs;
+        try {
+          runs = runsFromJson(*text, legacy, &found);
+        } catch (const std::exception& e) {
+          found << QString::fromUtf8(e.what()) + keptNote;
+        }
+        for (widgets::Run& r : runs) {
+          r.key = newKey();
+          m_db->putRunIfAbsent(r.key.toStdString(), r.name.toStdString(), core::experiment::runStatusName(r.status), runFileJson(r));
+        }
+      } else {
+        found << QString::fromStdString(why) + keptNote;
+      }
+    }
+    // One file per run (and a journal per run that was running) of earlier versions.
+    const core::util::FileListing files = core::util::listFiles(m_folder.toStdString(), {".json", ".jsonl"});
+    for (const std::string& w : files.warnings) found << QString::fromStdString(w) + keptNote;
+    for (const std::string& file : files.files) {
+      const QFileInfo info(QString::fromStdString(file));
+      const QString key = info.completeBaseName();
+      const bool journal = info.suffix() == "jsonl";
+      if (journal && QFileInfo::exists(QDir(m_folder).filePath(key + ".json"))) continue;  // ended: its file wins
+      std::string why;
+      const auto text = core::util::tryReadFile(file, core::util::kMaxRunFileBytes, why);
+      if (!text) {
+        found << QString::fromStdString(why) + keptNote;
+        continue;
+      }
+      widgets::Run run;
+      try {
+        run = journal ? runFromJournal(*text, info.absoluteFilePath()) : runFromFile(*text, info.absoluteFilePath());
+      } catch (const std::exception& e) {
+        found << QString::fromUtf8(e.what()) + keptNote;
+        continue;
+      }
+      run.key = key;
+      if (journal)
+        found << QObject::tr("%1: recovered from its journal, %n epoch(s)", nullptr, static_cast<int>(run.epochs.size())).arg(run.name);
+      m_db->putRunIfAbsent(key.toStdString(), run.name.toStdString(), core::experiment::runStatusName(run.status), runFileJson(run));
+    }
+  };
+  try {
+    m_db->once("imported_run_files", when.toStdString(), fill);
+  } catch (const std::exception& e) {
+    found << QString::fromUtf8(e.what()) +
+                 QObject::tr(" (the run files of the folder were not read in; they are left as they were and read again "
+                             "at the next start)");
+  }
+  problems << found;
+}
+
+widgets::Run RunHistory::runFromStored(const core::experiment::RunDatabase::StoredRun& stored, QStringList& problems) const {
+  const QString source = QString::fromStdString(m_db->path()) + ", run " + QString::fromStdString(stored.key);
+  widgets::Run run = runFromFile(stored.recordJson, source);
+  run.key = QString::fromStdString(stored.key);
+  for (const auto& e : stored.epochs) {
+    try {
+      applyEpochLine(run, e.lineJson, source.toStdString() + ", epoch " + std::to_string(e.epoch));
+    } catch (const std::exception& error) {
+      // Later epochs hold only their own samples: without this one they would not fit.
+      problems << QString::fromUtf8(error.what()) + QObject::tr(" (the run keeps the epochs before it)");
+      break;
+    }
+  }
+  return run;
 }
 
 RunHistory::Loaded RunHistory::load() {
+  using Liveness = core::experiment::RunDatabase::Liveness;
   Loaded out;
-  QDir().mkpath(m_folder);
-  // The one-file history of earlier versions: moved into the folder once, then set aside.
-  const QString legacy = QDir(m_folder).filePath("../runs.json");
-  if (QFileInfo::exists(legacy)) {
-    QString renamed = QDir::cleanPath(legacy) + ".imported-" + timestamp();
-    try {
-      std::vector<widgets::Run> runs = runsFromJson(core::util::readFile(legacy.toStdString()), QDir::cleanPath(legacy), &out.problems);
-      for (auto& r : runs) save(r);
-    } catch (const std::exception& e) {
-      renamed = QDir::cleanPath(legacy) + ".broken-" + timestamp();
-      out.problems << QString::fromUtf8(e.what()) + QObject::tr(" (kept as %1)").arg(QDir::toNativeSeparators(renamed));
-    }
-    QFile::rename(legacy, renamed);
-    flush();
+  out.problems << flush();
+  if (!openDatabase(out.problems)) return out;
+  for (const std::string& note : m_db->takeNotes()) out.problems << QString::fromStdString(note);
+  importFilesOnce(out.problems);
+  core::experiment::RunDatabase::Listing listing = m_db->runs();
+  if (const auto notes = m_db->takeNotes(); !notes.empty()) {  // set aside while reading: read anew
+    for (const std::string& note : notes) out.problems << QString::fromStdString(note);
+    for (const std::string& p : listing.problems) out.problems << QString::fromStdString(p);
+    importFilesOnce(out.problems);
+    listing = m_db->runs();
   }
-  const QFileInfoList files = QDir(m_folder).entryInfoList({"*.json", "*.jsonl"}, QDir::Files, QDir::Name);
-  QStringList keys;
-  for (const QFileInfo& f : files) {
-    const QString key = f.completeBaseName();
-    const bool journal = f.suffix() == "jsonl";
-    if (journal && QFileInfo::exists(pathOf(key, ".json"))) continue;  // ended: its file wins
+  for (const std::string& p : listing.problems) out.problems << QString::fromStdString(p);
+
+  m_elsewhere.clear();
+  for (const auto& stored : listing.runs) {
     try {
-      const std::string text = core::util::readFile(f.absoluteFilePath().toStdString());
-      widgets::Run run = journal ? runFromJournal(text, f.absoluteFilePath()) : runFromFile(text, f.absoluteFilePath());
-      run.key = key;
-      if (journal) {
-        out.problems << QObject::tr("%1: recovered from its journal, %n epoch(s)", nullptr, static_cast<int>(run.epochs.size()))
-                            .arg(run.name);
-        save(run);  // the journal becomes the run's file
+      widgets::Run run = runFromStored(stored, out.problems);
+      switch (stored.liveness) {
+        case Liveness::Ended: break;
+        case Liveness::RunningHere: run.status = RunStatus::Running; break;
+        case Liveness::RunningElsewhere:
+          run.status = RunStatus::Running;
+          run.statusMessage = QObject::tr("Running in another AccelLab window (%n epoch(s) finished when this window "
+                                          "read the history); this window leaves it alone.",
+                                          nullptr, static_cast<int>(run.epochs.size()));
+          m_elsewhere.insert(run.key);
+          break;
+        case Liveness::Orphaned:
+          run.status = RunStatus::Stopped;
+          run.statusMessage = interruptedMessage(run.epochs.size());
+          out.problems << QObject::tr("%1: recovered, %n finished epoch(s) (the app running it ended during the run)", nullptr,
+                                      static_cast<int>(run.epochs.size()))
+                              .arg(run.name);
+          try {
+            m_db->putRun(stored.key, run.name.toStdString(), core::experiment::runStatusName(run.status), runFileJson(run));
+          } catch (const std::exception& e) {
+            out.problems << QString::fromUtf8(e.what()) + QObject::tr(" (it is recovered again at the next start)");
+          }
+          break;
       }
       out.runs.push_back(std::move(run));
     } catch (const std::exception& e) {
-      moveAside(f.absoluteFilePath(), QString::fromUtf8(e.what()), out.problems);
+      if (stored.liveness == Liveness::Orphaned) m_db->release(stored.key);
+      out.problems << QString::fromUtf8(e.what()) + QObject::tr(" (left in the database as it was)");
     }
   }
-  // Keys start with the time the run was first saved: name order is the order of the runs.
+  // Keys start with the time the run was first saved: key order is the order of the runs.
   std::stable_sort(out.runs.begin(), out.runs.end(), [](const widgets::Run& a, const widgets::Run& b) { return a.key < b.key; });
-  out.problems << flush();
   return out;
 }
 
 void RunHistory::save(widgets::Run& run) {
   if (run.key.isEmpty()) run.key = newKey();
-  write(pathOf(run.key, ".json"), runFileJson(run), false);
-  const QString journal = pathOf(run.key, ".jsonl");
-  m_writer.start([journal] { QFile::remove(journal); });
   m_journaled.erase(run.key);
+  if (m_elsewhere.count(run.key)) return;  // another window's: what it writes wins
+  const std::string key = run.key.toStdString(), name = run.name.toStdString(), status = core::experiment::runStatusName(run.status);
+  queue(QObject::tr("“%1” was not saved: ").arg(run.name), {},
+        [key, name, status, record = runFileJson(run)](core::experiment::RunDatabase& db) { db.putRun(key, name, status, record); });
 }
 
 void RunHistory::remove(const widgets::Run& run) {
   if (run.key.isEmpty()) return;
-  const QString file = pathOf(run.key, ".json"), journal = pathOf(run.key, ".jsonl");
-  m_writer.start([file, journal] {
-    QFile::remove(file);
-    QFile::remove(journal);
-  });
   m_journaled.erase(run.key);
+  const QString name = run.name;
+  queue(QObject::tr("“%1” was not deleted: ").arg(name), {}, [key = run.key.toStdString()](core::experiment::RunDatabase& db) {
+    if (!db.removeRun(key)) throw Error("another AccelLab window is running it; it stays in the history");
+  });
 }
 
 void RunHistory::beginJournal(widgets::Run& run) {
   if (run.key.isEmpty()) run.key = newKey();
+  m_elsewhere.erase(run.key);
   widgets::Run head = run;  // the set-up: samples follow epoch by epoch
   head.batches.clear();
   head.texts.clear();
   head.epochs.clear();
   for (auto& d : head.devices) d.epochSeconds.clear();
-  Json first = Json::object();
-  first.set("format", "accellab-journal");
-  first.set("run", runToJson(head));
-  write(pathOf(run.key, ".jsonl"), first.dump() + "\n", false);
+  queue(QObject::tr("The start of “%1” was not saved: ").arg(run.name),
+        QObject::tr(" (its epochs cannot be kept before it ends)"),
+        [key = run.key.toStdString(), name = run.name.toStdString(), record = runFileJson(head)](core::experiment::RunDatabase& db) {
+          db.beginRun(key, name, core::experiment::runStatusName(RunStatus::Running), record);
+        });
   m_journaled[run.key] = 0;
 }
 
 void RunHistory::journalEpoch(const widgets::Run& run, int epoch) {
   const auto it = m_journaled.find(run.key);
   if (it == m_journaled.end()) return;
-  const core::experiment::EpochSample* sample = nullptr;
-  for (const auto& e : run.epochs)
-    if (e.epoch == epoch) sample = &e;
-  if (!sample) return;
-  Json line = Json::object();
-  line.set("epoch", epochToJson(*sample));
-  // Samples up to this epoch's end: those of the next epoch wait for its line.
-  std::size_t upTo = it->second;
-  while (upTo < run.batches.size() && run.batches[upTo].epoch <= epoch) ++upTo;
-  std::vector<core::experiment::BatchSample> rows(run.batches.begin() + static_cast<std::ptrdiff_t>(it->second),
-                                                  run.batches.begin() + static_cast<std::ptrdiff_t>(upTo));
-  line.set("batches", batchesToJson(rows, 0));
-  Json seconds = Json::array();
-  for (const auto& d : run.devices)
-    seconds.push(epoch >= 1 && epoch <= d.epochSeconds.size() ? Json(d.epochSeconds[epoch - 1]) : Json());
-  line.set("device_epoch_seconds", std::move(seconds));
-  // A language model's text of this evaluation (it reaches the run before its epoch).
-  if (epoch >= 1 && static_cast<std::size_t>(epoch) <= run.texts.size()) line.set("text", textToJson(run.texts[static_cast<std::size_t>(epoch) - 1]));
-  it->second = upTo;
-  write(pathOf(run.key, ".jsonl"), line.dump() + "\n", true);
+  std::optional<std::string> line = epochLineJson(run, epoch, it->second, &it->second);
+  if (!line) return;
+  queue(QObject::tr("Epoch %1 of “%2” was not saved: ").arg(epoch).arg(run.name),
+        QObject::tr(" (if the app ends before the run does, the run comes back without this epoch)"),
+        [key = run.key.toStdString(), epoch, text = std::move(*line)](core::experiment::RunDatabase& db) { db.addEpoch(key, epoch, text); });
 }
 
 }  // namespace app::gui

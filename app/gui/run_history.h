@@ -1,41 +1,38 @@
 #pragma once
-// The run history on disk: one folder, one file per run, so a save costs one run and a crash
-// costs at most the epoch in progress.
-//   <key>.json    a run (settings, samples, device results, reference marks), written
-//                 atomically whenever it changes (ends, hidden, renamed);
-//   <key>.jsonl   the journal of a run in progress: its set-up, then one line per finished
-//                 epoch, appended. A journal without its .json (the app was killed) comes
-//                 back at the next start as an interrupted run with every finished epoch.
-//   broken/       files that could not be read, moved there under a timestamped name (never
-//                 overwritten), each named in the message the user sees.
-// Writes run in order on one background thread; JSON is built on the caller's thread.
+// The run history: one SQLite database, <folder>/history.sqlite (core::experiment::
+// RunDatabase, its schema and its locks), shared by every window and the CLI.
+//   a run          one row, its record the run file's JSON (runFileJson), written in one
+//                  transaction whenever it changes (ends, hidden, renamed);
+//   a running run  its set-up row, marked running, and one row per finished epoch (the
+//                  journal line's JSON), each epoch one transaction; the window running it
+//                  holds its lock. Another window shows it as running and leaves it alone;
+//                  one whose owner is gone (killed, crashed) brings it back interrupted with
+//                  every finished epoch.
+//   the files of earlier versions (<key>.json, <key>.jsonl, ../runs.json) are read in once
+//                  and left exactly as they were; a file that cannot be read is named and
+//                  left in place. A damaged database is kept aside and a new one started.
+// Writes run in order on one background thread; JSON is built on the caller's thread. A write
+// that fails (a full disk) loses that write only and says so in takeErrors()/flush().
 #include <QString>
 #include <QStringList>
 #include <QThreadPool>
+#include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <set>
 #include <vector>
 
+#include "app/gui/run_codec.h"
+#include "core/experiment/run_database.h"
 #include "widgets/run_store.h"
 
 namespace app::gui {
 
-// The history of runs.json (one file, before 2026-11): still read, to move it into the folder.
-std::string runsToJson(const std::vector<widgets::Run>& runs);
-// Throws core::util::Error naming `source` and the key when the file as a whole is malformed;
-// a single malformed run is skipped, its error (naming the key) added to `skipped`.
-std::vector<widgets::Run> runsFromJson(const std::string& text, const QString& source, QStringList* skipped = nullptr);
-
-// One run's file, and back (throws core::util::Error naming `source` and the key).
-std::string runFileJson(const widgets::Run& run);
-widgets::Run runFromFile(const std::string& text, const QString& source);
-// A run's journal (the app ended during the run): the run, interrupted, with every finished
-// epoch; a last line cut short is ignored (throws core::util::Error naming `source`:line).
-widgets::Run runFromJournal(const std::string& text, const QString& source);
-
 class RunHistory {
 public:
-  explicit RunHistory(QString folder);
+  // `options`: the database's (tests cap its size to play a full disk).
+  explicit RunHistory(QString folder, core::experiment::RunDatabase::Options options = {});
   ~RunHistory();  // waits for the writes still queued
   RunHistory(const RunHistory&) = delete;
   RunHistory& operator=(const RunHistory&) = delete;
@@ -46,18 +43,24 @@ public:
 
   struct Loaded {
     std::vector<widgets::Run> runs;  // oldest first, each with its key
-    QStringList problems;            // one line per file moved aside or run recovered
+    QStringList problems;            // one line per file or row not read, run recovered, database set aside
   };
-  // Every run of the folder; a legacy runs.json beside it is moved in once (then renamed
-  // runs.json.imported-<time>). Never throws for a bad file: it is moved to broken/.
+  // Every run of the history. The first time, the run files of earlier versions in the
+  // folder (and a runs.json beside it) are read in; they are left as they were. A run that
+  // another window is running comes as RunStatus::Running with a message saying so; this
+  // object never saves over it or deletes it. Never throws.
   Loaded load();
 
-  // Writes the run's file (giving it a key when it has none) and drops its journal.
+  // True for a run that another window was running at the last load(): shown, not changed.
+  bool isRunningElsewhere(const widgets::Run& run) const { return m_elsewhere.count(run.key) > 0; }
+
+  // Writes the run (giving it a key when it has none); its epoch rows go.
   void save(widgets::Run& run);
-  // Deletes the run's file and journal.
+  // Deletes the run (refused, with an error, while another window runs it).
   void remove(const widgets::Run& run);
-  // The journal of a run that starts (gives it a key), and one line per finished epoch.
+  // A run that starts (gives it a key): marked running, held by this object until save().
   void beginJournal(widgets::Run& run);
+  // One finished epoch of a run begun here: its samples, one transaction.
   void journalEpoch(const widgets::Run& run, int epoch);
 
   // Blocks until every queued write is on disk; returns the errors met since the last call.
@@ -66,15 +69,23 @@ public:
   QStringList takeErrors();
 
 private:
-  QString pathOf(const QString& key, const char* suffix) const;
-  void write(const QString& path, std::string text, bool append);
-  void moveAside(const QString& path, const QString& why, QStringList& problems) const;
+  bool openDatabase(QStringList& problems);
+  void importFilesOnce(QStringList& problems);
+  widgets::Run runFromStored(const core::experiment::RunDatabase::StoredRun& stored, QStringList& problems) const;
+  // Runs `write` on the writer thread; an exception becomes the error `before` what `after`.
+  void queue(QString before, QString after, std::function<void(core::experiment::RunDatabase&)> write);
+  void addError(const QString& error);
 
   QString m_folder;
-  QThreadPool m_writer;  // one thread: writes land in the order they were asked for
-  std::map<QString, std::size_t> m_journaled;  // key -> batch samples already in the journal
+  core::experiment::RunDatabase::Options m_options;
+  std::unique_ptr<core::experiment::RunDatabase> m_db;  // null when it could not be opened
+  QString m_openError;
+  std::map<QString, std::size_t> m_journaled;  // key -> batch samples already in epoch rows
+  std::set<QString> m_elsewhere;               // keys another window runs (as of load())
   QStringList m_errors;  // guarded by m_errorsMutex (written by the writer thread)
   mutable std::mutex m_errorsMutex;
+  QThreadPool m_writer;  // one thread: writes land in the order they were asked for; last, so
+                         // it is joined before the database it uses goes
 };
 
 }  // namespace app::gui

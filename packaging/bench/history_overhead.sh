@@ -15,17 +15,29 @@ run_once() {  # run_once HOME-DIR: prints the run's epoch seconds, one per line
   local home=$1
   HOME="$home" XDG_DATA_HOME="$home/data" XDG_CONFIG_HOME="$home/config" ACCELLAB_USER_DIR="$home/user" \
     xvfb-run -a -s "-screen 0 1280x800x24" "$app" --preset e3 --limit 2048 --epochs 3 --run --quit-when-done >/dev/null 2>&1
-  local newest
-  newest=$(ls -t "$home/data/AccelLab/AccelLab/runs/"*.json | grep -v "/history-" | head -1)
-  python3 -c 'import json,sys; [print(e["host_seconds"]) for e in json.load(open(sys.argv[1]))["run"]["epochs"]]' "$newest"
-  rm -f "$newest"
+  # The newest run of the history database (not one of the 1,000 copies), then dropped.
+  python3 - "$home/data/AccelLab/AccelLab/runs/history.sqlite" <<'PY'
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+key, record = db.execute("SELECT key, record_json FROM runs WHERE key NOT LIKE 'history-%' ORDER BY key DESC LIMIT 1").fetchone()
+for e in json.loads(record)["run"]["epochs"]:
+    print(e["host_seconds"])
+with db:
+    db.execute("DELETE FROM runs WHERE key = ?", (key,))
+PY
 }
 
 mkdir -p "$work/empty" "$work/full"
 # One real run, copied 1,000 times into the full history.
 HOME="$work/seed" XDG_DATA_HOME="$work/seed/data" XDG_CONFIG_HOME="$work/seed/config" ACCELLAB_USER_DIR="$work/seed/user" \
   xvfb-run -a -s "-screen 0 1280x800x24" "$app" --preset e3 --limit 2048 --epochs 3 --run --quit-when-done >/dev/null 2>&1
-template=$(ls -t "$work/seed/data/AccelLab/AccelLab/runs/"*.json | head -1)
+template="$work/template.json"
+python3 - "$work/seed/data/AccelLab/AccelLab/runs/history.sqlite" "$template" <<'PY'
+import sqlite3, sys
+(record,) = sqlite3.connect(sys.argv[1]).execute("SELECT record_json FROM runs ORDER BY key DESC LIMIT 1").fetchone()
+open(sys.argv[2], "w").write(record)
+PY
+# As run files of an earlier version: the first start reads them into its database once.
 mkdir -p "$work/full/data/AccelLab/AccelLab/runs"
 for i in $(seq 1 1000); do cp "$template" "$work/full/data/AccelLab/AccelLab/runs/history-$i.json"; done
 

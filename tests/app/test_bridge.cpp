@@ -13,6 +13,7 @@
 #include "app/gui/message_bar.h"
 #include "app/gui/run_controller.h"
 #include "app_test_env.h"
+#include "core/experiment/run_database.h"
 #include "widgets/run_store.h"
 
 using app::gui::MainWindow;
@@ -42,8 +43,12 @@ QByteArray goodLog() {
   return t + R"({"record": "end", "steps": 6, "seconds": 0.2, "peak_memory_bytes": 1000000, "memory": "device"})" + "\n";
 }
 
-QStringList historyFiles(const MainWindow& w) {
-  return QDir(w.runController()->historyFolder()).entryList({"*.json"}, QDir::Files);
+// The keys of the runs in the window's history database, as another reader sees them.
+QStringList historyRuns(const MainWindow& w) {
+  QStringList keys;
+  core::experiment::RunDatabase db(w.runController()->historyFolder().toStdString());
+  for (const auto& r : db.runs().runs) keys << QString::fromStdString(r.key);
+  return keys;
 }
 
 }  // namespace
@@ -83,7 +88,7 @@ private slots:
     QTemporaryDir logs;
     MainWindow w;
     const int before = static_cast<int>(w.store()->runs().size());
-    const QStringList filesBefore = historyFiles(w);
+    const QStringList filesBefore = historyRuns(w);
     const int id = w.bridgeController()->importRun(writeFile(logs, "h100.jsonl", goodLog()));
     QVERIFY2(id > 0, qPrintable(w.messageBar()->text()));
     QCOMPARE(static_cast<int>(w.store()->runs().size()), before + 1);
@@ -96,17 +101,17 @@ private slots:
     QVERIFY(run->devices[0].report.stepSeconds > 0);  // the prediction, for the host-check chart
     QCOMPARE(static_cast<int>(run->batches.size()), 6);
     QVERIFY(run->statusMessage.contains("error"));
-    QTRY_COMPARE_WITH_TIMEOUT(historyFiles(w).size(), filesBefore.size() + 1, 5000);  // kept in run history
+    QTRY_COMPARE_WITH_TIMEOUT(historyRuns(w).size(), filesBefore.size() + 1, 5000);  // kept in run history
   }
 
   void aBadLogIsRefusedAndNothingIsLost() {
     QTemporaryDir logs;
     MainWindow w;
-    const auto atStart = historyFiles(w).size();
+    const auto atStart = historyRuns(w).size();
     QVERIFY(w.bridgeController()->importRun(writeFile(logs, "ok.jsonl", goodLog())) > 0);
     const int before = static_cast<int>(w.store()->runs().size());
-    QTRY_COMPARE_WITH_TIMEOUT(historyFiles(w).size(), atStart + 1, 5000);  // the good one is on disk
-    const QStringList filesBefore = historyFiles(w);
+    QTRY_COMPARE_WITH_TIMEOUT(historyRuns(w).size(), atStart + 1, 5000);  // the good one is on disk
+    const QStringList filesBefore = historyRuns(w);
     QByteArray truncated = goodLog();
     truncated.chop(30);
     QCOMPARE(w.bridgeController()->importRun(writeFile(logs, "cut.jsonl", truncated)), 0);
@@ -119,7 +124,7 @@ private slots:
     QVERIFY(w.messageBar()->text().contains("another model"));
     QCOMPARE(w.bridgeController()->importRun(writeFile(logs, "foreign.jsonl", "P1\n3 2\n")), 0);
     QCOMPARE(static_cast<int>(w.store()->runs().size()), before);
-    QCOMPARE(historyFiles(w), filesBefore);
+    QCOMPARE(historyRuns(w), filesBefore);
   }
 };
 

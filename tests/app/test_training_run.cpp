@@ -29,6 +29,7 @@
 #include "app/gui/setup_controller.h"
 #include "app/gui/training_session.h"
 #include "app_test_env.h"
+#include "core/experiment/run_database.h"
 #include "widgets/accuracy_chart.h"
 #include "widgets/chart_base.h"
 #include "widgets/chart_deck.h"
@@ -410,10 +411,13 @@ private slots:
   void historyIsReopened() {
     const std::size_t runs = m_window->store()->runs().size();
     QVERIFY(m_window->runController()->saveHistory());
-    // One file per run in the history folder, and no journal left once the runs ended.
-    const QDir folder(app::gui::RunHistory::defaultFolder());
-    QCOMPARE(folder.entryList({"*.json"}, QDir::Files).size(), static_cast<qsizetype>(runs));
-    QVERIFY(folder.entryList({"*.jsonl"}, QDir::Files).isEmpty());
+    // One row per run in the history database, none still marked running once the runs ended.
+    {
+      core::experiment::RunDatabase db(app::gui::RunHistory::defaultFolder().toStdString());
+      const auto stored = db.runs();
+      QCOMPARE(stored.runs.size(), runs);
+      for (const auto& r : stored.runs) QCOMPARE(r.liveness, core::experiment::RunDatabase::Liveness::Ended);
+    }
     MainWindow second;
     QCOMPARE(second.store()->runs().size(), runs);
     QCOMPARE(second.store()->runs().front().name, m_window->store()->runs().front().name);
