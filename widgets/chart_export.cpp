@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <string>
+#include <string_view>
 
 #include <qcustomplot.h>
 
@@ -10,12 +12,14 @@
 #include <QBuffer>
 #include <QClipboard>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QMimeData>
 #include <QPdfWriter>
-#include <QSaveFile>
 #include <QSvgGenerator>
 
+#include "core/util/files.h"
+#include "core/util/printable.h"
 #include "widgets/chart_base.h"
 
 namespace widgets {
@@ -128,6 +132,39 @@ QByteArray renderPlotSvg(QCustomPlot& plot, QSize size, const QString& title, co
   return buffer.data();
 }
 
+QByteArray renderPlotPng(QCustomPlot& plot, QSize size, double scale) {
+  const QPixmap pixmap = plot.toPixmap(size.width(), size.height(), scale);
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::WriteOnly);
+  if (pixmap.isNull() || !pixmap.save(&buffer, "PNG")) return {};
+  return bytes;
+}
+
+QByteArray renderPlotPdf(QCustomPlot& plot, QSize size, const QString& title) {
+  QByteArray bytes;
+  {
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    QPdfWriter writer(&buffer);
+    writer.setTitle(title);
+    writer.setCreator(QStringLiteral("AccelLab"));
+    writer.setResolution(96);
+    const QSizeF points(size.width() * 72.0 / 96.0, size.height() * 72.0 / 96.0);
+    writer.setPageLayout(QPageLayout(QPageSize(points, QPageSize::Point, QString(), QPageSize::ExactMatch),
+                                     QPageLayout::Portrait, QMarginsF(0, 0, 0, 0)));
+    QCPPainter painter;
+    if (!painter.begin(&writer)) return {};
+    painter.setMode(QCPPainter::pmVectorized);
+    painter.setMode(QCPPainter::pmNoCaching);
+    painter.setMode(QCPPainter::pmNonCosmetic);
+    painter.setWindow(0, 0, size.width(), size.height());
+    plot.toPainter(&painter, size.width(), size.height());
+    painter.end();
+  }
+  return bytes;
+}
+
 ExportResult writeFileAtomically(const QString& path, const QByteArray& bytes) {
   if (path.isEmpty()) return {QObject::tr("No file name given for the export.")};
   const QFileInfo info(path);
@@ -135,25 +172,24 @@ ExportResult writeFileAtomically(const QString& path, const QByteArray& bytes) {
     return {QObject::tr("Cannot write %1: the folder %2 does not exist.")
                 .arg(QDir::toNativeSeparators(path),
                      QDir::toNativeSeparators(info.absolutePath()))};
-  QSaveFile file(path);
-  // Qt's own text can be "Unknown error" (a short write on a full disk): then the system's
-  // errno says it, and a full disk or file-size limit is named as such.
-  auto why = [&file](int err) {
-    QString text = file.errorString();
-    if (text.isEmpty() || text == QLatin1String("Unknown error")) text = QString::fromLocal8Bit(std::strerror(err));
-    if (err == ENOSPC || err == EDQUOT || err == EFBIG)
-      text += QObject::tr(" (the disk is full or the file is larger than allowed; nothing was replaced)");
-    return text;
-  };
-  if (!file.open(QIODevice::WriteOnly))
-    return {QObject::tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), why(errno))};
-  errno = 0;
-  if (file.write(bytes) != bytes.size()) {
-    const int err = errno;
-    file.cancelWriting();
-    return {QObject::tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), why(err))};
+  // The one writer (core): every byte and the final size checked, fsync, then rename. Qt 6.4's
+  // QSaveFile::commit() reports success when the flush of a small buffered write fails.
+  const std::string file = QFile::encodeName(path).toStdString();
+  try {
+    core::util::writeFileAtomic(file, std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())));
+  } catch (const std::exception& e) {
+    // core's message starts with the path; the export's own names it once, readably.
+    QString why = QString::fromUtf8(e.what());
+    const QString shownPath = QString::fromStdString(core::util::printable(file, false)) + QStringLiteral(": ");
+    if (why.startsWith(shownPath)) why.remove(0, shownPath.size());
+    for (int err : {ENOSPC, EDQUOT, EFBIG}) {
+      if (why.contains(QString::fromLocal8Bit(std::strerror(err)))) {
+        why += QObject::tr("; the disk is full or the file is larger than allowed");
+        break;
+      }
+    }
+    return {QObject::tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), why)};
   }
-  if (!file.commit()) return {QObject::tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), why(errno))};
   return {};
 }
 

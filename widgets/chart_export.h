@@ -1,8 +1,8 @@
 #pragma once
 // Chart exports: PNG, PDF, SVG (legend and axis titles included), the clipboard, and every
 // chart into one multi-page PDF, at the size, resolution and font scale of ExportOptions
-// (default: 1000×620 laid out, PNG at 2×). All files are written atomically (QSaveFile;
-// PDF/SVG are rendered into memory first). Errors come back as messages naming the file.
+// (default: 1000×620 laid out, PNG at 2×). All files are rendered into memory first and
+// written atomically by core::util::writeFileAtomic. Errors come back as messages naming the file.
 #include <QList>
 #include <QSize>
 #include <QByteArray>
@@ -43,8 +43,15 @@ QString chartFileName(const QString& dir, const ChartBase& chart, ChartFormat fo
 
 // Any plot as SVG at `size` (what exportChartSvg writes for a ChartBase).
 QByteArray renderPlotSvg(QCustomPlot& plot, QSize size, const QString& title, const QString& description);
+// Any plot as PNG (`size` laid out, times `scale` pixels) or as a one-page PDF of the
+// physical size at 96 dpi; empty when it cannot be rendered. Write them with
+// writeFileAtomically (QCustomPlot's own savePng/savePdf write unchecked, in place).
+QByteArray renderPlotPng(QCustomPlot& plot, QSize size, double scale);
+QByteArray renderPlotPdf(QCustomPlot& plot, QSize size, const QString& title);
 
-// Writes bytes atomically with QSaveFile; error names the file.
+// Writes bytes with core::util::writeFileAtomic (every byte and the size checked, fsync,
+// rename): on failure the old file is left as it was, no temporary file is left behind, and
+// the error names the file and why (a full disk or file-size limit is said to be one).
 ExportResult writeFileAtomically(const QString& path, const QByteArray& bytes);
 
 }  // namespace widgets

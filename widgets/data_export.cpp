@@ -13,13 +13,13 @@
 
 namespace widgets {
 
-namespace {
-
 QString csvField(const QString& s) {
   if (s.contains(',') || s.contains('"') || s.contains('\n') || s.contains('\r'))
     return '"' + QString(s).replace('"', "\"\"") + '"';
   return s;
 }
+
+namespace {
 
 const DeviceResult* deviceOf(const Run* run, const QString& id) {
   if (!run) return nullptr;

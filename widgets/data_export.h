@@ -17,6 +17,10 @@ namespace widgets {
 class ChartBase;
 class RunStore;
 
+// One CSV field (RFC 4180): quoted, with doubled quotes, when it holds a comma, a quote or a
+// line break; as it is otherwise. Every CSV AccelLab's GUI writes escapes through this.
+QString csvField(const QString& s);
+
 QVector<Series> collectSeries(const QList<ChartBase*>& charts);   // refreshes each first
 
 // With `store`, every row (CSV) and a "runs" list (JSON) carry how each run was made: model,

@@ -217,7 +217,12 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
     updateDatasetDependent();
     Q_EMIT configChanged();
   });
-  connect(m_dataDir, &QLineEdit::editingFinished, this, &ExperimentPanel::configChanged);
+  connect(m_dataDir, &QLineEdit::editingFinished, this, [this] {
+    // isModified: typed by the user since the panel last showed a set-up (setText clears it).
+    if (m_dataDir->isModified() && !m_dataDir->text().trimmed().isEmpty()) Q_EMIT dataFolderChosen(m_dataDir->text().trimmed());
+    m_dataDir->setModified(false);
+    Q_EMIT configChanged();
+  });
   for (QSpinBox* s : {m_limit, m_epochs, m_seed, m_threads})
     connect(s, &QSpinBox::valueChanged, this, &ExperimentPanel::configChanged);
   for (QComboBox* c : {m_model, m_optimizer, m_precision, m_execution, m_bnStats, m_stack, m_compareStack})
@@ -438,6 +443,7 @@ void ExperimentPanel::chooseDataFolder() {
   const QString dir = QFileDialog::getExistingDirectory(this, tr("Data folder"), m_dataDir->text());
   if (dir.isEmpty()) return;
   m_dataDir->setText(dir);
+  Q_EMIT dataFolderChosen(dir);
   Q_EMIT configChanged();
 }
 

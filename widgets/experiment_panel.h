@@ -50,6 +50,9 @@ public:
 Q_SIGNALS:
   void configChanged();  // the user edited a field
   void llmPlannerRequested();  // the user asked for the transformers' (LLM) planner
+  // The user typed or browsed to a data folder themselves (not one a preset or the settings
+  // showed): a folder they chose, which a preset may then point into without asking.
+  void dataFolderChosen(const QString& dir);
 
 private:
   // What the widgets hold, as a config on TrainConfig's defaults (the learning rate and batch

@@ -47,14 +47,14 @@ QVariant RunListModel::data(const QModelIndex& idx, int role) const {
     case Qt::ToolTipRole: {
       const auto& c = r->config;
       QString tip = tr("<b>%1</b><br>%2 on %3, batch %4, %5 epoch(s), seed %6<br>status: %7")
-                        .arg(r->name.toHtmlEscaped(), QString::fromStdString(c.modelId),
-                             QString::fromStdString(c.datasetId))
+                        .arg(r->name.toHtmlEscaped(), QString::fromStdString(c.modelId).toHtmlEscaped(),
+                             QString::fromStdString(c.datasetId).toHtmlEscaped())
                         .arg(c.batch)
                         .arg(c.epochs)
                         .arg(c.seed)
                         .arg(runStatusText(r->status));
       if (!r->statusMessage.isEmpty()) tip += "<br>" + r->statusMessage.toHtmlEscaped();
-      if (!r->presetId.isEmpty()) tip += tr("<br>preset: %1").arg(r->presetId);
+      if (!r->presetId.isEmpty()) tip += tr("<br>preset: %1").arg(r->presetId.toHtmlEscaped());
       return tip;
     }
     case Qt::FontRole: {

@@ -2,12 +2,14 @@
 
 #include <QDir>
 #include <QFileInfo>
-#include <QSaveFile>
+#include <QFile>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 
 #include "core/util/error.h"
+#include "core/util/files.h"
+#include "core/util/printable.h"
 
 namespace app::gui {
 
@@ -54,10 +56,10 @@ widgets::ReferenceMark referenceMarkFromJson(const JsonReader& in, QString* sour
 void writeTextFile(const QString& path, const std::string& text) {
   const QFileInfo info(path);
   if (!QDir().mkpath(info.absolutePath()))
-    throw core::util::Error(path.toStdString() + ": cannot create the folder " + info.absolutePath().toStdString());
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), static_cast<qint64>(text.size())) < 0 || !file.commit())
-    throw core::util::Error(path.toStdString() + ": cannot write: " + file.errorString().toStdString());
+    throw core::util::Error(core::util::printable(QFile::encodeName(path).toStdString(), false) +
+                            ": cannot create the folder " +
+                            core::util::printable(QFile::encodeName(info.absolutePath()).toStdString(), false));
+  core::util::writeFileAtomic(QFile::encodeName(path).toStdString(), text);
 }
 
 }  // namespace app::gui

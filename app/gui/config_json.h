@@ -18,8 +18,9 @@ core::util::Json referenceMarkToJson(const widgets::ReferenceMark& mark, const Q
 // Reads the keys above; `source` receives the "source" key when given.
 widgets::ReferenceMark referenceMarkFromJson(const JsonReader& in, QString* source = nullptr);
 
-// Writes `text` to `path` atomically (QSaveFile), creating the folder; throws
-// core::util::Error naming the path and what failed.
+// Writes `text` to `path` through core::util::writeFileAtomic (every byte and the size
+// checked, fsync, rename), creating the folder; throws core::util::Error naming the path and
+// what failed, and the old file is left as it was.
 void writeTextFile(const QString& path, const std::string& text);
 
 }  // namespace app::gui

@@ -17,6 +17,8 @@ ExperimentModel::ExperimentModel(widgets::ExperimentPanel* experimentPanel, widg
   m_hardwarePanel->applyTo(m_experiment);
   connect(m_experimentPanel, &widgets::ExperimentPanel::configChanged, this, &ExperimentModel::pullFromPanels);
   connect(m_hardwarePanel, &widgets::HardwarePanel::choicesChanged, this, &ExperimentModel::pullFromPanels);
+  connect(m_experimentPanel, &widgets::ExperimentPanel::dataFolderChosen, this,
+          [this](const QString& dir) { m_userChosenDataDir = dir; });
 }
 
 QStringList ExperimentModel::set(Experiment experiment) {

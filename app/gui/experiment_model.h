@@ -28,6 +28,10 @@ public:
   QStringList set(core::experiment::Experiment experiment);
   // The device ids the hardware catalog knows.
   QStringList knownDeviceIds() const;
+  // The data folder the user last typed or browsed to in the Experiment panel themselves
+  // (empty when none): one of the data folders a preset may point into without asking.
+  QString userChosenDataDir() const { return m_userChosenDataDir; }
+  void setUserChosenDataDir(const QString& dir) { m_userChosenDataDir = dir; }
   // Changes some fields (and shows them).
   void update(const std::function<void(core::experiment::Experiment&)>& change);
 
@@ -42,6 +46,7 @@ private:
   widgets::HardwarePanel* m_hardwarePanel;
   core::experiment::Experiment m_experiment;
   bool m_showing = false;
+  QString m_userChosenDataDir;
 };
 
 }  // namespace app::gui

@@ -172,7 +172,7 @@ void ExportController::copyChart() {
 QStringList ExportController::exportEverything(const QString& dir, QStringList& errors) {
   QStringList written;
   if (!QDir().mkpath(dir)) {
-    errors << tr("%1: cannot create the folder").arg(dir);
+    errors << tr("%1: cannot create the folder").arg(QDir::toNativeSeparators(dir));
     return written;
   }
   auto note = [&](const QString& path, const widgets::ExportResult& r) {
@@ -199,10 +199,14 @@ QStringList ExportController::exportEverything(const QString& dir, QStringList& 
   // bring them up to date first (a simulation-only run finishes before any queued replot).
   for (widgets::ChartBase* chart : m_deck->charts()) chart->plot()->replot(QCustomPlot::rpImmediateRefresh);
   QByteArray png;
-  QBuffer buffer(&png);
-  buffer.open(QIODevice::WriteOnly);
-  m_window->grab().save(&buffer, "PNG");
-  note(d.filePath("window.png"), widgets::writeFileAtomically(d.filePath("window.png"), png));
+  {
+    QBuffer buffer(&png);
+    buffer.open(QIODevice::WriteOnly);
+    if (!m_window->grab().save(&buffer, "PNG")) png.clear();
+  }
+  const QString shot = d.filePath("window.png");
+  note(shot, png.isEmpty() ? widgets::ExportResult{tr("Cannot render the window screenshot for %1.").arg(QDir::toNativeSeparators(shot))}
+                           : widgets::writeFileAtomically(shot, png));
   return written;
 }
 

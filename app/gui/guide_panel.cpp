@@ -4,6 +4,7 @@
 #include <QFontMetrics>
 #include <QHeaderView>
 #include <QStyle>
+#include <QTextDocument>
 #include <algorithm>
 #include <QLabel>
 #include <QTableWidget>
@@ -12,6 +13,15 @@
 #include <QVBoxLayout>
 
 namespace app::gui {
+namespace {
+
+// A tooltip shows rich text whenever the text looks like HTML; a preset's words are shown as
+// written (escaped, in a paragraph), whatever they hold.
+QString plainToolTip(const QString& text) {
+  return text.isEmpty() ? QString() : Qt::convertFromPlainText(text, Qt::WhiteSpaceNormal);
+}
+
+}  // namespace
 
 GuidePanel::GuidePanel(QWidget* parent) : QWidget(parent) {
   setObjectName("GuidePanel");
@@ -25,18 +35,26 @@ GuidePanel::GuidePanel(QWidget* parent) : QWidget(parent) {
   scroll->setWidget(text);
   auto* layout = new QHBoxLayout(this);
   layout->setContentsMargins(4, 2, 4, 2);
+  // A preset's title and explanation are plain text: HTML in a downloaded preset (an <img>
+  // naming a local file) must not be rendered into the window or its screenshot.
   m_title = new QLabel(this);
+  m_title->setObjectName("presetTitle");
+  m_title->setTextFormat(Qt::PlainText);
   m_title->setWordWrap(true);
   QFont f = m_title->font();
   f.setBold(true);
   m_title->setFont(f);
   m_mode = new QLabel(this);
   m_mode->setObjectName("modeNote");
+  m_mode->setTextFormat(Qt::RichText);  // our own <i>; the preset's note is escaped
   m_mode->setWordWrap(true);
   m_explanation = new QLabel(this);
+  m_explanation->setObjectName("explanation");
+  m_explanation->setTextFormat(Qt::PlainText);
   m_explanation->setWordWrap(true);
   m_mismatch = new QLabel(this);
   m_mismatch->setObjectName("mismatch");
+  m_mismatch->setTextFormat(Qt::RichText);  // our own <b>; the reason is escaped
   m_mismatch->setWordWrap(true);
   m_mismatch->hide();
   m_table = new QTableWidget(0, 4, this);
@@ -92,10 +110,10 @@ void GuidePanel::setPreset(const Preset* p) {
   for (int i = 0; i < p->comparisons.size(); ++i) {
     const Comparison& c = p->comparisons[i];
     auto* label = new QTableWidgetItem(c.label);
-    label->setToolTip(c.source);
+    label->setToolTip(plainToolTip(c.source));
     m_table->setItem(i, 0, label);
     auto* published = new QTableWidgetItem(publishedText(c));
-    published->setToolTip(c.source);
+    published->setToolTip(plainToolTip(c.source));
     m_table->setItem(i, 1, published);
     m_table->setItem(i, 2, new QTableWidgetItem(tr("…")));
     m_table->setItem(i, 3, new QTableWidgetItem(QString()));
@@ -154,7 +172,7 @@ void GuidePanel::setResults(const QVector<ComparisonResult>& results, const QStr
     const Comparison& c = m_comparisons[i];
     QTableWidgetItem* item = m_table->item(i, 2);
     item->setText(r.text);
-    item->setToolTip(r.detail);
+    item->setToolTip(plainToolTip(r.detail));
     // The error, coloured by agreement; a disagreement's known cause goes under the label.
     QTableWidgetItem* error = m_table->item(i, 3);
     const bool computed = r.ok;
@@ -165,7 +183,7 @@ void GuidePanel::setResults(const QVector<ComparisonResult>& results, const QStr
       QTableWidgetItem* error = m_table->item(i, 3);
       error->setText(QStringLiteral("–"));
       error->setForeground(grey);
-      error->setToolTip(tr("Not compared: the set-up differs from the preset's (%1).").arg(mismatch));
+      error->setToolTip(plainToolTip(tr("Not compared: the set-up differs from the preset's (%1).").arg(mismatch)));
       m_table->item(i, 0)->setText(c.label);
       continue;
     }
@@ -177,16 +195,17 @@ void GuidePanel::setResults(const QVector<ComparisonResult>& results, const QStr
     QFont f = error->font();
     f.setBold(computed);
     error->setFont(f);
-    error->setToolTip(tr("Tolerance ±%1%. %2")
-                          .arg(100 * c.toleranceOrDefault(), 0, 'f', 0)
-                          .arg(r.agrees ? tr("Agrees.") : explained ? tr("Known cause: %1").arg(c.explanation)
-                                                                     : tr("Disagrees; no known cause.")));
+    error->setToolTip(plainToolTip(tr("Tolerance ±%1%. %2")
+                                       .arg(100 * c.toleranceOrDefault(), 0, 'f', 0)
+                                       .arg(r.agrees    ? tr("Agrees.")
+                                            : explained ? tr("Known cause: %1").arg(c.explanation)
+                                                        : tr("Disagrees; no known cause."))));
     // Under the label the cause's first sentence; the whole of it in the tooltip.
     QTableWidgetItem* label = m_table->item(i, 0);
     QString why = c.explanation.section(QStringLiteral(". "), 0, 0);
     if (why.size() > 110) why = why.left(108) + QStringLiteral("…");
     label->setText(explained ? c.label + "\n" + tr("why: %1").arg(why) : c.label);
-    label->setToolTip(explained ? c.explanation : QString());
+    label->setToolTip(explained ? plainToolTip(c.explanation) : QString());
   }
   fitColumns();
 }

@@ -21,6 +21,9 @@ struct Parser {
         {"export-dir", QObject::tr("When the run ends, write every chart (PNG, PDF, SVG), the data (CSV, JSON) and a "
                                    "screenshot of the window into DIR."), "DIR"},
         {"quit-when-done", QObject::tr("Quit when the run (and the export) is done; exit code 0 when it finished.")},
+        {"allow-outside-data", QObject::tr("Let a scripted run read a folder the preset names outside the data folders "
+                                           "(the shipped resources, your AccelLab folder, /usr/share/datasets, the "
+                                           "fortunes); without it such a preset is refused.")},
         {"llm-planner", QObject::tr("Open the LLM training planner with the LLM preset ID (see --list-presets); with "
                                     "--export-dir, write its charts (PNG), results (CSV, JSON) and a screenshot there."),
          "ID"},
@@ -71,6 +74,7 @@ LaunchOptions parseLaunchOptions(const QStringList& arguments) {
   o.exportDir = p.parser.value("export-dir");
   if (p.parser.isSet("export-dir") && o.exportDir.isEmpty()) throw core::util::Error("--export-dir: needs a folder");
   o.quitWhenDone = p.parser.isSet("quit-when-done");
+  o.allowOutsideData = p.parser.isSet("allow-outside-data");
   o.measureLatency = p.parser.isSet("measure-latency");
   o.theme = p.parser.value("theme");
   if (p.parser.isSet("theme") && o.theme != "light" && o.theme != "dark")

@@ -1,7 +1,7 @@
 #pragma once
 // The GUI's command line (for demos and for making slides in batch):
 //   accellab [--preset ID] [--limit N] [--epochs E] [--run] [--export-dir DIR] [--quit-when-done]
-//            [--measure-latency] [--theme light|dark] [--presentation]
+//            [--allow-outside-data] [--measure-latency] [--theme light|dark] [--presentation]
 //   accellab --import-run FILE.jsonl [--export-dir DIR] [--quit-when-done]
 //   accellab --llm-planner ID [--export-dir DIR] [--quit-when-done]
 //   accellab --list-presets | --help | --version
@@ -23,6 +23,7 @@ struct LaunchOptions {
   bool measureLatency = false;   // --measure-latency: GUI-thread lateness while the run trains
   QString theme;                 // --theme light|dark (empty: the saved one)
   bool presentation = false;     // --presentation: start in presentation mode
+  bool allowOutsideData = false; // --allow-outside-data: a scripted run may read a preset's path outside the data folders
   bool listPresets = false;
   bool help = false;
   bool version = false;

@@ -1,5 +1,6 @@
 #include "app/gui/llm_planner_window.h"
 
+#include <QBuffer>
 #include <QDir>
 #include <QGuiApplication>
 #include <QScreen>
@@ -7,11 +8,9 @@
 #include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QSaveFile>
 #include <QStatusBar>
 #include <QTableWidget>
 #include <QToolBar>
-#include <filesystem>
 #include <qcustomplot.h>
 
 #include "app/gui/sim_service.h"
@@ -19,23 +18,23 @@
 #include "core/sim/llm_report_json.h"
 #include "core/util/files.h"
 #include "widgets/chart_export.h"
+#include "widgets/data_export.h"
 #include "widgets/llm_planner_panel.h"
 
 namespace app::gui {
 namespace {
 
-QString csvField(QString s) {
-  if (s.contains(',') || s.contains('"') || s.contains('\n')) s = '"' + s.replace("\"", "\"\"") + '"';
-  return s;
-}
+using widgets::csvField;
 
-bool writeFile(const QString& path, const QByteArray& data, QString* error) {
-  QSaveFile f(path);
-  if (!f.open(QIODevice::WriteOnly) || f.write(data) != data.size() || !f.commit()) {
-    if (error) *error = path + ": " + f.errorString();
+// Writes through the one checked writer; a failure names the file in `errors`.
+bool writeFile(const QString& path, const QByteArray& data, QStringList* errors) {
+  if (data.isEmpty()) {
+    if (errors) *errors << QObject::tr("Cannot write %1: it could not be rendered.").arg(QDir::toNativeSeparators(path));
     return false;
   }
-  return true;
+  const widgets::ExportResult r = widgets::writeFileAtomically(path, data);
+  if (!r.ok() && errors) *errors << r.error;
+  return r.ok();
 }
 
 }  // namespace
@@ -80,7 +79,11 @@ LlmPlannerWindow::LlmPlannerWindow(const SimService* sim, QWidget* parent)
   bar->setObjectName("LlmExportToolBar");
   bar->addAction(chart);
   bar->addAction(results);
-  if (!m_loadErrors.isEmpty()) statusBar()->showMessage(tr("Skipped presets: %1").arg(m_loadErrors.join("; ")));
+  if (!m_loadErrors.isEmpty()) {
+    // Visible, not only a status tip: a study that was not loaded is named with its key.
+    statusBar()->showMessage(tr("Skipped presets: %1").arg(m_loadErrors.join("; ")));
+    statusBar()->setToolTip(Qt::convertFromPlainText(m_loadErrors.join('\n')));
+  }
 
   if (!m_presets.empty()) openPreset(QString::fromStdString(m_presets.front().id));
   // Most of the screen, as the main window opens (all of it up to 1280x800).
@@ -89,25 +92,64 @@ LlmPlannerWindow::LlmPlannerWindow(const SimService* sim, QWidget* parent)
   if (width() < 1280 || height() < 800) resize(screen.size().boundedTo(QSize(1280, 800)));
 }
 
-void LlmPlannerWindow::loadPresets() { m_presets = shippedPresets(&m_loadErrors); }
-
-std::vector<core::sim::LlmStudy> LlmPlannerWindow::shippedPresets(QStringList* errors) {
-  namespace fs = std::filesystem;
-  std::vector<core::sim::LlmStudy> presets;
-  const fs::path dir = fs::path(core::util::resourceDir()) / "llm-presets";
-  std::vector<fs::path> files;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.path().extension() == ".json") files.push_back(e.path());
-  std::sort(files.begin(), files.end());
-  for (const auto& f : files) {
-    try {
-      presets.push_back(core::sim::readStudyFile(f.string()));
-    } catch (const std::exception& e) {
-      if (errors) *errors << QString::fromStdString(e.what());
+void LlmPlannerWindow::loadPresets() {
+  m_presets.clear();
+  m_loadErrors.clear();
+  m_refused.clear();
+  // A study names devices and stacks by id; one the catalogs do not know is refused here
+  // with its key, never replaced by the first device or the default stack.
+  QStringList devices, stacks;
+  for (const auto& d : m_sim->catalog().devices())
+    if (d.kind != core::hw::DeviceKind::Cpu) devices << QString::fromStdString(d.id);
+  for (const auto& st : m_sim->stacks().stacks()) stacks << QString::fromStdString(st.id);
+  for (auto& [file, study] : readPresetFiles(&m_loadErrors)) {
+    QStringList problems;
+    for (std::size_t i = 0; i < study.scenarios.size(); ++i) {
+      const auto& sc = study.scenarios[i];
+      const QString key = QStringLiteral("scenarios[%1].").arg(i);
+      if (!devices.contains(QString::fromStdString(sc.deviceId)))
+        problems << tr("%1device: unknown device \"%2\" (the planner knows: %3)")
+                        .arg(key, QString::fromStdString(sc.deviceId), devices.join(", "));
+      if (!sc.stackId.empty() && !stacks.contains(QString::fromStdString(sc.stackId)))
+        problems << tr("%1stack: unknown stack \"%2\" (known: %3)")
+                        .arg(key, QString::fromStdString(sc.stackId), stacks.join(", "));
+    }
+    if (problems.isEmpty()) {
+      m_presets.push_back(std::move(study));
+    } else {
+      const QString why = QDir::toNativeSeparators(file) + ": " + problems.join("; ");
+      m_loadErrors << why;
+      m_refused.push_back({QString::fromStdString(study.id), why});
     }
   }
+}
+
+std::vector<std::pair<QString, core::sim::LlmStudy>> LlmPlannerWindow::readPresetFiles(QStringList* errors) {
+  std::vector<std::pair<QString, core::sim::LlmStudy>> out;
+  const std::string dir = core::util::resourceDir() + "/llm-presets";
+  const core::util::FileListing listing = core::util::listFiles(dir, {".json"});
+  if (errors)
+    for (const auto& w : listing.warnings) *errors << QString::fromStdString(w);
+  for (const auto& f : listing.files) {
+    try {
+      out.emplace_back(QString::fromStdString(f), core::sim::readStudyFile(f));
+    } catch (const std::exception& e) {
+      if (errors) *errors << QString::fromUtf8(e.what());
+    }
+  }
+  return out;
+}
+
+std::vector<core::sim::LlmStudy> LlmPlannerWindow::shippedPresets(QStringList* errors) {
+  std::vector<core::sim::LlmStudy> presets;
+  for (auto& [file, study] : readPresetFiles(errors)) presets.push_back(std::move(study));
   return presets;
+}
+
+QString LlmPlannerWindow::presetError(const QString& id) const {
+  for (const auto& [refused, why] : m_refused)
+    if (refused == id) return why;
+  return {};
 }
 
 bool LlmPlannerWindow::openPreset(const QString& id) {
@@ -131,15 +173,16 @@ void LlmPlannerWindow::recompute() {
 }
 
 QString LlmPlannerWindow::resultsCsv() const {
-  QString out = "# AccelLab LLM planner, simulated figures; model " + QString::fromStdString(m_study.modelId) +
+  // The comment line is one line whatever the model id holds.
+  QString out = "# AccelLab LLM planner, simulated figures; model " + QString::fromStdString(m_study.modelId).simplified() +
                 ", global batch " + QString::number(m_study.batch) + ", precision " +
                 QString::fromLatin1(core::util::precisionName(m_study.precision)) + "\n";
   out += "scenario,device,count,stack,finetune,plan,tokens_per_second,samples_per_second,mfu,step_seconds,"
          "memory_bytes_per_chip,capacity_bytes_per_chip,fits_in_memory,usd_per_million_tokens,time_to_tokens_seconds,"
          "usd_to_tokens,source\n";
   for (const auto& o : m_outcomes) {
-    QStringList f{csvField(QString::fromStdString(o.scenario.label())), QString::fromStdString(o.scenario.deviceId),
-                  QString::number(o.scenario.count), QString::fromStdString(o.scenario.stackId),
+    QStringList f{csvField(QString::fromStdString(o.scenario.label())), csvField(QString::fromStdString(o.scenario.deviceId)),
+                  QString::number(o.scenario.count), csvField(QString::fromStdString(o.scenario.stackId)),
                   QString::fromLatin1(core::sim::finetuneName(o.scenario.finetune))};
     if (!o.report) {
       f << csvField("cannot run: " + QString::fromStdString(o.error));
@@ -177,17 +220,27 @@ QByteArray LlmPlannerWindow::resultsJson() const {
   return QByteArray::fromStdString(j.dump(2) + "\n");
 }
 
-bool LlmPlannerWindow::exportAll(const QString& dir, QString* error) {
-  QDir().mkpath(dir);
+bool LlmPlannerWindow::exportAll(const QString& dir, QStringList* errors) {
+  if (!QDir().mkpath(dir)) {
+    if (errors) *errors << tr("%1: cannot create the folder").arg(QDir::toNativeSeparators(dir));
+    return false;
+  }
+  // Every file is tried; each one that fails is named.
+  bool ok = true;
   for (QCustomPlot* c : m_panel->charts()) {
     const QString path = QDir(dir).filePath(m_panel->chartName(c) + ".png");
-    if (!c->savePng(path, 1200, 700, 1.0)) {
-      if (error) *error = path + ": could not be written";
-      return false;
-    }
+    ok = writeFile(path, widgets::renderPlotPng(*c, QSize(1200, 700), 1.0), errors) && ok;
   }
-  return writeFile(QDir(dir).filePath("llm-results.csv"), QByteArray("\xEF\xBB\xBF") + resultsCsv().toUtf8(), error) &&
-         writeFile(QDir(dir).filePath("llm-results.json"), resultsJson(), error);
+  ok = writeFile(QDir(dir).filePath("llm-results.csv"), QByteArray("\xEF\xBB\xBF") + resultsCsv().toUtf8(), errors) && ok;
+  ok = writeFile(QDir(dir).filePath("llm-results.json"), resultsJson(), errors) && ok;
+  QByteArray png;
+  {
+    QBuffer buffer(&png);
+    buffer.open(QIODevice::WriteOnly);
+    if (!grab().save(&buffer, "PNG")) png.clear();
+  }
+  ok = writeFile(QDir(dir).filePath("llm-window.png"), png, errors) && ok;
+  return ok;
 }
 
 void LlmPlannerWindow::exportChart() {
@@ -197,18 +250,18 @@ void LlmPlannerWindow::exportChart() {
                                                     tr("PNG image (*.png);;PDF document (*.pdf);;SVG image (*.svg)"));
   if (path.isEmpty()) return;
   const QString suffix = QFileInfo(path).suffix().toLower();
-  QString error;
-  bool ok = false;
+  QStringList errors;
+  const QString title = windowTitle();
   if (suffix == "svg") {
-    ok = writeFile(path, widgets::renderPlotSvg(*c, QSize(1200, 700), windowTitle(), "AccelLab LLM planner (simulated)"), &error);
+    writeFile(path, widgets::renderPlotSvg(*c, QSize(1200, 700), title, "AccelLab LLM planner (simulated)"), &errors);
   } else if (suffix == "pdf") {
-    ok = c->savePdf(path, 1200, 700);
+    writeFile(path, widgets::renderPlotPdf(*c, QSize(1200, 700), title), &errors);
   } else if (suffix == "png") {
-    ok = c->savePng(path, 1200, 700, 2.0);
+    writeFile(path, widgets::renderPlotPng(*c, QSize(1200, 700), 2.0), &errors);
   } else {
-    error = tr("unknown format \"%1\" (use .png, .pdf or .svg)").arg(suffix);
+    errors << tr("Cannot export %1: unknown format \"%2\" (use .png, .pdf or .svg)").arg(QDir::toNativeSeparators(path), suffix);
   }
-  if (!ok) QMessageBox::warning(this, tr("Export failed"), error.isEmpty() ? tr("%1 could not be written.").arg(path) : error);
+  if (!errors.isEmpty()) QMessageBox::warning(this, tr("Export failed"), errors.join('\n'));
   else statusBar()->showMessage(tr("Saved %1").arg(QFileInfo(path).fileName()), 5000);
 }
 
@@ -216,10 +269,10 @@ void LlmPlannerWindow::exportResults() {
   const QString path = QFileDialog::getSaveFileName(this, tr("Export results"), "llm-results.csv",
                                                     tr("CSV (*.csv);;JSON (*.json)"));
   if (path.isEmpty()) return;
-  QString error;
+  QStringList errors;
   const bool json = path.endsWith(".json", Qt::CaseInsensitive);
-  if (!writeFile(path, json ? resultsJson() : QByteArray("\xEF\xBB\xBF") + resultsCsv().toUtf8(), &error))
-    QMessageBox::warning(this, tr("Export failed"), error);
+  if (!writeFile(path, json ? resultsJson() : QByteArray("\xEF\xBB\xBF") + resultsCsv().toUtf8(), &errors))
+    QMessageBox::warning(this, tr("Export failed"), errors.join('\n'));
   else statusBar()->showMessage(tr("Saved %1").arg(QFileInfo(path).fileName()), 5000);
 }
 

@@ -5,6 +5,7 @@
 // (PNG/PDF/SVG) and the results (CSV/JSON, every figure marked simulated). GUI thread only.
 #include <QMainWindow>
 #include <QTimer>
+#include <utility>
 #include <vector>
 
 #include "core/sim/llm_study.h"
@@ -25,21 +26,27 @@ public:
   LlmPlannerWindow(const SimService* sim, QWidget* parent = nullptr);
 
   // The shipped presets (resources/llm-presets/*.json), in file-name order; files that fail
-  // to load are listed in loadErrors().
+  // to load, and studies naming a device or stack the catalogs do not know, are left out and
+  // listed in loadErrors() (file, key and why), shown in the status bar.
   const std::vector<core::sim::LlmStudy>& presets() const { return m_presets; }
   // The shipped LLM presets, read without a window (for --list-presets); bad files skipped.
   static std::vector<core::sim::LlmStudy> shippedPresets(QStringList* errors = nullptr);
   QStringList loadErrors() const { return m_loadErrors; }
+  // Why the preset `id` was refused (a device or stack the catalogs do not know), or empty.
+  QString presetError(const QString& id) const;
   bool openPreset(const QString& id);
   widgets::LlmPlannerPanel* panel() const { return m_panel; }
   // Simulates the shown study now (edits wait ~60 ms for more edits first).
   void recompute();
-  // Writes every chart (PNG) and the results (CSV, JSON) into `dir`; false with a message on failure.
-  bool exportAll(const QString& dir, QString* error);
+  // Writes every chart (PNG), the results (CSV, JSON) and a screenshot (llm-window.png) into
+  // `dir`; every file is tried, and each one that could not be written is named in `errors`.
+  bool exportAll(const QString& dir, QStringList* errors);
   QString resultsCsv() const;
   QByteArray resultsJson() const;
 
 private:
+  // Every readable study file in resources/llm-presets with its path; problems to `errors`.
+  static std::vector<std::pair<QString, core::sim::LlmStudy>> readPresetFiles(QStringList* errors);
   void loadPresets();
   void exportChart();
   void exportResults();
@@ -49,6 +56,7 @@ private:
   QTimer m_debounce;
   std::vector<core::sim::LlmStudy> m_presets;
   QStringList m_loadErrors;
+  std::vector<std::pair<QString, QString>> m_refused;  // id of a study refused, why
   core::sim::LlmStudy m_study;
   std::vector<core::sim::LlmOutcome> m_outcomes;
 };

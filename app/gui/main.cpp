@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "app/gui/appearance.h"
+#include "app/gui/console.h"
 #include "app/gui/launch_options.h"
 #include "app/gui/llm_planner_window.h"
 #include "app/gui/main_window.h"
@@ -25,27 +26,37 @@ bool wantsNoWindow(int argc, char** argv) {
 }
 
 int answerWithoutWindow(int argc, char** argv) {
+  using app::gui::printError;
   QStringList args;
   for (int i = 0; i < argc; ++i) args << QString::fromLocal8Bit(argv[i]);
   app::gui::LaunchOptions o;
   try {
     o = app::gui::parseLaunchOptions(args);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "accellab: %s\nTry 'accellab --help'.\n", e.what());
+    printError(QString::fromUtf8(e.what()));
+    std::fprintf(stderr, "Try 'accellab --help'.\n");
     return 2;
   }
   if (o.help) {
-    std::printf("%s", app::gui::launchHelpText().toLocal8Bit().constData());
+    app::gui::printText(app::gui::launchHelpText());
   } else if (o.version) {
     std::printf("accellab %s\n", core::util::kVersion);
   } else {
+    // Ids, titles and errors come from files: printFields/printError show them, never obey them.
     app::gui::PresetLibrary library;
     library.load();
+    auto skipped = [](const QString& e) {
+      printError(e.endsWith(QLatin1String("(skipped)")) ? e : QStringLiteral("skipped %1").arg(e));
+    };
     for (const auto& p : library.presets())
-      std::printf("%s\t%s%s\n", p.id.toUtf8().constData(), p.title.toUtf8().constData(), p.user ? " (yours)" : "");
-    for (const auto& e : library.errors()) std::fprintf(stderr, "accellab: skipped %s\n", e.toUtf8().constData());
-    for (const auto& p : app::gui::LlmPlannerWindow::shippedPresets())
-      std::printf("%s\t%s (LLM planner: accellab --llm-planner %s)\n", p.id.c_str(), p.title.c_str(), p.id.c_str());
+      app::gui::printFields({p.id, p.title + (p.user ? QStringLiteral(" (yours)") : QString())});
+    for (const auto& e : library.errors()) skipped(e);
+    QStringList llmErrors;
+    for (const auto& p : app::gui::LlmPlannerWindow::shippedPresets(&llmErrors)) {
+      const QString id = QString::fromStdString(p.id);
+      app::gui::printFields({id, QStringLiteral("%1 (LLM planner: accellab --llm-planner %2)").arg(QString::fromStdString(p.title), id)});
+    }
+    for (const auto& e : llmErrors) skipped(e);
   }
   return 0;
 }
@@ -67,7 +78,8 @@ int main(int argc, char** argv) {
   try {
     options = app::gui::parseLaunchOptions(QApplication::arguments());
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "accellab: %s\nTry 'accellab --help'.\n", e.what());
+    app::gui::printError(QString::fromUtf8(e.what()));
+    std::fprintf(stderr, "Try 'accellab --help'.\n");
     return 2;
   }
 
@@ -80,16 +92,18 @@ int main(int argc, char** argv) {
     QTimer::singleShot(0, &window, [&window, options] {
       app::gui::LlmPlannerWindow* planner = window.openLlmPlanner(options.llmPresetId);
       if (!planner) {
-        std::fprintf(stderr, "accellab: --llm-planner: no LLM preset '%s' (accellab --list-presets lists them)\n",
-                     options.llmPresetId.toUtf8().constData());
+        const QString why = window.llmPlanner() ? window.llmPlanner()->presetError(options.llmPresetId) : QString();
+        app::gui::printError(why.isEmpty() ? QStringLiteral("--llm-planner: no LLM preset '%1' (accellab --list-presets lists them)")
+                                                 .arg(options.llmPresetId)
+                                           : QStringLiteral("--llm-planner: %1").arg(why));
         QApplication::exit(2);
         return;
       }
       if (!options.exportDir.isEmpty()) {
-        QString error;
-        if (!planner->exportAll(options.exportDir, &error) ||
-            !planner->grab().save(QDir(options.exportDir).filePath("llm-window.png"))) {
-          std::fprintf(stderr, "accellab: --export-dir: %s\n", error.toUtf8().constData());
+        QStringList errors;
+        if (!planner->exportAll(options.exportDir, &errors)) {
+          // Every file that could not be written is named.
+          for (const QString& e : errors) app::gui::printError(QStringLiteral("--export-dir: %1").arg(e));
           QApplication::exit(1);
           return;
         }

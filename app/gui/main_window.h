@@ -75,6 +75,8 @@ public:
   // The LLM training planner (one window, created on first use) showing LLM preset `presetId`
   // ("" = as it is); nullptr when no preset has that id.
   LlmPlannerWindow* openLlmPlanner(const QString& presetId = {});
+  // The planner window if it was opened (even when the preset asked for was not found).
+  LlmPlannerWindow* llmPlanner() const { return m_llmPlanner; }
 
 protected:
   void closeEvent(QCloseEvent* event) override;

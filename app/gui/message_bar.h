@@ -20,6 +20,7 @@ public:
   void clearMessage();
   Level level() const { return m_level; }
   QString text() const;  // headline and details, for tests and the log
+  const QString& details() const { return m_details; }
 
 private:
   QLabel* m_icon = nullptr;

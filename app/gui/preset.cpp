@@ -1,6 +1,7 @@
 #include "app/gui/preset.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <cmath>
@@ -55,7 +56,7 @@ QString presetIdFromTitle(const QString& title) {
 
 Preset parsePreset(const std::string& text, const QString& source) {
   const std::string src = source.toStdString();
-  const Json root = Json::parse(text, src);
+  const Json root = Json::parse(text, src, core::util::kDataFileJsonLimits);
   const JsonReader in(root, src);
   Preset p;
   p.filePath = source;
@@ -156,9 +157,20 @@ QString PresetLibrary::userFolder() { return QDir(QString::fromStdString(core::u
 void PresetLibrary::load(const QString& builtinDir, const QString& userDir) {
   m_presets.clear();
   m_errors.clear();
+  m_failed.clear();
   auto loadFolder = [this](const QString& dir, bool user) {
-    const QFileInfoList files = QDir(dir).entryInfoList({"*.json"}, QDir::Files, QDir::Name);
-    for (const QFileInfo& f : files) {
+    // The one listing: an entry that cannot be read (a dangling or looping symlink, a FIFO, no
+    // permission) is named in a warning, not skipped in silence.
+    const core::util::FileListing listing = core::util::listFiles(QFile::encodeName(dir).toStdString(), {".json"});
+    for (const std::string& w : listing.warnings) {
+      m_errors << QString::fromStdString(w);
+      // The warning starts with the entry's path: "<dir>/<id>.json: why".
+      const QString text = QString::fromStdString(w);
+      const qsizetype end = text.indexOf(QLatin1String(".json: "));
+      if (end > 0) m_failed.push_back({QFileInfo(text.left(end + 5)).completeBaseName(), m_errors.back()});
+    }
+    for (const std::string& file : listing.files) {
+      const QFileInfo f(QFile::decodeName(QByteArray::fromStdString(file)));
       try {
         Preset p = loadPresetFile(f.absoluteFilePath());
         p.user = user;
@@ -172,12 +184,26 @@ void PresetLibrary::load(const QString& builtinDir, const QString& userDir) {
           m_presets << std::move(p);
         }
       } catch (const std::exception& e) {
-        m_errors << QString::fromStdString(e.what());
+        m_errors << QString::fromUtf8(e.what());
+        m_failed.push_back({f.completeBaseName(), m_errors.back()});
       }
     }
   };
   loadFolder(builtinDir, false);
   if (!userDir.isEmpty() && QDir(userDir) != QDir(builtinDir)) loadFolder(userDir, true);
+}
+
+QString PresetLibrary::errorFor(const QString& idOrPrefix) const {
+  if (idOrPrefix.isEmpty()) return {};
+  for (const auto& [id, error] : m_failed)
+    if (id == idOrPrefix) return error;
+  QString found;
+  for (const auto& [id, error] : m_failed) {
+    if (!id.startsWith(idOrPrefix, Qt::CaseInsensitive)) continue;
+    if (!found.isEmpty()) return {};
+    found = error;
+  }
+  return found;
 }
 
 const Preset* PresetLibrary::find(const QString& idOrPrefix) const {

@@ -5,6 +5,7 @@
 // published comparisons the app sets beside its own simulated ones.
 #include <QString>
 #include <QStringList>
+#include <QPair>
 #include <QVector>
 #include <optional>
 #include <string>
@@ -63,7 +64,7 @@ struct Preset {
 Preset parsePreset(const std::string& text, const QString& source);
 Preset loadPresetFile(const QString& path);
 std::string presetToJson(const Preset& preset);
-// Atomically (QSaveFile); throws core::util::Error naming the path on failure.
+// Atomically (writeTextFile); throws core::util::Error naming the path on failure.
 void savePresetFile(const Preset& preset, const QString& path);
 
 // A preset id is a file name: lowercase letters, digits and '-'.
@@ -79,8 +80,12 @@ public:
 
   void load(const QString& builtinDir = builtinFolder(), const QString& userDir = userFolder());
   const QVector<Preset>& presets() const { return m_presets; }
-  // Files that failed validation: "file: key: what" each.
+  // Files that failed validation ("file: key: what" each) and folder entries that could not
+  // be read (a dangling or looping symlink, a FIFO, no permission: core::util::listFiles).
   const QStringList& errors() const { return m_errors; }
+  // Why the file of preset `idOrPrefix` (its name without ".json": exact, else a unique
+  // prefix) was not loaded; empty when no such file failed.
+  QString errorFor(const QString& idOrPrefix) const;
   // Exact id, else a unique case-insensitive prefix ("e3"); nullptr when none or ambiguous.
   const Preset* find(const QString& idOrPrefix) const;
   QStringList ids() const;
@@ -88,6 +93,7 @@ public:
 private:
   QVector<Preset> m_presets;
   QStringList m_errors;
+  QVector<QPair<QString, QString>> m_failed;  // id (file name without .json), error
 };
 
 // How `e` differs from the preset's set-up in what its published comparisons depend on

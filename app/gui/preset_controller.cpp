@@ -4,14 +4,18 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QInputDialog>
+#include <QFile>
 #include <QLineEdit>
 #include <QMenu>
+#include <QMessageBox>
 
+#include "app/gui/data_folders.h"
 #include "app/gui/experiment_model.h"
 #include "app/gui/message_bar.h"
 #include "core/data/dataset_info.h"
 #include "core/nn/zoo.h"
 #include "core/util/error.h"
+#include "core/util/files.h"
 #include "widgets/hardware_panel.h"
 
 namespace app::gui {
@@ -66,29 +70,102 @@ QStringList PresetController::unknownIds(const Preset& p) const {
   return problems;
 }
 
+bool PresetController::isShipped(const Preset& preset) {
+  return !preset.user && !preset.filePath.isEmpty() &&
+         core::util::isInside(QFile::encodeName(preset.filePath).toStdString(),
+                              QFile::encodeName(PresetLibrary::builtinFolder()).toStdString());
+}
+
+void PresetController::setScripted(bool scripted, bool allowOutsideData) {
+  m_scripted = scripted;
+  m_allowOutsideData = allowOutsideData;
+}
+
 bool PresetController::apply(const QString& idOrPrefix) {
+  m_lastError.clear();
   const Preset* p = m_library.find(idOrPrefix);
+  // A user preset that failed to load is named with its real error, not "no preset"; in a
+  // scripted run also when a shipped preset of the same id would stand in for it.
+  if (const QString failed = m_library.errorFor(p ? p->id : idOrPrefix); !failed.isEmpty() && (!p || m_scripted)) {
+    m_lastError = failed;
+    m_messages->showMessage(MessageBar::Level::Error, tr("The preset “%1” could not be loaded").arg(idOrPrefix),
+                            failed + "\n" + tr("Fix the key named above in the file and open it again."));
+    return false;
+  }
   if (!p) {
+    m_lastError = tr("no preset “%1” (known presets: %2)").arg(idOrPrefix, m_library.ids().join(", "));
     m_messages->showMessage(MessageBar::Level::Error, tr("No preset “%1”").arg(idOrPrefix),
                             tr("Known presets: %1").arg(m_library.ids().join(", ")));
     return false;
   }
-  apply(*p);
-  return true;
+  return apply(*p);
 }
 
-void PresetController::apply(const Preset& preset) {
+bool PresetController::mayRead(const Preset& preset) {
+  if (isShipped(preset)) return true;
+  const QVector<KeyedPath> outside = pathsOutsideDataFolders(preset.experiment, m_experiment->userChosenDataDir());
+  if (outside.isEmpty()) return true;
+  const QString file = QDir::toNativeSeparators(preset.filePath);
+  QStringList where;
+  for (const KeyedPath& k : outside) where << tr("%1: %2: %3").arg(file, k.key, k.path);
+  const QString folders = dataFolders(m_experiment->userChosenDataDir()).join(", ");
+  if (m_scripted) {
+    if (m_allowOutsideData) return true;
+    m_lastError = tr("%1 points outside the data folders (%2); pass --allow-outside-data to read it")
+                      .arg(where.join("; "), folders);
+    m_messages->showMessage(MessageBar::Level::Error, tr("The preset “%1” was not opened").arg(preset.title),
+                            m_lastError);
+    return false;
+  }
+  const QString question =
+      tr("The preset “%1” points outside the data folders:\n\n%2\n\nAccelLab would read that folder to train on "
+         "it, and keep what it reads in the run history. Only continue if you trust this preset.\n\nData folders: "
+         "%3\n\nRead it?")
+          .arg(preset.title, where.join('\n'), folders);
+  bool yes = false;
+  if (m_askOutsideData) {
+    yes = m_askOutsideData(question);
+  } else {
+    // Plain text: the title and the path come from the file.
+    QMessageBox box(QMessageBox::Warning, tr("Read a folder outside the data folders?"), question,
+                    QMessageBox::Yes | QMessageBox::No, m_window);
+    box.setTextFormat(Qt::PlainText);
+    box.setDefaultButton(QMessageBox::No);
+    yes = box.exec() == QMessageBox::Yes;
+  }
+  if (yes) return true;
+  m_lastError = tr("%1 points outside the data folders; not opened").arg(where.join("; "));
+  m_messages->showMessage(MessageBar::Level::Info, tr("The preset “%1” was not opened").arg(preset.title), m_lastError);
+  return false;
+}
+
+bool PresetController::apply(const Preset& preset) {
+  m_lastError.clear();
+  if (!mayRead(preset)) return false;
   QStringList problems = unknownIds(preset);
+  const QString file = QDir::toNativeSeparators(preset.filePath);
+  const QStringList known = m_experiment->knownDeviceIds();
+  QStringList unknownDevices;
+  for (const auto& d : preset.experiment.devices)
+    if (!known.contains(QString::fromStdString(d.deviceId))) unknownDevices << QString::fromStdString(d.deviceId);
+  for (const QString& id : unknownDevices)
+    problems << (m_scripted ? tr("%1: devices: unknown device “%2” (known: %3)")
+                            : tr("%1: devices: unknown device “%2”, left out (known: %3)"))
+                    .arg(file, id, known.join(", "));
+  // A scripted run does not go on without what the preset asks for: it would measure
+  // something else and exit 0.
+  if (m_scripted && !problems.isEmpty()) {
+    m_lastError = problems.join("; ");
+    m_messages->showMessage(MessageBar::Level::Error, tr("The preset “%1” was not opened").arg(preset.title),
+                            problems.join('\n'));
+    return false;
+  }
   core::experiment::Experiment e = preset.experiment;
   e.presetId = preset.id.toStdString();
-  const QStringList unknown = m_experiment->set(std::move(e));
-  for (const QString& id : unknown)
-    problems << tr("%1: devices: unknown device “%2”, left out (known: %3)")
-                    .arg(QDir::toNativeSeparators(preset.filePath), id, m_experiment->knownDeviceIds().join(", "));
+  m_experiment->set(std::move(e));
   if (preset.experiment.trainHere && !m_experiment->experiment().trainHere)
     problems << tr("%1: mode: “train” needs a dataset the engine can load; “%2” is simulated only")
-                    .arg(QDir::toNativeSeparators(preset.filePath),
-                         QString::fromStdString(preset.experiment.train.datasetId));
+                    .arg(file, QString::fromStdString(preset.experiment.train.datasetId));
   m_current = preset;
   // Clear only what an earlier preset said, not other news (a skipped device file).
   if (!m_lastProblem.isEmpty() && m_messages->text() == m_lastProblem) m_messages->clearMessage();
@@ -99,6 +176,7 @@ void PresetController::apply(const Preset& preset) {
     m_lastProblem = m_messages->text();
   }
   Q_EMIT presetChanged(m_current);
+  return true;
 }
 
 void PresetController::setCurrent(const QString& id) {

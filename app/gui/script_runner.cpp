@@ -3,9 +3,9 @@
 #include <QApplication>
 #include <QDir>
 #include <QTimer>
-#include <cstdio>
 
 #include "app/gui/bridge_controller.h"
+#include "app/gui/console.h"
 #include "app/gui/experiment_model.h"
 #include "app/gui/export_controller.h"
 #include "app/gui/latency_probe.h"
@@ -21,16 +21,14 @@
 namespace app::gui {
 namespace {
 
-void out(const QString& line) {
-  std::fprintf(stdout, "%s\n", line.toLocal8Bit().constData());
-  std::fflush(stdout);
-}
-void err(const QString& line) {
-  std::fprintf(stderr, "accellab: %s\n", line.toLocal8Bit().constData());
-  std::fflush(stderr);
-}
+void out(const QString& line) { printLine(line); }
 
 }  // namespace
+
+void ScriptRunner::err(const QString& line) {
+  m_errors << line;
+  printError(line);
+}
 
 ScriptRunner::ScriptRunner(MainWindow* window, LaunchOptions options, QObject* parent)
     : QObject(parent), m_window(window), m_options(std::move(options)) {
@@ -42,8 +40,12 @@ ScriptRunner::ScriptRunner(MainWindow* window, LaunchOptions options, QObject* p
 
 void ScriptRunner::start() {
   if (!m_options.presetId.isEmpty()) {
-    if (!m_window->presetController()->apply(m_options.presetId)) {
-      err(QStringLiteral("--preset: %1").arg(m_window->messageBar()->text().replace('\n', ' ')));
+    PresetController* presets = m_window->presetController();
+    presets->setScripted(m_options.scripted(), m_options.allowOutsideData);
+    if (!presets->apply(m_options.presetId)) {
+      // The real reason (the file's error, the unknown device, the path outside the data
+      // folders), not only what the message bar's headline says.
+      err(QStringLiteral("--preset: %1").arg(presets->lastError().replace('\n', ' ')));
       finish(2);
       return;
     }
@@ -110,7 +112,7 @@ void ScriptRunner::exportAndFinish(bool runOk) {
   }
   // A scripted run whose history could not be written did not keep its result: say so.
   if (m_options.run && !m_window->runController()->saveHistory()) {
-    err(QStringLiteral("the run history could not be saved: %1").arg(m_window->messageBar()->text().replace('\n', ' ')));
+    err(QStringLiteral("the run history could not be saved: %1").arg(QString(m_window->messageBar()->details()).replace(QLatin1Char('\n'), QLatin1Char(' '))));
     code = 1;
   }
   finish(code);

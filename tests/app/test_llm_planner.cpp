@@ -2,6 +2,7 @@
 // published marks beside the bars they measure, edits recompute, and exports carry every
 // figure marked simulated.
 #include <QComboBox>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QSpinBox>
@@ -12,7 +13,9 @@
 
 #include "app/gui/llm_planner_window.h"
 #include "app/gui/sim_service.h"
+#include "../widgets/file_size_limit.h"
 #include "app_test_env.h"
+#include "core/util/csv.h"
 #include "widgets/llm_planner_panel.h"
 
 using app::gui::LlmPlannerWindow;
@@ -110,10 +113,10 @@ private slots:
     LlmPlannerWindow w(m_sim.get());
     QVERIFY(w.openPreset("mlperf-llama2-70b-lora"));
     const QString dir = m_dir.filePath("export");
-    QString error;
-    QVERIFY2(w.exportAll(dir, &error), qPrintable(error));
+    QStringList errors;
+    QVERIFY2(w.exportAll(dir, &errors), qPrintable(errors.join('\n')));
     for (const char* f : {"llm-throughput.png", "llm-cost.png", "llm-memory.png", "llm-scaling.png", "llm-results.csv",
-                          "llm-results.json"})
+                          "llm-results.json", "llm-window.png"})
       QVERIFY2(QFile::exists(dir + "/" + f), f);
     QFile csv(dir + "/llm-results.csv");
     QVERIFY(csv.open(QIODevice::ReadOnly));
@@ -124,6 +127,100 @@ private slots:
     QFile json(dir + "/llm-results.json");
     QVERIFY(json.open(QIODevice::ReadOnly));
     QVERIFY(json.readAll().contains("\"simulated\": true"));
+  }
+
+  // A full disk: every file that could not be written is named, the old files stay whole and
+  // no temporary file is left (the planner used its own QSaveFile writer, trusting commit()).
+  void aFullDiskNamesEveryFileAndKeepsTheOldOnes() {
+    LlmPlannerWindow w(m_sim.get());
+    QVERIFY(w.openPreset("mlperf-llama2-70b-lora"));
+    QTemporaryDir dir;
+    const QStringList names{"llm-throughput.png", "llm-cost.png", "llm-memory.png", "llm-scaling.png",
+                            "llm-results.csv", "llm-results.json", "llm-window.png"};
+    for (const QString& n : names) {
+      QFile f(dir.filePath(n));
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write("old");
+    }
+    QStringList errors;
+    bool ok = true;
+    {
+      const testdata::FileSizeLimit full(2048);
+      QVERIFY(full.ok());
+      ok = w.exportAll(dir.path(), &errors);
+    }
+    QVERIFY(!ok);
+    for (const QString& n : names) {
+      QFile f(dir.filePath(n));
+      QVERIFY(f.open(QIODevice::ReadOnly));
+      const QByteArray now = f.readAll();
+      // Written whole (it fitted) or named among the failures with the old bytes kept.
+      if (now != "old") continue;
+      QVERIFY2(errors.filter(n).size() == 1, qPrintable(n + ": " + errors.join('\n')));
+    }
+    QVERIFY2(errors.filter("llm-results.json").size() == 1, qPrintable(errors.join('\n')));
+    QCOMPARE(testdata::allEntries(dir.path()), [&] { QStringList s = names; s.sort(); return s; }());
+  }
+
+  // Device and stack ids reach the CSV escaped: one with a comma and a quote stays one field.
+  void theCsvEscapesDeviceAndStack() {
+    LlmPlannerWindow w(m_sim.get());
+    QVERIFY(w.openPreset("mlperf-llama2-70b-lora"));
+    const QString device = "h100,\"sxm\"", stack = "my,stack";
+    w.panel()->setCatalogs({{"llama3-8b", "Llama 3 8B", false, 0}}, {{device, "odd"}}, {stack});
+    core::sim::LlmStudy study = w.panel()->study();
+    study.modelId = "llama3-8b";
+    study.scenarios = {{device.toStdString(), 8, stack.toStdString(), core::sim::Finetune::Full}};
+    w.panel()->setStudy(study);
+    w.recompute();
+    std::vector<int> lines;
+    const auto rows = core::util::parseCsv(w.resultsCsv().toStdString(), "llm-results.csv", lines);
+    QCOMPARE(rows.size(), std::size_t{3});  // the comment line, the header, one scenario
+    QCOMPARE(rows[2].size(), rows[1].size());
+    QCOMPARE(QString::fromStdString(rows[2][1]), device);
+    QCOMPARE(QString::fromStdString(rows[2][3]), stack);
+  }
+
+  // A study naming a device or a stack the catalogs do not know is refused with the key, not
+  // shown with the first catalog device or the default stack in their place.
+  void anUnknownDeviceOrStackIsRefusedByKey() {
+    QTemporaryDir res;
+    QVERIFY(QDir().mkpath(res.filePath("llm-presets")));
+    const QString shipped = QString(ACCELLAB_SOURCE_RESOURCES) + "/llm-presets/2-mlperf-llama2-70b-lora.json";
+    QFile in(shipped);
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    const QByteArray text = in.readAll();
+    QVERIFY(text.contains("\"device\": \"h200\""));
+    auto write = [&](const QString& name, QByteArray bytes) {
+      QFile f(res.filePath("llm-presets/" + name));
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(bytes);
+    };
+    QByteArray badDevice = text;
+    badDevice.replace("\"mlperf-llama2-70b-lora\"", "\"bad-device\"").replace("\"device\": \"h200\"", "\"device\": \"h999\"");
+    write("a-bad-device.json", badDevice);
+    QByteArray badStack = text;
+    badStack.replace("\"mlperf-llama2-70b-lora\"", "\"bad-stack\"");
+    const qsizetype at = badStack.indexOf("\"stack\": \"mlperf\"");
+    QVERIFY(at > 0);
+    badStack.replace(at, 17, "\"stack\": \"no-such-stack\"");
+    write("b-bad-stack.json", badStack);
+    write("c-good.json", text);
+    const QByteArray old = qgetenv("ACCELLAB_RESOURCES");
+    qputenv("ACCELLAB_RESOURCES", res.path().toUtf8());
+    LlmPlannerWindow w(m_sim.get());
+    if (old.isEmpty()) qunsetenv("ACCELLAB_RESOURCES");
+    else qputenv("ACCELLAB_RESOURCES", old);
+    QCOMPARE(w.presets().size(), std::size_t{1});
+    QCOMPARE(QString::fromStdString(w.presets().front().id), QString("mlperf-llama2-70b-lora"));
+    const QString errors = w.loadErrors().join('\n');
+    QVERIFY2(errors.contains("a-bad-device.json") && errors.contains("scenarios[0].device") && errors.contains("h999"),
+             qPrintable(errors));
+    QVERIFY2(errors.contains("b-bad-stack.json") && errors.contains("scenarios[0].stack") && errors.contains("no-such-stack"),
+             qPrintable(errors));
+    QVERIFY(!w.openPreset("bad-device"));
+    QVERIFY(w.presetError("bad-device").contains("h999"));
+    QVERIFY(w.presetError("bad-stack").contains("no-such-stack"));
   }
 };
 

@@ -5,13 +5,17 @@
 #include <QTemporaryDir>
 #include <QtTest>
 #include <cmath>
+#include <sys/stat.h>
 
+#include "../widgets/file_size_limit.h"
+#include "app/gui/data_folders.h"
 #include "app/gui/preset.h"
 #include "app_test_env.h"
 #include "core/data/dataset_info.h"
 #include "core/experiment/train_config.h"
 #include "core/hw/device_catalog.h"
 #include "core/nn/zoo.h"
+#include "core/util/files.h"
 
 using app::gui::Preset;
 using app::gui::PresetLibrary;
@@ -177,6 +181,86 @@ private slots:
     QCOMPARE(lib.errors().size(), 2);
     QVERIFY(lib.errors().join('\n').contains("wrong-name.json: id: \"other\" differs from the file name"));
     QVERIFY(lib.errors().join('\n').contains("junk.json"));
+  }
+
+  // Entries of the user presets folder that cannot be read are named, each with why, never
+  // skipped in silence (they were: QDir's listing leaves FIFOs and dangling links out).
+  void unreadableUserEntriesAreNamed() {
+    QTemporaryDir user;
+    const QDir d(user.path());
+    QVERIFY(QFile::link(d.filePath("nowhere.json"), d.filePath("dangling.json")));
+    QVERIFY(QFile::link(d.filePath("loop-b.json"), d.filePath("loop-a.json")));
+    QVERIFY(QFile::link(d.filePath("loop-a.json"), d.filePath("loop-b.json")));
+    QCOMPARE(::mkfifo(QFile::encodeName(d.filePath("pipe.json")).constData(), 0600), 0);
+    QVERIFY(QFile::link("/dev/zero", d.filePath("zero.json")));
+    PresetLibrary lib;
+    lib.load(PresetLibrary::builtinFolder(), user.path());
+    QCOMPARE(lib.presets().size(), 6);  // the shipped ones, all still there
+    const QString errors = lib.errors().join('\n');
+    for (const char* name : {"dangling.json", "loop-a.json", "loop-b.json", "pipe.json", "zero.json"})
+      QVERIFY2(errors.contains(name), qPrintable(QString(name) + " not named in:\n" + errors));
+    QVERIFY2(errors.contains("FIFO") && errors.contains("symlink loop") && errors.contains("character device"),
+             qPrintable(errors));
+    // Asked for by name, such an entry says why it is not there.
+    QVERIFY(lib.errorFor("pipe").contains("FIFO"));
+    QVERIFY(lib.errorFor("e3").isEmpty());
+  }
+
+  // A preset saved on a full disk: the save throws naming the file, and the preset that was
+  // there stays whole (Qt 6.4's QSaveFile reported success and left it cut).
+  void savingOnAFullDiskKeepsTheOldPreset() {
+    QTemporaryDir user;
+    PresetLibrary shipped;
+    shipped.load(PresetLibrary::builtinFolder(), QString());
+    Preset p = *shipped.find("e3");
+    const QString path = QDir(user.path()).filePath(p.id + ".json");
+    app::gui::savePresetFile(p, path);
+    QFile before(path);
+    QVERIFY(before.open(QIODevice::ReadOnly));
+    const QByteArray old = before.readAll();
+    before.close();
+    p.explanation = QString(20000, QChar('x'));  // larger than the room left
+    QString error;
+    {
+      const testdata::FileSizeLimit full(static_cast<rlim_t>(old.size()) + 100);
+      QVERIFY(full.ok());
+      try {
+        app::gui::savePresetFile(p, path);
+      } catch (const std::exception& e) {
+        error = QString::fromUtf8(e.what());
+      }
+    }
+    QVERIFY2(error.contains(path) && error.contains("write failed"), qPrintable(error));
+    QFile after(path);
+    QVERIFY(after.open(QIODevice::ReadOnly));
+    QCOMPARE(after.readAll(), old);
+    QCOMPARE(testdata::allEntries(user.path()), QStringList{p.id + ".json"});
+  }
+
+  // The data folders: a preset's data_dir inside them is read without asking, one outside
+  // them (~/.ssh, or a path that climbs out with "..") is named by its key.
+  void dataFoldersDecideWhatIsOutside() {
+    using app::gui::pathsOutsideDataFolders;
+    core::experiment::Experiment e;
+    QVERIFY(pathsOutsideDataFolders(e).isEmpty());  // the dataset's default location
+    const QString user = QString::fromStdString(core::util::userDataDir());
+    for (const QString& inside : {QString("/usr/share/datasets/fashion-mnist"), QString("/usr/share/games/fortunes"),
+                                 user + "/corpora/mine", QString::fromStdString(core::util::resourceDir()) + "/x"}) {
+      e.train.dataDir = inside.toStdString();
+      QVERIFY2(pathsOutsideDataFolders(e).isEmpty(), qPrintable(inside));
+    }
+    for (const QString& outside : {QDir::homePath() + "/.ssh", QString("/usr/share/datasets/../../../etc"),
+                                  QString("/etc"), QString("relative/folder")}) {
+      e.train.dataDir = outside.toStdString();
+      const auto found = pathsOutsideDataFolders(e);
+      QCOMPARE(found.size(), 1);
+      QCOMPARE(found.front().key, QString("experiment.data_dir"));
+      QCOMPARE(found.front().path, outside);
+    }
+    // A folder the user chose themselves is one of them.
+    e.train.dataDir = "/srv/my-corpus/part1";
+    QCOMPARE(pathsOutsideDataFolders(e).size(), 1);
+    QVERIFY(pathsOutsideDataFolders(e, "/srv/my-corpus").isEmpty());
   }
 
   void idsFromTitles() {

@@ -2,7 +2,9 @@
 // run of a preset writes every chart in every format, the data and a window screenshot.
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QImage>
+#include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QJsonArray>
@@ -15,6 +17,7 @@
 #include "app/gui/main_window.h"
 #include "app/gui/preset_controller.h"
 #include "app/gui/script_runner.h"
+#include "../widgets/file_size_limit.h"
 #include "app_test_env.h"
 #include "widgets/chart_base.h"
 #include "widgets/chart_deck.h"
@@ -33,6 +36,48 @@ QString optionError(const QStringList& args) {
     return QString::fromUtf8(e.what());
   }
   return {};
+}
+
+// The content a test puts where an export will go, to see that a failed write keeps it.
+const QByteArray kOld = "old content\n";
+
+void writeOld(const QString& path) {
+  QFile f(path);
+  QVERIFY(f.open(QIODevice::WriteOnly));
+  f.write(kOld);
+}
+
+// Every expected file is either whole (it decodes: PNG, PDF to its %%EOF, SVG and JSON to
+// their end, CSV to a full line) or named in `errors` with its old content (or, when there
+// was none, absent); when `written`
+// is given (the program's "wrote" lines), those are the whole ones. No other entry, such as
+// a temporary file, is in the folder.
+void checkEveryFile(const QString& dir, const QStringList& expected, const QString& errors, const QStringList& written) {
+  for (const QString& name : expected) {
+    QFile f(QDir(dir).filePath(name));
+    if (!f.exists()) {  // a new file that could not be written is not there, and is named
+      QVERIFY2(errors.contains(name), qPrintable(name + " is missing but was not named:\n" + errors));
+      QVERIFY2(!written.contains(name), qPrintable(name));
+      continue;
+    }
+    QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(name));
+    const QByteArray bytes = f.readAll();
+    if (bytes == kOld) {
+      QVERIFY2(errors.contains(name), qPrintable(name + " kept its old content but was not named:\n" + errors));
+      QVERIFY2(!written.contains(name), qPrintable(name));
+      continue;
+    }
+    QVERIFY2(written.isEmpty() || written.contains(name), qPrintable(name));
+    bool whole = false;
+    if (name.endsWith(".png")) whole = !QImage::fromData(bytes, "PNG").isNull() && bytes.endsWith(QByteArray::fromHex("ae426082"));
+    else if (name.endsWith(".pdf")) whole = bytes.startsWith("%PDF") && bytes.trimmed().endsWith("%%EOF");
+    else if (name.endsWith(".svg")) whole = bytes.trimmed().endsWith("</svg>");
+    else if (name.endsWith(".json")) whole = !QJsonDocument::fromJson(bytes).isNull();
+    else if (name.endsWith(".csv")) whole = bytes.endsWith("\n");
+    QVERIFY2(whole, qPrintable(name + " is cut: " + QString::number(bytes.size()) + " bytes"));
+  }
+  QStringList entries = testdata::allEntries(dir);
+  for (const QString& e : entries) QVERIFY2(expected.contains(e), qPrintable("left behind: " + e));
 }
 
 }  // namespace
@@ -115,6 +160,92 @@ private slots:
       // agrees is exactly "the error is within the tolerance".
       QCOMPARE(row["agrees"].toBool(), std::abs(row["error"].toDouble()) <= row["tolerance"].toDouble());
     }
+  }
+
+  // A full disk during the scripted export (the issue: data.csv cut at 8,192 bytes, not named,
+  // exit 0). Every file is written whole or named on stderr with its old content kept, no
+  // temporary file is left, and the scripted run ends non-zero.
+  void aFullDiskFailsTheScriptAndNamesEveryFile() {
+    QTemporaryDir out;
+    const QStringList fixed{"all-charts.pdf", "data.csv", "data.json", "window.png"};
+    for (const QString& f : fixed) writeOld(out.filePath(f));
+    app::gui::MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    LaunchOptions o;
+    o.presetId = "e5";
+    o.epochs = 1;
+    o.run = true;
+    o.exportDir = out.path();
+    app::gui::ScriptRunner script(&window, o);
+    QSignalSpy done(&script, &app::gui::ScriptRunner::done);
+    {
+      const testdata::FileSizeLimit full(8192);
+      QVERIFY(full.ok());
+      script.start();
+      QTRY_COMPARE(done.count(), 1);
+    }
+    QVERIFY(done.first().first().toInt() != 0);
+    const QString errors = script.errors().join('\n');
+    QVERIFY2(errors.contains("data.csv"), qPrintable(errors));
+    QStringList expected = fixed;
+    for (const auto* chart : window.deck()->charts())
+      for (const QString ext : {"png", "pdf", "svg"}) expected << chart->chartId() + "." + ext;
+    checkEveryFile(out.path(), expected, errors, {});
+  }
+
+  // The same with the real program in a child process whose file-size limit is 8 KiB: it exits
+  // non-zero (not killed by SIGXFSZ) and names data.csv on stderr.
+  void theScriptedProgramExitsNonZeroOnAFullDisk() {
+    QTemporaryDir out, home;
+    for (const QString f : {"data.csv", "data.json", "all-charts.pdf", "window.png"}) writeOld(out.filePath(f));
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    env.insert("ACCELLAB_USER_DIR", home.filePath("user"));
+    env.insert("XDG_CONFIG_HOME", home.filePath("config"));
+    env.insert("XDG_DATA_HOME", home.filePath("data"));
+    p.setProcessEnvironment(env);
+    p.setChildProcessModifier([] { testdata::FileSizeLimit::limitChild(8192); });
+    p.start(ACCELLAB_GUI_EXE, {"--preset", "e5", "--epochs", "1", "--run", "--export-dir", out.path(), "--quit-when-done"});
+    QVERIFY(p.waitForFinished(120000));
+    const QString stdoutText = QString::fromUtf8(p.readAllStandardOutput());
+    const QString stderrText = QString::fromUtf8(p.readAllStandardError());
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(p.exitCode() != 0, qPrintable(stdoutText + stderrText));
+    QVERIFY2(stderrText.contains("data.csv"), qPrintable(stderrText));
+    QStringList written;
+    for (const QString& line : stdoutText.split('\n'))
+      if (line.startsWith("wrote ")) written << QFileInfo(line.mid(6)).fileName();
+    QStringList expected = written;
+    for (const QString f : {"data.csv", "data.json", "all-charts.pdf", "window.png"})
+      if (!expected.contains(f)) expected << f;
+    checkEveryFile(out.path(), expected, stderrText, written);
+  }
+
+  // --list-presets prints ids and titles from files: one line per preset, its two fields
+  // separated by a real tab, an escape or a tab inside a title written out, not obeyed.
+  void listPresetsPrintsTitlesAsText() {
+    QTemporaryDir home;
+    QVERIFY(QDir().mkpath(home.filePath("user/presets")));
+    QFile f(home.filePath("user/presets/odd.json"));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    // (JSON escapes: the file holds "\u001b", "\t" and "\n" as six and two characters.)
+    f.write("{\"id\": \"odd\", \"title\": \"Odd\\u001b[2J\\tcolumn\\nline\", \"mode\": \"simulate\", "
+            "\"experiment\": {\"dataset\": \"fashion-mnist\", \"model\": \"mlp\", \"batch\": 64}, "
+            "\"devices\": [{\"id\": \"k80\"}]}");
+    f.close();
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("ACCELLAB_USER_DIR", home.filePath("user"));
+    p.setProcessEnvironment(env);
+    p.start(ACCELLAB_GUI_EXE, {"--list-presets"});
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitCode(), 0);
+    const QByteArray out = p.readAllStandardOutput();
+    QVERIFY2(!out.contains('\x1b'), out.constData());
+    QVERIFY2(out.contains("odd\tOdd\\x1b[2J\\tcolumn\\nline (yours)\n"), out.constData());
+    QVERIFY2(out.contains("e3-colab-fashion\tE3"), out.constData());
   }
 
   void anUnknownPresetFails() {

@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 
 #include <csignal>
+#include <functional>
 
 #include <QClipboard>
 #include <QJsonArray>
@@ -17,6 +18,7 @@
 #include <QSettings>
 #include <QtTest>
 
+#include "file_size_limit.h"
 #include "synthetic_run.h"
 #include "widgets/accuracy_chart.h"
 #include "widgets/chart_base.h"
@@ -170,6 +172,50 @@ private slots:
     QVERIFY(f.open(QIODevice::ReadOnly));
     QCOMPARE(f.readAll(), QByteArray("old"));
     QCOMPARE(QDir(m_dir.path()).entryList({"full.png*"}, QDir::Files).size(), 1);  // no temp left
+  }
+
+  // The case: data.csv of ~11 KB on a disk with 8 KB free. Qt 6.4's QSaveFile cut it
+  // at 8,192 bytes inside a row and reported success; every export now fails, names its file,
+  // and leaves the old file whole and no temporary file behind.
+  void aFullDiskLosesNoExport() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QList<QPair<QString, std::function<ExportResult(const QString&)>>> exports = {
+        {"data.csv", [this](const QString& p) { return exportSeriesCsv(m_deck->charts(), p); }},
+        {"data.json", [this](const QString& p) { return exportSeriesJson(m_deck->charts(), p); }},
+        {"epoch.png", [this](const QString& p) { return exportChartPng(*m_epoch, p); }},
+        {"epoch.pdf", [this](const QString& p) { return exportChartPdf(*m_epoch, p); }},
+        {"epoch.svg", [this](const QString& p) { return exportChartSvg(*m_epoch, p); }},
+        {"all-charts.pdf", [this](const QString& p) { return exportChartsPdf(m_deck->charts(), p); }},
+    };
+    QVERIFY(seriesToCsv(collectSeries(m_deck->charts()), m_store).size() > 8192);  // larger than the free space
+    for (const auto& [name, run] : exports) {
+      const QString path = dir.filePath(name);
+      const QByteArray old = "old " + name.toUtf8() + "\n";
+      QVERIFY(writeFileAtomically(path, old).ok());
+      ExportResult r;
+      {
+        const testdata::FileSizeLimit full(8192);
+        QVERIFY(full.ok());
+        r = run(path);
+      }
+      QVERIFY2(!r.ok(), qPrintable(name + " reported success on a full disk"));
+      QVERIFY2(r.error.contains(name), qPrintable(r.error));
+      QVERIFY2(r.error.contains("disk is full") && !r.error.contains("Unknown error"), qPrintable(r.error));
+      QCOMPARE(readAll(path), old);
+      // And the same export with room to spare is written whole.
+      QVERIFY(run(path).ok());
+      QVERIFY(readAll(path).size() > 8192 || !name.endsWith(".csv"));
+    }
+    QCOMPARE(testdata::allEntries(dir.path()).size(), exports.size());  // no temporary file left
+  }
+
+  void csvFieldsEscapeQuotesCommasAndLineBreaks() {
+    QCOMPARE(csvField("h100"), QString("h100"));
+    QCOMPARE(csvField("a,b"), QString("\"a,b\""));
+    QCOMPARE(csvField("say \"hi\""), QString("\"say \"\"hi\"\"\""));
+    QCOMPARE(csvField("two\nlines"), QString("\"two\nlines\""));
+    QCOMPARE(csvField("cr\r"), QString("\"cr\r\""));
   }
 
   void csvHasHeaderAndOneRowPerPoint() {
