@@ -16,8 +16,9 @@ mkdir -p "$ACCELLAB_USER_DIR"/{devices,stacks,presets} "$HOME/.ssh" "$XDG_RUNTIM
 passed=0 failed=0
 hold() { passed=$((passed + 1)); echo "hold  $1"; }
 broke() { failed=$((failed + 1)); echo "FAIL  $1: $2"; [ -s "$work/err" ] && head -c 600 "$work/err" | sed 's/^/      | /'; }
-# run NAME TIMEOUT CMD...: stdout/stderr to $work/out, $work/err; status in $rc. Memory capped at 3 GB.
-run() { local t=$1; shift; (ulimit -v 3000000; timeout "$t" "$@") >"$work/out" 2>"$work/err"; rc=$?; }
+# run TIMEOUT CMD...: stdout/stderr to $work/out, $work/err; status in $rc. Address space capped at 3 GB
+# (mem_kb; the GUI, which maps more for Qt and TBB, gets 12 GB: the /dev/zero read grew past 24 GB).
+run() { local t=$1; shift; (ulimit -v "${mem_kb:-3000000}"; timeout "$t" "$@") >"$work/out" 2>"$work/err"; rc=$?; }
 raw_escape() { LC_ALL=C grep -q $'\x1b\|\x07\|\xc2\x9b' "$work/out" "$work/err"; }
 history="$XDG_DATA_HOME/AccelLab/AccelLab"  # QStandardPaths::AppDataLocation under XDG_DATA_HOME
 runlog="$src/tests/data/fuzz/run_log/lenet5-cpu.jsonl"
@@ -27,7 +28,7 @@ mkdir -p "$work/tiny"
 if mount -t tmpfs -o size=2m tmpfs "$work/tiny" 2>/dev/null; then
   mkdir -p "$work/tiny/out"
   head -c $((2048 * 1024 - 12 * 1024)) /dev/zero >"$work/tiny/filler" 2>/dev/null
-  run 180 "$gui" --preset e3 --limit 512 --epochs 1 --run --export-dir "$work/tiny/out" --quit-when-done
+  mem_kb=12000000 run 180 "$gui" --preset e3 --limit 512 --epochs 1 --run --export-dir "$work/tiny/out" --quit-when-done
   if [ $rc -ne 0 ] && [ $rc -lt 124 ] && grep -q "out/" "$work/err"; then hold "a full disk under --export-dir fails the scripted run, naming the file"; else broke "full disk export" "rc $rc"; fi
   for f in "$work"/tiny/out/*.csv; do
     [ -e "$f" ] || continue
@@ -47,7 +48,7 @@ run 20 "$cli" calibrate --device-base h100 --runs "$work/pipe.jsonl" --out "$wor
 if [ $rc -ne 0 ] && [ $rc -lt 124 ] && grep -q "FIFO" "$work/err"; then hold "calibrate --runs FIFO"; else broke "calibrate --runs FIFO" "rc $rc"; fi
 ln -s /dev/zero "$ACCELLAB_USER_DIR/presets/zero.json"
 mkdir -p "$history/runs" && ln -s /dev/zero "$history/runs/run-20261126-000000-000-aaaaaa.json" && ln -s /dev/zero "$history/runs.json"
-run 120 "$gui" --preset e3 --limit 256 --epochs 1 --run --quit-when-done
+mem_kb=12000000 run 120 "$gui" --preset e3 --limit 2048 --epochs 1 --run --quit-when-done
 if [ $rc -eq 0 ]; then hold "GUI starts with /dev/zero links in runs/, runs.json and presets/"; else broke "GUI with /dev/zero links" "rc $rc"; fi
 rm -f "$ACCELLAB_USER_DIR/presets/zero.json" "$history/runs/run-20261126-000000-000-aaaaaa.json" "$history/runs.json"
 
@@ -63,7 +64,7 @@ for c in "simulate --model lenet5 --dataset fashion-mnist --device v100 --batch 
   run 120 "$cli" $c
   if [ $rc -ne 3 ] && [ $rc -lt 124 ] && ! grep -q "internal error" "$work/err"; then hold "symlink loops: ${c%% *}"; else broke "symlink loops: ${c%% *}" "rc $rc"; fi
 done
-run 120 "$gui" --preset e3 --limit 256 --epochs 1 --run --quit-when-done
+mem_kb=12000000 run 120 "$gui" --preset e3 --limit 2048 --epochs 1 --run --quit-when-done
 if [ $rc -eq 0 ]; then hold "GUI starts with symlink loops in devices/ and stacks/"; else broke "GUI with symlink loops" "rc $rc"; fi
 rm -f "$ACCELLAB_USER_DIR"/devices/*.json "$ACCELLAB_USER_DIR"/stacks/*.json
 
@@ -90,7 +91,7 @@ echo "-----BEGIN OPENSSH PRIVATE KEY----- planted" >"$HOME/.ssh/id_planted"
 sed -e 's#"title": "[^"]*"#"title": "<img src=\\"/tmp/x.png\\">Evil"#' "$src/resources/presets/g1-gpt-fortunes.json" |
   python3 -c "import json,sys; p=json.load(sys.stdin); p['id']='evil'; p['experiment']['data_dir']='$HOME/.ssh'; json.dump(p, sys.stdout)" \
   >"$ACCELLAB_USER_DIR/presets/evil.json" 2>/dev/null
-run 120 "$gui" --preset evil --epochs 1 --run --quit-when-done
+mem_kb=12000000 run 120 "$gui" --preset evil --epochs 1 --run --quit-when-done
 if [ $rc -ne 0 ] && grep -q "data_dir" "$work/err"; then hold "a preset's data_dir outside the data folders needs a flag"; else broke "preset data_dir ~/.ssh" "rc $rc"; fi
 rm -f "$ACCELLAB_USER_DIR/presets/evil.json"
 
@@ -112,11 +113,11 @@ if ! raw_escape && [ $rc -ne 0 ]; then hold "a JSON parse error quoting a raw ES
 
 # 9. The smaller items.
 printf '{"id": "broken", "title": ' >"$ACCELLAB_USER_DIR/presets/broken.json"
-run 60 "$gui" --preset broken --run --quit-when-done
+mem_kb=12000000 run 60 "$gui" --preset broken --run --quit-when-done
 if [ $rc -ne 0 ] && grep -q "broken.json" "$work/err"; then hold "scripted GUI names an invalid user preset's error"; else broke "invalid preset" "rc $rc"; fi
 rm -f "$ACCELLAB_USER_DIR/presets/broken.json"
 python3 -c "import json; p=json.load(open('$src/resources/presets/e3-colab-fashion.json')); p['id']='ghost'; p['devices'] = p.get('devices', []) + [{'id': 'no-such-gpu'}]; json.dump(p, open('$ACCELLAB_USER_DIR/presets/ghost.json', 'w'))" 2>/dev/null
-run 60 "$gui" --preset ghost --limit 256 --epochs 1 --run --quit-when-done
+mem_kb=12000000 run 60 "$gui" --preset ghost --limit 256 --epochs 1 --run --quit-when-done
 if [ $rc -ne 0 ] && grep -q "no-such-gpu" "$work/err"; then hold "scripted GUI refuses a preset's unknown device"; else broke "unknown device in preset" "rc $rc"; fi
 rm -f "$ACCELLAB_USER_DIR/presets/ghost.json"
 sed '1s/"seq_len": [0-9]*/"seq_len": 1e300/; 1s/"threads": [0-9]*/"threads": -1e300/' "$runlog" >"$work/seq.jsonl"
