@@ -40,8 +40,9 @@ TEST(HostProbe, MeasuresOnceThenReadsTheCache) {
   const std::string cache = (dir / "host.json").string();
   const auto first = core::hw::cachedHostMeasurement(cache);
   ASSERT_TRUE(fs::exists(cache));
-  EXPECT_GT(first.gemmGflopsAll, 1.0);
-  EXPECT_GT(first.memBandwidthGBps, 0.5);
+  // A rate was measured, not its size: under ASan on two busy cores the GEMM ran at 0.47 GFLOP/s.
+  EXPECT_GT(first.gemmGflopsAll, 0.05);
+  EXPECT_GT(first.memBandwidthGBps, 0.05);
   EXPECT_GE(first.vcpus, first.cores);
   const auto second = core::hw::cachedHostMeasurement(cache);
   EXPECT_EQ(second.gemmGflopsAll, first.gemmGflopsAll);  // read back, not measured again
