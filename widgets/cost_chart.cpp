@@ -2,6 +2,8 @@
 
 #include <qcustomplot.h>
 
+#include <QLocale>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -56,9 +58,12 @@ CostChart::CostChart(QWidget* parent) : BarChartBase("cost", tr("Cost"), parent)
   enableLogYToggle();
   setExplanation(
       tr("What the training costs on rented hardware: USD per million images (left) and for "
-         "the whole run (right), from each device's hourly price (on-demand or preemptible, "
-         "as chosen) and its speed. A faster device can be dearer per hour yet cheaper per "
-         "image. Devices without a known price say so."));
+         "the whole run (right), from each device's hourly price (on-demand or preemptible, as "
+         "chosen, or the price you typed in the device table, marked \"your price\") and its "
+         "speed. A faster device can be dearer per hour yet cheaper per image. Devices without a "
+         "known price say so. Under the chart: each device's energy and CO₂e per run, estimates "
+         "from its board power, the data centre's PUE and the grid's carbon intensity (world "
+         "average and industry-average PUE unless set)."));
   // Row 1 of the plot layout holds both panels side by side.
   QCPAxisRect* left = mainRect();
   plot()->plotLayout()->take(left);
@@ -88,6 +93,9 @@ QVector<Series> CostChart::series() const {
       s.x = {kNaN};
       s.plotX = {cats.position(ri, d)};
       s.note = c.note;
+      // A price the user typed is theirs, not the catalog's: the legend and the hover say so.
+      if (!d.measured && d.report.priceKnown && d.report.priceKind == core::sim::PriceKind::User)
+        s.label += tr(" (your price)");
       s.name = tokensPerSample(run) > 0 ? "usd_per_million_tokens" : "usd_per_million_images";
       s.y = {c.perMillion};
       out.push_back(s);
@@ -113,6 +121,18 @@ void CostChart::rebuild() {
   const DeviceCategories cats = categories();
   const QVector<Series> all = series();
   QStringList notes;
+  // Energy and CO2e sit beside the cost: an estimate per simulated device and run.
+  for (const Run* run : runs)
+    for (const DeviceResult& d : run->devices) {
+      const auto& e = d.report.energy;
+      if (d.measured || !e.known || outOfMemory(d)) continue;
+      QString line = tr("%1: about %2 kWh").arg(d.deviceId, QLocale().toString(e.kwh, 'g', 3));
+      if (d.report.config.energy.gridKgCo2ePerKwh > 0)
+        line += tr(", %1 kg CO₂e").arg(QLocale().toString(e.co2eKg, 'g', 3));
+      notes << line + tr(" per run (estimate: %1 × PUE %2)")
+                          .arg(e.typicalDraw ? tr("training draw") : tr("board power"),
+                               QLocale().toString(d.report.config.energy.pue, 'g', 3));
+    }
   QVector<Series> leftRefs, rightRefs;
   for (const Series& s : all) {
     if (s.source == SeriesSource::Reference) {

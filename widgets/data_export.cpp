@@ -67,7 +67,7 @@ QByteArray seriesToCsv(const QVector<Series>& series, const RunStore* store) {
   QString out = QStringLiteral("chart,run_id,run,device,series,x,x_unit,y,unit,source,note");
   if (store)
     out += QStringLiteral(",model,dataset,subset,batch,epochs,optimizer,learning_rate,weight_decay,precision,seed,"
-                          "device_count,device_precision,stack,usd_per_hour");
+                          "device_count,device_precision,stack,usd_per_hour,price_kind");
   out += '\n';
   for (const Series& s : series) {
     const QString prefix = QStringLiteral("%1,%2,%3,%4,%5,")
@@ -93,13 +93,15 @@ QByteArray seriesToCsv(const QVector<Series>& series, const RunStore* store) {
         config = QStringLiteral(",,,,,,,,,,");
       }
       if (d && !d->measured)
-        config += QStringLiteral(",%1,%2,%3,%4")
+        config += QStringLiteral(",%1,%2,%3,%4,%5")
                       .arg(d->count)
                       .arg(QString::fromLatin1(core::util::precisionName(d->report.config.precision)),
                            csvField(QString::fromStdString(d->report.config.stackId)),
-                           d->report.priceKnown ? csvNumber(d->report.usdPerHour) : QString());
+                           d->report.priceKnown ? csvNumber(d->report.usdPerHour) : QString(),
+                           d->report.priceKnown ? QString::fromLatin1(core::sim::kPriceKindLabels.name(d->report.priceKind).data())
+                                                : QString());
       else
-        config += d ? QStringLiteral(",1,,measured,") : QStringLiteral(",,,,");
+        config += d ? QStringLiteral(",1,,measured,,") : QStringLiteral(",,,,,");
     }
     const QString suffix = QStringLiteral("%1,%2,%3%4\n").arg(csvField(s.yUnit), seriesSourceName(s.source),
                                                                csvField(s.note), config);
@@ -166,8 +168,13 @@ QByteArray seriesToJson(const QVector<Series>& series, const RunStore* store, co
         if (!d.measured) {
           o["precision"] = QString::fromLatin1(core::util::precisionName(d.report.config.precision));
           o["stack"] = QString::fromStdString(d.report.config.stackId);
-          o["price"] = QString::fromLatin1(core::experiment::priceKindName(d.report.config.preemptible));
+          o["price"] = QString::fromLatin1(core::sim::kPriceKindLabels.name(d.report.priceKind).data());
           o["usd_per_hour"] = d.report.priceKnown ? QJsonValue(d.report.usdPerHour) : QJsonValue();
+          // Estimates beside the cost (null when the device file has no power figure).
+          o["energy_kwh"] = d.report.energy.known ? QJsonValue(d.report.energy.kwh) : QJsonValue();
+          o["co2e_kg"] = d.report.energy.known && d.report.config.energy.gridKgCo2ePerKwh > 0
+                             ? QJsonValue(d.report.energy.co2eKg)
+                             : QJsonValue();
         }
         devices.append(o);
       }

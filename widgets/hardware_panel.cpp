@@ -3,6 +3,8 @@
 #include <QComboBox>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QStyle>
@@ -10,6 +12,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "core/sim/pricing.h"
 #include "widgets/palette.h"
 
 namespace widgets {
@@ -178,6 +181,11 @@ void HardwarePanel::buildRow(int row, const core::hw::DeviceSpec& spec) {
   auto* price = new QComboBox(m_table);
   price->setObjectName("price_" + id);
   price->setFrame(false);
+  // Editable: the user types the $/h they pay (a reservation, a negotiated rate, their own
+  // cluster's cost); it replaces the catalog's for this device and is marked as theirs.
+  price->setEditable(true);
+  price->setInsertPolicy(QComboBox::NoInsert);
+  price->lineEdit()->setPlaceholderText(tr("your $/h"));
   if (spec.usdPerHourOnDemand) {
     price->addItem(money(*spec.usdPerHourOnDemand), false);
     price->setItemData(price->count() - 1, tr("on-demand price"), Qt::ToolTipRole);
@@ -186,12 +194,11 @@ void HardwarePanel::buildRow(int row, const core::hw::DeviceSpec& spec) {
     price->addItem(tr("%1 pre.").arg(money(*spec.usdPerHourPreemptible)), true);
     price->setItemData(price->count() - 1, tr("preemptible (spot) price"), Qt::ToolTipRole);
   }
-  if (price->count() == 0) {
-    price->addItem(tr("no price"), false);
-    price->setEnabled(false);
-  }
-  price->setToolTip(tr("Price kind: on-demand, or preemptible (\"pre.\", spot)") +
-                    (spec.priceDate.empty() ? QString() : tr("; prices as of %1").arg(QString::fromStdString(spec.priceDate))));
+  if (price->count() == 0) price->addItem(tr("no price"), false);
+  QString seller = spec.priceSeller.empty() ? QString() : QString::fromStdString(spec.priceSeller) + QStringLiteral(", ");
+  price->setToolTip(tr("Price kind: on-demand (%1as of %2), or preemptible (\"pre.\", spot). Type the $/h you pay "
+                       "per device to use your own price.")
+                        .arg(seller, spec.priceDate.empty() ? tr("no date") : QString::fromStdString(spec.priceDate)));
   m_table->setCellWidget(row, kPrice, price);
   showVmPrice(row);
 
@@ -199,7 +206,7 @@ void HardwarePanel::buildRow(int row, const core::hw::DeviceSpec& spec) {
   precision->setObjectName("precision_" + id);
   precision->setFrame(false);
   precision->addItem(tr("as run"), kAsRun);
-  for (Precision p : {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16, Precision::FP8})
+  for (Precision p : {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16, Precision::FP8, Precision::FP4})
     if (core::hw::peakTflops(spec, p)) precision->addItem(QString::fromLatin1(core::util::precisionName(p)), static_cast<int>(p));
   precision->setToolTip(tr("\"as run\": the experiment's precision where the device has it, else its native one"));
   m_table->setCellWidget(row, kPrecision, precision);
@@ -218,6 +225,52 @@ void HardwarePanel::buildRow(int row, const core::hw::DeviceSpec& spec) {
       fitColumns();
       Q_EMIT choicesChanged();
     });
+  // Picking a catalog price drops a typed one; typing a number sets it.
+  connect(price, &QComboBox::activated, this, [this, price] {
+    if (!price->property(kUserPriceProperty).isValid()) return;
+    setUserPrice(price, std::nullopt);
+    if (!m_updating) Q_EMIT choicesChanged();
+  });
+  connect(price->lineEdit(), &QLineEdit::editingFinished, this, [this, price] {
+    const QString text = price->lineEdit()->text();
+    if (text == price->itemText(price->currentIndex()) || text == userPriceText(price)) return;
+    const std::optional<double> typed = parseUserPrice(text);
+    setUserPrice(price, typed);
+    if (!typed && !text.trimmed().isEmpty())
+      price->setToolTip(tr("\"%1\" is not a price: type the $/h per device, e.g. 1.80").arg(text));
+    if (!m_updating) {
+      fitColumns();
+      Q_EMIT choicesChanged();
+    }
+  });
+}
+
+std::optional<double> HardwarePanel::parseUserPrice(const QString& text) {
+  QString t = text.trimmed();
+  for (const QString& noise : {QStringLiteral("(yours)"), QStringLiteral("/h"), QStringLiteral("$"), QStringLiteral("USD")})
+    t.remove(noise, Qt::CaseInsensitive);
+  bool ok = false;
+  const double v = QLocale::c().toDouble(t.trimmed(), &ok);
+  if (!ok) return std::nullopt;
+  try {
+    core::sim::checkUserPrice(v, "price");
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  return v;
+}
+
+QString HardwarePanel::userPriceText(const QComboBox* price) {
+  const QVariant v = price->property(kUserPriceProperty);
+  return v.isValid() ? tr("%1 (yours)").arg(money(v.toDouble())) : QString();
+}
+
+void HardwarePanel::setUserPrice(QComboBox* price, std::optional<double> usdPerHour) {
+  price->setProperty(kUserPriceProperty, usdPerHour ? QVariant(*usdPerHour) : QVariant());
+  price->lineEdit()->setText(usdPerHour ? userPriceText(price) : price->itemText(price->currentIndex()));
+  QFont f = price->font();
+  f.setItalic(usdPerHour.has_value());
+  price->lineEdit()->setFont(f);
 }
 
 // A cloud CPU's file prices one vCPU-hour; the column shows what the chosen VM costs an hour
@@ -253,7 +306,9 @@ core::experiment::DeviceChoice HardwarePanel::readRow(int row) const {
   } else {
     c.count = count->value();
   }
-  c.preemptible = static_cast<QComboBox*>(m_table->cellWidget(row, kPrice))->currentData().toBool();
+  const auto* price = static_cast<QComboBox*>(m_table->cellWidget(row, kPrice));
+  c.preemptible = price->currentData().toBool();
+  if (const QVariant typed = price->property(kUserPriceProperty); typed.isValid()) c.userUsdPerHour = typed.toDouble();
   const int p = static_cast<QComboBox*>(m_table->cellWidget(row, kPrecision))->currentData().toInt();
   if (p != kAsRun) c.precision = static_cast<Precision>(p);
   return c;
@@ -273,6 +328,7 @@ void HardwarePanel::applyChoice(int row, const core::experiment::DeviceChoice& c
   const QSignalBlocker b1(price);
   const int pi = price->findData(c.preemptible);
   if (pi >= 0) price->setCurrentIndex(pi);
+  setUserPrice(price, c.userUsdPerHour);
   auto* precision = static_cast<QComboBox*>(m_table->cellWidget(row, kPrecision));
   const QSignalBlocker b2(precision);
   const int qi = precision->findData(c.precision ? static_cast<int>(*c.precision) : kAsRun);

@@ -14,6 +14,7 @@
 #include "core/util/precision.h"
 #include "widgets/chart_theme.h"
 
+class QComboBox;
 class QTableWidget;
 class QLabel;
 
@@ -78,6 +79,12 @@ private:
   void applyChoice(int row, const core::experiment::DeviceChoice& c, bool checked);
   core::experiment::DeviceChoice readRow(int row) const;
   void showVmPrice(int row);
+  // The price the user typed (per device-hour): kept on the row's price box, shown italic as
+  // "$1.80/h (yours)"; nullopt gives the catalog's back.
+  static constexpr const char* kUserPriceProperty = "userUsdPerHour";
+  static std::optional<double> parseUserPrice(const QString& text);
+  static QString userPriceText(const QComboBox* price);
+  void setUserPrice(QComboBox* price, std::optional<double> usdPerHour);
 
   QTableWidget* m_table = nullptr;
   QLabel* m_note = nullptr;

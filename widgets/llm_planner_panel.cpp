@@ -119,9 +119,11 @@ QWidget* LlmPlannerPanel::createWorkload() {
   m_batch->setToolTip(tr("Global batch, in sequences (images for ViT), split over the data-parallel replicas"));
   m_precision = new QComboBox(box);
   m_precision->setObjectName("llm_precision");
-  for (Precision p : {Precision::BF16, Precision::FP16, Precision::FP8, Precision::TF32, Precision::FP32})
+  for (Precision p : {Precision::BF16, Precision::FP16, Precision::FP8, Precision::FP4, Precision::TF32, Precision::FP32})
     m_precision->addItem(QString::fromLatin1(core::util::precisionName(p)), static_cast<int>(p));
-  m_precision->setToolTip(tr("fp8: fp8 matmuls, bf16 elsewhere; a device without fp8 runs bf16 and says so"));
+  m_precision->setToolTip(tr("fp8: fp8 matmuls, bf16 elsewhere; a device without fp8 runs bf16 and says so.\n"
+                             "fp4: NVFP4/MXFP4 matmuls (Blackwell, MI355X), bf16 elsewhere; a device without fp4 runs "
+                             "fp8 (or bf16) and says so"));
   m_loraRank = new QSpinBox(box);
   m_loraRank->setObjectName("llm_lora_rank");
   m_loraRank->setRange(1, 65536);

@@ -139,7 +139,9 @@ QString runConfigurationText(const Run& run) {
         QString::fromLatin1(core::util::precisionName(r.config.precision)), QString::fromStdString(r.config.stackId));
     if (d.vcpus > 0) dev += QStringLiteral(" %1 vCPUs").arg(d.vcpus);
     dev += r.priceKnown ? QStringLiteral(" $%1/h %2").arg(r.usdPerHour, 0, 'g', 4).arg(
-                              QString::fromLatin1(core::experiment::priceKindName(r.config.preemptible)))
+                              r.priceKind == core::sim::PriceKind::User
+                                  ? QObject::tr("your price")
+                                  : QString::fromLatin1(core::sim::kPriceKindLabels.name(r.priceKind).data()))
                         : QObject::tr(" no price");
     devices << dev + QObject::tr(" (simulated)");
   }

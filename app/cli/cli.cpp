@@ -13,6 +13,8 @@ const std::vector<Command>& commands() {
       {"bench", "measure steady-state training images/s and GFLOP/s on this CPU", cmdBench, kBenchUsage},
       {"simulate", "predict step time, throughput, memory and cost on a device", cmdSimulate, kSimulateUsage},
       {"sweep", "simulate over lists of devices and batch sizes (JSON lines)", cmdSweep, kSweepUsage},
+      {"plan", "the smallest device count that trains N tokens by a deadline or within a budget", cmdPlan,
+       kPlanUsage},
       {"validate", "compare the simulator with published measurements (CSV)", cmdValidate, kValidateUsage},
       {"fit-stacks", "refit the software stacks' figures on published measurements", cmdFitStacks, kFitStacksUsage},
       {"models", "list the model zoo", cmdModels, kModelsUsage},

@@ -1,6 +1,8 @@
 // accellab-cli simulate for transformers (LLM scale): the model, sequence length, device count,
 // parallel plan ("auto" searches), fine-tune mode and tokens to train, in; the LlmReport out.
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
@@ -9,6 +11,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/sim_options.h"
 #include "core/nn/transformer_spec.h"
+#include "core/sim/backwards_plan.h"
 #include "core/sim/llm_report_json.h"
 #include "core/sim/llm_simulator.h"
 #include "core/sim/transformer_run.h"
@@ -18,6 +21,7 @@ namespace app::cli {
 namespace {
 
 using core::util::Error;
+using core::util::Json;
 
 std::string gib(double bytes) { return fmt(bytes / (1024.0 * 1024 * 1024)); }
 
@@ -42,20 +46,20 @@ void printText(const core::sim::LlmReport& r, std::ostream& out) {
   if (r.priceKnown) {
     out << "$" << fmt(r.usdPerHour) << "/h, $" << fmt(r.usdPerMillionTokens) << " per million tokens";
     if (c.trainTokens > 0) out << ", $" << fmt(r.usdToTokens, 4) << " for " << fmt(c.trainTokens, 4) << " tokens";
+    out << " (" << priceLabel(r.priceKind, r.priceSeller, r.priceDate) << ")";
   } else {
-    out << "no price known";
+    out << "no price (the device file has none; --usd-per-hour sets yours)";
   }
   if (c.trainTokens > 0) out << "\n  time to tokens  " << duration(r.timeToTokensSeconds);
+  out << "\n  energy          " << energyText(r.energy, c.energy, r.energyPerHour ? "per hour" : "to the tokens");
   out << "\n  why             " << r.explanation << "\n";
 }
 
 }  // namespace
 
-int simulateTransformer(const Args& a, std::ostream& out, std::ostream& err) {
-  a.allowOnly({"model", "dataset", "device", "count", "batch", "precision", "preemptible", "format", "stack", "help",
-               "seq-len", "parallel", "finetune", "lora-rank", "train-tokens"});
-  const std::string format = a.str("format", "json");
-  if (format != "json" && format != "text") throw Error("--format: '" + format + "' is not one of json, text");
+// The options simulate and plan share for a transformer: model, dataset, sequence length,
+// precision, fine-tuning, parallel plan, price and energy (not device, count, batch or tokens).
+core::sim::LlmConfig llmConfigOptions(const Args& a, std::ostream& err) {
   core::sim::LlmConfig c;
   c.modelId = a.required("model");
   const core::nn::TransformerSpec& spec = core::nn::transformerSpec(c.modelId);
@@ -71,12 +75,6 @@ int simulateTransformer(const Args& a, std::ostream& out, std::ostream& err) {
       throw Error("--dataset: " + why);
     }
   }
-  const std::string device = a.required("device");
-  const core::hw::DeviceCatalog cat = loadSimCatalog(false, err);
-  c.deviceId = deviceIdOption("--device", device, cat);
-  c.count = static_cast<int>(a.integer("count", 1, 1, 65536));
-  if (!a.has("batch")) throw Error("missing required option --batch (global, in sequences)");
-  c.batch = static_cast<int>(a.integer("batch", 0, 1, 1 << 24));
   c.seqLen = static_cast<int>(a.integer("seq-len", 0, 1, 1 << 22));
   if (a.has("seq-len") && spec.kind == core::nn::TransformerKind::Vision)
     throw Error("--seq-len: " + c.modelId + " reads " + std::to_string(spec.tokensPerSample(0)) +
@@ -90,8 +88,27 @@ int simulateTransformer(const Args& a, std::ostream& out, std::ostream& err) {
     throw Error("--lora-rank: only with --finetune lora");
   const std::string plan = a.str("parallel", "auto");
   if (plan != "auto") c.plan = core::sim::parseParallelPlan(plan);
-  c.trainTokens = a.real("train-tokens", 0, 1, 1e18);
   c.preemptible = a.flag("preemptible");
+  const CostOptions cost = costOptions(a, err);
+  c.userUsdPerHour = cost.userUsdPerHour;
+  c.energy = cost.energy;
+  return c;
+}
+
+int simulateTransformer(const Args& a, std::ostream& out, std::ostream& err) {
+  a.allowOnly({"model", "dataset", "device", "count", "batch", "precision", "preemptible", "format", "stack", "help",
+               "usd-per-hour", "grid", "pue",
+               "seq-len", "parallel", "finetune", "lora-rank", "train-tokens"});
+  const std::string format = a.str("format", "json");
+  if (format != "json" && format != "text") throw Error("--format: '" + format + "' is not one of json, text");
+  core::sim::LlmConfig c = llmConfigOptions(a, err);
+  const std::string device = a.required("device");
+  const core::hw::DeviceCatalog cat = loadSimCatalog(false, err);
+  c.deviceId = deviceIdOption("--device", device, cat);
+  c.count = static_cast<int>(a.integer("count", 1, 1, 65536));
+  if (!a.has("batch")) throw Error("missing required option --batch (global, in sequences)");
+  c.batch = static_cast<int>(a.integer("batch", 0, 1, 1 << 24));
+  c.trainTokens = a.real("train-tokens", 0, 1, 1e18);
   const core::hw::StackCatalog stacks = loadSimStacks(err);
   const std::string stackId = stackIdOption(a, stacks);
   const core::hw::DeviceSpec& d = cat.at(c.deviceId);
@@ -99,6 +116,118 @@ int simulateTransformer(const Args& a, std::ostream& out, std::ostream& err) {
   const core::sim::LlmReport r = core::sim::simulateLlm(c, d, stack);
   if (format == "text") printText(r, out);
   else out << core::sim::llmReportToJson(r).dump(2) << "\n";
+  return 0;
+}
+
+}  // namespace app::cli
+
+namespace app::cli {
+
+const char* const kPlanUsage =
+    "Usage: accellab-cli plan --model M --device a,b,... --tokens N (--days D | --deadline YYYY-MM-DD)\n"
+    "                         [--budget-usd U] [--batch B] [--seq-len T] [--precision P]\n"
+    "                         [--stack ID] [--finetune full|lora] [--max-count N]\n"
+    "                         [--usd-per-hour X] [--grid R] [--pue P] [--format json|text]\n"
+    "\n"
+    "Plans backwards for a transformer of the zoo: for each device, the smallest count that trains\n"
+    "--tokens tokens within the deadline and/or the budget, with its parallel plan, time, cost and\n"
+    "energy, or why no count up to --max-count (default 65536) does. Every count tried is\n"
+    "simulated as `simulate` would (plan search included): counts double from 1, then the gap\n"
+    "is bisected (whole nodes beyond one node).\n"
+    "  --tokens N         tokens to train (e.g. 1e12)\n"
+    "  --days D           the deadline in days of training; or --deadline YYYY-MM-DD (from now)\n"
+    "  --budget-usd U     the most the training may cost (needs a price: the catalog's or yours)\n"
+    "  --batch B          GLOBAL batch in sequences, kept at every count (default 1024)\n"
+    ACCELLAB_COST_OPTIONS_USAGE
+    "JSON: one object per device: device, met, count (null when not met), why, counts_tried,\n"
+    "and the simulate keys at that count under \"report\" (time_to_tokens_seconds, usd_to_tokens,\n"
+    "plan, energy_kwh, ...; the closest count tried when not met).\n"
+    "Example: accellab-cli plan --model llama3-8b --device h100,mi300x,tpu-v5p-8 --tokens 1e12 --days 30\n";
+
+namespace {
+
+// Seconds from now to the start (00:00 UTC) of a YYYY-MM-DD date; throws naming the option.
+double secondsUntil(const std::string& date) {
+  int y = 0, m = 0, d = 0;
+  char tail = 0;
+  if (std::sscanf(date.c_str(), "%4d-%2d-%2d%c", &y, &m, &d, &tail) != 3 || m < 1 || m > 12 || d < 1 || d > 31)
+    throw Error("--deadline: '" + date + "' is not a date YYYY-MM-DD");
+  const std::chrono::sys_days day{std::chrono::year{y} / std::chrono::month{static_cast<unsigned>(m)} /
+                                  std::chrono::day{static_cast<unsigned>(d)}};
+  const double seconds =
+      std::chrono::duration<double>(day - std::chrono::system_clock::now()).count();
+  if (!(seconds > 0)) throw Error("--deadline: " + date + " is not in the future");
+  return seconds;
+}
+
+}  // namespace
+
+int cmdPlan(const CommandArgs& args, std::ostream& out, std::ostream& err) {
+  const Args a(args, {"help", "preemptible"});
+  a.allowOnly({"model", "dataset", "device", "tokens", "days", "deadline", "budget-usd", "batch", "seq-len",
+               "precision", "stack", "finetune", "lora-rank", "max-count", "preemptible", "usd-per-hour", "grid", "pue",
+               "format", "help"});
+  const std::string format = a.str("format", "json");
+  if (format != "json" && format != "text") throw Error("--format: '" + format + "' is not one of json, text");
+  core::sim::LlmConfig base = llmConfigOptions(a, err);
+  base.batch = static_cast<int>(a.integer("batch", 1024, 1, 1 << 24));
+  core::sim::BackwardsGoal goal;
+  if (!a.has("tokens")) throw Error("missing required option --tokens (tokens to train, e.g. 1e12)");
+  goal.tokens = a.real("tokens", 0, 1, 1e18);
+  if (a.has("days") && a.has("deadline")) throw Error("--deadline: give --days or --deadline, not both");
+  if (a.has("days")) goal.deadlineSeconds = a.real("days", 0, 1e-3, 1e6) * 86400;
+  if (a.has("deadline")) goal.deadlineSeconds = secondsUntil(a.str("deadline", ""));
+  if (a.has("budget-usd")) goal.budgetUsd = a.real("budget-usd", 0, 1e-2, 1e15);
+  goal.maxCount = static_cast<int>(a.integer("max-count", 65536, 1, 65536));
+  const core::hw::DeviceCatalog cat = loadSimCatalog(false, err);
+  const core::hw::StackCatalog stacks = loadSimStacks(err);
+  const std::string stackId = stackIdOption(a, stacks);
+  const auto devices = a.list("device", {});
+  if (devices.empty()) throw Error("missing required option --device (one or more, comma-separated)");
+  Json all = Json::array();
+  for (const auto& id : devices) {
+    core::sim::LlmConfig c = base;
+    c.deviceId = deviceIdOption("--device", id, cat);
+    const core::hw::DeviceSpec& d = cat.at(c.deviceId);
+    const core::hw::StackSpec& stack = stackId.empty() ? stacks.defaultFor(d.kind) : stacks.at(stackId);
+    const core::sim::BackwardsAnswer ans = core::sim::planBackwards(c, d, stack, goal);
+    if (format == "text") {
+      out << c.deviceId << ": ";
+      if (ans.met) {
+        const auto& r = ans.report;
+        out << ans.count << " devices (" << r.plan.text() << "), " << duration(r.timeToTokensSeconds);
+        if (r.priceKnown)
+          out << ", $" << fmt(r.usdToTokens, 4) << " (" << priceLabel(r.priceKind, r.priceSeller, r.priceDate) << ")";
+        else
+          out << ", no price";
+        out << "; " << energyText(r.energy, r.config.energy, "to the tokens") << "\n";
+      } else {
+        out << "none: " << ans.why << "\n";
+      }
+      continue;
+    }
+    Json j = Json::object();
+    j.set("device", c.deviceId);
+    j.set("met", ans.met);
+    j.set("count", ans.met ? Json(ans.count) : Json());
+    if (!ans.met) j.set("why", ans.why);
+    Json tried = Json::array();
+    for (int n : ans.countsTried) tried.push(n);
+    j.set("counts_tried", tried);
+    j.set("report", ans.hasReport ? core::sim::llmReportToJson(ans.report) : Json());
+    all.push(std::move(j));
+  }
+  if (format == "json") {
+    Json root = Json::object();
+    root.set("model", base.modelId);
+    root.set("tokens", goal.tokens);
+    root.set("deadline_seconds", goal.deadlineSeconds > 0 ? Json(goal.deadlineSeconds) : Json());
+    root.set("budget_usd", goal.budgetUsd > 0 ? Json(goal.budgetUsd) : Json());
+    root.set("batch", base.batch);
+    root.set("simulated", true);
+    root.set("devices", all);
+    out << root.dump(2) << "\n";
+  }
   return 0;
 }
 

@@ -29,9 +29,10 @@ using core::util::Json;
 
 const char* const kSimulateUsage =
     "Usage: accellab-cli simulate --model M [--dataset D] --device X --batch B [--count N]\n"
-    "                             [--vcpus V] [--precision fp32|tf32|fp16|bf16] [--epochs E]\n"
+    "                             [--vcpus V] [--precision fp32|tf32|fp16|bf16|fp8|fp4] [--epochs E]\n"
     "                             [--stack ID] [--cpu-build compiled|pip] [--eval]\n"
-    "                             [--steps-per-epoch S] [--preemptible] [--format json|text]\n"
+    "                             [--steps-per-epoch S] [--preemptible] [--usd-per-hour X]\n"
+    "                             [--grid R] [--pue P] [--format json|text]\n"
     "\n"
     "Predicts one training configuration from the model's layers, the device file and the\n"
     "software stack: the step time and what binds it, images/s, steady and first epoch, memory\n"
@@ -49,8 +50,12 @@ const char* const kSimulateUsage =
     "                     without AVX2/FMA kernels)\n"
     "  --eval             each epoch also runs a forward pass over the test split\n"
     "  --preemptible      preemptible/spot price instead of on-demand\n"
+    ACCELLAB_COST_OPTIONS_USAGE
     "JSON keys: model, dataset, device, count, batch, precision, step_seconds, images_per_second,\n"
-    "epoch_seconds, first_epoch_seconds, usd_per_hour, usd_per_million_images, usd_per_run,\n"
+    "epoch_seconds, first_epoch_seconds, usd_per_hour, usd_per_million_images, usd_per_run\n"
+    "(null, never 0, when no price is known), price_kind (on-demand, preemptible, user),\n"
+    "price_seller and price_date, energy_kwh and co2e_kg over the run (estimates: null when the\n"
+    "device file has no power figure; energy {power_watts, power_from, pue, grid...}),\n"
     "memory_bytes_per_device, fits_in_memory, bound, explanation, breakdown {compute_seconds,\n"
     "memory_seconds, overhead_seconds, input_seconds, communication_seconds}, simulated: true,\n"
     "and more.\n"
@@ -63,7 +68,9 @@ const char* const kSimulateUsage =
     "--count devices (a TPU board counts its chips):\n"
     "  --seq-len T        tokens per sequence (default: the model's own; ViT: its patches)\n"
     "  --precision P      default bf16; fp8 = fp8 matmuls, bf16 elsewhere (Hopper+, MI300, Gaudi,\n"
-    "                     TPU v5p/v6e); a device without fp8 runs bf16 and says so\n"
+    "                     TPU v5p/v6e); a device without fp8 runs bf16 and says so; fp4 =\n"
+    "                     NVFP4/MXFP4 matmuls, bf16 elsewhere (Blackwell, MI355X); a device\n"
+    "                     without fp4 runs fp8 (or bf16) and says so\n"
     "  --parallel auto    (default) cost every plan that can run and take the fastest that fits;\n"
     "                     or one plan: dp=8,tp=2,pp=1,ep=1,zero=1,recompute=selective,microbatch=2\n"
     "                     (zero 0-3: ZeRO stage, 3 = FSDP; recompute none|selective|full)\n"
@@ -80,7 +87,7 @@ const char* const kSweepUsage =
     "Usage: accellab-cli sweep --model M|all [--dataset D] [--device a,b,...] [--batch 16,32,...]\n"
     "                          [--count 1,4] [--vcpus 8,16] [--precision fp32,bf16]\n"
     "                          [--stack a,b] [--epochs E] [--cpu-build compiled|pip]\n"
-    "                          [--preemptible] [--time]\n"
+    "                          [--preemptible] [--usd-per-hour X] [--grid R] [--pue P] [--time]\n"
     "\n"
     "simulate over every combination of the lists, one JSON object per line (the keys of\n"
     "`simulate`). --model all: every zoo model on its own dataset. --time: print to stderr how\n"
@@ -132,10 +139,11 @@ void printText(const core::sim::SimReport& r, std::ostream& out) {
       << "  cost            ";
   if (r.priceKnown)
     out << "$" << fmt(r.usdPerHour) << "/h, $" << fmt(r.usdPerMillionImages) << " per million images, $"
-        << fmt(r.usdPerRun) << " per run";
+        << fmt(r.usdPerRun) << " per run (" << priceLabel(r.priceKind, r.priceSeller, r.priceDate) << ")";
   else
-    out << "no price known";
-  out << "\n  why             " << r.explanation << "\n\n"
+    out << "no price (the device file has none; --usd-per-hour sets yours)";
+  out << "\n  energy          " << energyText(r.energy, c.energy, "per run")
+      << "\n  why             " << r.explanation << "\n\n"
       << "  layer                            kind             fwd ms    bwd ms   util  bound\n";
   for (const auto& l : r.layers) {
     std::string name = l.name;
@@ -147,18 +155,21 @@ void printText(const core::sim::SimReport& r, std::ostream& out) {
 }
 
 // The options every configuration of a run shares (not model, dataset or device).
-core::sim::SimConfig runOptions(const Args& a) {
+core::sim::SimConfig runOptions(const Args& a, std::ostream& err) {
   core::sim::SimConfig c;
   c.epochs = static_cast<int>(a.integer("epochs", 1, 1, 1000000));
   c.preemptible = a.flag("preemptible");
+  const CostOptions cost = costOptions(a, err);
+  c.userUsdPerHour = cost.userUsdPerHour;
+  c.energy = cost.energy;
   c.cpuBuild = cpuBuildOption(a);
   c.evalEachEpoch = a.flag("eval");
   c.stepsPerEpoch = a.integer("steps-per-epoch", 0, 0, INT64_MAX);
   return c;
 }
 
-core::sim::SimConfig baseConfig(const Args& a) {
-  core::sim::SimConfig c = runOptions(a);
+core::sim::SimConfig baseConfig(const Args& a, std::ostream& err) {
+  core::sim::SimConfig c = runOptions(a, err);
   c.modelId = simModelOption(a);
   c.datasetId = simDatasetOption(a, c.modelId);
   return c;
@@ -170,10 +181,11 @@ int cmdSimulate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const Args a(args, {"help", "preemptible", "eval"});
   if (core::nn::findTransformer(a.str("model", ""))) return simulateTransformer(a, out, err);
   a.allowOnly({"model", "dataset", "device", "count", "vcpus", "batch", "precision", "epochs", "preemptible",
+               "usd-per-hour", "grid", "pue",
                "cpu-build", "eval", "steps-per-epoch", "format", "stack", "help"});
   const std::string format = a.str("format", "json");
   if (format != "json" && format != "text") throw Error("--format: '" + format + "' is not one of json, text");
-  core::sim::SimConfig c = baseConfig(a);
+  core::sim::SimConfig c = baseConfig(a, err);
   const std::string device = a.required("device");
   const core::hw::DeviceCatalog cat = loadSimCatalog(device == "host", err);
   c.deviceId = deviceIdOption("--device", device, cat);
@@ -220,18 +232,19 @@ int cmdSimulate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
 int cmdSweep(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const Args a(args, {"help", "preemptible", "eval", "time"});
   a.allowOnly({"model", "dataset", "device", "count", "vcpus", "batch", "precision", "epochs", "preemptible",
+               "usd-per-hour", "grid", "pue",
                "cpu-build", "eval", "steps-per-epoch", "time", "stack", "help"});
   std::vector<core::sim::SimConfig> bases;
   if (a.str("model", "") == "all") {
     if (a.has("dataset")) throw Error("--dataset: not with --model all (each model runs on its own dataset)");
     for (const auto& m : core::nn::modelCatalog()) {
-      core::sim::SimConfig c = runOptions(a);
+      core::sim::SimConfig c = runOptions(a, err);
       c.modelId = m.id;
       c.datasetId = m.defaultDataset;
       bases.push_back(c);
     }
   } else {
-    bases.push_back(baseConfig(a));
+    bases.push_back(baseConfig(a, err));
   }
   const auto deviceList = a.list("device", {});
   bool wantHost = false;
@@ -337,13 +350,13 @@ int cmdDevices(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   }
   auto peak = [](const std::optional<double>& v) { return v ? fmt(*v, 4) : std::string("-"); };
   out << std::left << std::setw(14) << "id" << std::setw(5) << "kind" << std::right << std::setw(8) << "fp32"
-      << std::setw(8) << "tf32" << std::setw(8) << "fp16" << std::setw(8) << "bf16" << std::setw(8) << "fp8" << std::setw(8) << "GiB"
+      << std::setw(8) << "tf32" << std::setw(8) << "fp16" << std::setw(8) << "bf16" << std::setw(8) << "fp8" << std::setw(8) << "fp4" << std::setw(8) << "GiB"
       << std::setw(8) << "GB/s" << std::setw(9) << "$/h" << "  name\n";
   for (const auto& d : cat.devices()) {
     out << std::left << std::setw(14) << d.id << std::setw(5) << core::hw::deviceKindName(d.kind) << std::right
         << std::setw(8) << peak(d.peakTflopsFp32) << std::setw(8) << peak(d.peakTflopsTf32) << std::setw(8)
         << peak(d.peakTflopsFp16) << std::setw(8) << peak(d.peakTflopsBf16) << std::setw(8) << peak(d.peakTflopsFp8)
-        << std::setw(8) << fmt(d.memGib, 4)
+        << std::setw(8) << peak(d.peakTflopsFp4) << std::setw(8) << fmt(d.memGib, 4)
         << std::setw(8) << fmt(d.memBandwidthGBps, 4) << std::setw(9) << peak(d.usdPerHourOnDemand) << "  " << d.name
         << (d.kind == core::hw::DeviceKind::Cpu ? " [per vCPU]" : "") << "\n";
   }

@@ -41,6 +41,8 @@ int cmdValidate(const CommandArgs&, std::ostream&, std::ostream&);
 int cmdDevices(const CommandArgs&, std::ostream&, std::ostream&);
 int cmdStacks(const CommandArgs&, std::ostream&, std::ostream&);
 int cmdFitStacks(const CommandArgs&, std::ostream&, std::ostream&);
+int cmdPlan(const CommandArgs&, std::ostream&, std::ostream&);  // cmd_llm.cpp
+extern const char* const kPlanUsage;
 extern const char* const kSimulateUsage;
 extern const char* const kSweepUsage;
 extern const char* const kValidateUsage;

@@ -24,6 +24,7 @@ Json deviceJson(const core::hw::DeviceSpec& d) {
   j.set("peak_tflops_fp16", opt(d.peakTflopsFp16));
   j.set("peak_tflops_bf16", opt(d.peakTflopsBf16));
   j.set("peak_tflops_fp8", opt(d.peakTflopsFp8));
+  j.set("peak_tflops_fp4", opt(d.peakTflopsFp4));
   if (d.chipsPerDevice > 1) j.set("chips_per_device", d.chipsPerDevice);
   j.set("mem_gib", d.memGib);
   j.set("mem_bandwidth_gbps", d.memBandwidthGBps);
@@ -36,6 +37,9 @@ Json deviceJson(const core::hw::DeviceSpec& d) {
   j.set("usd_per_hour_on_demand", opt(d.usdPerHourOnDemand));
   j.set("usd_per_hour_preemptible", opt(d.usdPerHourPreemptible));
   j.set("price_date", d.priceDate);
+  j.set("price_seller", d.priceSeller.empty() ? Json() : Json(d.priceSeller));
+  j.set("board_power_watts", opt(d.boardPowerWatts));
+  j.set("training_power_watts", opt(d.trainingPowerWatts));
   j.set("notes", d.notes);
   j.set("file", d.filePath);
   j.set("sources", core::hw::sourcesToJson(d.sources));

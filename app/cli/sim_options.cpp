@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <iomanip>
 #include <sstream>
@@ -92,8 +93,65 @@ std::string deviceIdOption(const std::string& option, const std::string& id, con
 
 core::util::Precision parsePrecisionOption(const std::string& option, const std::string& value) {
   const auto p = core::util::parsePrecision(value);
-  if (!p) throw Error(option + ": '" + value + "' is not one of fp32, tf32, fp16, bf16, fp8");
+  if (!p) throw Error(option + ": '" + value + "' is not one of fp32, tf32, fp16, bf16, fp8, fp4");
   return *p;
+}
+
+CostOptions costOptions(const Args& a, std::ostream& err) {
+  CostOptions o;
+  if (a.has("usd-per-hour")) {
+    o.userUsdPerHour = a.real("usd-per-hour", 0);
+    core::sim::checkUserPrice(*o.userUsdPerHour, "--usd-per-hour");
+  }
+  core::sim::EnergyCatalog grid;
+  try {
+    grid = core::sim::loadDefaultEnergyCatalog();
+  } catch (const std::exception& e) {
+    if (a.has("grid") || a.has("pue")) throw;
+    err << "accellab-cli: warning: no grid or PUE figures (" << e.what() << "): energy without PUE, no CO2e\n";
+    return o;
+  }
+  // A number is taken as it is; anything else names a choice of grid.json.
+  auto number = [](const std::string& v) -> std::optional<double> {
+    char* end = nullptr;
+    const double x = std::strtod(v.c_str(), &end);
+    if (v.empty() || end != v.c_str() + v.size()) return std::nullopt;
+    return x;
+  };
+  const std::string region = a.str("grid", ""), pue = a.str("pue", "");
+  const auto regionValue = number(region), pueValue = number(pue);
+  o.energy = grid.settings(regionValue ? "" : region, pueValue ? "" : pue);
+  if (regionValue) {
+    if (!(*regionValue >= 0 && *regionValue <= 2))
+      throw Error("--grid: " + region + " kg CO2e per kWh is outside [0, 2] (coal-heavy grids are about 1)");
+    o.energy.gridKgCo2ePerKwh = *regionValue;
+    o.energy.regionId = "";
+  }
+  if (pueValue) {
+    if (!(*pueValue >= 1 && *pueValue <= 3)) throw Error("--pue: " + pue + " is outside [1, 3]");
+    o.energy.pue = *pueValue;
+    o.energy.pueId = "";
+  }
+  return o;
+}
+
+std::string priceLabel(core::sim::PriceKind kind, const std::string& seller, const std::string& date) {
+  if (kind == core::sim::PriceKind::User) return "your price";
+  std::string s = kind == core::sim::PriceKind::Preemptible ? "preemptible" : "on-demand";
+  if (!seller.empty() && kind != core::sim::PriceKind::Preemptible) s += ", " + seller;
+  if (!date.empty()) s += ", " + date;
+  return s;
+}
+
+std::string energyText(const core::sim::Energy& e, const core::sim::EnergySettings& s, const std::string& basis) {
+  if (!e.known) return "no power figure in the device file";
+  std::string t = fmt(e.kwh) + " kWh";
+  if (s.gridKgCo2ePerKwh > 0) t += ", " + fmt(e.co2eKg) + " kg CO2e";
+  t += " " + basis + " (estimate: " + fmt(e.watts, 4) + " W " +
+       (e.typicalDraw ? "typical training draw" : "board power, an upper bound") + " x PUE " + fmt(s.pue);
+  if (s.gridKgCo2ePerKwh > 0)
+    t += ", " + (s.regionId.empty() ? std::string("grid") : s.regionId + " grid") + " " + fmt(s.gridKgCo2ePerKwh) + " kg/kWh";
+  return t + ")";
 }
 
 core::sim::CpuBuild cpuBuildOption(const Args& a) {

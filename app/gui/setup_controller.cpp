@@ -34,10 +34,24 @@ widgets::DeviceStatus statusFor(const core::sim::SimReport& r, const core::sim::
                  .arg(QLocale().toString(r.imagesPerSecond, 'f', 0), widgets::formatSeconds(r.stepSeconds),
                       widgets::formatSeconds(r.firstEpochSeconds), QString::fromLatin1(core::sim::boundName(r.bound)),
                       QString::fromStdString(r.explanation), memory, widgets::formatSeconds(r.epochSeconds));
-  s.detail += "\n" + (r.priceKnown ? QObject::tr("Cost: $%1 per run, $%2 per million images")
+  s.detail += "\n" + (r.priceKnown ? QObject::tr("Cost: $%1 per run, $%2 per million images%3")
                                         .arg(QLocale().toString(r.usdPerRun, 'f', r.usdPerRun < 1 ? 3 : 2),
-                                             QLocale().toString(r.usdPerMillionImages, 'f', 2))
-                                  : QObject::tr("No price known for this device"));
+                                             QLocale().toString(r.usdPerMillionImages, 'f', 2),
+                                             r.priceKind == core::sim::PriceKind::User ? QObject::tr(" (your price)")
+                                                                                       : QString())
+                                  : QObject::tr("No price known for this device: type yours in the price cell"));
+  if (r.energy.known) {
+    const auto& e = r.config.energy;
+    s.detail += "\n" + QObject::tr("Energy (estimate): %1 kWh per run%2, from %3 W %4 × PUE %5")
+                           .arg(QLocale().toString(r.energy.kwh, 'g', 3),
+                                e.gridKgCo2ePerKwh > 0 ? QObject::tr(", %1 kg CO₂e (%2 grid)")
+                                                             .arg(QLocale().toString(r.energy.co2eKg, 'g', 3),
+                                                                  QString::fromStdString(e.regionId.empty() ? "custom" : e.regionId))
+                                                       : QString(),
+                                QLocale().toString(r.energy.watts, 'f', 0),
+                                r.energy.typicalDraw ? QObject::tr("typical training draw") : QObject::tr("board power"),
+                                QLocale().toString(e.pue, 'g', 3));
+  }
   if (!r.precisionNote.empty()) s.detail += "\n" + QString::fromStdString(r.precisionNote);
   if (band.known()) {
     // The band goes in the tooltip's first line (the cell stays narrow enough for 1280×800;

@@ -25,6 +25,12 @@ SimService::SimService(core::hw::DeviceCatalog catalog, core::hw::StackCatalog s
   } catch (const std::exception&) {
     // no band shown: the shipped calibration file is missing or unreadable
   }
+  // Energy and CO2e at the grid file's defaults (world grid, industry-average PUE); without
+  // the file, energy at PUE 1 and no CO2e.
+  try {
+    m_energy = core::sim::loadDefaultEnergyCatalog().settings();
+  } catch (const std::exception&) {
+  }
 }
 
 core::sim::ErrorBand SimService::errorBand(const core::sim::SimReport& report) const {
@@ -34,6 +40,13 @@ core::sim::ErrorBand SimService::errorBand(const core::sim::SimReport& report) c
 }
 
 SimService::~SimService() = default;
+
+void SimService::reloadDevices() {
+  // The simulator holds its own copy of the catalog: it is rebuilt on the new one. The
+  // calibration band stays the start's: it rests on the shipped devices.
+  m_catalog = core::hw::DeviceCatalog::loadDefault();
+  m_simulator = std::make_unique<core::sim::Simulator>(m_catalog, m_stacks);
+}
 
 QStringList SimService::loadErrors() const {
   QStringList out;
@@ -64,6 +77,8 @@ core::sim::SimConfig SimService::simConfig(const core::experiment::TrainConfig& 
   s.precision = resolvePrecision(choice, config.precision);
   s.epochs = config.epochs;
   s.preemptible = choice.preemptible;
+  s.userUsdPerHour = choice.userUsdPerHour;
+  s.energy = m_energy;
   s.stackId = choice.stackId;
   return s;
 }

@@ -28,6 +28,9 @@ public:
   ~SimService();
 
   const core::hw::DeviceCatalog& catalog() const { return m_catalog; }
+  // Re-reads the device folders (a device the editor saved) and simulates on them from now
+  // on. References into the old catalog are invalid afterwards.
+  void reloadDevices();
   const core::hw::StackCatalog& stacks() const { return m_stacks; }
   // The simulator's measured error for the report's stack and device family ("±12%", and
   // text() saying on which rows); unknown (rows 0) without calibration or for a measured device.
@@ -67,6 +70,7 @@ private:
   core::hw::DeviceCatalog m_catalog;
   core::hw::StackCatalog m_stacks;
   std::shared_ptr<const core::sim::ValidationResult> m_calibration;  // shipped rows, validated once
+  core::sim::EnergySettings m_energy;  // resources/energy/grid.json defaults
   std::unique_ptr<core::sim::Simulator> m_simulator;
 };
 

@@ -156,8 +156,9 @@ DataPlan dataPlanFor(const data::DatasetInfo& info) {
 
 ExportedJob exportTorchJob(const ExportRequest& r) {
   const experiment::TrainConfig& t = r.train;
-  if (t.precision == util::Precision::FP8)
-    throw Error("--precision: fp8 has no PyTorch autocast path (it needs NVIDIA Transformer Engine); export bf16 or fp16");
+  if (t.precision == util::Precision::FP8 || t.precision == util::Precision::FP4)
+    throw Error(std::string("--precision: ") + util::precisionName(t.precision) +
+                " has no PyTorch autocast path (it needs NVIDIA Transformer Engine); export bf16 or fp16");
   if (r.count < 1) throw Error("--count: must be at least 1");
   if (t.batch < 1) throw Error("--batch: must be at least 1");
   if (t.batch % r.count != 0)

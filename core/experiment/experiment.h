@@ -19,6 +19,7 @@ struct DeviceChoice {
   int vcpus = 0;          // scalable CPUs only: vCPUs (0 = the device's default)
   double memoryGib = 0;   // scalable CPUs only: the VM's RAM, GiB (0 = the device's per-vCPU figure x vCPUs)
   bool preemptible = false;
+  std::optional<double> userUsdPerHour;     // the user's own $/h per device (per vCPU on a CPU); nullopt = the catalog's
   std::optional<util::Precision> precision;  // nullopt = the run's precision
   std::string stackId;    // software stack (resources/stacks); empty = the experiment's
   friend bool operator==(const DeviceChoice&, const DeviceChoice&) = default;

@@ -76,6 +76,7 @@ Json deviceChoiceToJson(const DeviceChoice& d) {
     j.set("count", d.count);
   }
   j.set("price", priceKindName(d.preemptible));
+  if (d.userUsdPerHour) j.set("usd_per_hour", *d.userUsdPerHour);
   j.set("precision", d.precision ? util::precisionName(*d.precision) : "as-run");
   if (!d.stackId.empty()) j.set("stack", d.stackId);
   return j;
@@ -95,9 +96,13 @@ DeviceChoice deviceChoiceFromJson(const JsonReader& in) {
     in.fail("memory_gib", "is a scalable CPU's RAM: give it with \"vcpus\"");
   d.memoryGib = in.number("memory_gib", 0, 0.125, 1 << 20);
   d.preemptible = readEnum(in, "price", kPriceKindNames, false);
+  // The price the user pays, per device-hour (per vCPU-hour on a scalable CPU): it replaces the
+  // catalog's in every cost.
+  if (in.has("usd_per_hour")) d.userUsdPerHour = in.number("usd_per_hour", 1e-4, 1e5);
   std::vector<std::string> precisions = {"as-run"};
   precisions.insert(precisions.end(), kPrecisionNames.begin(), kPrecisionNames.end());
-  precisions.push_back("fp8");  // a simulated device may run fp8; the engine (TrainConfig) may not
+  precisions.push_back("fp8");  // a simulated device may run fp8 or fp4; the engine (TrainConfig) may not
+  precisions.push_back("fp4");
   const std::string p = in.choice("precision", precisions, std::string("as-run"));
   if (p != "as-run") d.precision = util::parsePrecision(p);
   d.stackId = in.string("stack", "");

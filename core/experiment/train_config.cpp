@@ -61,8 +61,9 @@ void validate(const TrainConfig& c) {
   } catch (const util::Error& e) {
     throw FieldError("model", e.what());
   }
-  if (c.precision == util::Precision::FP8)
-    throw FieldError("precision", "fp8 is simulated only; the engine trains in fp32, tf32, fp16 or bf16");
+  if (c.precision == util::Precision::FP8 || c.precision == util::Precision::FP4)
+    throw FieldError("precision", std::string(util::precisionName(c.precision)) +
+                                      " is simulated only; the engine trains in fp32, tf32, fp16 or bf16");
   if (c.batch < 1) throw FieldError("batch", "must be at least 1, got " + std::to_string(c.batch));
   if (c.batch > kMaxBatch)
     throw FieldError("batch", std::to_string(c.batch) + " is too large (at most " + std::to_string(kMaxBatch) + ")");

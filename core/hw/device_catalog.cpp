@@ -21,7 +21,7 @@ namespace {
 using util::Error;
 using util::Json;
 
-enum class Check { Positive, NonNegative, Fraction, Factor, Count, Text, Kind, Generation };
+enum class Check { Positive, NonNegative, Fraction, Factor, Count, Text, Kind, Generation, Seller };
 
 // One device-file key: how to check it, its plausible range in the key's own unit (what a
 // datasheet can say, from a single slow vCPU to a rack-scale device; hi 0 = text, no range)
@@ -58,6 +58,7 @@ const std::vector<KeyDef>& keyTable() {
       {"peak_tflops_fp16", Check::Positive, false, 1e-3, 1e5, ACCELLAB_OPT(peakTflopsFp16)},
       {"peak_tflops_bf16", Check::Positive, false, 1e-3, 1e5, ACCELLAB_OPT(peakTflopsBf16)},
       {"peak_tflops_fp8", Check::Positive, false, 1e-3, 1e5, ACCELLAB_OPT(peakTflopsFp8)},
+      {"peak_tflops_fp4", Check::Positive, false, 1e-3, 1e5, ACCELLAB_OPT(peakTflopsFp4)},
       {"vector_tflops_fp32", Check::Positive, false, 1e-3, 1e5, ACCELLAB_OPT(vectorTflopsFp32)},
       {"mem_gib", Check::Positive, true, 0.01, 1e5, [](DeviceSpec& s, const Json& v) { s.memGib = num(v); }},
       {"mem_bandwidth_gbps", Check::Positive, true, 0.1, 1e6,
@@ -88,6 +89,10 @@ const std::vector<KeyDef>& keyTable() {
       {"usd_per_hour_preemptible", Check::Positive, false, 1e-4, 1e5, ACCELLAB_OPT(usdPerHourPreemptible)},
       {"price_date", Check::Text, false, 0, 0,
        [](DeviceSpec& s, const Json& v) { s.priceDate = v.asString(); }},
+      {"price_seller", Check::Seller, false, 0, 0,
+       [](DeviceSpec& s, const Json& v) { s.priceSeller = v.asString(); }},
+      {"board_power_watts", Check::Positive, false, 1, 1e6, ACCELLAB_OPT(boardPowerWatts)},
+      {"training_power_watts", Check::Positive, false, 1, 1e6, ACCELLAB_OPT(trainingPowerWatts)},
       {"notes", Check::Text, false, 0, 0, [](DeviceSpec& s, const Json& v) { s.notes = v.asString(); }},
       {"sources", Check::Text, true, 0, 0, [](DeviceSpec&, const Json&) {}},  // handled apart
   };
@@ -102,7 +107,8 @@ using util::failKey;
 void checkValue(const std::string& path, const KeyDef& def, const Json& v) {
   const std::string key = def.name;
   if (v.isNull()) failKey(path, key, "null is not allowed; leave the key out to mean \"not set\"");
-  if (def.check == Check::Text || def.check == Check::Kind || def.check == Check::Generation) {
+  if (def.check == Check::Text || def.check == Check::Kind || def.check == Check::Generation ||
+      def.check == Check::Seller) {
     if (!v.isString()) failKey(path, key, "must be a string");
     if (v.asString().empty()) failKey(path, key, "must not be empty");
     // Names and notes are printed by the CLI and shown in the GUI: no terminal escapes, no
@@ -117,6 +123,8 @@ void checkValue(const std::string& path, const KeyDef& def, const Json& v) {
       if (k != "cpu" && k != "gpu" && k != "tpu")
         failKey(path, key, "must be \"cpu\", \"gpu\" or \"tpu\", not \"" + k + "\"");
     }
+    if (def.check == Check::Seller && !isPriceSeller(v.asString()))
+      failKey(path, key, "\"" + v.asString() + "\" is not a kind of seller (" + priceSellerList() + ")");
     if (def.check == Check::Generation && !isHardwareGeneration(v.asString()))
       failKey(path, key,
            "\"" + v.asString() + "\" is not a known hardware generation (" + hardwareGenerationList() + ")");
@@ -183,9 +191,28 @@ const std::vector<std::string>& hardwareGenerations() {
   static const std::vector<std::string> g = {
       "kepler", "maxwell", "pascal", "volta", "turing", "ampere", "ada", "hopper", "blackwell",
       "cdna2", "cdna3", "cdna4", "gaudi2", "gaudi3",
-      "tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e",
+      "tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-v7",
       "skylake", "cascade-lake", "ice-lake", "sapphire-rapids", "zen3", "zen4", "host"};
   return g;
+}
+
+const std::vector<std::string>& priceSellers() {
+  // hyperscaler: AWS, Google Cloud, Azure, OCI list prices; neocloud: GPU clouds (Lambda,
+  // CoreWeave, RunPod secure cloud, ...); marketplace: peer hosts (vast.ai, RunPod community);
+  // reserved: a committed-use or reservation price.
+  static const std::vector<std::string> s = {"hyperscaler", "neocloud", "marketplace", "reserved"};
+  return s;
+}
+
+bool isPriceSeller(const std::string& name) {
+  const auto& s = priceSellers();
+  return std::find(s.begin(), s.end(), name) != s.end();
+}
+
+std::string priceSellerList() {
+  std::string out;
+  for (const auto& s : priceSellers()) out += (out.empty() ? "" : ", ") + s;
+  return out;
 }
 
 bool isHardwareGeneration(const std::string& name) {
@@ -234,6 +261,12 @@ void validate(const DeviceSpec& s) {
   }
   if ((s.usdPerHourOnDemand || s.usdPerHourPreemptible) && s.priceDate.empty())
     failKey(where, "price_date", "missing: a price needs its date");
+  if (!s.priceSeller.empty() && !s.usdPerHourOnDemand)
+    failKey(where, "price_seller", "names the seller of usd_per_hour_on_demand, which the file does not set");
+  if (s.trainingPowerWatts && s.boardPowerWatts && *s.trainingPowerWatts > *s.boardPowerWatts * 1.25)
+    failKey(where, "training_power_watts",
+            util::formatNumber(*s.trainingPowerWatts) + " W is more than the board power (" +
+                util::formatNumber(*s.boardPowerWatts) + " W) allows");
 }
 
 DeviceSpec parseDeviceJson(const std::string& text, const std::string& path) {

@@ -34,7 +34,7 @@ struct DeviceSpec {
                               // figures in every stack
   // Compute: peak dense FLOP/s per precision for ONE unit (one GPU die, one TPU board,
   // one vCPU for scalable CPUs).
-  std::optional<double> peakTflopsFp32, peakTflopsTf32, peakTflopsFp16, peakTflopsBf16, peakTflopsFp8;
+  std::optional<double> peakTflopsFp32, peakTflopsTf32, peakTflopsFp16, peakTflopsBf16, peakTflopsFp8, peakTflopsFp4;
   double memGib = 0;                 // per unit (CPU: per vCPU)
   double memBandwidthGBps = 0;       // per unit (CPU: whole socket shared; see cpu model)
   std::optional<double> interconnectGBps;  // per device, for all-reduce between devices
@@ -42,6 +42,10 @@ struct DeviceSpec {
   // compile seconds, host cores, input pipeline rate, vCPU scaling); see below.
   std::optional<double> usdPerHourOnDemand, usdPerHourPreemptible;
   std::string priceDate, source, notes;
+  std::string priceSeller;           // who sells the on-demand price: "hyperscaler", "neocloud", ...
+  // Power of one unit (GPU board, TPU board; absent for scalable CPUs): the published board
+  // power (TDP) and, where one is published, the typical draw while training.
+  std::optional<double> boardPowerWatts, trainingPowerWatts;
   std::string filePath;              // where it was loaded from
 
   // --- architecture, for the utilisation models ------------------------------------------
@@ -93,6 +97,7 @@ inline std::optional<double> peakTflops(const DeviceSpec& spec, util::Precision 
     case util::Precision::FP16: return spec.peakTflopsFp16;
     case util::Precision::BF16: return spec.peakTflopsBf16;
     case util::Precision::FP8: return spec.peakTflopsFp8;
+    case util::Precision::FP4: return spec.peakTflopsFp4;
   }
   return std::nullopt;
 }
@@ -101,6 +106,12 @@ inline std::optional<double> peakTflops(const DeviceSpec& spec, util::Precision 
 const std::vector<std::string>& hardwareGenerations();
 bool isHardwareGeneration(const std::string& name);
 std::string hardwareGenerationList();  // comma-separated, for error messages
+
+// The kinds of seller a device file's `price_seller` may name (hyperscaler, neocloud,
+// marketplace, reserved).
+const std::vector<std::string>& priceSellers();
+bool isPriceSeller(const std::string& name);
+std::string priceSellerList();
 
 // Checks the invariants a parsed spec must hold (positive bandwidths, a peak, a fraction in
 // (0, 1], ...). Throws core::util::Error naming `spec.filePath` (or id) and the key.

@@ -37,6 +37,7 @@ struct SoftwareFigures {
   std::optional<double> matmulEfficiency;       // fraction of the precision's peak a large matmul reaches
   std::optional<double> matmulEfficiencyFp32;   // the same on a GPU's fp32 (CUDA-core) path, TF32 off
   std::optional<double> fp8MatmulEfficiency;    // the same for fp8 matmuls (scaling, casts, E4M3/E5M2 kernels)
+  std::optional<double> fp4MatmulEfficiency;    // the same for fp4 matmuls (NVFP4/MXFP4 block scaling); default: fp8's
   std::optional<double> commEfficiency;         // fraction of link bandwidth collectives reach (NCCL bus bw)
   std::optional<bool> fusedAttention;           // FlashAttention-style kernels: no T x T matrix in memory
   std::optional<bool> fusesElementwise;         // BN, activations, adds fused into their producer

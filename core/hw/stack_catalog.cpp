@@ -58,6 +58,7 @@ const std::vector<FigureDef>& figureTable() {
       ACCELLAB_FIG("matmul_efficiency", matmulEfficiency, Check::Fraction, 0.01, 1.0),
       ACCELLAB_FIG("matmul_efficiency_fp32", matmulEfficiencyFp32, Check::Fraction, 0.01, 1.0),
       ACCELLAB_FIG("fp8_matmul_efficiency", fp8MatmulEfficiency, Check::Fraction, 0.01, 1.0),
+      ACCELLAB_FIG("fp4_matmul_efficiency", fp4MatmulEfficiency, Check::Fraction, 0.01, 1.0),
       ACCELLAB_FIG("comm_efficiency", commEfficiency, Check::Fraction, 0.05, 1.0),
       FigureDef{"fused_attention", Check::Flag, 0, 1, [](SoftwareFigures& f, double v) { f.fusedAttention = v != 0; },
                 [](const SoftwareFigures& f) -> std::optional<double> {

@@ -30,6 +30,7 @@ float roundToPrecision(float v, util::Precision p) {
     case util::Precision::BF16: return roundMantissa(v, 16);
     case util::Precision::FP16: return roundHalf(v);
     case util::Precision::FP8: return roundMantissa(v, 20);  // E4M3's 3 mantissa bits, unscaled
+    case util::Precision::FP4: return roundMantissa(v, 22);  // E2M1's 1 mantissa bit, unscaled
   }
   return v;
 }
@@ -50,6 +51,9 @@ void copyRounded(const float* src, float* dst, std::int64_t n, util::Precision p
       return;
     case util::Precision::FP8:
       for (std::int64_t i = 0; i < n; ++i) dst[i] = roundMantissa(src[i], 20);
+      return;
+    case util::Precision::FP4:
+      for (std::int64_t i = 0; i < n; ++i) dst[i] = roundMantissa(src[i], 22);
       return;
   }
 }

@@ -84,7 +84,11 @@ Json llmReportToJson(const LlmReport& r) {
   j.set("bound", boundName(r.bound));
   j.set("explanation", r.explanation);
   j.set("precision_note", r.precisionNote);
+  j.set("price_kind", kPriceKindLabels.name(r.priceKind).data());
   j.set("price_known", r.priceKnown);
+  if (c.userUsdPerHour) j.set("usd_per_device_hour_set", rounded(*c.userUsdPerHour));
+  if (!r.priceSeller.empty()) j.set("price_seller", r.priceSeller);
+  if (!r.priceDate.empty()) j.set("price_date", r.priceDate);
   j.set("usd_per_hour", r.priceKnown ? rounded(r.usdPerHour) : Json());
   j.set("usd_per_million_tokens", r.priceKnown ? rounded(r.usdPerMillionTokens) : Json());
   if (c.trainTokens > 0) {
@@ -92,6 +96,11 @@ Json llmReportToJson(const LlmReport& r) {
     j.set("time_to_tokens_seconds", rounded(r.timeToTokensSeconds));
     j.set("usd_to_tokens", r.priceKnown ? rounded(r.usdToTokens) : Json());
   }
+  // Energy over the tokens asked for, else over one hour of training (energy_basis says which).
+  j.set("energy_basis", r.energyPerHour ? "one hour" : "train_tokens");
+  j.set("energy_kwh", r.energy.known ? rounded(r.energy.kwh) : Json());
+  j.set("co2e_kg", r.energy.known && c.energy.gridKgCo2ePerKwh > 0 ? rounded(r.energy.co2eKg) : Json());
+  j.set("energy", energyToJson(r.energy, c.energy, [](double v) { return rounded(v); }));
   Json ops = Json::array();
   for (const auto& l : r.ops) {
     Json o = Json::object();

@@ -195,14 +195,19 @@ LlmReport simulateLlm(const LlmConfig& c, const hw::DeviceSpec& d, const hw::Sta
   r.memoryCapacityBytes = u.capacityBytes;
   r.fitsInMemory = best.fits;
 
-  const Price price = priceFor(d, c.count, 0, c.preemptible);
+  const Price price = priceFor(d, c.count, 0, c.preemptible, c.userUsdPerHour);
   r.priceKnown = price.known;
+  r.priceKind = price.kind;
+  r.priceSeller = price.seller;
+  r.priceDate = price.date;
   r.usdPerHour = price.usdPerHour;
   if (price.known) r.usdPerMillionTokens = price.usdPerHour / 3600.0 / r.tokensPerSecond * 1e6;
   if (c.trainTokens > 0) {
     r.timeToTokensSeconds = c.trainTokens / r.tokensPerSecond;
     r.usdToTokens = price.usdPerHour * r.timeToTokensSeconds / 3600.0;
   }
+  r.energyPerHour = c.trainTokens <= 0;
+  r.energy = energyFor(d, c.count, r.energyPerHour ? 3600.0 : r.timeToTokensSeconds, c.energy);
   r.ops = std::move(best.ops);
   r.explanation = explain(r, u);
   return r;

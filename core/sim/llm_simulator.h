@@ -29,6 +29,8 @@ struct LlmConfig {
   std::optional<ParallelPlan> plan;  // nullopt = search ("auto")
   double trainTokens = 0;         // > 0: also time and cost to this many tokens
   bool preemptible = false;
+  std::optional<double> userUsdPerHour;  // the user's own $/h per device
+  EnergySettings energy;
   bool perOp = true;              // fill LlmReport::ops
 };
 
@@ -61,6 +63,12 @@ struct LlmReport {
   double usdPerMillionTokens = 0;
   double timeToTokensSeconds = 0; // config.trainTokens > 0
   double usdToTokens = 0;
+  PriceKind priceKind = PriceKind::OnDemand;
+  std::string priceSeller, priceDate;
+  // Over timeToTokensSeconds when config.trainTokens > 0, else over one hour of training
+  // (energyPerHour says which).
+  Energy energy;
+  bool energyPerHour = false;
   std::vector<LayerSeconds> ops;  // one block's ops and the head's, per micro-batch
 };
 

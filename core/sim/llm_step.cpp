@@ -67,9 +67,9 @@ PassTimes matmulTimes(const TransformerOp& op, const TransformerWork& w, const L
   const double flops = 2.0 * s.rows * s.contraction * n;
   const double localExperts = spec.experts > 1 && op.repeat > 1 ? std::max(1.0, double(spec.experts) / p.ep) : 1.0;
   const double weights = s.rows * s.contraction * localExperts;
-  // fp8 casts of the operands: fused into the producing norm/activation by fusing stacks
+  // fp8/fp4 casts of the operands: fused into the producing norm/activation by fusing stacks
   // (Transformer Engine, XLA), a kernel of their own otherwise.
-  const double castBytes = u.fp8 ? (u.fusesElementwise ? 1.0 : 3.0) : 0.0;
+  const double castBytes = u.lowBitMatmuls ? (u.fusesElementwise ? 1.0 : 3.0) : 0.0;
   const double bytesF = weights * u.matmulInputBytes + n * (s.contraction * (u.matmulInputBytes + castBytes) + s.rows * u.actBytes);
   PassTimes t;
   t.forward = roofline(flops, u.matmulFlops * util, bytesF, u.memBytesPerSecond, 1, u.launchSeconds);
@@ -225,19 +225,26 @@ LlmUnit resolveLlmUnit(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw, P
   const PeakChoice peak = peakFor(d, precision);
   u.precisionNote = peak.note;
   u.peakFlops = peak.tflops * 1e12 / chips;
-  u.fp8 = precision == Precision::FP8 && d.peakTflopsFp8.has_value();
+  // Low-bit matmuls run where the chosen peak is the device's own fp8/fp4 one; a device that
+  // falls back (fp4 on a Hopper runs fp8) takes the rules of what it runs.
+  const bool fp4 = precision == Precision::FP4 && d.peakTflopsFp4.has_value();
+  const bool fp8 = !fp4 && (precision == Precision::FP8 || precision == Precision::FP4) && d.peakTflopsFp8.has_value();
+  u.lowBitMatmuls = fp4 || fp8;
   double eff = sw.matmulEfficiency.value_or(kDefaultMatmulEfficiency);
   // fp32 on a GPU's CUDA cores (no TF32): SGEMM's own efficiency.
   if (precision == Precision::FP32 && d.kind == hw::DeviceKind::Gpu && d.peakTflopsFp32 &&
       peak.tflops == *d.peakTflopsFp32)
     eff = sw.matmulEfficiencyFp32.value_or(eff);
-  u.matmulFlops = u.peakFlops * (u.fp8 ? sw.fp8MatmulEfficiency.value_or(eff) : eff);
-  // Under fp8 the attention core stays in 16 bits.
-  const double attentionPeak = u.fp8 ? peakFor(d, Precision::BF16).tflops * 1e12 / chips : u.peakFlops;
+  const double lowBitEff = fp4 ? sw.fp4MatmulEfficiency.value_or(sw.fp8MatmulEfficiency.value_or(eff))
+                               : sw.fp8MatmulEfficiency.value_or(eff);
+  u.matmulFlops = u.peakFlops * (u.lowBitMatmuls ? lowBitEff : eff);
+  // Under fp8 and fp4 the attention core stays in 16 bits.
+  const double attentionPeak = u.lowBitMatmuls ? peakFor(d, Precision::BF16).tflops * 1e12 / chips : u.peakFlops;
   u.attentionFlops = attentionPeak * eff;
   u.memBytesPerSecond = d.memBandwidthGBps * 1e9 / chips * sw.memEfficiency.value_or(def.memEfficiency);
   u.actBytes = activationBytes(precision);
-  u.matmulInputBytes = u.fp8 ? 1.0 : u.actBytes;
+  // NVFP4: 4-bit values and one 8-bit scale per 16 (MXFP4: per 32; the larger figure is kept).
+  u.matmulInputBytes = fp4 ? 0.5 + 1.0 / 16 : fp8 ? 1.0 : u.actBytes;
   u.tile = d.matrixTile.value_or(def.tile);
   u.tileMin = std::min(u.tile, sw.matrixTileMin.value_or(kMinTile));
   u.systolic = d.kind == hw::DeviceKind::Tpu;

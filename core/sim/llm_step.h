@@ -36,12 +36,12 @@ struct LlmUnit {
   hw::DeviceKind kind = hw::DeviceKind::Gpu;
   int chipsPerDevice = 1;
   double peakFlops = 0;        // per chip at the precision (nominal, for MFU)
-  double matmulFlops = 0;      // per chip: peak x matmul efficiency (fp8 matmuls under fp8)
-  double attentionFlops = 0;   // per chip: the attention core's rate (16-bit under fp8)
+  double matmulFlops = 0;      // per chip: peak x matmul efficiency (fp8/fp4 matmuls under fp8/fp4)
+  double attentionFlops = 0;   // per chip: the attention core's rate (16-bit under fp8 and fp4)
   double memBytesPerSecond = 0;  // per chip, effective
   double actBytes = 2;         // bytes per activation element
-  double matmulInputBytes = 2; // bytes per matmul operand (1 under fp8)
-  bool fp8 = false;
+  double matmulInputBytes = 2; // bytes per matmul operand (1 under fp8, 0.5 + block scales under fp4)
+  bool lowBitMatmuls = false;  // fp8 or fp4 matmuls on units that have them (operands cast first)
   int tile = 128, tileMin = 16, units = 1;
   bool systolic = false;
   double launchSeconds = 0;     // per kernel

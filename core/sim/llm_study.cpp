@@ -33,6 +33,7 @@ LlmConfig configOf(const LlmStudy& s, const LlmScenario& sc) {
   c.finetune = sc.finetune;
   c.loraRank = s.loraRank;
   c.trainTokens = s.trainTokens;
+  c.userUsdPerHour = sc.userUsdPerHour;
   return c;
 }
 
@@ -108,6 +109,7 @@ Json studyToJson(const LlmStudy& s) {
     o.set("count", sc.count);
     if (!sc.stackId.empty()) o.set("stack", sc.stackId);
     o.set("finetune", finetuneName(sc.finetune));
+    if (sc.userUsdPerHour) o.set("usd_per_hour", *sc.userUsdPerHour);
     list.push(std::move(o));
   }
   j.set("scenarios", list);
@@ -145,6 +147,7 @@ LlmStudy studyFromJson(const Json& j, const std::string& source) {
     sc.count = static_cast<int>(o.integer("count", 1, 1, 65536));
     sc.stackId = o.string("stack", "");
     sc.finetune = o.choice("finetune", {"full", "lora"}, std::string("full")) == "lora" ? Finetune::Lora : Finetune::Full;
+    if (o.has("usd_per_hour")) sc.userUsdPerHour = o.number("usd_per_hour", 1e-4, 1e5);
     o.finish();
     s.scenarios.push_back(sc);
   }

@@ -20,6 +20,7 @@ struct LlmScenario {
   int count = 1;
   std::string stackId;                 // "" = the device kind's default
   Finetune finetune = Finetune::Full;
+  std::optional<double> userUsdPerHour; // the price the user pays per device-hour; nullopt = the catalog's
   std::string label() const;           // "8x h100, LoRA"
   friend bool operator==(const LlmScenario&, const LlmScenario&) = default;
 };

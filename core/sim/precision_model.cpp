@@ -28,6 +28,13 @@ PeakChoice peakFor(const hw::DeviceSpec& d, util::Precision p) {
     case Precision::BF16:
       if (d.peakTflopsFp32) return fallback(d.peakTflopsFp32, "has no bf16 units: runs at its fp32 peak");
       break;
+    case Precision::FP4:
+      // The NVFP4/MXFP4 recipes fall back to fp8 matmuls, then bf16, where 4-bit units are absent.
+      if (d.peakTflopsFp8) return fallback(d.peakTflopsFp8, "has no fp4 units: runs its fp8 peak");
+      if (d.peakTflopsBf16) return fallback(d.peakTflopsBf16, "has no fp4 or fp8 units: runs its bf16 peak");
+      if (d.peakTflopsFp16) return fallback(d.peakTflopsFp16, "has no fp4, fp8 or bf16 units: runs its fp16 peak");
+      if (d.peakTflopsFp32) return fallback(d.peakTflopsFp32, "has no 4-, 8- or 16-bit units: runs at its fp32 peak");
+      break;
     case Precision::FP8:
       if (d.peakTflopsBf16) return fallback(d.peakTflopsBf16, "has no fp8 units: runs its bf16 peak");
       if (d.peakTflopsFp16) return fallback(d.peakTflopsFp16, "has no fp8 or bf16 units: runs its fp16 peak");
@@ -38,8 +45,11 @@ PeakChoice peakFor(const hw::DeviceSpec& d, util::Precision p) {
 }
 
 double activationBytes(util::Precision p) {
-  // fp8 keeps activations in bf16 between its fp8 GEMMs.
-  return p == util::Precision::FP16 || p == util::Precision::BF16 || p == util::Precision::FP8 ? 2.0 : 4.0;
+  // fp8 and fp4 keep activations in bf16 between their low-bit GEMMs.
+  return p == util::Precision::FP16 || p == util::Precision::BF16 || p == util::Precision::FP8 ||
+                 p == util::Precision::FP4
+             ? 2.0
+             : 4.0;
 }
 
 }  // namespace core::sim

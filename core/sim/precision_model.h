@@ -22,11 +22,12 @@ struct PeakChoice {
 //        no fp16 arithmetic, the framework computes in fp32); a TPU runs bf16 instead.
 //  bf16: peak_tflops_bf16; otherwise the fp32 peak (V100 and older have no bf16 units).
 //  fp8:  peak_tflops_fp8 (Hopper+, MI300, Gaudi 2+, TPU v5p/v6e); otherwise bf16, fp16, fp32.
+//  fp4:  peak_tflops_fp4 (Blackwell, MI355X: NVFP4/MXFP4); otherwise fp8, bf16, fp16, fp32.
 // Throws core::util::Error naming the device when no peak applies at all.
 PeakChoice peakFor(const hw::DeviceSpec& d, util::Precision p);
 
-// Bytes per activation element: 2 for fp16/bf16/fp8 (mixed precision stores activations in
-// 16 bits; fp8 casts only GEMM inputs), 4 for fp32/tf32.
+// Bytes per activation element: 2 for fp16/bf16/fp8/fp4 (mixed precision stores activations in
+// 16 bits; fp8 and fp4 cast only GEMM inputs), 4 for fp32/tf32.
 double activationBytes(util::Precision p);
 
 }  // namespace core::sim

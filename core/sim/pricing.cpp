@@ -1,12 +1,25 @@
 #include "core/sim/pricing.h"
 
+#include <cmath>
+
+#include "core/util/error.h"
+#include "core/util/json.h"
+
 namespace core::sim {
 
-Price priceFor(const hw::DeviceSpec& d, int count, int vcpus, bool preemptible) {
-  const std::optional<double>& rate = preemptible ? d.usdPerHourPreemptible : d.usdPerHourOnDemand;
-  if (!rate) return {};
+Price priceFor(const hw::DeviceSpec& d, int count, int vcpus, bool preemptible, std::optional<double> userUsdPerHour) {
   const double units = d.kind == hw::DeviceKind::Cpu ? static_cast<double>(vcpus) * count : count;
-  return {*rate * units, true};
+  if (userUsdPerHour) return {*userUsdPerHour * units, true, PriceKind::User, "", ""};
+  const std::optional<double>& rate = preemptible ? d.usdPerHourPreemptible : d.usdPerHourOnDemand;
+  if (!rate) return {0, false, preemptible ? PriceKind::Preemptible : PriceKind::OnDemand, "", ""};
+  return {*rate * units, true, preemptible ? PriceKind::Preemptible : PriceKind::OnDemand,
+          preemptible ? std::string("spot") : d.priceSeller, d.priceDate};
+}
+
+void checkUserPrice(double usdPerHour, const std::string& what) {
+  if (!std::isfinite(usdPerHour) || usdPerHour <= 0 || usdPerHour > 1e5)
+    throw util::Error(what + ": " + util::formatNumber(usdPerHour) +
+                      " is not a price per device-hour in USD (more than 0, at most 100000)");
 }
 
 double usdPerMillionImages(double usdPerHour, double imagesPerSecond) {

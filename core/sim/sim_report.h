@@ -2,8 +2,12 @@
 // CONTRACT: what the simulator answers for one configuration. Plain values; the CLI prints
 // them as JSON and the GUI charts them.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "core/sim/energy.h"
+#include "core/sim/pricing.h"
 
 #include "core/util/name_table.h"
 #include "core/util/precision.h"
@@ -28,6 +32,8 @@ struct SimConfig {
   util::Precision precision = util::Precision::FP32;
   int epochs = 1;
   bool preemptible = false;   // price kind
+  std::optional<double> userUsdPerHour;  // the user's own $/h per device (per vCPU on a CPU)
+  EnergySettings energy;      // PUE and grid intensity for the energy and CO2e estimate
   CpuBuild cpuBuild = CpuBuild::Compiled;
   bool evalEachEpoch = false;      // a forward pass over the test split after every epoch
   std::int64_t stepsPerEpoch = 0;  // 0 = ceil(train size / batch)
@@ -76,6 +82,9 @@ struct SimReport {
   double runSeconds = 0;            // all epochs
   double usdPerHour = 0;            // all devices together; 0 when no price is known
   bool priceKnown = false;
+  PriceKind priceKind = PriceKind::OnDemand;
+  std::string priceSeller, priceDate;  // a catalog price's seller kind and date
+  Energy energy;                    // over runSeconds, with the configuration's PUE and grid
   double usdPerMillionImages = 0;   // per million samples: images, or sequences of a language model
   int tokensPerSample = 0;          // transformers: tokens one sample is (0 for the other models)
   double usdPerRun = 0;

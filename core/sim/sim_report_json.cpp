@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 
@@ -28,7 +29,28 @@ E readName(const JsonReader& in, const std::string& key, const util::NameTable<E
 }
 
 util::Precision readPrecision(const JsonReader& in, const std::string& key) {
-  return *util::parsePrecision(in.choice(key, {"fp32", "tf32", "fp16", "bf16", "fp8"}));
+  return *util::parsePrecision(in.choice(key, {"fp32", "tf32", "fp16", "bf16", "fp8", "fp4"}));
+}
+
+// A price or an energy figure that is not known is null in the JSON, never 0 (which reads as free).
+Json orNull(bool known, const Json& v) { return known ? v : Json(); }
+
+void readEnergy(const JsonReader& in, Energy& e, EnergySettings& s) {
+  if (!in.has("energy")) return;
+  const JsonReader o = in.object("energy");
+  o.boolean("estimate", true);
+  const double watts = o.real("power_watts", std::nan(""));
+  e.known = std::isfinite(watts);
+  e.watts = e.known ? watts : 0;
+  e.typicalDraw = o.string("power_from", "") == "typical training draw";
+  s.pue = o.number("pue", 1.0, 1.0, 3.0);
+  s.pueId = o.string("pue_choice", "");
+  s.gridKgCo2ePerKwh = o.number("grid_kg_co2e_per_kwh", 0.0, 0.0, 2.0);
+  s.regionId = o.string("grid_region", "");
+  o.finish();
+  const double kwh = in.real("energy_kwh", std::nan("")), co2 = in.real("co2e_kg", std::nan(""));
+  e.kwh = e.known && std::isfinite(kwh) ? kwh : 0;
+  e.co2eKg = e.known && std::isfinite(co2) ? co2 : 0;
 }
 
 // The answer's keys: the same in both forms.
@@ -48,10 +70,18 @@ void readAnswer(const JsonReader& in, SimReport& r) {
   r.epochSeconds = in.real("epoch_seconds", 0);
   r.firstEpochSeconds = in.real("first_epoch_seconds", 0);
   r.runSeconds = in.real("run_seconds", 0);
-  r.usdPerHour = in.real("usd_per_hour", 0);
   r.priceKnown = in.boolean("price_known", false);
-  r.usdPerMillionImages = in.real("usd_per_million_images", 0);
-  r.usdPerRun = in.real("usd_per_run", 0);
+  // Unknown prices are null (NaN here): kept as 0 in memory, as the simulator leaves them.
+  auto price = [&](const char* key) {
+    const double v = in.real(key, 0);
+    return r.priceKnown && std::isfinite(v) ? v : 0.0;
+  };
+  r.usdPerHour = price("usd_per_hour");
+  r.usdPerMillionImages = price("usd_per_million_images");
+  r.usdPerRun = price("usd_per_run");
+  r.priceSeller = in.string("price_seller", "");
+  r.priceDate = in.string("price_date", "");
+  readEnergy(in, r.energy, r.config.energy);
   r.memoryBytesPerDevice = in.real("memory_bytes_per_device", 0);
   r.memoryCapacityBytes = in.real("memory_capacity_bytes", 0);
   r.fitsInMemory = in.boolean("fits_in_memory", true);
@@ -118,11 +148,17 @@ Json simReportToJson(const SimReport& r, JsonDigits digits) {
   j.set("eval_each_epoch", c.evalEachEpoch);
   j.set("eval_seconds_per_epoch", num(r.evalSecondsPerEpoch));
   j.set("run_seconds", num(r.runSeconds));
-  j.set("price_kind", kPriceKindNames.name(c.preemptible).data());
+  j.set("price_kind", kPriceKindLabels.name(r.priceKind).data());
   j.set("price_known", r.priceKnown);
-  j.set("usd_per_hour", num(r.usdPerHour));
-  j.set("usd_per_million_images", num(r.usdPerMillionImages));
-  j.set("usd_per_run", num(r.usdPerRun));
+  if (c.userUsdPerHour) j.set("usd_per_device_hour_set", num(*c.userUsdPerHour));
+  if (!r.priceSeller.empty()) j.set("price_seller", r.priceSeller);
+  if (!r.priceDate.empty()) j.set("price_date", r.priceDate);
+  j.set("usd_per_hour", orNull(r.priceKnown, num(r.usdPerHour)));
+  j.set("usd_per_million_images", orNull(r.priceKnown, num(r.usdPerMillionImages)));
+  j.set("usd_per_run", orNull(r.priceKnown, num(r.usdPerRun)));
+  j.set("energy_kwh", orNull(r.energy.known, num(r.energy.kwh)));
+  j.set("co2e_kg", orNull(r.energy.known && c.energy.gridKgCo2ePerKwh > 0, num(r.energy.co2eKg)));
+  j.set("energy", energyToJson(r.energy, c.energy, num));
   j.set("memory_bytes_per_device", digits == JsonDigits::Six ? std::round(r.memoryBytesPerDevice) : r.memoryBytesPerDevice);
   j.set("memory_capacity_bytes", digits == JsonDigits::Six ? std::round(r.memoryCapacityBytes) : r.memoryCapacityBytes);
   j.set("fits_in_memory", r.fitsInMemory);
@@ -153,6 +189,7 @@ SimReport simReportFromJson(const JsonReader& in) {
   SimConfig& c = r.config;
   if (in.has("config")) {
     readNestedConfig(in, c);
+    r.priceKind = c.preemptible ? PriceKind::Preemptible : PriceKind::OnDemand;
   } else {
     c.modelId = in.string("model");
     c.datasetId = in.string("dataset");
@@ -167,7 +204,9 @@ SimReport simReportFromJson(const JsonReader& in) {
     c.epochs = static_cast<int>(in.integer("epochs", 1, 0, kMaxCount));
     c.stepsPerEpoch = in.integer("steps_per_epoch_set", 0, 0, kMaxSteps);
     c.evalEachEpoch = in.boolean("eval_each_epoch", false);
-    c.preemptible = readName(in, "price_kind", kPriceKindNames, false);
+    r.priceKind = readName(in, "price_kind", kPriceKindLabels, PriceKind::OnDemand);
+    c.preemptible = r.priceKind == PriceKind::Preemptible;
+    if (in.has("usd_per_device_hour_set")) c.userUsdPerHour = in.number("usd_per_device_hour_set", 1e-9, 1e5);
     r.tokensPerSample = static_cast<int>(in.integer("tokens_per_sample", 0, 0, kMaxCount));
     if (in.has("other_stack")) {
       const JsonReader o = in.object("other_stack");

@@ -139,11 +139,15 @@ SimReport simulateWorkload(const Workload& w, const hw::DeviceSpec& d, const hw:
   r.memoryCapacityBytes = u.memCapacityBytes;
   r.fitsInMemory = r.memoryBytesPerDevice <= r.memoryCapacityBytes;
 
-  const Price price = priceFor(d, c.count, u.vcpus, c.preemptible);
+  const Price price = priceFor(d, c.count, u.vcpus, c.preemptible, c.userUsdPerHour);
   r.priceKnown = price.known;
+  r.priceKind = price.kind;
+  r.priceSeller = price.seller;
+  r.priceDate = price.date;
   r.usdPerHour = price.usdPerHour;
   r.usdPerMillionImages = usdPerMillionImages(price.usdPerHour, r.imagesPerSecond);
   r.usdPerRun = price.usdPerHour * r.runSeconds / 3600.0;
+  r.energy = energyFor(d, c.count, r.runSeconds, c.energy);
 
   r.peakTflops = u.peakTflopsNominal;
   r.achievedTflops = s.flopsPerDevice / s.stepSeconds / 1e12;

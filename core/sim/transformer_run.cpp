@@ -47,6 +47,8 @@ SimReport simulateTransformerRun(const nn::TransformerSpec& spec, const hw::Devi
   lc.batch = c.batch;
   lc.precision = c.precision;
   lc.preemptible = c.preemptible;
+  lc.userUsdPerHour = c.userUsdPerHour;
+  lc.energy = c.energy;
   lc.perOp = true;  // the op list also counts what a compiler compiles
   LlmReport l;
   try {
@@ -81,9 +83,13 @@ SimReport simulateTransformerRun(const nn::TransformerSpec& spec, const hw::Devi
   r.memoryCapacityBytes = l.memoryCapacityBytes;
   r.fitsInMemory = l.fitsInMemory;
   r.priceKnown = l.priceKnown;
+  r.priceKind = l.priceKind;
+  r.priceSeller = l.priceSeller;
+  r.priceDate = l.priceDate;
   r.usdPerHour = l.usdPerHour;
   r.usdPerMillionImages = usdPerMillionImages(l.usdPerHour, r.imagesPerSecond);
   r.usdPerRun = l.usdPerHour * r.runSeconds / 3600.0;
+  r.energy = energyFor(device, lc.count, r.runSeconds, c.energy);
   r.peakTflops = l.peakTflopsPerChip;
   r.utilization = l.mfu;
   r.achievedTflops = l.mfu * l.peakTflopsPerChip;

@@ -170,7 +170,7 @@ private slots:
     w.panel()->setCatalogs({{"llama3-8b", "Llama 3 8B", false, 0}}, {{device, "odd"}}, {stack});
     core::sim::LlmStudy study = w.panel()->study();
     study.modelId = "llama3-8b";
-    study.scenarios = {{device.toStdString(), 8, stack.toStdString(), core::sim::Finetune::Full}};
+    study.scenarios = {{device.toStdString(), 8, stack.toStdString(), core::sim::Finetune::Full, std::nullopt}};
     w.panel()->setStudy(study);
     w.recompute();
     std::vector<int> lines;

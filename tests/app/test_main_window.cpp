@@ -26,12 +26,14 @@
 #include "app/gui/message_bar.h"
 #include "app/gui/preset_controller.h"
 #include "app/gui/run_controller.h"
+#include "app/gui/run_history.h"
 #include "app/gui/setup_controller.h"
 #include "app/gui/training_session.h"
 #include "app_test_env.h"
 #include "core/experiment/experiment_json.h"
 #include "core/util/files.h"
 #include "widgets/chart_base.h"
+#include "widgets/data_export.h"
 #include "widgets/chart_deck.h"
 #include "widgets/experiment_panel.h"
 #include "widgets/hardware_panel.h"
@@ -449,6 +451,50 @@ private slots:
     QCOMPARE(r->references.size(), 3);
     w.deck()->refreshAll();
     QVERIFY(w.deck()->chart("epoch_time")->visibleGraphPoints("tpu-v3-8") > 0);
+  }
+
+  // The price a user pays, typed in the device table, is the run's: the cost chart marks it as
+  // theirs, the CSV export says "user", and the run history keeps it.
+  void aTypedPriceReachesTheChartsTheCsvAndTheHistory() {
+    MainWindow w;
+    QVERIFY(w.presetController()->apply("e5"));  // simulation only: three devices, at once
+    auto* price = w.hardwarePanel()->findChild<QComboBox*>("price_tpu-v3-8");
+    QVERIFY(price && price->isEditable());
+    price->lineEdit()->selectAll();
+    QTest::keyClicks(price->lineEdit(), "$1.25/h");
+    QTest::keyClick(price->lineEdit(), Qt::Key_Return);
+    QCOMPARE(price->lineEdit()->text(), QStringLiteral("$1.25/h (yours)"));
+    const auto choice = w.hardwarePanel()->settings("tpu-v3-8");
+    QVERIFY(choice && choice->userUsdPerHour);
+    QCOMPARE(*choice->userUsdPerHour, 1.25);
+    w.actions().run->trigger();
+    const widgets::Run* r = w.store()->run(w.store()->currentRunId());
+    QVERIFY(r);
+    const widgets::DeviceResult* tpu = nullptr;
+    for (const auto& d : r->devices)
+      if (d.deviceId == "tpu-v3-8") tpu = &d;
+    QVERIFY(tpu);
+    QCOMPARE(tpu->report.priceKind, core::sim::PriceKind::User);
+    QCOMPARE(tpu->report.usdPerHour, 1.25 * tpu->count);
+    // The charts: the cost chart's bars for it are marked.
+    w.deck()->refreshAll();
+    bool marked = false;
+    for (const widgets::Series& s : w.deck()->chart("cost")->series())
+      if (s.label.contains("tpu-v3-8")) marked = marked || s.label.contains("(your price)");
+    QVERIFY(marked);
+    // The CSV: its cost rows for the TPU say whose price it is.
+    const QString csv = QString::fromUtf8(widgets::seriesToCsv(widgets::collectSeries(w.deck()->charts()), w.store()));
+    QVERIFY2(csv.contains(QRegularExpression("\\ncost,[^\\n]*tpu-v3-8[^\\n]*,user\\n")), qPrintable(csv.left(2000)));
+    // The history: read back from disk by a second reader, the price is still the user's.
+    QVERIFY(w.runController()->saveHistory());
+    app::gui::RunHistory history(w.runController()->historyFolder());
+    const auto loaded = history.load();
+    bool kept = false;
+    for (const auto& run : loaded.runs)
+      if (run.key == r->key)
+        for (const auto& d : run.devices)
+          if (d.deviceId == "tpu-v3-8") kept = d.report.priceKind == core::sim::PriceKind::User && d.report.usdPerHour == 1.25 * d.count;
+    QVERIFY(kept);
   }
 
   void aUserPresetIsSavedAndListed() {

@@ -109,7 +109,7 @@ private slots:
     QTest::newRow("batch zero") << QString(ok).replace("\"batch\": 64", "\"batch\": 0") << "broken.json: experiment.batch: value 0";
     QTest::newRow("device key") << QString(ok).replace("{\"id\": \"k80\"}", "{\"id\": \"k80\", \"cuont\": 2}")
                                 << "broken.json: devices[0].cuont: unknown key";
-    QTest::newRow("precision") << QString(ok).replace("{\"id\": \"k80\"}", "{\"id\": \"k80\", \"precision\": \"fp4\"}")
+    QTest::newRow("precision") << QString(ok).replace("{\"id\": \"k80\"}", "{\"id\": \"k80\", \"precision\": \"int4\"}")
                                << "broken.json: devices[0].precision";
     QTest::newRow("twice") << QString(ok).replace("{\"id\": \"k80\"}", "{\"id\": \"k80\"}, {\"id\": \"k80\"}")
                            << "broken.json: devices[1].id: device \"k80\" is listed twice";

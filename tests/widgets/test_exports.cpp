@@ -224,7 +224,7 @@ private slots:
     const QStringList lines = QString::fromUtf8(readAll(path)).split('\n', Qt::SkipEmptyParts);
     QCOMPARE(lines.front(), QString("chart,run_id,run,device,series,x,x_unit,y,unit,source,note,model,dataset,subset,"
                                     "batch,epochs,optimizer,learning_rate,weight_decay,precision,seed,device_count,"
-                                    "device_precision,stack,usd_per_hour"));
+                                    "device_precision,stack,usd_per_hour,price_kind"));
     const int rows = seriesRowCount(collectSeries(m_deck->charts()));
     QCOMPARE(lines.size() - 1, rows);
     // Counted independently for one chart: 3 devices × 3 epochs + 1 published mark.
@@ -237,7 +237,7 @@ private slots:
     QCOMPARE(lines.filter(QRegularExpression("^cost,.*,host,usd_per_run,.*,no price,")).size(), 1);
     // The run name has a comma-free "·" and is written as UTF-8.
     QVERIFY(lines[1].contains(QString::fromUtf8("colab-cnn · fashion-mnist")));
-    for (const QString& line : lines) QCOMPARE(line.count(','), 24);   // no stray commas
+    for (const QString& line : lines) QCOMPARE(line.count(','), 25);   // no stray commas
   }
 
   void jsonParsesWithEverySeries() {

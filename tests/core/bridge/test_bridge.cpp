@@ -105,6 +105,9 @@ TEST(TorchExport, RefusesWhatPyTorchCannotRun) {
   r.train.modelId = "mlp";
   r.train.precision = core::util::Precision::FP8;
   EXPECT_NE(errorOf([&] { core::bridge::exportTorchJob(r); }).find("fp8"), std::string::npos);
+  r.train.precision = core::util::Precision::FP4;
+  EXPECT_NE(errorOf([&] { core::bridge::exportTorchJob(r); }).find("--precision: fp4 has no PyTorch autocast path"),
+            std::string::npos);
   r.train.precision = core::util::Precision::FP32;
   r.train.batch = 100;
   r.count = 8;

@@ -60,10 +60,19 @@ TEST(DeviceCatalog, ShipsEveryDeviceWithASourcePerFigure) {
   const char* ids[] = {"cpu-skylake", "k80", "p100", "v100", "t4", "a100", "h100", "tpu-v2-8", "tpu-v3-8", "tpu-v4-8",
                        "a100-80", "a100-pcie-80", "h100-pcie", "h200", "h200-nvl", "b200", "gb200", "mi210", "mi250",
                        "mi300x", "mi325x", "mi355x", "l4", "l40s", "gaudi2", "gaudi3", "v100-32", "v100-pcie-32",
-                       "tpu-v5e-8", "tpu-v5p-8", "tpu-v6e-8"};
+                       "tpu-v5e-8", "tpu-v5p-8", "tpu-v6e-8",
+                       // 2026: the hardware issue's list (next year's parts, consumer and rental cards).
+                       "gb300", "tpu7x", "rtx4090", "rtx5090", "a10g", "l40", "rtx6000-ada", "rtx-pro-6000", "h20"};
   for (const char* id : ids) ASSERT_NE(cat.find(id), nullptr) << id;
   EXPECT_EQ(cat.devices().size(), std::size(ids));
   for (const auto& d : cat.devices()) {
+    // A price names its seller kind and date; no price is said in the notes.
+    if (d.usdPerHourOnDemand) {
+      EXPECT_FALSE(d.priceSeller.empty()) << d.id;
+      EXPECT_FALSE(d.priceDate.empty()) << d.id;
+    } else {
+      EXPECT_NE(d.notes.find("price"), std::string::npos) << d.id << " has no price and does not say so";
+    }
     const auto root = core::util::Json::parseFile(d.filePath, core::util::kMaxDataFileBytes);
     for (const auto& [key, value] : root.asObject()) {
       if (!value.isNumber()) continue;
@@ -164,6 +173,34 @@ TEST(DeviceCatalog, EveryFigureNeedsASourceAndEverySourceAFigure) {
       errorOf(deviceText(R"(, "host_link_gbps": 1)", R"(, "host_link_gbps": {"ref": "r"})"));
   EXPECT_NE(noDate.find("sources.host_link_gbps.date"), std::string::npos) << noDate;
   EXPECT_NE(errorOf(deviceText(R"(, "mem_gib": 4)")).find("duplicate key"), std::string::npos);
+}
+
+// A price says who sells it; power and fp4 are figures like the others, with sources and ranges.
+TEST(DeviceCatalog, APriceNamesItsSellerAndPowerAndFp4AreCheckedFigures) {
+  const auto priced = parseDeviceJson(
+      deviceText(R"(, "usd_per_hour_on_demand": 2, "price_date": "2026-10", "price_seller": "neocloud",
+                   "board_power_watts": 700, "training_power_watts": 620, "peak_tflops_fp4": 9000)",
+                 R"(, "usd_per_hour_on_demand": {"ref": "r", "date": "d"}, "price_date": {"ref": "r", "date": "d"},
+                   "price_seller": {"ref": "r", "date": "d"}, "board_power_watts": {"ref": "r", "date": "d"},
+                   "training_power_watts": {"ref": "r", "date": "d"}, "peak_tflops_fp4": {"ref": "r", "date": "d"})"),
+      "/x/lab.json");
+  EXPECT_EQ(priced.priceSeller, "neocloud");
+  EXPECT_EQ(priced.boardPowerWatts.value_or(0), 700);
+  EXPECT_EQ(priced.trainingPowerWatts.value_or(0), 620);
+  EXPECT_EQ(core::hw::peakTflops(priced, core::util::Precision::FP4).value_or(0), 9000);
+
+  const std::string seller = errorOf(deviceText(R"(, "usd_per_hour_on_demand": 2, "price_date": "2026", "price_seller": "friend")",
+                                                R"(, "usd_per_hour_on_demand": {"ref": "r", "date": "d"})"));
+  EXPECT_NE(seller.find("price_seller"), std::string::npos) << seller;
+  EXPECT_NE(seller.find("hyperscaler, neocloud, marketplace, reserved"), std::string::npos) << seller;
+  const std::string orphan = errorOf(deviceText(R"(, "price_seller": "neocloud")"));
+  EXPECT_NE(orphan.find("does not set"), std::string::npos) << orphan;
+  const std::string watts = errorOf(deviceText(R"(, "board_power_watts": 5e6)", R"(, "board_power_watts": {"ref": "r", "date": "d"})"));
+  EXPECT_NE(watts.find("board_power_watts': 5000000 is outside the plausible range"), std::string::npos) << watts;
+  const std::string draw = errorOf(deviceText(R"(, "board_power_watts": 300, "training_power_watts": 900)",
+                                              R"(, "board_power_watts": {"ref": "r", "date": "d"}, "training_power_watts": {"ref": "r", "date": "d"})"));
+  EXPECT_NE(draw.find("training_power_watts"), std::string::npos) << draw;
+  EXPECT_NE(draw.find("more than the board power"), std::string::npos) << draw;
 }
 
 TEST(DeviceCatalog, NotSetDiffersFromZero) {

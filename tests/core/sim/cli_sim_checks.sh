@@ -9,6 +9,8 @@ bad_prints_nothing=1  # a refused simulation prints no result
 . "$(dirname "$0")/../../cli_check_lib.sh"
 
 ok="--model mnist-cnn --dataset mnist"
+# Pretty JSON on one line without blanks, for grep.
+compact() { tr -d ' \n' <"$1" >"$1.c" && mv "$1.c" "$1"; }
 
 case "$case_name" in
   good)  # the baseline the bad cases vary: must succeed, so a failure below is the argument's
@@ -33,7 +35,8 @@ case "$case_name" in
     bad --count simulate $ok --device v100 --count 2x --batch 32 --format json
     bad --vcpus simulate $ok --device cpu-skylake --vcpus many --batch 32 --format json ;;
   bad-precision)
-    bad --precision simulate $ok --device v100 --batch 32 --precision fp4 --format json ;;
+    bad --precision simulate $ok --device v100 --batch 32 --precision int4 --format json
+    grep -q "fp8, fp4" "$tmp/err" || fail "the error does not list fp4 among the precisions" ;;
   missing-reference)
     bad --reference validate --reference "$tmp/does-not-exist.csv" ;;
   llm-good)  # a transformer at LLM scale, as the README's example runs it
@@ -87,5 +90,59 @@ case "$case_name" in
     ! grep -qE '[0-9]{20,}' "$tmp/out" || fail "validate printed a number of 20 digits or more in full"
     bad "out of range" simulate --model llama3-8b --device h100 --batch 64 --train-tokens 1e400 --format json
     ! grep -qE '[0-9]{20,}' "$tmp/err" || fail "an error printed a number of 20 digits or more in full" ;;
+  prices)  # every device over a sweep: a price or null with a seller, never 0 for an unknown one
+    "$cli" sweep --model mlp --dataset fashion-mnist --batch 64 >"$tmp/out" 2>"$tmp/err" || fail "the sweep failed"
+    [ "$(wc -l <"$tmp/out")" -ge 30 ] || fail "the sweep covered fewer than 30 devices"
+    ! grep -q '"usd_per_hour":0[,}]' "$tmp/out" || fail "a device printed a price of 0"
+    ! grep -q '"usd_per_run":0[,}]' "$tmp/out" || fail "a device printed a run cost of 0"
+    grep -q '"price_known":false' "$tmp/out" && { grep '"price_known":false' "$tmp/out" | grep -q '"usd_per_hour":null' \
+      || fail "an unknown price is not null"; }
+    grep '"price_known":true' "$tmp/out" | grep '"price_kind":"on-demand"' | grep -qv '"price_seller"' \
+      && fail "an on-demand catalog price has no seller"
+    # The price you type replaces the catalog's, is marked as yours, and a bad one is refused.
+    "$cli" simulate --model mlp --dataset fashion-mnist --device h100 --count 2 --batch 64 --usd-per-hour 1.5 \
+      >"$tmp/out" 2>"$tmp/err" || fail "--usd-per-hour was refused"
+    compact "$tmp/out"
+    grep -q '"price_kind":"user"' "$tmp/out" || fail "the typed price is not marked user"
+    grep -q '"usd_per_hour":3[,}]' "$tmp/out" || fail "2 devices at 1.5 \$/h do not cost 3 \$/h"
+    bad --usd-per-hour simulate --model mlp --dataset fashion-mnist --device h100 --batch 64 --usd-per-hour -2
+    bad --usd-per-hour simulate --model llama3-8b --device h100 --count 8 --batch 64 --usd-per-hour free
+    "$cli" simulate --model llama3-8b --device h100 --count 8 --batch 64 --usd-per-hour 2 --format text \
+      >"$tmp/out" 2>"$tmp/err" || fail "an LLM with --usd-per-hour failed"
+    grep -q "your price" "$tmp/out" || fail "the text output does not say the price is yours" ;;
+  energy)  # energy and CO2e beside the cost, as estimates, with the grid and PUE named
+    "$cli" simulate --model resnet50 --dataset imagenet --device h100 --count 8 --batch 512 --precision bf16 \
+      --epochs 2 >"$tmp/world" 2>"$tmp/err" || fail "simulate failed"
+    compact "$tmp/world"
+    grep -q '"energy_kwh":[0-9]' "$tmp/world" || fail "no energy_kwh for an H100"
+    grep -q '"co2e_kg":[0-9]' "$tmp/world" || fail "no co2e_kg for an H100"
+    grep -q '"estimate":true' "$tmp/world" || fail "the energy is not labelled an estimate"
+    "$cli" simulate --model resnet50 --dataset imagenet --device h100 --count 8 --batch 512 --precision bf16 \
+      --epochs 2 --grid france --pue 1.1 >"$tmp/fr" 2>"$tmp/err" || fail "--grid france --pue 1.1 failed"
+    compact "$tmp/fr"
+    w=$(sed 's/.*"co2e_kg":\([0-9.e+-]*\).*/\1/' "$tmp/world"); f=$(sed 's/.*"co2e_kg":\([0-9.e+-]*\).*/\1/' "$tmp/fr")
+    awk -v w="$w" -v f="$f" 'BEGIN { exit !(f > 0 && f < w / 3) }' || fail "France's grid ($f kg) is not far below the world's ($w kg)"
+    "$cli" simulate --model llama3-8b --device h100 --count 8 --batch 64 --train-tokens 1e9 >"$tmp/out" 2>"$tmp/err" \
+      || fail "an LLM simulate failed"
+    compact "$tmp/out"
+    grep -q '"energy_basis":"train_tokens"' "$tmp/out" || fail "the LLM energy does not say it is to the tokens"
+    grep -q '"energy_kwh":[0-9]' "$tmp/out" || fail "no energy_kwh for the LLM"
+    bad --grid simulate --model mlp --dataset fashion-mnist --device h100 --batch 64 --grid atlantis
+    grep -q "france" "$tmp/err" || fail "the unknown region's error does not list the known ones"
+    bad --pue simulate --model mlp --dataset fashion-mnist --device h100 --batch 64 --pue 0.5 ;;
+  plan)  # backwards: the smallest count that trains 1 T tokens in 30 days, per device
+    "$cli" plan --model llama3-8b --device h100,mi300x,tpu-v5p-8 --tokens 1e12 --days 30 --seq-len 8192 \
+      >"$tmp/out" 2>"$tmp/err" || fail "plan failed: $(cat "$tmp/err")"
+    compact "$tmp/out"
+    [ "$(grep -o '"met":true' "$tmp/out" | wc -l)" -eq 3 ] || fail "not every device answered: $(cat "$tmp/out" | head -c 600)"
+    grep -q '"count":[0-9]' "$tmp/out" || fail "no count in the answer"
+    grep -q '"time_to_tokens_seconds":' "$tmp/out" || fail "the answer has no time to the tokens"
+    "$cli" plan --model llama3-8b --device h100 --tokens 1e12 --days 30 --budget-usd 10 --format text \
+      >"$tmp/out" 2>"$tmp/err" || fail "plan with a tiny budget failed"
+    grep -q "none: .*budget" "$tmp/out" || fail "a budget no count meets is not explained"
+    bad --tokens plan --model llama3-8b --device h100 --days 30
+    bad --deadline plan --model llama3-8b --device h100 --tokens 1e12 --deadline 2020-01-01
+    bad --deadline plan --model llama3-8b --device h100 --tokens 1e12 --deadline march
+    bad "a deadline" plan --model llama3-8b --device h100 --tokens 1e12 ;;
   *) echo "unknown case $case_name"; exit 2 ;;
 esac

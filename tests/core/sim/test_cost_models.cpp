@@ -2,8 +2,11 @@
 // and dispatch, recurrence, input pipeline, all-reduce, memory and price.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "core/sim/cpu_scaling.h"
 #include "core/sim/data_parallel.h"
+#include "core/sim/energy.h"
 #include "core/sim/input_pipeline.h"
 #include "core/sim/layer_cost.h"
 #include "core/sim/memory_model.h"
@@ -187,8 +190,90 @@ TEST(Pricing, PerDevicePerVcpuAndUnknown) {
   EXPECT_DOUBLE_EQ(priceFor(cat.at("v100"), 4, 0, false).usdPerHour, 4 * 3.06);
   EXPECT_NEAR(priceFor(cat.at("cpu-skylake"), 1, 64, true).usdPerHour, 64 * 0.00795, 1e-12);
   EXPECT_FALSE(priceFor(cat.at("v100"), 1, 0, true).known);  // no preemptible V100 price
-  EXPECT_FALSE(priceFor(cat.at("tpu-v4-8"), 1, 0, false).known);
+  EXPECT_FALSE(priceFor(cat.at("h20"), 1, 0, false).known);  // sold in China only: no public rental price
   EXPECT_NEAR(usdPerMillionImages(3.6, 1000), 1.0, 1e-12);
+}
+
+// The price a user types replaces the catalog's (known or not) and is labelled as theirs; a
+// catalog price carries its seller and date.
+TEST(Pricing, TheUsersOwnPriceReplacesTheCatalogsAndIsMarked) {
+  const auto& cat = simtest::catalog();
+  const Price tpu = priceFor(cat.at("h20"), 2, 0, false, 3.5);
+  EXPECT_TRUE(tpu.known);
+  EXPECT_EQ(tpu.kind, PriceKind::User);
+  EXPECT_DOUBLE_EQ(tpu.usdPerHour, 7.0);
+  EXPECT_DOUBLE_EQ(priceFor(cat.at("cpu-skylake"), 1, 8, true, 0.05).usdPerHour, 0.4);  // per vCPU
+  const Price listed = priceFor(cat.at("h100"), 1, 0, false);
+  EXPECT_EQ(listed.kind, PriceKind::OnDemand);
+  EXPECT_FALSE(listed.seller.empty());
+  EXPECT_FALSE(listed.date.empty());
+  for (double bad : {0.0, -1.0, 2e5, std::nan("")}) EXPECT_THROW(checkUserPrice(bad, "--usd-per-hour"), core::util::Error);
+  EXPECT_NO_THROW(checkUserPrice(2.49, "--usd-per-hour"));
+}
+
+// Energy: power x devices x time x PUE; CO2e: that x the grid. The training draw is preferred
+// to the board power where the file has one; no power figure means no estimate, not zero.
+TEST(Energy, PowerTimesTimeTimesPueAndTheGridGivesCo2e) {
+  core::hw::DeviceSpec d;
+  d.id = "lab";
+  EXPECT_FALSE(energyFor(d, 1, 3600, {}).known);
+  d.boardPowerWatts = 700;
+  const Energy board = energyFor(d, 8, 3600, {1.5, 0.4, "", ""});
+  EXPECT_TRUE(board.known);
+  EXPECT_FALSE(board.typicalDraw);
+  EXPECT_DOUBLE_EQ(board.watts, 5600);
+  EXPECT_DOUBLE_EQ(board.kwh, 5.6 * 1.5);
+  EXPECT_DOUBLE_EQ(board.co2eKg, 5.6 * 1.5 * 0.4);
+  d.trainingPowerWatts = 600;
+  EXPECT_TRUE(energyFor(d, 1, 3600, {}).typicalDraw);
+  EXPECT_DOUBLE_EQ(energyFor(d, 1, 3600, {}).kwh, 0.6);
+}
+
+// The grid and PUE figures are data: strict, sourced, and every default names an entry.
+TEST(Energy, TheGridFileIsReadStrictlyAndItsDefaultsResolve) {
+  const EnergyCatalog shipped = loadEnergyCatalog(std::string(ACCELLAB_SOURCE_RESOURCES) + "/energy/grid.json");
+  const EnergySettings s = shipped.settings();
+  EXPECT_GE(s.pue, 1.0);
+  EXPECT_GT(s.gridKgCo2ePerKwh, 0.0);
+  for (const auto& r : shipped.regions) {
+    EXPECT_FALSE(r.ref.empty()) << r.id;
+    EXPECT_FALSE(r.date.empty()) << r.id;
+  }
+  EXPECT_NE(shipped.region("france"), nullptr);
+  EXPECT_LT(shipped.region("france")->value, shipped.region("world")->value);
+  try {
+    shipped.settings("atlantis");
+    FAIL() << "accepted";
+  } catch (const core::util::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown region 'atlantis' (known: world"), std::string::npos) << e.what();
+  }
+  auto errorOf = [](const std::string& text) {
+    try {
+      parseEnergyCatalog(text, "/x/grid.json");
+    } catch (const core::util::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const std::string region = R"({"id": "x", "name": "X", "kg_co2e_per_kwh": 0.3, "source": {"ref": "r", "date": "2024"}})";
+  const std::string pue = R"({"id": "p", "name": "P", "value": 1.2, "source": {"ref": "r", "date": "2024"}})";
+  auto file = [&](const std::string& r, const std::string& p, const std::string& def = "x") {
+    return R"({"default_region": ")" + def + R"(", "default_pue": "p", "regions": [)" + r + R"(], "pue": [)" + p + "]}";
+  };
+  EXPECT_EQ(errorOf(file(region, pue)), "");
+  EXPECT_NE(errorOf(file(region, pue, "y")).find("default_region"), std::string::npos);
+  std::string hot = region;
+  hot.replace(hot.find("0.3"), 3, "30");
+  EXPECT_NE(errorOf(file(hot, pue)).find("kg_co2e_per_kwh"), std::string::npos) << errorOf(file(hot, pue));
+  std::string unsourced = pue;
+  unsourced.replace(unsourced.find(R"("ref": "r")"), 10, R"("ref": "")");
+  EXPECT_NE(errorOf(file(region, unsourced)).find("source"), std::string::npos) << errorOf(file(region, unsourced));
+  std::string typo = region;
+  typo.replace(typo.find("\"name\""), 6, "\"nmae\"");
+  EXPECT_NE(errorOf(file(typo, pue)).find("regions[0].name: missing"), std::string::npos) << errorOf(file(typo, pue));
+  std::string extra = region;
+  extra.replace(extra.find("\"name\""), 6, "\"note\": \"n\", \"name\"");
+  EXPECT_NE(errorOf(file(extra, pue)).find("note"), std::string::npos) << errorOf(file(extra, pue));
 }
 
 TEST(Optimizer, UpdateTrafficScalesWithParametersAndTheStacksFusion) {

@@ -7,9 +7,11 @@
 #include <cstdlib>
 
 #include "core/nn/transformer_spec.h"
+#include "core/sim/backwards_plan.h"
 #include "core/sim/data_parallel.h"
 #include "core/sim/llm_report_json.h"
 #include "core/sim/llm_simulator.h"
+#include "core/sim/llm_study.h"
 #include "core/sim/llm_validation.h"
 #include "core/util/error.h"
 #include "core/util/files.h"
@@ -205,6 +207,89 @@ TEST(LlmPrecision, Fp8IsFasterWhereTheHardwareHasItAndSaysSoWhereNot) {
   c.deviceId = "a100-80";
   const LlmReport ampere = simulateLlm(c, device("a100-80"), stack("tuned"));
   EXPECT_NE(ampere.precisionNote.find("no fp8"), std::string::npos) << ampere.precisionNote;
+}
+
+// fp4 runs NVFP4/MXFP4 matmuls where the device has them (B200), fp8 where it has only those
+// (H100), and says which; the 16-bit attention and the casts keep it short of twice fp8.
+TEST(LlmPrecision, Fp4RunsOnBlackwellAndFallsBackToFp8WhereItIsMissing) {
+  LlmConfig c;
+  c.modelId = "llama3-8b";
+  c.count = 8;
+  c.batch = 64;
+  c.seqLen = 4096;
+  c.deviceId = "b200";
+  c.precision = Precision::FP8;
+  const LlmReport fp8 = simulateLlm(c, device("b200"), stack("tuned"));
+  c.precision = Precision::FP4;
+  const LlmReport fp4 = simulateLlm(c, device("b200"), stack("tuned"));
+  EXPECT_LT(fp4.stepSeconds, fp8.stepSeconds);
+  EXPECT_GT(fp4.stepSeconds, fp8.stepSeconds / 2);
+  EXPECT_TRUE(fp4.precisionNote.empty()) << fp4.precisionNote;
+  c.deviceId = "h100";
+  const LlmReport hopper = simulateLlm(c, device("h100"), stack("tuned"));
+  EXPECT_NE(hopper.precisionNote.find("no fp4 units: runs its fp8 peak"), std::string::npos) << hopper.precisionNote;
+  c.precision = Precision::FP8;
+  EXPECT_DOUBLE_EQ(simulateLlm(c, device("h100"), stack("tuned")).stepSeconds, hopper.stepSeconds);
+}
+
+// The question, backwards: Llama-3-8B, 1 T tokens in 30 days. Each device answers with
+// the smallest count it found, and that count meets the deadline while the count below it
+// (the last tried that failed) does not.
+TEST(BackwardsPlan, Llama3_8bOnATrillionTokensInThirtyDaysAnswersPerDevice) {
+  LlmConfig c;
+  c.modelId = "llama3-8b";
+  c.batch = 1024;
+  c.seqLen = 8192;
+  BackwardsGoal goal;
+  goal.tokens = 1e12;
+  goal.deadlineSeconds = 30 * 86400.0;
+  for (const char* id : {"h100", "mi300x", "tpu-v5p-8"}) {
+    c.deviceId = id;
+    const auto& d = device(id);
+    const auto& s = simtest::stacks().defaultFor(d.kind);
+    const BackwardsAnswer a = planBackwards(c, d, s, goal);
+    ASSERT_TRUE(a.met) << id << ": " << a.why;
+    EXPECT_LE(a.report.timeToTokensSeconds, goal.deadlineSeconds) << id;
+    EXPECT_TRUE(a.report.fitsInMemory) << id;
+    EXPECT_GT(a.count, 1) << id;  // one device would take years
+    // A count below the answer misses: simulate the one just under it.
+    LlmConfig below = c;
+    below.count = a.count - (a.count > d.devicesPerNode.value_or(1) ? d.devicesPerNode.value_or(1) : 1);
+    below.trainTokens = goal.tokens;
+    try {
+      const LlmReport r = simulateLlm(below, d, s);
+      EXPECT_TRUE(!r.fitsInMemory || r.timeToTokensSeconds > goal.deadlineSeconds)
+          << id << ": " << below.count << " devices also meet it";
+    } catch (const core::util::Error&) {
+      // no plan runs the batch at that count: it does not meet it either
+    }
+  }
+  // A budget too small for any count says why; a goal without a deadline or budget is refused.
+  goal.budgetUsd = 10;
+  c.deviceId = "h100";
+  const BackwardsAnswer poor = planBackwards(c, device("h100"), stack("tuned"), goal);
+  EXPECT_FALSE(poor.met);
+  EXPECT_NE(poor.why.find("budget"), std::string::npos) << poor.why;
+  EXPECT_THROW(planBackwards(c, device("h100"), stack("tuned"), BackwardsGoal{1e12, 0, 0, 64}), core::util::Error);
+}
+
+// A planner study's scenario may carry the price its user pays; it survives the file and prices
+// the report as theirs.
+TEST(LlmStudy, AScenariosOwnPriceIsKeptAndUsed) {
+  LlmStudy s;
+  s.modelId = "llama3-8b";
+  s.batch = 64;
+  LlmScenario sc;
+  sc.deviceId = "h100";
+  sc.count = 8;
+  sc.userUsdPerHour = 1.9;
+  s.scenarios = {sc};
+  const LlmStudy back = studyFromJson(core::util::Json::parse(studyToJson(s).dump(), "s.json"), "s.json");
+  EXPECT_EQ(back, s);
+  const auto outcomes = runStudy(back, simtest::catalog(), simtest::stacks());
+  ASSERT_TRUE(outcomes.at(0).report) << outcomes.at(0).error;
+  EXPECT_EQ(outcomes[0].report->priceKind, PriceKind::User);
+  EXPECT_DOUBLE_EQ(outcomes[0].report->usdPerHour, 8 * 1.9);
 }
 
 TEST(LlmValidation, CalibrationRowsStayWithinTheBar) {

@@ -69,6 +69,17 @@ void expectSameReport(const SimReport& a, const SimReport& b) {
   EXPECT_EQ(a.compileSeconds, b.compileSeconds);
   EXPECT_EQ(a.peakTflops, b.peakTflops);
   EXPECT_EQ(a.precisionNote, b.precisionNote);
+  EXPECT_EQ(a.priceKind, b.priceKind);
+  EXPECT_EQ(a.priceSeller, b.priceSeller);
+  EXPECT_EQ(a.priceDate, b.priceDate);
+  EXPECT_EQ(a.config.userUsdPerHour, b.config.userUsdPerHour);
+  EXPECT_EQ(a.energy.known, b.energy.known);
+  EXPECT_EQ(a.energy.kwh, b.energy.kwh);
+  EXPECT_EQ(a.energy.co2eKg, b.energy.co2eKg);
+  EXPECT_EQ(a.energy.watts, b.energy.watts);
+  EXPECT_EQ(a.config.energy.pue, b.config.energy.pue);
+  EXPECT_EQ(a.config.energy.gridKgCo2ePerKwh, b.config.energy.gridKgCo2ePerKwh);
+  EXPECT_EQ(a.config.energy.regionId, b.config.energy.regionId);
 }
 
 }  // namespace
@@ -94,6 +105,40 @@ TEST(SimReportJson, AnAcceleratorReportKeepsItsStackContrastAndPrecisionNote) {
   const SimReport back = roundTrip(r);
   expectSameReport(r, back);
   EXPECT_EQ(back.config.vcpus, 0);
+}
+
+// An unknown price is null, never 0 (which reads as free); the user's own price and the
+// energy estimate come back as they were.
+TEST(SimReportJson, AnUnknownPriceIsNullAndTheUsersPriceAndEnergyRoundTrip) {
+  core::hw::DeviceCatalog cat = simtest::catalog();
+  core::hw::DeviceSpec bare = cat.at("v100");
+  bare.id = "v100-unpriced";
+  bare.usdPerHourOnDemand.reset();
+  bare.priceSeller.clear();
+  cat.add(bare);
+  const core::sim::Simulator sim(cat, simtest::stacks());
+  auto c = simtest::config("resnet50", "imagenet", "v100-unpriced", 256, core::util::Precision::FP16, 1, 0, "");
+  const SimReport unpriced = sim.simulate(c);
+  ASSERT_FALSE(unpriced.priceKnown);
+  const Json j = core::sim::simReportToJson(unpriced);
+  EXPECT_TRUE(j.at("usd_per_hour").isNull());
+  EXPECT_TRUE(j.at("usd_per_million_images").isNull());
+  EXPECT_TRUE(j.at("usd_per_run").isNull());
+  expectSameReport(unpriced, roundTrip(unpriced));
+
+  c = simtest::config("resnet50", "imagenet", "v100", 256, core::util::Precision::FP16, 4, 0, "");
+  c.userUsdPerHour = 1.25;
+  c.energy = {1.5, 0.4, "custom", "somewhere"};
+  const SimReport mine = simtest::simulator().simulate(c);
+  EXPECT_EQ(mine.priceKind, core::sim::PriceKind::User);
+  EXPECT_DOUBLE_EQ(mine.usdPerHour, 4 * 1.25);
+  ASSERT_TRUE(mine.energy.known);  // the V100 file has its board power
+  EXPECT_DOUBLE_EQ(mine.energy.kwh, mine.energy.watts * mine.runSeconds / 3.6e6 * 1.5);
+  EXPECT_DOUBLE_EQ(mine.energy.co2eKg, mine.energy.kwh * 0.4);
+  const Json m = core::sim::simReportToJson(mine);
+  EXPECT_EQ(m.at("price_kind").asString(), "user");
+  EXPECT_TRUE(m.at("energy").at("estimate").asBool());
+  expectSameReport(mine, roundTrip(mine));
 }
 
 TEST(SimReportJson, ALanguageModelKeepsItsTokensPerSample) {

@@ -1,0 +1,105 @@
+#include "core/sim/backwards_plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "core/util/error.h"
+#include "core/util/json.h"
+
+namespace core::sim {
+namespace {
+
+std::string days(double seconds) { return util::formatNumber(std::round(seconds / 86400 * 10) / 10) + " days"; }
+std::string usd(double v) { return "$" + util::formatNumber(std::round(v)); }
+
+struct Trial {
+  std::optional<LlmReport> report;  // nullopt: no plan runs at this count
+  std::string problem;              // why it does not meet the goal ("" = it does)
+};
+
+}  // namespace
+
+BackwardsAnswer planBackwards(const LlmConfig& base, const hw::DeviceSpec& device, const hw::StackSpec& stack,
+                              const BackwardsGoal& goal) {
+  if (!(goal.tokens > 0)) throw util::Error("--tokens: the tokens to train must be more than 0");
+  if (!(goal.deadlineSeconds > 0) && !(goal.budgetUsd > 0))
+    throw util::Error("a backwards plan needs a deadline (--days or --deadline) or a budget (--budget-usd), or both");
+  if (goal.maxCount < 1) throw util::Error("--max-count: must be at least 1");
+  BackwardsAnswer answer;
+  const int node = std::max(1, device.devicesPerNode.value_or(1));
+  std::optional<LlmReport> closest;  // the count that came nearest the deadline (or budget)
+
+  auto trial = [&](int count) {
+    answer.countsTried.push_back(count);
+    LlmConfig c = base;
+    c.count = count;
+    c.trainTokens = goal.tokens;
+    c.perOp = false;
+    Trial t;
+    try {
+      t.report = simulateLlm(c, device, stack);
+    } catch (const util::Error& e) {
+      t.problem = e.what();
+      return t;
+    }
+    const LlmReport& r = *t.report;
+    if (!r.fitsInMemory) t.problem = "does not fit in memory";
+    else if (goal.deadlineSeconds > 0 && r.timeToTokensSeconds > goal.deadlineSeconds)
+      t.problem = "takes " + days(r.timeToTokensSeconds) + ", over the " + days(goal.deadlineSeconds);
+    else if (goal.budgetUsd > 0 && !r.priceKnown)
+      t.problem = "has no price (give yours with --usd-per-hour)";
+    else if (goal.budgetUsd > 0 && r.usdToTokens > goal.budgetUsd)
+      t.problem = "costs " + usd(r.usdToTokens) + ", over the " + usd(goal.budgetUsd) + " budget";
+    if (r.fitsInMemory && (!closest || r.timeToTokensSeconds < closest->timeToTokensSeconds)) closest = r;
+    return t;
+  };
+
+  // Doubling: the first count that meets the goal, and the last that did not before it.
+  int lastFail = 0, firstMet = 0;
+  std::string lastProblem;
+  std::optional<LlmReport> met;
+  for (long long count = 1; count <= goal.maxCount; count *= 2) {
+    Trial t = trial(static_cast<int>(count));
+    if (t.problem.empty()) {
+      firstMet = static_cast<int>(count);
+      met = t.report;
+      break;
+    }
+    lastFail = static_cast<int>(count);
+    lastProblem = std::to_string(count) + " x " + device.id + " " + t.problem;
+    // Over budget at a count that fits: more devices cost more (or as much), so stop.
+    if (t.report && t.report->fitsInMemory && goal.budgetUsd > 0 && t.report->priceKnown &&
+        t.report->usdToTokens > goal.budgetUsd && !(goal.deadlineSeconds > 0))
+      break;
+  }
+  if (!met && lastFail < goal.maxCount && (lastFail * 2 > goal.maxCount) && lastFail != goal.maxCount) {
+    Trial t = trial(goal.maxCount);
+    if (t.problem.empty()) firstMet = goal.maxCount, met = t.report;
+    else lastFail = goal.maxCount, lastProblem = std::to_string(goal.maxCount) + " x " + device.id + " " + t.problem;
+  }
+  if (!met) {
+    answer.why = lastProblem.empty() ? "no count up to " + std::to_string(goal.maxCount) + " meets the goal"
+                                     : "no count up to " + std::to_string(goal.maxCount) + " meets the goal; " + lastProblem;
+    if (closest) answer.report = *closest, answer.hasReport = true;
+    return answer;
+  }
+  // Bisection between the last failing and the first meeting count (whole nodes past one node).
+  int lo = lastFail, hi = firstMet;
+  const int step = lo >= node ? node : 1;
+  while (hi - lo > step) {
+    int mid = lo + (hi - lo) / 2;
+    if (step > 1) mid = std::max(lo + step, mid / step * step);
+    if (mid >= hi) break;
+    Trial t = trial(mid);
+    if (t.problem.empty()) hi = mid, met = t.report;
+    else lo = mid;
+  }
+  answer.met = true;
+  answer.count = hi;
+  answer.report = *met;
+  answer.hasReport = true;
+  return answer;
+}
+
+}  // namespace core::sim
