@@ -8,6 +8,7 @@
 
 #include "core/util/error.h"
 #include "core/util/files.h"
+#include "core/util/utf8.h"
 
 namespace core::util {
 namespace {
@@ -28,8 +29,6 @@ const char* typeName(Json::Type t) {
   throw Error(std::string("expected a JSON ") + typeName(want) + ", found " + typeName(got));
 }
 
-std::size_t utf8Length(std::string_view s, std::size_t pos);
-
 // Writes `s` as a JSON string. Bytes that do not form well-formed UTF-8 (a byte-level language
 // model's sample may hold any byte) become U+FFFD, so the output is always valid JSON.
 void escapeTo(std::string& out, const std::string& s) {
@@ -37,12 +36,13 @@ void escapeTo(std::string& out, const std::string& s) {
   for (std::size_t i = 0; i < s.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
     if (c >= 0x80) {
-      const std::size_t n = utf8Length(s, i);
+      char32_t cp = 0;
+      const std::size_t n = decodeUtf8(s, i, cp);
       if (n == 0) {
         out += "\ufffd";
-      } else if (n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) {
-        char buf[8];  // a C1 control (U+0080..U+009F: the 8-bit CSI among them)
-        std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(s[i + 1]));
+      } else if (isC1Control(cp)) {
+        char buf[8];  // escaped, so that no terminal that shows the file obeys it
+        std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
         out += buf;
         ++i;
       } else {
@@ -110,30 +110,6 @@ void dumpTo(std::string& out, const Json& j, int indent, int depth) {
       break;
     }
   }
-}
-
-// The length of the well-formed UTF-8 sequence at `pos` (RFC 3629: no overlong forms, no
-// surrogates, nothing past U+10FFFF), or 0.
-std::size_t utf8Length(std::string_view s, std::size_t pos) {
-  const auto at = [&](std::size_t i) { return pos + i < s.size() ? static_cast<unsigned char>(s[pos + i]) : 0u; };
-  const unsigned b0 = at(0);
-  const auto cont = [&](std::size_t i) { return (at(i) & 0xC0u) == 0x80u; };
-  if (b0 >= 0xC2 && b0 <= 0xDF) return cont(1) ? 2 : 0;
-  if (b0 >= 0xE0 && b0 <= 0xEF) {
-    const unsigned b1 = at(1);
-    if (!cont(1) || !cont(2)) return 0;
-    if (b0 == 0xE0 && b1 < 0xA0) return 0;  // overlong
-    if (b0 == 0xED && b1 >= 0xA0) return 0;  // surrogate
-    return 3;
-  }
-  if (b0 >= 0xF0 && b0 <= 0xF4) {
-    const unsigned b1 = at(1);
-    if (!cont(1) || !cont(2) || !cont(3)) return 0;
-    if (b0 == 0xF0 && b1 < 0x90) return 0;   // overlong
-    if (b0 == 0xF4 && b1 >= 0x90) return 0;  // past U+10FFFF
-    return 4;
-  }
-  return 0;
 }
 
 constexpr std::size_t kScanKeys = 32;
@@ -264,23 +240,6 @@ private:
         return Json(std::move(arr));
       }
       fail("expected ',' or ']' in array");
-    }
-  }
-  static void appendUtf8(std::string& out, std::uint32_t cp) {
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
     }
   }
   std::uint32_t parseHex4() {
