@@ -9,6 +9,7 @@
 
 #include "app/gui/run_history.h"
 #include "core/util/error.h"
+#include "fuzz_run_round_trip.h"
 #include "fuzz_target.h"
 
 namespace fs = std::filesystem;
@@ -44,14 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     app::gui::RunHistory history(folder.string().c_str());
     runs = history.load().runs;  // never throws: bad entries become problems
   }
-  for (const widgets::Run& run : runs) {
-    try {
-      const widgets::Run back = app::gui::runFromFile(app::gui::runFileJson(run), "again.json");
-      if (back.epochs.size() != run.epochs.size() || back.batches.size() != run.batches.size()) __builtin_trap();
-    } catch (const core::util::Error&) {
-      __builtin_trap();  // the app would write a run it cannot read back
-    }
-  }
+  for (const widgets::Run& run : runs) fuzz::requireRunRoundTrips(run);
   fs::remove_all(root, ec);
   return 0;
 }

@@ -3,6 +3,7 @@
 // written and read back without an error, so nothing the app loads is lost at its next save.
 #include "app/gui/run_history.h"
 #include "core/util/error.h"
+#include "fuzz_run_round_trip.h"
 #include "fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -21,13 +22,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const core::util::Error&) {
     return 0;
   }
-  for (const widgets::Run& run : runs) {
-    try {
-      const widgets::Run back = app::gui::runFromFile(app::gui::runFileJson(run), "again.json");
-      if (back.epochs.size() != run.epochs.size() || back.devices.size() != run.devices.size()) __builtin_trap();
-    } catch (const core::util::Error&) {
-      __builtin_trap();  // the app would write a run it cannot read back
-    }
-  }
+  for (const widgets::Run& run : runs) fuzz::requireRunRoundTrips(run);
   return 0;
 }
