@@ -27,7 +27,9 @@ using core::sim::LlmScenario;
 using core::util::Precision;
 
 enum ScenarioColumn { kDevice, kCount, kStack, kMode, kScenarioColumns };
-enum ResultColumn { kRScenario, kRPlan, kRTokens, kRMfu, kRCost, kRTime, kRCostTo, kRMemory, kRWhy, kResultColumns };
+enum ResultColumn {
+  kRScenario, kRPlan, kRTokens, kRMfu, kRCost, kRTime, kRCostTo, kREnergy, kRFewest, kRMemory, kRWhy, kResultColumns
+};
 
 QString human(double v) {
   if (!std::isfinite(v)) return QStringLiteral("–");
@@ -139,7 +141,25 @@ QWidget* LlmPlannerPanel::createWorkload() {
   form->addRow(tr("Global &batch:"), m_batch);
   form->addRow(tr("&Precision:"), m_precision);
   form->addRow(tr("LoRA &rank:"), m_loraRank);
+  m_deadline = new QDoubleSpinBox(box);
+  m_deadline->setObjectName("llm_deadline_days");
+  m_deadline->setRange(0, 1e5);
+  m_deadline->setDecimals(1);
+  m_deadline->setSpecialValueText(tr("none"));
+  m_deadline->setSuffix(tr(" days"));
+  m_deadline->setToolTip(tr("Plan backwards: the fewest devices of each scenario's kind that train the tokens within "
+                            "this many days (the \"Fewest\" column)"));
+  m_budget = new QDoubleSpinBox(box);
+  m_budget->setObjectName("llm_budget_usd");
+  m_budget->setRange(0, 1e12);
+  m_budget->setDecimals(0);
+  m_budget->setSingleStep(1000);
+  m_budget->setSpecialValueText(tr("none"));
+  m_budget->setPrefix(QStringLiteral("$"));
+  m_budget->setToolTip(tr("Plan backwards: the most the tokens may cost (needs a price for the device)"));
   form->addRow(tr("&Train:"), m_tokens);
+  form->addRow(tr("&Deadline:"), m_deadline);
+  form->addRow(tr("B&udget:"), m_budget);
   connect(m_model, &QComboBox::currentIndexChanged, this, [this] {
     const int i = m_model->currentIndex();
     m_seqLen->setEnabled(i >= 0 && i < m_models.size() && !m_models[i].vision);
@@ -147,7 +167,8 @@ QWidget* LlmPlannerPanel::createWorkload() {
   });
   for (QSpinBox* s : {m_seqLen, m_batch, m_loraRank}) connect(s, &QSpinBox::valueChanged, this, &LlmPlannerPanel::emitEdited);
   connect(m_precision, &QComboBox::currentIndexChanged, this, &LlmPlannerPanel::emitEdited);
-  connect(m_tokens, &QDoubleSpinBox::valueChanged, this, &LlmPlannerPanel::emitEdited);
+  for (QDoubleSpinBox* s : {m_tokens, m_deadline, m_budget})
+    connect(s, &QDoubleSpinBox::valueChanged, this, &LlmPlannerPanel::emitEdited);
   return box;
 }
 
@@ -216,7 +237,12 @@ QWidget* LlmPlannerPanel::createCharts() {
   m_results = new QTableWidget(0, kResultColumns, box);
   m_results->setObjectName("llm_results");
   m_results->setHorizontalHeaderLabels({tr("Scenario"), tr("Plan"), tr("Tokens/s"), tr("MFU"), tr("$/M tokens"),
-                                        tr("Time to N"), tr("Cost to N"), tr("Memory/chip"), tr("Why")});
+                                        tr("Time to N"), tr("Cost to N"), tr("Energy to N"), tr("Fewest"),
+                                        tr("Memory/chip"), tr("Why")});
+  m_results->horizontalHeaderItem(kREnergy)->setToolTip(
+      tr("Estimate: board power × devices × time × PUE, and CO₂e at the grid's intensity (resources/energy/grid.json)"));
+  m_results->horizontalHeaderItem(kRFewest)->setToolTip(
+      tr("With a deadline or a budget: the fewest devices of the scenario's kind that meet it, each count simulated"));
   m_results->verticalHeader()->setVisible(false);
   m_results->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_results->horizontalHeader()->setSectionResizeMode(kRWhy, QHeaderView::Stretch);
@@ -286,6 +312,8 @@ void LlmPlannerPanel::setStudy(const core::sim::LlmStudy& study) {
   m_precision->setCurrentIndex(std::max(0, m_precision->findData(static_cast<int>(study.precision))));
   m_loraRank->setValue(study.loraRank);
   m_tokens->setValue(study.trainTokens / 1e9);
+  m_deadline->setValue(study.deadlineDays);
+  m_budget->setValue(study.budgetUsd);
   m_scenarios->setRowCount(0);
   for (const auto& s : study.scenarios) addScenarioRow(s);
   m_updating = false;
@@ -299,6 +327,8 @@ core::sim::LlmStudy LlmPlannerPanel::study() const {
   s.precision = static_cast<Precision>(m_precision->currentData().toInt());
   s.loraRank = m_loraRank->value();
   s.trainTokens = m_tokens->value() * 1e9;
+  s.deadlineDays = m_deadline->value();
+  s.budgetUsd = m_budget->value();
   s.scenarios.clear();
   for (int r = 0; r < m_scenarios->rowCount(); ++r) {
     LlmScenario sc;
@@ -307,6 +337,9 @@ core::sim::LlmStudy LlmPlannerPanel::study() const {
     sc.stackId = static_cast<QComboBox*>(m_scenarios->cellWidget(r, kStack))->currentData().toString().toStdString();
     sc.finetune = static_cast<QComboBox*>(m_scenarios->cellWidget(r, kMode))->currentData().toInt() == 1 ? Finetune::Lora
                                                                                                           : Finetune::Full;
+    // A price the study file gave this scenario stays with it while its device does.
+    if (r < static_cast<int>(m_shown.scenarios.size()) && m_shown.scenarios[static_cast<std::size_t>(r)].deviceId == sc.deviceId)
+      sc.userUsdPerHour = m_shown.scenarios[static_cast<std::size_t>(r)].userUsdPerHour;
     s.scenarios.push_back(sc);
   }
   return s;
@@ -490,9 +523,22 @@ void LlmPlannerPanel::fillTable() {
       m_results->setItem(i, col, item);
     };
     set(kRScenario, QString::fromStdString(o.scenario.label()));
+    if (o.fewest) {
+      const auto& f = *o.fewest;
+      if (f.met)
+        set(kRFewest, tr("%1 (%2)").arg(f.count).arg(duration(f.report.timeToTokensSeconds)),
+            tr("%1 devices: %2, %3%4").arg(f.count).arg(QString::fromStdString(f.report.plan.describe()),
+                                                       duration(f.report.timeToTokensSeconds),
+                                                       f.report.priceKnown ? ", $" + human(f.report.usdToTokens) : QString()));
+      else
+        set(kRFewest, tr("none"), QString::fromStdString(f.why));
+    } else {
+      set(kRFewest, QStringLiteral("–"), tr("Set a deadline or a budget to plan backwards"));
+    }
     if (!o.report) {
       set(kRPlan, tr("cannot run"));
-      for (int c = kRTokens; c < kRWhy; ++c) set(c, QStringLiteral("–"));
+      for (int c = kRTokens; c < kRWhy; ++c)
+        if (c != kRFewest) set(c, QStringLiteral("–"));
       set(kRWhy, QString::fromStdString(o.error));
       continue;
     }
@@ -502,7 +548,19 @@ void LlmPlannerPanel::fillTable() {
     set(kRMfu, r.fitsInMemory ? QString::number(100 * r.mfu, 'f', 1) + "%" : QStringLiteral("–"));
     set(kRCost, r.priceKnown && r.fitsInMemory ? "$" + QString::number(r.usdPerMillionTokens, 'g', 3) : tr("no price"));
     set(kRTime, r.fitsInMemory ? duration(r.timeToTokensSeconds) : QStringLiteral("–"));
-    set(kRCostTo, r.priceKnown && r.fitsInMemory ? "$" + human(r.usdToTokens) : QStringLiteral("–"));
+    set(kRCostTo, r.priceKnown && r.fitsInMemory ? "$" + human(r.usdToTokens) +
+                                                      (r.priceKind == core::sim::PriceKind::User ? tr(" (yours)") : QString())
+                                                : QStringLiteral("–"));
+    if (r.energy.known && r.fitsInMemory) {
+      QString e = tr("%1 kWh").arg(human(r.energy.kwh));
+      if (r.config.energy.gridKgCo2ePerKwh > 0) e += tr(", %1 t CO₂e").arg(QString::number(r.energy.co2eKg / 1000, 'g', 3));
+      set(kREnergy, e, e + tr(" (estimate: %1 W %2 × PUE %3)")
+                              .arg(QString::number(r.energy.watts, 'f', 0),
+                                   r.energy.typicalDraw ? tr("training draw") : tr("board power"),
+                                   QString::number(r.config.energy.pue, 'g', 3)));
+    } else {
+      set(kREnergy, QStringLiteral("–"), tr("no power figure in the device file"));
+    }
     set(kRMemory, gib(r.memory.total()) + " / " + gib(r.memoryCapacityBytes) + " GiB");
     set(kRWhy, QString::fromStdString(r.explanation));
   }

@@ -75,6 +75,8 @@ private:
   QComboBox* m_precision = nullptr;
   QSpinBox* m_loraRank = nullptr;
   QDoubleSpinBox* m_tokens = nullptr;  // billions
+  QDoubleSpinBox* m_deadline = nullptr;  // days; 0 = none
+  QDoubleSpinBox* m_budget = nullptr;    // USD; 0 = none
   QTableWidget* m_scenarios = nullptr;
   QTabWidget* m_tabs = nullptr;
   QCustomPlot* m_throughput = nullptr;

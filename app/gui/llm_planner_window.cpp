@@ -166,7 +166,7 @@ bool LlmPlannerWindow::openPreset(const QString& id) {
 void LlmPlannerWindow::recompute() {
   m_debounce.stop();
   m_study = m_panel->study();
-  m_outcomes = core::sim::runStudy(m_study, m_sim->catalog(), m_sim->stacks());
+  m_outcomes = core::sim::runStudy(m_study, m_sim->catalog(), m_sim->stacks(), m_sim->energySettings());
   std::vector<std::vector<core::sim::ScalingPoint>> curves;
   for (const auto& sc : m_study.scenarios) curves.push_back(core::sim::scalingCurve(m_study, sc, m_sim->catalog(), m_sim->stacks()));
   m_panel->showResults(m_outcomes, curves);
@@ -179,14 +179,14 @@ QString LlmPlannerWindow::resultsCsv() const {
                 QString::fromLatin1(core::util::precisionName(m_study.precision)) + "\n";
   out += "scenario,device,count,stack,finetune,plan,tokens_per_second,samples_per_second,mfu,step_seconds,"
          "memory_bytes_per_chip,capacity_bytes_per_chip,fits_in_memory,usd_per_million_tokens,time_to_tokens_seconds,"
-         "usd_to_tokens,source\n";
+         "usd_to_tokens,price_kind,energy_kwh,co2e_kg,fewest_devices,source\n";
   for (const auto& o : m_outcomes) {
     QStringList f{csvField(QString::fromStdString(o.scenario.label())), csvField(QString::fromStdString(o.scenario.deviceId)),
                   QString::number(o.scenario.count), csvField(QString::fromStdString(o.scenario.stackId)),
                   QString::fromLatin1(core::sim::finetuneName(o.scenario.finetune))};
     if (!o.report) {
       f << csvField("cannot run: " + QString::fromStdString(o.error));
-      for (int i = 0; i < 10; ++i) f << QString();
+      for (int i = 0; i < 14; ++i) f << QString();
     } else {
       const auto& r = *o.report;
       f << csvField(QString::fromStdString(r.plan.text())) << QString::number(r.tokensPerSecond, 'g', 6)
@@ -194,7 +194,12 @@ QString LlmPlannerWindow::resultsCsv() const {
         << QString::number(r.stepSeconds, 'g', 6) << QString::number(r.memory.total(), 'g', 6)
         << QString::number(r.memoryCapacityBytes, 'g', 6) << (r.fitsInMemory ? "true" : "false")
         << (r.priceKnown ? QString::number(r.usdPerMillionTokens, 'g', 6) : QString())
-        << QString::number(r.timeToTokensSeconds, 'g', 6) << (r.priceKnown ? QString::number(r.usdToTokens, 'g', 6) : QString());
+        << QString::number(r.timeToTokensSeconds, 'g', 6) << (r.priceKnown ? QString::number(r.usdToTokens, 'g', 6) : QString())
+        << (r.priceKnown ? QString::fromLatin1(core::sim::kPriceKindLabels.name(r.priceKind).data()) : QString())
+        << (r.energy.known ? QString::number(r.energy.kwh, 'g', 6) : QString())
+        << (r.energy.known && r.config.energy.gridKgCo2ePerKwh > 0 ? QString::number(r.energy.co2eKg, 'g', 6) : QString());
+      // The fewest devices for the study's deadline or budget (empty: not asked, or none meets it).
+      f << (o.fewest && o.fewest->met ? QString::number(o.fewest->count) : QString());
     }
     f << "simulated";
     out += f.join(',') + "\n";

@@ -32,6 +32,8 @@ public:
   // on. References into the old catalog are invalid afterwards.
   void reloadDevices();
   const core::hw::StackCatalog& stacks() const { return m_stacks; }
+  // The PUE and grid of the energy and CO2e estimates (resources/energy/grid.json's defaults).
+  const core::sim::EnergySettings& energySettings() const { return m_energy; }
   // The simulator's measured error for the report's stack and device family ("±12%", and
   // text() saying on which rows); unknown (rows 0) without calibration or for a measured device.
   core::sim::ErrorBand errorBand(const core::sim::SimReport& report) const;

@@ -43,16 +43,35 @@ const hw::StackSpec& stackOf(const LlmScenario& sc, const hw::DeviceSpec& d, con
 
 }  // namespace
 
-std::vector<LlmOutcome> runStudy(const LlmStudy& study, const hw::DeviceCatalog& devices, const hw::StackCatalog& stacks) {
+std::vector<LlmOutcome> runStudy(const LlmStudy& study, const hw::DeviceCatalog& devices, const hw::StackCatalog& stacks,
+                                 const EnergySettings& energy) {
   std::vector<LlmOutcome> out;
   for (const auto& sc : study.scenarios) {
     LlmOutcome o;
     o.scenario = sc;
+    LlmConfig config = configOf(study, sc);
+    config.energy = energy;
     try {
       const hw::DeviceSpec& d = devices.at(sc.deviceId);
-      o.report = simulateLlm(configOf(study, sc), d, stackOf(sc, d, stacks));
+      o.report = simulateLlm(config, d, stackOf(sc, d, stacks));
     } catch (const std::exception& e) {
       o.error = e.what();
+    }
+    if (study.deadlineDays > 0 || study.budgetUsd > 0) {
+      BackwardsGoal goal;
+      goal.tokens = study.trainTokens;
+      goal.deadlineSeconds = study.deadlineDays * 86400;
+      goal.budgetUsd = study.budgetUsd;
+      try {
+        const hw::DeviceSpec& d = devices.at(sc.deviceId);
+        LlmConfig c = config;
+        c.plan.reset();  // the count changes: each count searches its own plan
+        o.fewest = planBackwards(c, d, stackOf(sc, d, stacks), goal);
+      } catch (const std::exception& e) {
+        BackwardsAnswer none;
+        none.why = e.what();
+        o.fewest = none;
+      }
     }
     out.push_back(std::move(o));
   }
@@ -102,6 +121,8 @@ Json studyToJson(const LlmStudy& s) {
   j.set("precision", util::precisionName(s.precision));
   j.set("lora_rank", s.loraRank);
   j.set("train_tokens", s.trainTokens);
+  if (s.deadlineDays > 0) j.set("deadline_days", s.deadlineDays);
+  if (s.budgetUsd > 0) j.set("budget_usd", s.budgetUsd);
   Json list = Json::array();
   for (const auto& sc : s.scenarios) {
     Json o = Json::object();
@@ -141,6 +162,8 @@ LlmStudy studyFromJson(const Json& j, const std::string& source) {
   s.precision = *util::parsePrecision(in.choice("precision", {"fp32", "tf32", "fp16", "bf16", "fp8"}, std::string("bf16")));
   s.loraRank = static_cast<int>(in.integer("lora_rank", 16, 1, 65536));
   s.trainTokens = in.number("train_tokens", 1e9, 0, 1e18);
+  s.deadlineDays = in.number("deadline_days", 0, 0, 1e6);
+  s.budgetUsd = in.number("budget_usd", 0, 0, 1e15);
   for (const auto& o : in.objects("scenarios")) {
     LlmScenario sc;
     sc.deviceId = o.string("device");

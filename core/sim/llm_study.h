@@ -10,6 +10,7 @@
 
 #include "core/hw/device_catalog.h"
 #include "core/hw/stack_catalog.h"
+#include "core/sim/backwards_plan.h"
 #include "core/sim/llm_simulator.h"
 #include "core/util/json.h"
 
@@ -43,6 +44,10 @@ struct LlmStudy {
   util::Precision precision = util::Precision::BF16;
   int loraRank = 16;
   double trainTokens = 1e9;
+  // Planning backwards (0 = not asked): each scenario's device also answers with the fewest
+  // devices that train trainTokens within the deadline and/or the budget.
+  double deadlineDays = 0;
+  double budgetUsd = 0;
   std::vector<LlmScenario> scenarios;
   std::vector<LlmReference> references;
   friend bool operator==(const LlmStudy&, const LlmStudy&) = default;
@@ -53,8 +58,11 @@ struct LlmOutcome {
   LlmScenario scenario;
   std::optional<LlmReport> report;
   std::string error;
+  std::optional<BackwardsAnswer> fewest;  // when the study has a deadline or a budget
 };
-std::vector<LlmOutcome> runStudy(const LlmStudy& study, const hw::DeviceCatalog& devices, const hw::StackCatalog& stacks);
+// `energy`: the PUE and grid the energy and CO2e estimates use (the app's; default: IT power only).
+std::vector<LlmOutcome> runStudy(const LlmStudy& study, const hw::DeviceCatalog& devices, const hw::StackCatalog& stacks,
+                                 const EnergySettings& energy = {});
 
 // Throughput against device count for one scenario (counts the batch can split over), with
 // the scaling efficiency: tokens/s per chip relative to the smallest count that fits.

@@ -2,6 +2,8 @@
 // published marks beside the bars they measure, edits recompute, and exports carry every
 // figure marked simulated.
 #include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QRegularExpression>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -45,7 +47,7 @@ private slots:
       QCOMPARE(results->rowCount(), static_cast<int>(p.scenarios.size()));
       for (int r = 0; r < results->rowCount(); ++r) {
         QVERIFY2(!cell(results, r, 1).isEmpty(), qPrintable(QString::fromStdString(p.id)));
-        QVERIFY2(!cell(results, r, 8).isEmpty(), "every scenario says why");
+        QVERIFY2(!cell(results, r, results->columnCount() - 1).isEmpty(), "every scenario says why");
       }
     }
     QVERIFY(!w.openPreset("no-such-preset"));
@@ -96,6 +98,34 @@ private slots:
     count->setValue(64);
     QTRY_VERIFY_WITH_TIMEOUT(cell(results, 0, 2) != before, 2000);  // the debounce fires within ~60 ms
     QCOMPARE(w.panel()->study().scenarios.front().count, 64);
+  }
+
+  // Planning backwards in the planner: with a deadline, each scenario's device answers with the
+  // fewest devices that meet it; the energy to the tokens sits beside the cost.
+  void aDeadlineAnswersWithTheFewestDevices() {
+    LlmPlannerWindow w(m_sim.get());
+    QVERIFY(w.openPreset("nemo-llama3-8b-h100-b200"));
+    QTableWidget* results = w.panel()->resultsTable();
+    auto column = [&](const QString& header) {
+      for (int c = 0; c < results->columnCount(); ++c)
+        if (results->horizontalHeaderItem(c)->text() == header) return c;
+      return -1;
+    };
+    const int fewest = column("Fewest"), energy = column("Energy to N");
+    QVERIFY(fewest >= 0 && energy >= 0);
+    QCOMPARE(cell(results, 0, fewest), QStringLiteral("–"));  // not asked yet
+    QVERIFY2(cell(results, 0, energy).contains("kWh"), qPrintable(cell(results, 0, energy)));
+    auto* tokens = w.panel()->findChild<QDoubleSpinBox*>("llm_train_tokens");
+    auto* deadline = w.panel()->findChild<QDoubleSpinBox*>("llm_deadline_days");
+    QVERIFY(tokens && deadline);
+    tokens->setValue(1000);  // 1 T tokens
+    deadline->setValue(30);
+    QTRY_VERIFY_WITH_TIMEOUT(cell(results, 0, fewest) != QStringLiteral("–"), 5000);
+    for (int r = 0; r < results->rowCount(); ++r) {
+      const QString answer = cell(results, r, fewest);
+      QVERIFY2(QRegularExpression("^\\d+ \\(").match(answer).hasMatch(), qPrintable(answer));  // "32 (29.9 days)"
+    }
+    QCOMPARE(w.panel()->study().deadlineDays, 30.0);
   }
 
   void outOfMemoryIsAnOutcomeNotAnError() {
