@@ -70,6 +70,13 @@ AppActions AppActions::create(QObject* parent) {
   a.showAllCharts = make(parent, icon("view-grid", "grid"), tr("Show All &Charts"), tr("Leave the maximised chart and show every chart"));
   a.showAllCharts->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
 
+  a.newDevice = make(parent, icon("list-add", "add-device"), tr("&New Device…"),
+                     tr("Describe a device (GPU, TPU, CPU) in a form, starting from one in the catalog; it is saved as your own device file"));
+  a.newDevice->setObjectName("newDeviceAction");
+  a.editDevice = make(parent, icon("document-edit", "edit-device"), tr("&Edit Device…"),
+                      tr("Change the figures of one of your device files (built-in devices are read-only: save them as a new id)"));
+  a.editDevice->setObjectName("editDeviceAction");
+
   a.run = make(parent, icon("media-playback-start", "run"), tr("&Run"), tr("Train and simulate with the current settings (Ctrl+R)"));
   a.run->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
   a.pause = make(parent, icon("media-playback-pause", "pause"), tr("&Pause"), tr("Pause or resume the training (Space)"));

@@ -28,6 +28,9 @@ struct AppActions {
   QAction* darkTheme = nullptr;
   QAction* presentation = nullptr;
   QAction* showAllCharts = nullptr;
+  // Hardware
+  QAction* newDevice = nullptr;        // a device file from a form, starting from a catalog device
+  QAction* editDevice = nullptr;       // one of the user's device files (built-in ones: read-only)
   // Run
   QAction* run = nullptr;
   QAction* pause = nullptr;            // checkable: checked while paused

@@ -26,6 +26,7 @@
 
 #include "app/gui/appearance.h"
 #include "app/gui/bridge_controller.h"
+#include "app/gui/device_controller.h"
 #include "app/gui/experiment_model.h"
 #include "app/gui/export_controller.h"
 #include "app/gui/guide_panel.h"
@@ -179,6 +180,7 @@ void MainWindow::createControllers() {
   m_exportController = new ExportController(m_actions, m_deck, this, m_messages, this);
   m_exportController->setJsonExtras([this] { return m_guide->toJson(); });
   m_bridge = new BridgeController({this, m_sim.get(), m_model, m_runController, m_messages}, this);
+  m_devices = new DeviceController(m_actions, {this, m_sim.get(), m_model, m_hardware, m_messages}, this);
   m_appearance = new Appearance(this, m_deck, {m_experimentDock, m_hardwareDock, m_runsDock}, this);
 
   connect(m_presetController, &PresetController::presetChanged, this, [this](const std::optional<Preset>& p) {
@@ -240,6 +242,10 @@ void MainWindow::createMenus() {
   view->addAction(m_actions.showAllCharts);
   addChartsShownMenu(view);
   view->addAction(m_actions.presentation);
+
+  QMenu* hardware = menuBar()->addMenu(tr("Hard&ware"));
+  hardware->addAction(m_actions.newDevice);
+  hardware->addAction(m_actions.editDevice);
 
   QMenu* simulate = menuBar()->addMenu(tr("&Simulate"));
   QAction* planner = simulate->addAction(tr("&LLM training planner…"), this, [this] { openLlmPlanner(); });

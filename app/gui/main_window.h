@@ -24,6 +24,7 @@ namespace app::gui {
 class Appearance;
 class ExperimentModel;
 class BridgeController;
+class DeviceController;
 class ExportController;
 class GuidePanel;
 class LlmPlannerWindow;
@@ -68,6 +69,7 @@ public:
   PresetController* presetController() const { return m_presetController; }
   ExportController* exportController() const { return m_exportController; }
   BridgeController* bridgeController() const { return m_bridge; }
+  DeviceController* deviceController() const { return m_devices; }
   SetupController* setupController() const { return m_setupController; }
   Appearance* appearance() const { return m_appearance; }
 
@@ -115,6 +117,7 @@ private:
   PresetController* m_presetController = nullptr;
   ExportController* m_exportController = nullptr;
   BridgeController* m_bridge = nullptr;
+  DeviceController* m_devices = nullptr;
   SetupController* m_setupController = nullptr;
   Appearance* m_appearance = nullptr;
   LlmPlannerWindow* m_llmPlanner = nullptr;

@@ -361,6 +361,68 @@ DeviceCatalog DeviceCatalog::loadDirs(const std::vector<std::string>& dirs) {
   return cat;
 }
 
+namespace {
+
+// The unit a key's name carries (units live in key names, one key per quantity).
+std::string unitOfKey(const std::string& key) {
+  auto endsWith = [&](const std::string& suffix) {
+    return key.size() >= suffix.size() && key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (endsWith("_gbps")) return "GB/s";
+  if (endsWith("_gib")) return "GiB";
+  if (key.find("_tflops_") != std::string::npos) return "TFLOP/s";
+  if (endsWith("_watts")) return "W";
+  if (key.rfind("usd_per_hour", 0) == 0) return "$/h";
+  if (endsWith("_seconds")) return "s";
+  if (endsWith("_year")) return "year";
+  return "";
+}
+
+std::vector<std::string> choicesOf(Check check) {
+  switch (check) {
+    case Check::Kind: return {deviceKindName(DeviceKind::Cpu), deviceKindName(DeviceKind::Gpu), deviceKindName(DeviceKind::Tpu)};
+    case Check::Generation: return hardwareGenerations();
+    case Check::Seller: return priceSellers();
+    default: return {};
+  }
+}
+
+bool isTextCheck(Check check) {
+  return check == Check::Text || check == Check::Kind || check == Check::Generation || check == Check::Seller;
+}
+
+}  // namespace
+
+const std::vector<DeviceKeyInfo>& deviceKeyInfo() {
+  static const std::vector<DeviceKeyInfo> info = [] {
+    std::vector<DeviceKeyInfo> out;
+    for (const KeyDef& d : keyTable()) {
+      if (std::string(d.name) == "sources") continue;
+      const bool text = isTextCheck(d.check);
+      out.push_back({d.name, d.required, text, d.check == Check::Count, d.lo, d.hi,
+                     text ? std::string() : unitOfKey(d.name), choicesOf(d.check)});
+    }
+    return out;
+  }();
+  return info;
+}
+
+const DeviceKeyInfo* findDeviceKeyInfo(const std::string& name) {
+  for (const auto& k : deviceKeyInfo())
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+std::string deviceFileText(const Json& values, const std::vector<SourcedValue>& sources) {
+  Json out = Json::object();
+  for (const auto& key : deviceFileKeys())
+    if (const Json* v = values.find(key); v && key != "sources") out.set(key, *v);
+  for (const auto& [key, value] : values.asObject())
+    if (!findKey(key)) out.set(key, value);
+  out.set("sources", sourcesToJson(sources));
+  return out.dump(2) + "\n";
+}
+
 DeviceCatalog DeviceCatalog::loadDefault() {
   const std::string shipped = (fs::path(util::resourceDir()) / "devices").string();
   DeviceCatalog cat = loadDirs({shipped, (fs::path(util::userDataDir()) / "devices").string()});

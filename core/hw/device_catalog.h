@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/hw/device_spec.h"
+#include "core/util/json.h"
 
 namespace core::hw {
 
@@ -46,5 +47,29 @@ DeviceSpec parseDeviceJson(const std::string& text, const std::string& path);
 
 // The keys a device file may hold, in the order a file is written.
 const std::vector<std::string>& deviceFileKeys();
+
+// One key of a device file as an editor shows it, read from the loader's own key table: the
+// range shown is the one the loader enforces (no second copy of the ranges).
+struct DeviceKeyInfo {
+  std::string name;
+  bool required = false;
+  bool text = false;                 // a string; otherwise a figure: a number that needs a source
+  bool whole = false;                // a count: a whole number
+  double lo = 0, hi = 0;             // the plausible range, in `unit` (figures only)
+  std::string unit;                  // from the key's name: "GB/s", "GiB", "TFLOP/s", "W", "$/h", "s", "year";
+                                     // "" for counts
+  std::vector<std::string> choices;  // the values a text key may take (kind, generation, price_seller); empty: free text
+};
+// Every key of deviceFileKeys() but "sources" (the figures' provenance, not a value), in order.
+const std::vector<DeviceKeyInfo>& deviceKeyInfo();
+// The entry for `name`; nullptr when a device file has no such key.
+const DeviceKeyInfo* findDeviceKeyInfo(const std::string& name);
+
+// The text of a device file: `values` (an object, key -> value, in any order) in the order of
+// deviceFileKeys(), then keys the table does not know (a calibrated device's
+// "calibrated_software", carried from the file it started from), then `sources`. Indented,
+// ending in a newline. The one writer of device files an editor uses; it does not validate:
+// the text must pass parseDeviceJson before it is written.
+std::string deviceFileText(const util::Json& values, const std::vector<SourcedValue>& sources);
 
 }  // namespace core::hw

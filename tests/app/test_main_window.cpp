@@ -70,7 +70,7 @@ private slots:
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QCOMPARE(w.windowTitle(), QString("AccelLab"));
     for (QDockWidget* d : {w.experimentDock(), w.hardwareDock(), w.guideDock(), w.runsDock()}) QVERIFY(d && d->isVisible());
-    QCOMPARE(menuTitles(w.menuBar()), QStringList({"File", "Edit", "View", "Simulate", "Run", "Help"}));
+    QCOMPARE(menuTitles(w.menuBar()), QStringList({"File", "Edit", "View", "Hardware", "Simulate", "Run", "Help"}));
     // A first start opens the preset that trains for real.
     QVERIFY(w.presetController()->current());
     QCOMPARE(w.presetController()->current()->id, QString("e3-colab-fashion"));

@@ -1,0 +1,79 @@
+#include "app/gui/device_controller.h"
+
+#include <QAction>
+#include <algorithm>
+
+#include "app/gui/app_actions.h"
+#include "app/gui/experiment_model.h"
+#include "app/gui/message_bar.h"
+#include "app/gui/sim_service.h"
+#include "widgets/hardware_panel.h"
+
+namespace app::gui {
+
+using Mode = DeviceEditorDialog::Mode;
+
+DeviceController::DeviceController(const AppActions& actions, Parts parts, QObject* parent)
+    : QObject(parent), m_p(parts) {
+  connect(actions.newDevice, &QAction::triggered, this, [this] { showEditor(Mode::New); });
+  connect(actions.editDevice, &QAction::triggered, this, [this] { showEditor(Mode::Edit); });
+}
+
+DeviceEditorDialog* DeviceController::showEditor(Mode mode) {
+  if (auto* open = m_p.window->findChild<DeviceEditorDialog*>()) {
+    open->raise();
+    open->activateWindow();
+    return open;
+  }
+  auto* dialog = new DeviceEditorDialog(m_p.sim->catalog().devices(), mode, defaultDevice(mode), m_p.window);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &DeviceEditorDialog::deviceSaved, this, &DeviceController::reloadCatalog);
+  dialog->show();
+  return dialog;
+}
+
+QString DeviceController::defaultDevice(Mode mode) const {
+  const auto& devices = m_p.sim->catalog().devices();
+  auto find = [&](auto wanted) {
+    const auto it = std::find_if(devices.begin(), devices.end(), wanted);
+    return it == devices.end() ? QString() : QString::fromStdString(it->id);
+  };
+  QStringList ticked;
+  for (const auto& c : m_p.hardware->choices()) ticked << QString::fromStdString(c.deviceId);
+  auto isTicked = [&](const core::hw::DeviceSpec& d) { return !d.measured && ticked.contains(QString::fromStdString(d.id)); };
+  auto isUser = [](const core::hw::DeviceSpec& d) { return DeviceEditorDialog::isUserDevice(d); };
+  QString id;
+  if (mode == Mode::Edit) {
+    id = find([&](const core::hw::DeviceSpec& d) { return isUser(d) && isTicked(d); });
+    if (id.isEmpty()) id = find(isUser);
+  }
+  if (id.isEmpty()) id = find(isTicked);
+  if (id.isEmpty()) id = find([](const core::hw::DeviceSpec& d) { return d.kind == core::hw::DeviceKind::Gpu; });
+  return id;
+}
+
+void DeviceController::reloadCatalog(const QString& id, const QString& path, bool created) {
+  m_p.sim->reloadDevices();
+  m_p.hardware->setCatalog(m_p.sim->catalog().devices());  // keeps every row's choices
+  const QStringList errors = m_p.sim->loadErrors();
+  m_p.hardware->setNote(errors.isEmpty() ? QString() : tr("Skipped device files:\n%1").arg(errors.join('\n')));
+  if (created) tick(id);
+  m_p.messages->showMessage(MessageBar::Level::Info, tr("Saved device \"%1\"").arg(id),
+                            created ? tr("%1\nIt is ticked in the Hardware table, ready to simulate.").arg(path)
+                                    : tr("%1\nThe Hardware table simulates with its new figures.").arg(path));
+  Q_EMIT catalogReloaded(id);
+}
+
+void DeviceController::tick(const QString& id) {
+  const std::string deviceId = id.toStdString();
+  m_p.model->update([&](core::experiment::Experiment& e) {
+    const bool there = std::any_of(e.devices.begin(), e.devices.end(),
+                                   [&](const core::experiment::DeviceChoice& c) { return c.deviceId == deviceId; });
+    if (there) return;
+    core::experiment::DeviceChoice choice;
+    choice.deviceId = deviceId;
+    e.devices.push_back(choice);
+  });
+}
+
+}  // namespace app::gui
