@@ -274,6 +274,8 @@ void DeviceEditorDialog::showField(Field& f, const Json* value, const core::hw::
   if (f.value) f.value->setText(f.templateValue);
   if (!f.ref) return;
   f.ref->setText(source ? qs(source->ref) : QString());
+  f.ref->setCursorPosition(0);  // a long reference reads from its start (the document's name)
+  f.ref->setToolTip(f.ref->text());
   f.date->setText(source ? qs(source->date) : QString());
 }
 
@@ -289,6 +291,7 @@ void DeviceEditorDialog::valueEdited(Field& f) {
   const core::hw::SourcedValue* source = spec ? spec->sourceOf(f.key->name) : nullptr;
   if (valueText(f) == f.templateValue && source) {
     f.ref->setText(qs(source->ref));
+    f.ref->setCursorPosition(0);
     f.date->setText(qs(source->date));
   } else {
     f.ref->setText(QString::fromLatin1(kEnteredByUser));
