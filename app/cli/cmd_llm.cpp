@@ -152,8 +152,10 @@ double secondsUntil(const std::string& date) {
   char tail = 0;
   if (std::sscanf(date.c_str(), "%4d-%2d-%2d%c", &y, &m, &d, &tail) != 3 || m < 1 || m > 12 || d < 1 || d > 31)
     throw Error("--deadline: '" + date + "' is not a date YYYY-MM-DD");
-  const std::chrono::sys_days day{std::chrono::year{y} / std::chrono::month{static_cast<unsigned>(m)} /
-                                  std::chrono::day{static_cast<unsigned>(d)}};
+  const std::chrono::year_month_day ymd{std::chrono::year{y} / std::chrono::month{static_cast<unsigned>(m)} /
+                                       std::chrono::day{static_cast<unsigned>(d)}};
+  if (!ymd.ok()) throw Error("--deadline: " + date + " is not a day of the calendar");
+  const std::chrono::sys_days day{ymd};
   const double seconds =
       std::chrono::duration<double>(day - std::chrono::system_clock::now()).count();
   if (!(seconds > 0)) throw Error("--deadline: " + date + " is not in the future");

@@ -60,8 +60,6 @@ class TestBridge : public QObject {
 private slots:
   void initTestCase() {
     app_test::isolate(m_dir);
-    QApplication::setApplicationName("AccelLab");
-    QApplication::setOrganizationName("AccelLab");
   }
 
   void theMenusOfferTheBridge() {

@@ -72,8 +72,6 @@ class TestDeviceEditor : public QObject {
 private slots:
   void initTestCase() {
     app_test::isolate(m_dir);
-    QApplication::setApplicationName("AccelLab");
-    QApplication::setOrganizationName("AccelLab");
   }
 
   void cleanup() {

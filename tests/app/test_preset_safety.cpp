@@ -86,8 +86,6 @@ class TestPresetSafety : public QObject {
 private slots:
   void initTestCase() {
     app_test::isolate(m_dir);
-    QApplication::setApplicationName("AccelLab");
-    QApplication::setOrganizationName("AccelLab");
     QDir(app::gui::PresetLibrary::userFolder()).removeRecursively();
     QVERIFY(QDir().mkpath(app::gui::PresetLibrary::userFolder()));
     const QString outside = QStringLiteral(R"(, "data_dir": "%1")").arg(m_outside.path());

@@ -89,8 +89,6 @@ class TestScriptedStart : public QObject {
 private slots:
   void initTestCase() {
     app_test::isolate(m_dir);
-    QApplication::setApplicationName("AccelLab");
-    QApplication::setOrganizationName("AccelLab");
   }
 
   void optionsParse() {

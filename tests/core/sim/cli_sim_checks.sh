@@ -143,6 +143,7 @@ case "$case_name" in
     bad --tokens plan --model llama3-8b --device h100 --days 30
     bad --deadline plan --model llama3-8b --device h100 --tokens 1e12 --deadline 2020-01-01
     bad --deadline plan --model llama3-8b --device h100 --tokens 1e12 --deadline march
+    bad "not a day of the calendar" plan --model llama3-8b --device h100 --tokens 1e12 --deadline 2031-02-30
     bad "a deadline" plan --model llama3-8b --device h100 --tokens 1e12 ;;
   *) echo "unknown case $case_name"; exit 2 ;;
 esac

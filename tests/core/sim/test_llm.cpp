@@ -27,6 +27,18 @@ namespace {
 const core::hw::StackSpec& stack(const std::string& id) { return simtest::stacks().at(id); }
 const core::hw::DeviceSpec& device(const std::string& id) { return simtest::catalog().at(id); }
 
+// Llama-3-8B on 8 devices, batch 64 of 4,096 tokens: the precision tests' set-up.
+LlmConfig llama8bOn(const std::string& deviceId, Precision p = Precision::BF16) {
+  LlmConfig c;
+  c.modelId = "llama3-8b";
+  c.count = 8;
+  c.batch = 64;
+  c.seqLen = 4096;
+  c.deviceId = deviceId;
+  c.precision = p;
+  return c;
+}
+
 // A plain unit for formula checks: 16-bit, no reserve.
 LlmUnit plainUnit() {
   LlmUnit u = resolveLlmUnit(device("h100"), core::hw::figuresFor(stack("tuned"), device("h100")), Precision::BF16);
@@ -193,12 +205,7 @@ TEST(LlmPlan, BadPlansAreRefusedNamingWhatIsWrong) {
 }
 
 TEST(LlmPrecision, Fp8IsFasterWhereTheHardwareHasItAndSaysSoWhereNot) {
-  LlmConfig c;
-  c.modelId = "llama3-8b";
-  c.count = 8;
-  c.batch = 64;
-  c.seqLen = 4096;
-  c.deviceId = "h100";
+  LlmConfig c = llama8bOn("h100");
   const LlmReport bf16 = simulateLlm(c, device("h100"), stack("tuned"));
   c.precision = Precision::FP8;
   const LlmReport fp8 = simulateLlm(c, device("h100"), stack("tuned"));
@@ -212,13 +219,7 @@ TEST(LlmPrecision, Fp8IsFasterWhereTheHardwareHasItAndSaysSoWhereNot) {
 // fp4 runs NVFP4/MXFP4 matmuls where the device has them (B200), fp8 where it has only those
 // (H100), and says which; the 16-bit attention and the casts keep it short of twice fp8.
 TEST(LlmPrecision, Fp4RunsOnBlackwellAndFallsBackToFp8WhereItIsMissing) {
-  LlmConfig c;
-  c.modelId = "llama3-8b";
-  c.count = 8;
-  c.batch = 64;
-  c.seqLen = 4096;
-  c.deviceId = "b200";
-  c.precision = Precision::FP8;
+  LlmConfig c = llama8bOn("b200", Precision::FP8);
   const LlmReport fp8 = simulateLlm(c, device("b200"), stack("tuned"));
   c.precision = Precision::FP4;
   const LlmReport fp4 = simulateLlm(c, device("b200"), stack("tuned"));
