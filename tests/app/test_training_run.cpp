@@ -251,19 +251,25 @@ private slots:
     QVERIFY(m_window->actions().pause->isChecked());
     QTRY_COMPARE(run(id)->status, RunStatus::Paused);
     QVERIFY(m_window->runStatus()->etaText().contains("paused"));
-    // The batch in flight ends and is drained: on a busy machine that takes longer than a
-    // fixed wait (a CI neighbour made one batch last over 2.5 s), so wait until the count
-    // holds for 1.5 s (a minute at most: a pause that never takes effect fails here).
+    // The trainer pauses between batches: the one in flight ends and is drained. On a busy
+    // machine a batch outlasts any fixed wait (a CI neighbour made one take over 3 s), so the
+    // count must hold for three times the longest batch yet (a minute at most: a pause that
+    // never takes effect fails here).
+    auto longestBatchMs = [&] {
+      double s = 0;
+      for (const auto& b : run(id)->batches) s = std::max(s, b.stepSeconds);
+      return std::max(1500, static_cast<int>(3000 * s) + 500);
+    };
     std::size_t frozen = run(id)->batches.size();
     QElapsedTimer waited;
     waited.start();
     for (;;) {
-      QTest::qWait(1500);
+      QTest::qWait(longestBatchMs());
       if (run(id)->batches.size() == frozen) break;
       frozen = run(id)->batches.size();
       QVERIFY2(waited.elapsed() < 60'000, "batches kept coming for a minute after the pause");
     }
-    QTest::qWait(2000);
+    QTest::qWait(longestBatchMs());
     QCOMPARE(run(id)->batches.size(), frozen);  // nothing trains while paused
 
     m_window->actions().pause->trigger();  // resume
