@@ -26,7 +26,7 @@ using core::sim::LlmOutcome;
 using core::sim::LlmScenario;
 using core::util::Precision;
 
-enum ScenarioColumn { kDevice, kCount, kStack, kMode, kScenarioColumns };
+enum ScenarioColumn { kDevice, kCount, kStack, kMode, kPrice, kScenarioColumns };
 enum ResultColumn {
   kRScenario, kRPlan, kRTokens, kRMfu, kRCost, kRTime, kRCostTo, kREnergy, kRFewest, kRMemory, kRWhy, kResultColumns
 };
@@ -99,7 +99,7 @@ LlmPlannerPanel::LlmPlannerPanel(QWidget* parent) : QWidget(parent) {
   split->addWidget(createCharts());
   split->setStretchFactor(0, 0);
   split->setStretchFactor(1, 1);
-  split->setSizes({380, 900});
+  split->setSizes({480, 800});  // the scenarios table shows its five columns at 1280 wide
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(6, 6, 6, 6);
   layout->addWidget(split);
@@ -179,9 +179,13 @@ QWidget* LlmPlannerPanel::createScenarios() {
   layout->addWidget(new QLabel(tr("<b>Hardware scenarios</b> (simulated side by side)"), box));
   m_scenarios = new QTableWidget(0, kScenarioColumns, box);
   m_scenarios->setObjectName("llm_scenarios");
-  m_scenarios->setHorizontalHeaderLabels({tr("Device"), tr("Count"), tr("Software"), tr("Training")});
+  m_scenarios->setHorizontalHeaderLabels({tr("Device"), tr("Count"), tr("Software"), tr("Training"), tr("Price")});
+  m_scenarios->horizontalHeaderItem(kPrice)->setToolTip(
+      tr("\"catalog\": the device file's price; or type the $/h you pay per device (marked \"yours\")"));
   m_scenarios->verticalHeader()->setVisible(false);
   m_scenarios->horizontalHeader()->setSectionResizeMode(kDevice, QHeaderView::Stretch);
+  // The narrow columns take what their editors need, so that all five fit the left pane.
+  for (int c : {kCount, kStack, kMode, kPrice}) m_scenarios->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
   m_scenarios->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_scenarios->horizontalHeaderItem(kCount)->setToolTip(tr("Devices: GPUs, or TPU boards of 4 or 8 chips (pods up to 65,536)"));
   layout->addWidget(m_scenarios, 1);
@@ -255,11 +259,13 @@ QWidget* LlmPlannerPanel::createCharts() {
   m_why->setTextInteractionFlags(Qt::TextSelectableByMouse);
   layout->addWidget(m_why);
   // The selected scenario's whole explanation under the table (the Why column is cut at any width).
-  connect(m_results, &QTableWidget::currentCellChanged, this, [this](int row) {
-    const QTableWidgetItem* why = row >= 0 ? m_results->item(row, kRWhy) : nullptr;
-    m_why->setText(why ? m_results->item(row, kRScenario)->text() + ": " + why->text() : QString());
-  });
+  connect(m_results, &QTableWidget::currentCellChanged, this, &LlmPlannerPanel::showWhy);
   return box;
+}
+
+void LlmPlannerPanel::showWhy(int row) {
+  const QTableWidgetItem* why = row >= 0 ? m_results->item(row, kRWhy) : nullptr;
+  m_why->setText(why ? m_results->item(row, kRScenario)->text() + ": " + why->text() : QString());
 }
 
 void LlmPlannerPanel::setCatalogs(const QVector<ModelItem>& models, const QVector<DeviceItem>& devices,
@@ -296,9 +302,18 @@ void LlmPlannerPanel::addScenarioRow(const LlmScenario& s) {
   m_scenarios->setCellWidget(row, kDevice, device);
   m_scenarios->setCellWidget(row, kCount, count);
   m_scenarios->setCellWidget(row, kStack, stack);
+  auto* price = new QDoubleSpinBox(m_scenarios);
+  price->setRange(0, 1e5);  // 0 shows "catalog"
+  price->setDecimals(3);
+  price->setPrefix(QStringLiteral("$"));
+  price->setSuffix(tr("/h"));
+  price->setSpecialValueText(tr("catalog"));
+  price->setValue(s.userUsdPerHour.value_or(0));
   m_scenarios->setCellWidget(row, kMode, mode);
+  m_scenarios->setCellWidget(row, kPrice, price);
   for (QComboBox* c : {device, stack, mode}) connect(c, &QComboBox::currentIndexChanged, this, &LlmPlannerPanel::emitEdited);
   connect(count, &QSpinBox::valueChanged, this, &LlmPlannerPanel::emitEdited);
+  connect(price, &QDoubleSpinBox::valueChanged, this, &LlmPlannerPanel::emitEdited);
 }
 
 void LlmPlannerPanel::setStudy(const core::sim::LlmStudy& study) {
@@ -337,9 +352,8 @@ core::sim::LlmStudy LlmPlannerPanel::study() const {
     sc.stackId = static_cast<QComboBox*>(m_scenarios->cellWidget(r, kStack))->currentData().toString().toStdString();
     sc.finetune = static_cast<QComboBox*>(m_scenarios->cellWidget(r, kMode))->currentData().toInt() == 1 ? Finetune::Lora
                                                                                                           : Finetune::Full;
-    // A price the study file gave this scenario stays with it while its device does.
-    if (r < static_cast<int>(m_shown.scenarios.size()) && m_shown.scenarios[static_cast<std::size_t>(r)].deviceId == sc.deviceId)
-      sc.userUsdPerHour = m_shown.scenarios[static_cast<std::size_t>(r)].userUsdPerHour;
+    if (const double typed = static_cast<QDoubleSpinBox*>(m_scenarios->cellWidget(r, kPrice))->value(); typed > 0)
+      sc.userUsdPerHour = typed;
     s.scenarios.push_back(sc);
   }
   return s;
@@ -401,7 +415,9 @@ void LlmPlannerPanel::drawThroughput() {
     top = std::max(top, v);
   }
   p->yAxis->setLabel(tr("tokens per second, whole system"));
-  p->yAxis->setRange(0, top > 0 ? top * 1.3 : 1);
+  // Headroom for the value labels above the bars and the legend above them (at 1.3 the
+  // legend covered the tallest bar's label).
+  p->yAxis->setRange(0, top > 0 ? top * 1.6 : 1);
   p->replot();
 }
 
@@ -566,7 +582,10 @@ void LlmPlannerPanel::fillTable() {
   }
   m_results->resizeColumnsToContents();
   m_results->horizontalHeader()->setSectionResizeMode(kRWhy, QHeaderView::Stretch);
-  if (!m_outcomes.empty()) m_results->setCurrentCell(0, kRScenario);
+  // The row stays current across recomputes, which emits no change: its explanation is shown
+  // anew here (it kept the previous study's text, a plan the table no longer showed).
+  if (!m_outcomes.empty() && m_results->currentRow() < 0) m_results->setCurrentCell(0, kRScenario);
+  showWhy(m_results->currentRow());
 }
 
 QCustomPlot* LlmPlannerPanel::currentChart() const { return qobject_cast<QCustomPlot*>(m_tabs->currentWidget()); }

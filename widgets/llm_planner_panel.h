@@ -65,6 +65,7 @@ private:
   void drawMemory();
   void drawScaling();
   void fillTable();
+  void showWhy(int row);  // the row's whole explanation under the results table
 
   QVector<ModelItem> m_models;
   QVector<DeviceItem> m_devices;

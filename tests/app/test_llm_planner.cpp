@@ -128,6 +128,24 @@ private slots:
     QCOMPARE(w.panel()->study().deadlineDays, 30.0);
   }
 
+  // A scenario's own price, typed in its row, prices the results as the user's.
+  void aTypedScenarioPriceIsTheUsers() {
+    LlmPlannerWindow w(m_sim.get());
+    QVERIFY(w.openPreset("nemo-llama3-8b-h100-b200"));
+    auto* scenarios = w.panel()->findChild<QTableWidget*>("llm_scenarios");
+    QVERIFY(scenarios);
+    auto* price = qobject_cast<QDoubleSpinBox*>(scenarios->cellWidget(0, scenarios->columnCount() - 1));
+    QVERIFY(price);
+    QCOMPARE(price->text(), QStringLiteral("catalog"));
+    price->setValue(1.5);
+    QTableWidget* results = w.panel()->resultsTable();
+    QTRY_VERIFY2_WITH_TIMEOUT(cell(results, 0, 6).endsWith("(yours)"), qPrintable(cell(results, 0, 6)), 2000);  // Cost to N
+    QCOMPARE(w.panel()->study().scenarios.front().userUsdPerHour.value_or(0), 1.5);
+    price->setValue(0);
+    QTRY_VERIFY_WITH_TIMEOUT(!cell(results, 0, 6).endsWith("(yours)"), 2000);
+    QVERIFY(!w.panel()->study().scenarios.front().userUsdPerHour);
+  }
+
   void outOfMemoryIsAnOutcomeNotAnError() {
     LlmPlannerWindow w(m_sim.get());
     QVERIFY(w.openPreset("llama3-8b-lora-vs-pretrain"));
