@@ -27,6 +27,7 @@
 #include "app/gui/appearance.h"
 #include "app/gui/bridge_controller.h"
 #include "app/gui/device_controller.h"
+#include "app/gui/energy_menu.h"
 #include "app/gui/experiment_model.h"
 #include "app/gui/export_controller.h"
 #include "app/gui/guide_panel.h"
@@ -180,6 +181,7 @@ void MainWindow::createControllers() {
   m_exportController = new ExportController(m_actions, m_deck, this, m_messages, this);
   m_exportController->setJsonExtras([this] { return m_guide->toJson(); });
   m_bridge = new BridgeController({this, m_sim.get(), m_model, m_runController, m_messages}, this);
+  m_energyMenu = new EnergyMenu(m_sim.get(), [this] { m_setupController->updateNow(); }, this);
   m_devices = new DeviceController(m_actions, {this, m_sim.get(), m_model, m_hardware, m_messages}, this);
   m_appearance = new Appearance(this, m_deck, {m_experimentDock, m_hardwareDock, m_runsDock}, this);
 
@@ -254,6 +256,8 @@ void MainWindow::createMenus() {
   planner->setStatusTip(tr("Simulate LLM and transformer training (pre-training, LoRA) on today's accelerators: "
                            "plans, memory, tokens/s and cost"));
   simulate->addAction(m_bridge->calibrateAction());
+  simulate->addSeparator();
+  m_energyMenu->addTo(simulate);
 
   QMenu* run = menuBar()->addMenu(tr("&Run"));
   run->addAction(m_actions.run);
@@ -341,6 +345,7 @@ void MainWindow::readSettings() {
   m_exportController->readSettings(s);
   m_appearance->setPresentationScale(s.value(keys::kPresentationScale, 1.5).toDouble());
   m_deck->setShownCharts(s.value(keys::kShownCharts).toStringList());
+  m_energyMenu->readSettings(s);
 
   const QString last = s.value(keys::kLastExperiment).toString();
   bool restored = false;
@@ -371,6 +376,7 @@ void MainWindow::writeSettings() const {
   m_exportController->writeSettings(s);
   s.setValue(keys::kPresentationScale, m_appearance->presentationScale());
   s.setValue(keys::kShownCharts, m_deck->shownCharts());
+  m_energyMenu->writeSettings(s);
   core::experiment::Experiment e = m_model->experiment();
   e.presetId = m_presetController->current() ? m_presetController->current()->id.toStdString() : std::string();
   s.setValue(keys::kLastExperiment, QString::fromStdString(core::experiment::experimentToJson(e).dump()));

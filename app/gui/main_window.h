@@ -25,6 +25,7 @@ class Appearance;
 class ExperimentModel;
 class BridgeController;
 class DeviceController;
+class EnergyMenu;
 class ExportController;
 class GuidePanel;
 class LlmPlannerWindow;
@@ -118,6 +119,7 @@ private:
   ExportController* m_exportController = nullptr;
   BridgeController* m_bridge = nullptr;
   DeviceController* m_devices = nullptr;
+  EnergyMenu* m_energyMenu = nullptr;
   SetupController* m_setupController = nullptr;
   Appearance* m_appearance = nullptr;
   LlmPlannerWindow* m_llmPlanner = nullptr;

@@ -19,5 +19,8 @@ inline constexpr QLatin1StringView kExportCsvBom{"export/csvUtf8Bom"};   // bool
 inline constexpr QLatin1StringView kLastExperiment{"experiment/last"};    // JSON: config, devices, execution
 inline constexpr QLatin1StringView kPresentationScale{"view/presentationScale"};
 inline constexpr QLatin1StringView kShownCharts{"view/chartsShown"};      // chart ids, display order
+// The energy and CO2e estimate: ids of resources/energy/grid.json's regions and PUE choices.
+inline constexpr QLatin1StringView kEnergyRegion{"energy/region"};
+inline constexpr QLatin1StringView kEnergyPue{"energy/pue"};
 
 }  // namespace app::gui::keys

@@ -28,7 +28,8 @@ SimService::SimService(core::hw::DeviceCatalog catalog, core::hw::StackCatalog s
   // Energy and CO2e at the grid file's defaults (world grid, industry-average PUE); without
   // the file, energy at PUE 1 and no CO2e.
   try {
-    m_energy = core::sim::loadDefaultEnergyCatalog().settings();
+    m_energyCatalog = core::sim::loadDefaultEnergyCatalog();
+    m_energy = m_energyCatalog.settings();
   } catch (const std::exception&) {
   }
 }
@@ -40,6 +41,15 @@ core::sim::ErrorBand SimService::errorBand(const core::sim::SimReport& report) c
 }
 
 SimService::~SimService() = default;
+
+bool SimService::setEnergyChoice(const std::string& regionId, const std::string& pueId) {
+  try {
+    m_energy = m_energyCatalog.settings(regionId, pueId);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
 
 void SimService::reloadDevices() {
   // The simulator holds its own copy of the catalog: it is rebuilt on the new one. The

@@ -34,6 +34,10 @@ public:
   const core::hw::StackCatalog& stacks() const { return m_stacks; }
   // The PUE and grid of the energy and CO2e estimates (resources/energy/grid.json's defaults).
   const core::sim::EnergySettings& energySettings() const { return m_energy; }
+  // The grid regions and PUE choices (empty when grid.json could not be read), and the user's
+  // choice among them (Simulate > Energy estimate); an unknown id keeps the current setting.
+  const core::sim::EnergyCatalog& energyCatalog() const { return m_energyCatalog; }
+  bool setEnergyChoice(const std::string& regionId, const std::string& pueId);
   // The simulator's measured error for the report's stack and device family ("±12%", and
   // text() saying on which rows); unknown (rows 0) without calibration or for a measured device.
   core::sim::ErrorBand errorBand(const core::sim::SimReport& report) const;
@@ -72,7 +76,8 @@ private:
   core::hw::DeviceCatalog m_catalog;
   core::hw::StackCatalog m_stacks;
   std::shared_ptr<const core::sim::ValidationResult> m_calibration;  // shipped rows, validated once
-  core::sim::EnergySettings m_energy;  // resources/energy/grid.json defaults
+  core::sim::EnergyCatalog m_energyCatalog;
+  core::sim::EnergySettings m_energy;  // resources/energy/grid.json defaults until the user chooses
   std::unique_ptr<core::sim::Simulator> m_simulator;
 };
 

@@ -495,6 +495,33 @@ private slots:
     QVERIFY(kept);
   }
 
+  // Simulate > Energy estimate: the grid and PUE the estimates use, chosen from grid.json, the
+  // device table's estimate follows at once, and the choice is kept for the next start.
+  void theEnergyEstimateFollowsTheChosenGridAndPue() {
+    {
+      MainWindow w;
+      QVERIFY(w.presetController()->apply("e5"));
+      w.setupController()->updateNow();
+      const QString world = w.hardwarePanel()->deviceStatus("p100").detail;
+      QVERIFY2(world.contains("world grid") && world.contains("PUE 1.58"), qPrintable(world));
+      auto* france = w.findChild<QAction*>("energy_region_france");
+      auto* hyperscale = w.findChild<QAction*>("energy_pue_hyperscale");
+      QVERIFY(france && hyperscale);
+      france->trigger();
+      hyperscale->trigger();
+      QVERIFY(france->isChecked() && hyperscale->isChecked());
+      const QString fr = w.hardwarePanel()->deviceStatus("p100").detail;
+      QVERIFY2(fr.contains("france grid") && fr.contains("PUE 1.14"), qPrintable(fr));
+      w.close();  // writes the settings
+    }
+    MainWindow again;
+    QVERIFY(again.findChild<QAction*>("energy_region_france")->isChecked());
+    again.findChild<QAction*>("energy_region_world")->trigger();
+    again.findChild<QAction*>("energy_pue_industry-average")->trigger();
+    again.close();
+    QSettings().clear();  // the tests after this one start as a first start does
+  }
+
   void aUserPresetIsSavedAndListed() {
     MainWindow w;
     const QString path = w.presetController()->saveUserPreset("E3 for my class");
