@@ -204,27 +204,26 @@ const std::vector<std::string>& priceSellers() {
   return s;
 }
 
-bool isPriceSeller(const std::string& name) {
-  const auto& s = priceSellers();
-  return std::find(s.begin(), s.end(), name) != s.end();
+namespace {
+
+// The closed vocabularies of a device file (generations, sellers): membership and the list an
+// error message names.
+bool listed(const std::vector<std::string>& words, const std::string& name) {
+  return std::find(words.begin(), words.end(), name) != words.end();
 }
 
-std::string priceSellerList() {
+std::string listText(const std::vector<std::string>& words) {
   std::string out;
-  for (const auto& s : priceSellers()) out += (out.empty() ? "" : ", ") + s;
+  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
   return out;
 }
 
-bool isHardwareGeneration(const std::string& name) {
-  const auto& g = hardwareGenerations();
-  return std::find(g.begin(), g.end(), name) != g.end();
-}
+}  // namespace
 
-std::string hardwareGenerationList() {
-  std::string out;
-  for (const auto& g : hardwareGenerations()) out += (out.empty() ? "" : ", ") + g;
-  return out;
-}
+bool isPriceSeller(const std::string& name) { return listed(priceSellers(), name); }
+std::string priceSellerList() { return listText(priceSellers()); }
+bool isHardwareGeneration(const std::string& name) { return listed(hardwareGenerations(), name); }
+std::string hardwareGenerationList() { return listText(hardwareGenerations()); }
 
 const SourcedValue* DeviceSpec::sourceOf(const std::string& key) const {
   for (const auto& s : sources)
