@@ -247,7 +247,7 @@ void HardwarePanel::buildRow(int row, const core::hw::DeviceSpec& spec) {
 
 std::optional<double> HardwarePanel::parseUserPrice(const QString& text) {
   QString t = text.trimmed();
-  for (const QString& noise : {QStringLiteral("(yours)"), QStringLiteral("/h"), QStringLiteral("$"), QStringLiteral("USD")})
+  for (const QString& noise : {QStringLiteral("\u270E"), QStringLiteral("/h"), QStringLiteral("$"), QStringLiteral("USD")})
     t.remove(noise, Qt::CaseInsensitive);
   bool ok = false;
   const double v = QLocale::c().toDouble(t.trimmed(), &ok);
@@ -262,7 +262,9 @@ std::optional<double> HardwarePanel::parseUserPrice(const QString& text) {
 
 QString HardwarePanel::userPriceText(const QComboBox* price) {
   const QVariant v = price->property(kUserPriceProperty);
-  return v.isValid() ? tr("%1 (yours)").arg(money(v.toDouble())) : QString();
+  // A pencil, not "(yours)": the cell keeps its width at 1280x800 (the words pushed the
+  // estimate column out of view); the tooltip says it in words.
+  return v.isValid() ? money(v.toDouble()) + QStringLiteral(" \u270E") : QString();
 }
 
 void HardwarePanel::setUserPrice(QComboBox* price, std::optional<double> usdPerHour) {
@@ -271,6 +273,10 @@ void HardwarePanel::setUserPrice(QComboBox* price, std::optional<double> usdPerH
   QFont f = price->font();
   f.setItalic(usdPerHour.has_value());
   price->lineEdit()->setFont(f);
+  price->lineEdit()->setToolTip(usdPerHour ? tr("Your price, typed here: it replaces the catalog's in every cost "
+                                                "and is marked \"your price\" in the charts and exports. Pick a "
+                                                "catalog price from the list to drop it.")
+                                           : QString());
 }
 
 // A cloud CPU's file prices one vCPU-hour; the column shows what the chosen VM costs an hour

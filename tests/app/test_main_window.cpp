@@ -461,7 +461,8 @@ private slots:
     price->lineEdit()->selectAll();
     QTest::keyClicks(price->lineEdit(), "$1.25/h");
     QTest::keyClick(price->lineEdit(), Qt::Key_Return);
-    QCOMPARE(price->lineEdit()->text(), QStringLiteral("$1.25/h (yours)"));
+    QCOMPARE(price->lineEdit()->text(), QStringLiteral("$1.25/h \u270E"));
+    QVERIFY(price->lineEdit()->toolTip().contains("Your price"));
     const auto choice = w.hardwarePanel()->settings("tpu-v3-8");
     QVERIFY(choice && choice->userUsdPerHour);
     QCOMPARE(*choice->userUsdPerHour, 1.25);
