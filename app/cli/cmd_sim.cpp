@@ -237,8 +237,9 @@ int cmdSweep(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   std::vector<core::sim::SimConfig> bases;
   if (a.str("model", "") == "all") {
     if (a.has("dataset")) throw Error("--dataset: not with --model all (each model runs on its own dataset)");
+    const core::sim::SimConfig options = runOptions(a, err);  // grid.json read once, not per model
     for (const auto& m : core::nn::modelCatalog()) {
-      core::sim::SimConfig c = runOptions(a, err);
+      core::sim::SimConfig c = options;
       c.modelId = m.id;
       c.datasetId = m.defaultDataset;
       bases.push_back(c);

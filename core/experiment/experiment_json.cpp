@@ -2,6 +2,7 @@
 
 #include "core/experiment/limits.h"
 #include "core/experiment/names.h"
+#include "core/sim/pricing.h"
 
 namespace core::experiment {
 
@@ -98,7 +99,7 @@ DeviceChoice deviceChoiceFromJson(const JsonReader& in) {
   d.preemptible = readEnum(in, "price", kPriceKindNames, false);
   // The price the user pays, per device-hour (per vCPU-hour on a scalable CPU): it replaces the
   // catalog's in every cost.
-  if (in.has("usd_per_hour")) d.userUsdPerHour = in.number("usd_per_hour", 1e-4, 1e5);
+  if (in.has("usd_per_hour")) d.userUsdPerHour = in.number("usd_per_hour", sim::kMinUserUsdPerHour, sim::kMaxUserUsdPerHour);
   std::vector<std::string> precisions = {"as-run"};
   precisions.insert(precisions.end(), kPrecisionNames.begin(), kPrecisionNames.end());
   precisions.push_back("fp8");  // a simulated device may run fp8 or fp4; the engine (TrainConfig) may not

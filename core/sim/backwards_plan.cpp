@@ -73,10 +73,11 @@ BackwardsAnswer planBackwards(const LlmConfig& base, const hw::DeviceSpec& devic
         t.report->usdToTokens > goal.budgetUsd && !(goal.deadlineSeconds > 0))
       break;
   }
-  if (!met && lastFail < goal.maxCount && (lastFail * 2 > goal.maxCount) && lastFail != goal.maxCount) {
+  // Doubling stepped past a --max-count that is not a power of two: try it too.
+  if (!met && lastFail < goal.maxCount && lastFail * 2 > goal.maxCount) {
     Trial t = trial(goal.maxCount);
     if (t.problem.empty()) firstMet = goal.maxCount, met = t.report;
-    else lastFail = goal.maxCount, lastProblem = std::to_string(goal.maxCount) + " x " + device.id + " " + t.problem;
+    else lastProblem = std::to_string(goal.maxCount) + " x " + device.id + " " + t.problem;
   }
   if (!met) {
     answer.why = lastProblem.empty() ? "no count up to " + std::to_string(goal.maxCount) + " meets the goal"

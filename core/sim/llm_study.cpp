@@ -170,7 +170,7 @@ LlmStudy studyFromJson(const Json& j, const std::string& source) {
     sc.count = static_cast<int>(o.integer("count", 1, 1, 65536));
     sc.stackId = o.string("stack", "");
     sc.finetune = o.choice("finetune", {"full", "lora"}, std::string("full")) == "lora" ? Finetune::Lora : Finetune::Full;
-    if (o.has("usd_per_hour")) sc.userUsdPerHour = o.number("usd_per_hour", 1e-4, 1e5);
+    if (o.has("usd_per_hour")) sc.userUsdPerHour = o.number("usd_per_hour", kMinUserUsdPerHour, kMaxUserUsdPerHour);
     o.finish();
     s.scenarios.push_back(sc);
   }

@@ -1,7 +1,5 @@
 #include "core/sim/pricing.h"
 
-#include <cmath>
-
 #include "core/util/error.h"
 #include "core/util/json.h"
 
@@ -17,9 +15,9 @@ Price priceFor(const hw::DeviceSpec& d, int count, int vcpus, bool preemptible, 
 }
 
 void checkUserPrice(double usdPerHour, const std::string& what) {
-  if (!std::isfinite(usdPerHour) || usdPerHour <= 0 || usdPerHour > 1e5)
-    throw util::Error(what + ": " + util::formatNumber(usdPerHour) +
-                      " is not a price per device-hour in USD (more than 0, at most 100000)");
+  if (!(usdPerHour >= kMinUserUsdPerHour && usdPerHour <= kMaxUserUsdPerHour))  // NaN fails too
+    throw util::Error(what + ": " + util::formatNumber(usdPerHour) + " is not a price per device-hour in USD (from " +
+                      util::formatNumber(kMinUserUsdPerHour) + " to " + util::formatNumber(kMaxUserUsdPerHour) + ")");
 }
 
 double usdPerMillionImages(double usdPerHour, double imagesPerSecond) {

@@ -27,8 +27,10 @@ struct Price {
 Price priceFor(const hw::DeviceSpec& d, int count, int vcpus, bool preemptible,
                std::optional<double> userUsdPerHour = std::nullopt);
 
-// Throws core::util::Error naming `what` when a typed rate is not a plausible $/h
-// (positive, finite, at most $100,000 an hour per device).
+// The range of a price the user gives, $/h per device: typed (checkUserPrice) and read back from
+// an experiment, a study or a report (the same bounds, so what is written reads back).
+inline constexpr double kMinUserUsdPerHour = 1e-4, kMaxUserUsdPerHour = 1e5;
+// Throws core::util::Error naming `what` when a typed rate is not finite and in that range.
 void checkUserPrice(double usdPerHour, const std::string& what);
 
 double usdPerMillionImages(double usdPerHour, double imagesPerSecond);

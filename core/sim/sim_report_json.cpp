@@ -206,7 +206,7 @@ SimReport simReportFromJson(const JsonReader& in) {
     c.evalEachEpoch = in.boolean("eval_each_epoch", false);
     r.priceKind = readName(in, "price_kind", kPriceKindLabels, PriceKind::OnDemand);
     c.preemptible = r.priceKind == PriceKind::Preemptible;
-    if (in.has("usd_per_device_hour_set")) c.userUsdPerHour = in.number("usd_per_device_hour_set", 1e-9, 1e5);
+    if (in.has("usd_per_device_hour_set")) c.userUsdPerHour = in.number("usd_per_device_hour_set", kMinUserUsdPerHour, kMaxUserUsdPerHour);
     r.tokensPerSample = static_cast<int>(in.integer("tokens_per_sample", 0, 0, kMaxCount));
     if (in.has("other_stack")) {
       const JsonReader o = in.object("other_stack");
