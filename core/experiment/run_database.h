@@ -6,7 +6,7 @@
 //   meta(name TEXT PRIMARY KEY, value TEXT NOT NULL)
 //       'schema_version' -> '1'; one row per import done once (e.g. 'imported_run_files' ->
 //       the UTC time the folder's run files were read in).
-//   runs(key TEXT PRIMARY KEY,          -- "run-<local time>-<random>": key order is run order
+//   runs(key TEXT PRIMARY KEY,          -- "run-<local time>-<count>-<random>": key order is run order
 //        name TEXT NOT NULL,            -- the run's name as the runs list shows it
 //        status TEXT NOT NULL,          -- core::experiment::runStatusName: running, finished, ...
 //        record_json TEXT NOT NULL,     -- {"format": "accellab-run", ...}: the whole run, or
