@@ -81,10 +81,13 @@ int validateLlm(const Args& a, const std::string& path, const std::string& text,
     out << j.dump(2) << "\n";
     return 0;
   }
-  out << std::left << std::setw(26) << "row" << std::setw(19) << "metric" << std::right << std::setw(11) << "published"
+  // The id column as wide as the longest id (a row's id never runs into its metric).
+  int idWidth = 26;
+  for (const auto& r : v.rows) idWidth = std::max(idWidth, static_cast<int>(r.row.id.size()) + 2);
+  out << std::left << std::setw(idWidth) << "row" << std::setw(19) << "metric" << std::right << std::setw(11) << "published"
       << std::setw(11) << "predicted" << std::setw(7) << "error" << "  plan\n";
   for (const auto& r : v.rows) {
-    out << std::left << std::setw(26) << r.row.id << std::setw(19) << r.row.metric << std::right << std::setw(11)
+    out << std::left << std::setw(idWidth) << r.row.id << std::setw(19) << r.row.metric << std::right << std::setw(11)
         << sig(r.row.value);
     if (!r.ok) {
       out << "  refused: " << r.error << "\n";

@@ -41,6 +41,12 @@ struct SoftwareFigures {
   std::optional<double> commEfficiency;         // fraction of link bandwidth collectives reach (NCCL bus bw)
   std::optional<bool> fusedAttention;           // FlashAttention-style kernels: no T x T matrix in memory
   std::optional<bool> fusesElementwise;         // BN, activations, adds fused into their producer
+  // PyTorch autocast over fp32 modules at 16-bit precisions: fp32 residual stream and norms,
+  // weights cast to 16 bits every forward and their gradients back (transformers).
+  std::optional<bool> autocast;
+  // Activations and bias gradients fused into the matmuls' epilogues (cuBLASLt epilogues in
+  // Transformer Engine, XLA); default: as fuses_elementwise. torch.compile's default mode: no.
+  std::optional<bool> fusesEpilogues;
   std::optional<InputPipeline> inputPipeline;
   std::optional<AllReduceMode> allReduce;
 };

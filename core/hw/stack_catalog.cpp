@@ -68,6 +68,14 @@ const std::vector<FigureDef>& figureTable() {
                 [](const SoftwareFigures& f) -> std::optional<double> {
                   return f.fusesElementwise ? std::optional<double>(*f.fusesElementwise ? 1.0 : 0.0) : std::nullopt;
                 }},
+      FigureDef{"autocast", Check::Flag, 0, 1, [](SoftwareFigures& f, double v) { f.autocast = v != 0; },
+                [](const SoftwareFigures& f) -> std::optional<double> {
+                  return f.autocast ? std::optional<double>(*f.autocast ? 1.0 : 0.0) : std::nullopt;
+                }},
+      FigureDef{"fuses_epilogues", Check::Flag, 0, 1, [](SoftwareFigures& f, double v) { f.fusesEpilogues = v != 0; },
+                [](const SoftwareFigures& f) -> std::optional<double> {
+                  return f.fusesEpilogues ? std::optional<double>(*f.fusesEpilogues ? 1.0 : 0.0) : std::nullopt;
+                }},
       FigureDef{"input_pipeline", Check::Pipeline, 0, 1,
                 [](SoftwareFigures& f, double v) {
                   f.inputPipeline = v != 0 ? InputPipeline::DeviceDecode : InputPipeline::HostDecode;

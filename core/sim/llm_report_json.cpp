@@ -80,6 +80,8 @@ Json llmReportToJson(const LlmReport& r) {
   b.set("pp_comm_seconds", rounded(r.ppCommSeconds));
   b.set("ep_comm_seconds", rounded(r.epCommSeconds));
   b.set("optimizer_seconds", rounded(r.optimizerSeconds));
+  b.set("host_dispatch_seconds", rounded(r.hostSeconds));
+  b.set("kernels_per_step", r.kernelsPerStep);
   j.set("breakdown", b);
   j.set("bound", boundName(r.bound));
   j.set("explanation", r.explanation);
@@ -110,6 +112,7 @@ Json llmReportToJson(const LlmReport& r) {
     o.set("backward_seconds", rounded(l.backwardSeconds));
     o.set("utilization", rounded(l.utilization));
     o.set("bound", boundName(l.bound));
+    o.set("kernels", l.kernels);
     ops.push(std::move(o));
   }
   j.set("ops", ops);

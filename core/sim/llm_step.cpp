@@ -13,25 +13,42 @@ namespace {
 
 using util::Precision;
 
-// Seconds of one op: arithmetic and bytes as a roofline, never less than a kernel launch each.
+// Seconds of one op on the device: arithmetic and bytes as a roofline, never less than the
+// device's shortest kernel each; and the host's time to dispatch its kernels, which overlaps
+// the device's work (see passTime).
 struct OpTime {
   double compute = 0, memory = 0, overhead = 0;
+  double host = 0;
+  double kernels = 0;
   double seconds() const { return compute + memory + overhead; }
   void add(const OpTime& o) {
     compute += o.compute;
     memory += o.memory;
     overhead += o.overhead;
+    host += o.host;
+    kernels += o.kernels;
   }
-  OpTime scaled(double k) const { return {compute * k, memory * k, overhead * k}; }
+  OpTime scaled(double k) const { return {compute * k, memory * k, overhead * k, host * k, kernels * k}; }
 };
 
-OpTime roofline(double flops, double flopsPerSecond, double bytes, double bytesPerSecond, int kernels, double launch) {
+OpTime roofline(double flops, double flopsPerSecond, double bytes, double bytesPerSecond, int kernels,
+                const LlmUnit& u) {
   OpTime t;
   const double c = flopsPerSecond > 0 ? flops / flopsPerSecond : 0.0;
   const double m = bytesPerSecond > 0 ? bytes / bytesPerSecond : 0.0;
   if (c >= m) t.compute = c;
   else t.memory = m;
-  t.overhead = std::max(0.0, kernels * launch - t.seconds());  // launches a short kernel cannot hide
+  t.overhead = std::max(0.0, kernels * u.minKernelSeconds - t.seconds());
+  t.host = kernels * u.launchSeconds;
+  t.kernels = kernels;
+  return t;
+}
+
+// A pass (one micro-batch's forward, or backward) as the device runs it: the framework queues
+// kernels ahead of the device, so host dispatch costs time only where it outruns the device's
+// work; a pass of short kernels waits for the host (launch-bound).
+OpTime passTime(OpTime t) {
+  t.overhead += std::max(0.0, t.host - t.seconds());
   return t;
 }
 
@@ -72,10 +89,14 @@ PassTimes matmulTimes(const TransformerOp& op, const TransformerWork& w, const L
   const double castBytes = u.lowBitMatmuls ? (u.fusesElementwise ? 1.0 : 3.0) : 0.0;
   const double bytesF = weights * u.matmulInputBytes + n * (s.contraction * (u.matmulInputBytes + castBytes) + s.rows * u.actBytes);
   PassTimes t;
-  t.forward = roofline(flops, u.matmulFlops * util, bytesF, u.memBytesPerSecond, 1, u.launchSeconds);
-  // Backward: the input gradient, and the weight gradient unless the weight is frozen (LoRA).
+  t.forward = roofline(flops, u.matmulFlops * util, bytesF, u.memBytesPerSecond, 1, u);
+  // Backward: the input gradient, and the weight gradient unless the weight is frozen (LoRA);
+  // a bias's gradient is a reduction over the output gradient, a kernel of its own.
   const double k = op.frozen ? 1.0 : 2.0;
-  t.backward = roofline(k * flops, u.matmulFlops * util, k * bytesF, u.memBytesPerSecond, op.frozen ? 1 : 2, u.launchSeconds);
+  const bool biasGrad = spec.bias && !op.frozen && !u.fusesEpilogues;
+  const double biasBytes = biasGrad ? n * s.rows * u.actBytes : 0.0;
+  t.backward = roofline(k * flops, u.matmulFlops * util, k * bytesF + biasBytes, u.memBytesPerSecond,
+                        (op.frozen ? 1 : 2) + (biasGrad ? 1 : 0), u);
   return t;
 }
 
@@ -89,10 +110,11 @@ PassTimes attentionTimes(const TransformerWork& w, const LlmUnit& u, const Paral
     // diagonal are skipped.
     const double flops = 4.0 * sequences * T * T * hd * heads * (w.causal ? 0.5 : 1.0);
     const double bytes = sequences * T * (spec.qkvWidth() + spec.attentionWidth()) / p.tp * u.actBytes;
-    t.forward = roofline(flops, u.attentionFlops * kFusedAttentionForwardShare, bytes, u.memBytesPerSecond, 1,
-                         u.launchSeconds);
+    t.forward = roofline(flops, u.attentionFlops * kFusedAttentionForwardShare, bytes, u.memBytesPerSecond, 1, u);
+    // The backward is three kernels (the output-gradient dot product, the main pass, the dQ
+    // conversion in FlashAttention-2's implementation).
     t.backward = roofline(kAttentionBackwardFlopRatio * flops, u.attentionFlops * kFusedAttentionBackwardShare,
-                          2 * bytes, u.memBytesPerSecond, 1, u.launchSeconds);
+                          2 * bytes, u.memBytesPerSecond, 3, u);
     *scoreElementsSaved = 0;
     return t;
   }
@@ -105,9 +127,9 @@ PassTimes attentionTimes(const TransformerWork& w, const LlmUnit& u, const Paral
   const double passes = spec.bias ? 7.0 : 5.0;  // write S, scale+mask r/w, softmax r/w, (dropout r/w), read P
   const double scoreBytes = batches * T * T * u.actBytes * passes;
   const double qkvBytes = sequences * T * (spec.qkvWidth() + spec.attentionWidth()) / p.tp * u.actBytes;
-  OpTime qk = roofline(flopsQk, u.attentionFlops * utilQk, qkvBytes, u.memBytesPerSecond, 1, u.launchSeconds);
-  OpTime av = roofline(flopsAv, u.attentionFlops * utilAv, qkvBytes, u.memBytesPerSecond, 1, u.launchSeconds);
-  OpTime sm = roofline(0, 0, scoreBytes, u.memBytesPerSecond, spec.bias ? 4 : 3, u.launchSeconds);
+  OpTime qk = roofline(flopsQk, u.attentionFlops * utilQk, qkvBytes, u.memBytesPerSecond, 1, u);
+  OpTime av = roofline(flopsAv, u.attentionFlops * utilAv, qkvBytes, u.memBytesPerSecond, 1, u);
+  OpTime sm = roofline(0, 0, scoreBytes, u.memBytesPerSecond, spec.bias ? 4 : 3, u);
   t.forward = qk;
   t.forward.add(av);
   t.forward.add(sm);
@@ -116,14 +138,20 @@ PassTimes attentionTimes(const TransformerWork& w, const LlmUnit& u, const Paral
   return t;
 }
 
+// An element-wise op: its bytes at the widths the stack moves them (fp32 for the elements
+// autocast keeps wide), one fused kernel or its eager kernels; the backward reads and writes
+// about twice the forward's bytes in as many kernels.
 PassTimes elementwiseTimes(const TransformerOp& op, const LlmUnit& u, const ParallelPlan& p, double tokens) {
-  const double elements = (u.fusesElementwise ? op.fusedElements : op.elements) * op.repeat * op.tokenShare;
+  const bool fused = u.fusesElementwise && (u.fusesEpilogues || !op.epilogueFusable);
+  const double all = fused ? op.fusedElements : op.elements;
+  const double wide = op.alwaysFp32 ? all : u.autocast ? (fused ? op.fusedWideElements : op.wideElements) : 0.0;
+  const double perToken = (all - wide) * u.actBytes + wide * std::max(4.0, u.actBytes);
   // With sequence parallelism every token-wise op is split over the tensor-parallel ranks.
-  const double bytes = elements * tokens / p.tp * (op.name == "cross_entropy" ? 4.0 : u.actBytes);
+  const double bytes = perToken * op.repeat * op.tokenShare * tokens / p.tp;
+  const int kernels = all <= 0 ? 0 : fused ? 1 : op.kernels;
   PassTimes t;
-  const int kernels = elements > 0 ? 1 : 0;
-  t.forward = roofline(0, 0, bytes, u.memBytesPerSecond, kernels, u.launchSeconds);
-  t.backward = roofline(0, 0, 2 * bytes, u.memBytesPerSecond, kernels, u.launchSeconds);
+  t.forward = roofline(0, 0, bytes, u.memBytesPerSecond, kernels, u);
+  t.backward = roofline(0, 0, 2 * bytes, u.memBytesPerSecond, kernels, u);
   return t;
 }
 
@@ -153,6 +181,7 @@ ListTimes listTimes(const std::vector<TransformerOp>& ops, const TransformerWork
     ls.kind = op.kind == OpKind::Matmul ? "matmul" : op.kind == OpKind::Attention ? "attention" : "elementwise";
     ls.forwardSeconds = t.forward.seconds();
     ls.backwardSeconds = t.backward.seconds();
+    ls.kernels = static_cast<int>(std::lround(t.forward.kernels + t.backward.kernels));
     if (op.kind == OpKind::Matmul) {
       const Shard s = shardOf(op, p.tp);
       ls.utilization = matmulUtilization(u, s.rows, tokens * op.tokenShare * op.repeat, s.contraction);
@@ -169,7 +198,7 @@ ListTimes listTimes(const std::vector<TransformerOp>& ops, const TransformerWork
     const auto& s = *w.spec;
     const double elems = 2.0 * (4.0 * s.dModel + 2.0 * s.attentionWidth() + 2.0 * s.kvHeads * s.headDim) / p.tp;
     const double bytes = elems * tokens * u.actBytes;
-    OpTime f = roofline(0, 0, bytes, u.memBytesPerSecond, 8, u.launchSeconds);
+    OpTime f = roofline(0, 0, bytes, u.memBytesPerSecond, 8, u);
     out.forward.add(f);
     out.backward.add(f.scaled(2.0));
   }
@@ -250,9 +279,12 @@ LlmUnit resolveLlmUnit(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw, P
   u.systolic = d.kind == hw::DeviceKind::Tpu;
   u.units = u.systolic ? 1 : d.computeUnits.value_or(100);
   u.launchSeconds = d.kind == hw::DeviceKind::Tpu ? 0.0 : sw.kernelLaunchSeconds.value_or(def.kernelLaunchSeconds);
+  u.minKernelSeconds = d.kind == hw::DeviceKind::Tpu ? 0.0 : kMinGpuKernelSeconds;
+  u.autocast = d.kind != hw::DeviceKind::Tpu && u.actBytes < 4 && sw.autocast.value_or(false);
   u.stepOverheadSeconds = sw.stepOverheadSeconds.value_or(def.stepOverheadSeconds);
   u.optimizerBytesPerParam = sw.optimizerBytesPerParam.value_or(kFusedAdamBytesPerParam);
   u.fusesElementwise = d.kind == hw::DeviceKind::Tpu || sw.fusesElementwise.value_or(false);
+  u.fusesEpilogues = u.fusesElementwise && (d.kind == hw::DeviceKind::Tpu || sw.fusesEpilogues.value_or(true));
   u.fusedAttention = d.kind == hw::DeviceKind::Tpu || sw.fusedAttention.value_or(true);
   u.overlapsCollectives = sw.allReduce.value_or(hw::AllReduceMode::Bucketed) == hw::AllReduceMode::Bucketed;
   const double comm = sw.commEfficiency.value_or(kDefaultCommEfficiency);
@@ -361,6 +393,34 @@ PlanCost costPlan(const TransformerWork& w, const LlmUnit& u, const ParallelPlan
                                  : (pre.backward.seconds() > post.backward.seconds() ? pre.backward : post.backward);
   fwd.add(ends);
   bwd.add(endsB);
+  if (u.autocast) {
+    // Autocast casts each fp32 weight to 16 bits in every forward (one kernel a tensor, 4 bytes
+    // read and 2 written a parameter) and each 16-bit weight gradient back to fp32 in the
+    // backward. A LoRA base kept in 16 bits is not cast; its adapters are.
+    const StageParams spc = stageParams(w, p);
+    const double params = w.finetune == Finetune::Lora ? static_cast<double>(w.loraParams) / p.pp / p.tp
+                                                         : std::max(spc.first, spc.last) / p.tp;
+    int tensors = 0;
+    for (const auto& op : w.block)
+      if (op.kind == OpKind::Matmul && !op.frozen) tensors += s.bias ? 2 : 1;
+    if (w.finetune == Finetune::Lora) tensors = 8;  // A and B of q, k, v, o
+    const OpTime casts = roofline(0, 0, 6.0 * params, u.memBytesPerSecond, static_cast<int>(tensors * layersPerStage), u);
+    fwd.add(casts);
+    bwd.add(casts);
+    if (rows) {
+      LayerSeconds ls;
+      ls.name = "weight_casts";
+      ls.kind = "elementwise";
+      ls.forwardSeconds = casts.seconds();
+      ls.backwardSeconds = casts.seconds();
+      ls.kernels = static_cast<int>(std::lround(2 * casts.kernels));
+      ls.utilization = 1.0;
+      ls.bound = Bound::Memory;
+      rows->push_back(std::move(ls));
+    }
+  }
+  fwd = passTime(fwd);
+  bwd = passTime(bwd);
   OpTime recompute;
   if (p.recompute == Recompute::Full) recompute = block.forward.scaled(layersPerStage);
   if (p.recompute == Recompute::Selective && !u.fusedAttention) {
@@ -391,12 +451,15 @@ PlanCost costPlan(const TransformerWork& w, const LlmUnit& u, const ParallelPlan
     const double bytes = tokens * s.expertsPerToken * s.dModel * u.actBytes * (p.ep - 1.0) / p.ep;
     ep = 4.0 * layersPerStage * bytes / linkFor(p.ep * p.tp * p.pp, u);
   }
+  recompute = passTime(recompute);
   c.microBatchSeconds = fwd.seconds() + bwd.seconds() + recompute.seconds() + tp + ppComm + ep;
+  c.kernelsPerMicroBatch = static_cast<int>(std::lround(fwd.kernels + bwd.kernels + recompute.kernels));
   const double slots = m + p.pp - 1;  // 1F1B: m micro-batches plus the fill and drain
   c.bubbleSeconds = (p.pp - 1) * c.microBatchSeconds;
   c.computeSeconds = slots * (fwd.compute + bwd.compute + recompute.compute);
   c.memorySeconds = slots * (fwd.memory + bwd.memory + recompute.memory);
   c.overheadSeconds = slots * (fwd.overhead + bwd.overhead + recompute.overhead);
+  c.hostSeconds = slots * (fwd.host + bwd.host + recompute.host);
   c.tpCommSeconds = slots * tp;
   c.ppCommSeconds = slots * ppComm;
   c.epCommSeconds = slots * ep;

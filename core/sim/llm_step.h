@@ -26,6 +26,10 @@ inline constexpr double kAttentionBackwardFlopRatio = 2.5;
 // Share of tensor-parallel collectives hidden behind matmuls by stacks that overlap them
 // (Megatron-Core's tp-comm-overlap, XLA's async collectives); other stacks expose them.
 inline constexpr double kTensorParallelOverlapShare = 0.5;
+// The shortest a GPU kernel takes back to back, however little it does (launch latency and
+// the grid's ramp up and drain: about 2-3 us on V100 to H100 in Nsight traces of tiny
+// element-wise kernels without CUDA graphs).
+inline constexpr double kMinGpuKernelSeconds = 2.5e-6;
 // Of the stack's defaults when it leaves the transformer figures out.
 inline constexpr double kDefaultMatmulEfficiency = 0.6;
 inline constexpr double kDefaultCommEfficiency = 0.75;
@@ -44,10 +48,13 @@ struct LlmUnit {
   bool lowBitMatmuls = false;  // fp8 or fp4 matmuls on units that have them (operands cast first)
   int tile = 128, tileMin = 16, units = 1;
   bool systolic = false;
-  double launchSeconds = 0;     // per kernel
+  double launchSeconds = 0;     // host dispatch per kernel (the framework's per-op cost)
+  double minKernelSeconds = 0;  // the device's shortest kernel (kMinGpuKernelSeconds; 0 on TPUs)
+  bool autocast = false;        // PyTorch AMP over fp32 modules (16-bit precisions only)
   double stepOverheadSeconds = 0;
   double optimizerBytesPerParam = 28;
   bool fusesElementwise = false;
+  bool fusesEpilogues = false;  // activations and bias gradients in the matmuls' epilogues
   bool fusedAttention = true;
   bool overlapsCollectives = true;  // bucketed data-parallel reduction, overlapped TP
   double intraBytesPerSecond = 0;   // per chip, one direction, effective
@@ -71,7 +78,9 @@ struct PlanCost {
   double stepSeconds = 0;
   double computeSeconds = 0;    // matmul and attention arithmetic, all micro-batches (incl. recompute)
   double memorySeconds = 0;     // bandwidth-bound ops (norms, activations, casts, small matmuls)
-  double overheadSeconds = 0;   // kernel launches beyond the work and the per-step overhead
+  double overheadSeconds = 0;   // kernels shorter than a launch, host dispatch the GPU waits for, the per-step overhead
+  double hostSeconds = 0;       // host dispatch of every kernel (overlaps the GPU's work while it has some queued)
+  int kernelsPerMicroBatch = 0; // kernels one micro-batch launches on the slowest stage, forward + backward
   double bubbleSeconds = 0;     // pipeline fill and drain
   double tpCommSeconds = 0, ppCommSeconds = 0, epCommSeconds = 0;  // exposed
   double dpCommSeconds = 0;     // exposed

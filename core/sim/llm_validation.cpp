@@ -16,9 +16,11 @@ namespace core::sim {
 const char* const kLlmValidationRules =
     "Rules for calibration-llm.csv rows (each row is run as published; nothing is fitted per row):\n"
     "  model, device, count (GPUs, or TPU boards of 4 or 8 chips), batch (global, sequences),\n"
-    "  seq_len, precision (fp8 = fp8 matmuls, bf16 elsewhere), stack, finetune (lora: rank 16 on\n"
-    "  q, k, v, o). The parallel plan is the simulator's own choice (--parallel auto): the fastest\n"
-    "  plan that fits; a plan a row's notes name is not used.\n"
+    "  seq_len (empty: the model's own; a ViT's is its patches), precision (fp8 = fp8 matmuls,\n"
+    "  bf16 elsewhere), stack, finetune (lora: rank 16 on q, k, v, o). The parallel plan is the\n"
+    "  simulator's own choice (--parallel auto: the fastest plan that fits) unless the CSV has a\n"
+    "  'parallel' column naming the plan that ran (calibration-gpu-single.csv: the whole batch\n"
+    "  in one micro-batch); a plan a row's notes name is not used.\n"
     "Metrics: tokens_per_second and samples_per_second (whole system), step_seconds (the whole\n"
     "step; 'without the optimizer step' in the notes: forward + backward only), mfu (model FLOPs\n"
     "6 N + 12 L d T per token, against the dense peak of the precision).\n"
@@ -94,7 +96,7 @@ std::vector<LlmReferenceRow> parseLlmReferenceCsv(const std::string& text, const
     row.device = field("device");
     row.count = positiveInt(field("count"), at + ": count");
     row.batch = positiveInt(field("batch"), at + ": batch");
-    row.seqLen = positiveInt(field("seq_len"), at + ": seq_len");
+    row.seqLen = field("seq_len").empty() ? 0 : positiveInt(field("seq_len"), at + ": seq_len");
     const auto p = util::parsePrecision(field("precision"));
     if (!p) throw Error(at + ": precision: unknown precision '" + field("precision") + "' (fp32, tf32, fp16, bf16, fp8)");
     row.precision = *p;
@@ -116,6 +118,16 @@ std::vector<LlmReferenceRow> parseLlmReferenceCsv(const std::string& text, const
     }
     row.notes = field("notes");
     row.source = field("source");
+    if (col.count("parallel") && !field("parallel").empty()) {
+      try {
+        row.plan = parseParallelPlan(field("parallel"));
+      } catch (const std::exception& e) {
+        throw Error(at + ": parallel: " + e.what());
+      }
+      if (row.plan->chips() != row.count)
+        throw Error(at + ": parallel: '" + field("parallel") + "' spans " + std::to_string(row.plan->chips()) +
+                    " chips, the row has count " + std::to_string(row.count));
+    }
     rows.push_back(std::move(row));
   }
   return rows;
@@ -135,6 +147,7 @@ LlmValidationResult validateLlmRows(const hw::DeviceCatalog& devices, const hw::
   for (const auto& row : rows) {
     LlmRowResult rr;
     rr.row = row;
+    rr.stack = !stackOverride.empty() ? stackOverride : row.stack;  // until resolved (a refused row keeps it)
     try {
       const hw::DeviceSpec& d = devices.at(row.device);
       rr.family = d.generation.empty() ? d.id : d.generation;
@@ -149,6 +162,7 @@ LlmValidationResult validateLlmRows(const hw::DeviceCatalog& devices, const hw::
       c.seqLen = row.seqLen;
       c.precision = row.precision;
       c.finetune = row.lora ? Finetune::Lora : Finetune::Full;
+      c.plan = row.plan;
       c.perOp = false;
       const LlmReport r = simulateLlm(c, d, stack);
       rr.plan = r.plan.text();

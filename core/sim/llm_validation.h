@@ -4,11 +4,13 @@
 // as published (model, device, count, global batch, sequence length, precision, stack, LoRA),
 // with the plan left to the simulator's own search, and the absolute percentage errors
 // summarised per device generation, per stack and overall.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/hw/device_catalog.h"
 #include "core/hw/stack_catalog.h"
+#include "core/sim/parallel_plan.h"
 #include "core/sim/validation.h"
 
 namespace core::sim {
@@ -17,7 +19,8 @@ extern const char* const kLlmValidationRules;
 
 struct LlmReferenceRow {
   std::string id, model, dataset, device;
-  int count = 1, batch = 0, seqLen = 0;
+  int count = 1, batch = 0, seqLen = 0;  // seqLen 0: the model's own
+  std::optional<ParallelPlan> plan;      // the optional 'parallel' column: the plan that ran
   util::Precision precision = util::Precision::BF16;
   std::string stack;     // "" = the device kind's default
   bool lora = false;

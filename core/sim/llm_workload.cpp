@@ -19,12 +19,25 @@ TransformerOp matmul(std::string name, double rows, double contraction, bool spl
   return op;
 }
 
-TransformerOp elementwise(std::string name, double elements, double fusedElements, double saved) {
+// An element-wise op: per token, the elements its eager kernels read and write (of them, `wide`
+// in fp32 under autocast) and how many kernels that is; and the same when the stack fuses it.
+struct Eager {
+  double elements, wide;
+  int kernels;
+};
+struct Fused {
+  double elements, wide;
+};
+
+TransformerOp elementwise(std::string name, Eager eager, Fused fused, double saved) {
   TransformerOp op;
   op.name = std::move(name);
   op.kind = OpKind::Elementwise;
-  op.elements = elements;
-  op.fusedElements = fusedElements;
+  op.elements = eager.elements;
+  op.wideElements = eager.wide;
+  op.kernels = eager.kernels;
+  op.fusedElements = fused.elements;
+  op.fusedWideElements = fused.wide;
   op.savedElements = saved;
   return op;
 }
@@ -65,15 +78,27 @@ TransformerWork makeTransformerWork(const nn::TransformerSpec& spec, int seqLen,
     p.frozen = lora;
     w.pre.push_back(p);
   }
-  w.pre.push_back(elementwise("embedding", 2 * d, 2 * d, 0));
+  // Token (and learned position) lookups and their sum, in fp32 under autocast (fp32 tables).
+  const bool learned = spec.position == nn::PositionKind::Learned;
+  w.pre.push_back(learned ? elementwise("embedding", {5 * d, 5 * d, 3}, {2 * d, 2 * d}, 0)
+                          : elementwise("embedding", {2 * d, 2 * d, 1}, {2 * d, 2 * d}, 0));
 
   // One block, pre-norm (BERT is post-norm: the same ops in another order, the same cost).
   const bool rotary = spec.position == nn::PositionKind::Rotary;
-  w.block.push_back(elementwise("norm_1", 2 * d, 2 * d, d));
+  // A norm: eager reads x and writes y in fp32 (autocast keeps norms in fp32), then casts y to
+  // 16 bits for the matmul (2 kernels). RMSNorm written in PyTorch ops (Llama's reference code)
+  // is 7: square, mean, add, rsqrt, two multiplies and the cast. Fused: x in, the 16-bit y out.
+  const bool rms = spec.norm == nn::NormKind::RmsNorm;
+  const Eager norm = rms ? Eager{9 * d, 8 * d, 7} : Eager{4 * d, 3 * d, 2};
+  w.block.push_back(elementwise("norm_1", norm, {2 * d, d}, d));
   TransformerOp proj = matmul("qkv", qkv, d);
   proj.frozen = lora;
   w.block.push_back(proj);
-  if (rotary) w.block.push_back(elementwise("rotary", 2 * (qkv - (qkv - q) / 2), 0, 0));
+  // Rotary embedding of q and k: eager x*cos + rotate_half(x)*sin is five kernels a tensor
+  // (negate, concatenate, two multiplies, add), ten passes over it; fused into the projection's
+  // epilogue or the attention prologue.
+  const double rotated = qkv - (qkv - q) / 2;  // q and k
+  if (rotary) w.block.push_back(elementwise("rotary", {10 * rotated, 0, 10}, {0, 0}, 0));
   {
     TransformerOp a;
     a.name = "attention";
@@ -85,9 +110,14 @@ TransformerWork makeTransformerWork(const nn::TransformerSpec& spec, int seqLen,
   out.frozen = lora;
   out.splitContraction = true;
   out.savedElements = 0;  // its input is the attention output, already kept
+  // Eager: the heads back to (tokens, width), a copy (transpose + contiguous); fused stacks'
+  // attention kernels write that layout.
+  w.block.insert(w.block.end() - 1, elementwise("attention_layout", {2 * q, 0, 1}, {0, 0}, 0));
   w.block.push_back(out);
-  w.block.push_back(elementwise("residual_1", 3 * d, 0, 0));
-  w.block.push_back(elementwise("norm_2", 2 * d, 2 * d, d));
+  // The residual add: x (fp32 under autocast) + the branch's 16-bit output; fused into the norm
+  // that follows.
+  w.block.push_back(elementwise("residual_1", {3 * d, 2 * d, 1}, {0, 0}, 0));
+  w.block.push_back(elementwise("norm_2", norm, {2 * d, d}, d));
   const double experts = spec.expertsPerToken;
   if (spec.experts > 1) w.block.push_back(matmul("router", spec.experts, d, false));
   const bool swiglu = spec.ffnKind == FfnKind::SwiGlu;
@@ -95,9 +125,13 @@ TransformerWork makeTransformerWork(const nn::TransformerSpec& spec, int seqLen,
   up.repeat = experts;
   up.frozen = lora;
   w.block.push_back(up);
-  // GELU fuses into the matmul's epilogue; SwiGLU's gate x up is a kernel of its own.
-  TransformerOp act = elementwise(swiglu ? "swiglu" : "gelu", swiglu ? 3 * f : 2 * f, swiglu ? 3 * f : 0,
-                                  swiglu ? 3 * f : 2 * f);
+  // GELU fuses into the matmul's epilogue under hand-tuned stacks (cuBLASLt's GELU epilogue in
+  // Transformer Engine, XLA); a compiler that leaves matmuls to cuBLAS runs it (with the bias)
+  // as a kernel of its own, as eager does. SwiGLU's gate x up is a kernel of its own (eager:
+  // silu, then the multiply).
+  TransformerOp act = swiglu ? elementwise("swiglu", {5 * f, 0, 2}, {3 * f, 0}, 3 * f)
+                             : elementwise("gelu", {2 * f, 0, 1}, {0, 0}, 2 * f);
+  act.epilogueFusable = !swiglu;
   act.repeat = experts;
   w.block.push_back(act);
   TransformerOp down = matmul(spec.experts > 1 ? "experts_down" : "ffn_down", d, f);
@@ -106,10 +140,10 @@ TransformerWork makeTransformerWork(const nn::TransformerSpec& spec, int seqLen,
   down.splitContraction = true;
   down.savedElements = 0;  // its input is the activation's output, counted there
   w.block.push_back(down);
-  w.block.push_back(elementwise("residual_2", 3 * d, 0, 0));
+  w.block.push_back(elementwise("residual_2", {3 * d, 2 * d, 1}, {0, 0}, 0));
 
   // After the last block: final norm, the head and the loss.
-  w.post.push_back(elementwise("final_norm", 2 * d, 2 * d, d));
+  w.post.push_back(elementwise("final_norm", norm, {2 * d, d}, d));
   if (spec.kind == TransformerKind::Vision) {
     TransformerOp head = matmul("head", spec.vocab, d, false);
     head.tokenShare = 1.0 / w.seqLen;  // the class token only
@@ -121,8 +155,12 @@ TransformerWork makeTransformerWork(const nn::TransformerSpec& spec, int seqLen,
     // gather them before the vocabulary projection).
     if (spec.kind == TransformerKind::Encoder) head.tokenShare = 0.15;
     w.post.push_back(head);
-    TransformerOp loss = elementwise("cross_entropy", 3 * spec.vocab * head.tokenShare, 2 * spec.vocab * head.tokenShare,
-                                     spec.vocab * head.tokenShare);
+    // Cross-entropy in fp32 over the vocabulary: eager casts the logits up, then log-softmax
+    // and the loss (3 kernels); fused: one pass that reads the logits and writes the fp32
+    // probabilities the backward needs.
+    const double v = spec.vocab * head.tokenShare;
+    TransformerOp loss = elementwise("cross_entropy", {4 * v, 4 * v, 3}, {2 * v, 2 * v}, v);
+    loss.alwaysFp32 = true;
     w.post.push_back(loss);
   }
 

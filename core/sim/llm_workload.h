@@ -27,9 +27,19 @@ struct TransformerOp {
   bool frozen = false;    // LoRA: a frozen base weight (backward computes the input gradient only)
   double tokenShare = 1;  // share of the tokens it runs on (BERT's MLM head: the masked 15%)
   double repeat = 1;      // experts each token passes through (MoE: top-k)
-  // Elementwise: elements read + written per token in the forward pass, unfused and when the
-  // stack fuses elementwise work into its neighbours.
+  // Elementwise: elements read + written per token in the forward pass, unfused (eager: each
+  // op its own kernel, `kernels` of them) and when the stack fuses elementwise work into its
+  // neighbours (one kernel, none when fusedElements is 0).
   double elements = 0, fusedElements = 0;
+  int kernels = 1;
+  // Of those, the elements that are fp32 under autocast (PyTorch AMP over fp32 modules: the
+  // residual stream, norm outputs and the casts that feed matmuls); 16-bit stacks that keep
+  // bf16 activations (Megatron, MaxText) move them at the activation width.
+  double wideElements = 0, fusedWideElements = 0;
+  bool alwaysFp32 = false;  // computed in fp32 whatever the precision (the loss over the vocabulary)
+  // Fused into the producing matmul's epilogue only by stacks that fuse epilogues; a stack that
+  // fuses element-wise chains but leaves matmuls to the library runs it as eager does.
+  bool epilogueFusable = false;
   // Elements kept for the backward pass, per token.
   double savedElements = 0;
 };

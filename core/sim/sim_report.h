@@ -67,6 +67,7 @@ struct LayerSeconds {
   double backwardSeconds = 0;
   double utilization = 0;         // matrix-unit utilisation of its GEMMs from their shape (1 if none)
   Bound bound = Bound::Compute;   // compute, memory or overhead (dispatch)
+  int kernels = 0;                // kernels its forward and backward launch (transformer step; 0: not counted)
 };
 
 struct SimReport {

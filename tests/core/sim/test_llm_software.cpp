@@ -1,0 +1,168 @@
+// The software people run, in the transformer step: eager PyTorch (each op its own kernel,
+// autocast's fp32 tensors and casts, host dispatch that the GPU waits for at small batches),
+// torch.compile (element-wise chains fused, matmuls left to cuBLAS) and tuned stacks (epilogues
+// fused, 16-bit activations): their kernel counts, the launch-bound regime, their order, and
+// the single-H100 measurements they are calibrated on.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "core/sim/llm_simulator.h"
+#include "core/sim/llm_step.h"
+#include "core/sim/llm_validation.h"
+#include "core/util/error.h"
+#include "sim_test_support.h"
+
+using namespace core::sim;
+using core::util::Precision;
+
+namespace {
+
+const core::hw::StackSpec& stack(const std::string& id) { return simtest::stacks().at(id); }
+const core::hw::DeviceSpec& device(const std::string& id) { return simtest::catalog().at(id); }
+
+LlmConfig oneGpu(const std::string& model, int batch, int seq) {
+  LlmConfig c;
+  c.modelId = model;
+  c.deviceId = "h100";
+  c.count = 1;
+  c.batch = batch;
+  c.seqLen = seq;
+  c.precision = Precision::BF16;
+  ParallelPlan p;
+  p.microBatch = batch;  // the whole batch in one micro-batch, as a plain training loop runs it
+  c.plan = p;
+  return c;
+}
+
+// Kernels one transformer block launches per micro-batch, forward and backward.
+int blockKernels(const LlmReport& r) {
+  int n = 0;
+  for (const auto& op : r.ops)
+    if (op.name.rfind("block/", 0) == 0) n += op.kernels;
+  return n;
+}
+
+TEST(LlmSoftware, KernelsPerBlockFollowTheStack) {
+  // GPT-2 small (pre-LN, biases, GELU), hand-counted forward + backward:
+  //   eager:   LayerNorm + cast (2 + 2) x 2 norms, 4 matmuls (1 + 2 + a bias-gradient reduction),
+  //            attention (1 + 3), the heads' layout copy (1 + 1), GELU (1 + 1), 2 residual adds
+  //            (1 + 1): 8 + 16 + 4 + 2 + 2 + 4 = 36;
+  //   compile: norms fused with their cast and the residual add before them (1 + 1 each), the
+  //            matmuls and attention as eager, GELU with its bias in one kernel: 4 + 16 + 4 + 2 = 26;
+  //   tuned:   GELU and the bias gradients in the matmuls' epilogues: 4 + 12 + 4 = 20.
+  LlmConfig c = oneGpu("gpt2-small", 8, 1024);
+  EXPECT_EQ(blockKernels(simulateLlm(c, device("h100"), stack("pytorch-eager"))), 36);
+  EXPECT_EQ(blockKernels(simulateLlm(c, device("h100"), stack("pytorch-compile"))), 26);
+  EXPECT_EQ(blockKernels(simulateLlm(c, device("h100"), stack("tuned"))), 20);
+
+  // Llama's block under eager: RMSNorm written in PyTorch ops is 7 kernels, rotary 10, SwiGLU 2.
+  LlmConfig l = oneGpu("llama2-7b", 1, 1024);
+  const LlmReport eager = simulateLlm(l, device("h100"), stack("pytorch-eager"));
+  const LlmReport tuned = simulateLlm(l, device("h100"), stack("tuned"));
+  EXPECT_GT(blockKernels(eager), 2 * blockKernels(tuned));
+}
+
+TEST(LlmSoftware, EagerIsLaunchBoundAtSmallBatchesAndNotAtLargeOnes) {
+  // One sequence of 128 tokens: hundreds of microsecond kernels, each dispatched for ~10 us.
+  const LlmReport small = simulateLlm(oneGpu("gpt2-small", 1, 128), device("h100"), stack("pytorch-eager"));
+  EXPECT_EQ(small.bound, Bound::Overhead) << small.explanation;
+  EXPECT_GT(small.hostSeconds, small.breakdown.computeSeconds + small.breakdown.memorySeconds);
+  EXPECT_NE(small.explanation.find("not hidden"), std::string::npos) << small.explanation;
+  // 32 x 1024 tokens: the same kernels now take longer than their dispatch: hidden.
+  const LlmReport large = simulateLlm(oneGpu("gpt2-small", 32, 1024), device("h100"), stack("pytorch-eager"));
+  EXPECT_NE(large.bound, Bound::Overhead) << large.explanation;
+  EXPECT_LT(large.breakdown.overheadSeconds, 0.1 * large.stepSeconds);
+  // torch.compile launches fewer kernels, so the small step waits less for the host.
+  const LlmReport compiled = simulateLlm(oneGpu("gpt2-small", 1, 128), device("h100"), stack("pytorch-compile"));
+  EXPECT_LT(compiled.kernelsPerStep, small.kernelsPerStep);
+  EXPECT_LT(compiled.stepSeconds, small.stepSeconds);
+  // Throughput grows with the batch while launch-bound (the same dispatch, more tokens).
+  const LlmReport four = simulateLlm(oneGpu("gpt2-small", 4, 128), device("h100"), stack("pytorch-eager"));
+  EXPECT_GT(four.tokensPerSecond, 2.5 * small.tokensPerSecond);
+}
+
+TEST(LlmSoftware, EagerCompiledAndTunedAreThreeAnswersInTheirPublishedOrder) {
+  // Llama-3-8B on 8 H100s: stock eager < torch.compile < Megatron/NeMo-tuned, each clearly apart
+  // (published: NeMo 8B on 8 H100 about 96 k tokens/s in bf16-class recipes; eager PyTorch runs
+  // at 57-75% of compiled on one H100 in calibration-gpu-single.csv).
+  LlmConfig c;
+  c.modelId = "llama3-8b";
+  c.deviceId = "h100";
+  c.count = 8;
+  c.batch = 128;
+  c.seqLen = 8192;
+  c.precision = Precision::BF16;
+  const double eager = simulateLlm(c, device("h100"), stack("pytorch-eager")).tokensPerSecond;
+  const double compiled = simulateLlm(c, device("h100"), stack("pytorch-compile")).tokensPerSecond;
+  const double tuned = simulateLlm(c, device("h100"), stack("tuned")).tokensPerSecond;
+  EXPECT_GT(compiled, 1.08 * eager);
+  EXPECT_GT(tuned, 1.08 * compiled);
+}
+
+TEST(LlmSoftware, AutocastMovesFp32TensorsAndCastsWeights) {
+  // The same eager stack without autocast (16-bit activations, no weight casts) is faster, and
+  // its step has no weight-cast row.
+  LlmConfig c = oneGpu("gpt2-medium", 8, 1024);
+  c.perOp = true;
+  core::hw::StackSpec plain = stack("pytorch-eager");
+  for (auto& [selector, figures] : plain.bySelector) figures.autocast = false;
+  const LlmReport withAmp = simulateLlm(c, device("h100"), stack("pytorch-eager"));
+  const LlmReport without = simulateLlm(c, device("h100"), plain);
+  EXPECT_GT(withAmp.stepSeconds, without.stepSeconds);
+  auto hasCasts = [](const LlmReport& r) {
+    return std::any_of(r.ops.begin(), r.ops.end(), [](const LayerSeconds& l) { return l.name == "weight_casts"; });
+  };
+  EXPECT_TRUE(hasCasts(withAmp));
+  EXPECT_FALSE(hasCasts(without));
+  // fp32 training has nothing to cast.
+  c.precision = Precision::FP32;
+  EXPECT_FALSE(hasCasts(simulateLlm(c, device("h100"), stack("pytorch-eager"))));
+}
+
+TEST(LlmSoftware, SingleH100MeasurementsStayWithinTheBar) {
+  // calibration-gpu-single.csv: eager and torch.compile on one H100 (the bar for the
+  // held-out rows is a median of 20% with no row failing; these are the rows the figures were
+  // fitted on, so the bar here is tighter).
+  const auto rows =
+      readLlmReferenceCsv(std::string(ACCELLAB_SOURCE_RESOURCES) + "/calibration/calibration-gpu-single.csv");
+  ASSERT_GE(rows.size(), 7u);
+  const LlmValidationResult v = validateLlmRows(simtest::catalog(), simtest::stacks(), rows);
+  EXPECT_EQ(v.unsupported, 0);
+  EXPECT_LE(v.overall.medianAbsPct, 15.0);
+  for (const auto& r : v.rows) EXPECT_LE(r.absPctError, 25.0) << r.row.id;
+  // The compiled rows beat the eager rows of the same model and batch, in the model too.
+  auto predicted = [&](const std::string& id) {
+    for (const auto& r : v.rows)
+      if (r.row.id == id) return r.predicted;
+    ADD_FAILURE() << id;
+    return 0.0;
+  };
+  EXPECT_GT(predicted("H1-GPT2-LARGE-B8-T1024-COMPILE"), 1.1 * predicted("H1-GPT2-LARGE-B8-T1024"));
+  EXPECT_GT(predicted("H1-VIT-L16-B64-COMPILE"), 1.05 * predicted("H1-VIT-L16-B64"));
+}
+
+TEST(LlmSoftware, AReferenceRowsPlanMustSpanItsDevices) {
+  const std::string header = "id,model,dataset,device,count,batch,seq_len,precision,stack,finetune,metric,value,parallel,notes,source\n";
+  // An empty seq_len is the model's own; the parallel column is the plan that ran.
+  const auto ok = parseLlmReferenceCsv(header + "A,vit-s16,imagenet,h100,1,256,,bf16,pytorch-eager,,samples_per_second,5644,"
+                                                "\"dp=1,microbatch=256\",,\n",
+                                       "rows.csv");
+  ASSERT_EQ(ok.size(), 1u);
+  EXPECT_EQ(ok[0].seqLen, 0);
+  ASSERT_TRUE(ok[0].plan.has_value());
+  EXPECT_EQ(ok[0].plan->microBatch, 256);
+  try {
+    parseLlmReferenceCsv(header + "B,gpt2-small,text,h100,1,8,1024,bf16,pytorch-eager,,tokens_per_second,1,\"dp=2\",,\n",
+                         "rows.csv");
+    FAIL() << "a two-chip plan on one device was accepted";
+  } catch (const core::util::Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("rows.csv:2: parallel"), std::string::npos) << what;
+    EXPECT_NE(what.find("count 1"), std::string::npos) << what;
+  }
+}
+
+}  // namespace
