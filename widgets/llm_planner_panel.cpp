@@ -560,10 +560,16 @@ void LlmPlannerPanel::fillTable() {
     }
     const auto& r = *o.report;
     set(kRPlan, QString::fromStdString(r.plan.describe()), QString::fromStdString(r.plan.text()));
-    set(kRTokens, r.fitsInMemory ? human(r.tokensPerSecond) : tr("out of memory"));
-    set(kRMfu, r.fitsInMemory ? QString::number(100 * r.mfu, 'f', 1) + "%" : QStringLiteral("–"));
+    // The held-out error band beside the throughput; its text (on which rows, or uncalibrated)
+    // in the tooltips of every figure it bounds.
+    const QString band = o.band.known() ? QString::fromStdString(o.band.label()) : QString();
+    const QString bandTip = o.band.known() ? tr("Simulated, error band %1").arg(QString::fromStdString(o.band.text()))
+                                           : tr("Simulated; no error band known");
+    set(kRTokens, r.fitsInMemory ? human(r.tokensPerSecond) + (band.isEmpty() ? QString() : " " + band) : tr("out of memory"),
+        bandTip);
+    set(kRMfu, r.fitsInMemory ? QString::number(100 * r.mfu, 'f', 1) + "%" : QStringLiteral("–"), bandTip);
     set(kRCost, r.priceKnown && r.fitsInMemory ? "$" + QString::number(r.usdPerMillionTokens, 'g', 3) : tr("no price"));
-    set(kRTime, r.fitsInMemory ? duration(r.timeToTokensSeconds) : QStringLiteral("–"));
+    set(kRTime, r.fitsInMemory ? duration(r.timeToTokensSeconds) : QStringLiteral("–"), bandTip);
     set(kRCostTo, r.priceKnown && r.fitsInMemory ? "$" + human(r.usdToTokens) +
                                                       (r.priceKind == core::sim::PriceKind::User ? tr(" (yours)") : QString())
                                                 : QStringLiteral("–"));

@@ -114,8 +114,16 @@ int simulateTransformer(const Args& a, std::ostream& out, std::ostream& err) {
   const core::hw::DeviceSpec& d = cat.at(c.deviceId);
   const core::hw::StackSpec& stack = stackId.empty() ? stacks.defaultFor(d.kind) : stacks.at(stackId);
   const core::sim::LlmReport r = core::sim::simulateLlm(c, d, stack);
-  if (format == "text") printText(r, out);
-  else out << core::sim::llmReportToJson(r).dump(2) << "\n";
+  // The held-out error band of the stack on this device's generation, as for CNNs.
+  const core::sim::ErrorBand band = shippedErrorBand(cat, c.modelId, stack.id, c.deviceId, err);
+  if (format == "text") {
+    printText(r, out);
+    if (band.known()) out << "  error band      " << band.text() << "\n";
+  } else {
+    Json j = core::sim::llmReportToJson(r);
+    if (band.known()) j.set("error_band", core::sim::errorBandToJson(band));
+    out << j.dump(2) << "\n";
+  }
   return 0;
 }
 

@@ -200,30 +200,15 @@ int cmdSimulate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   c.stackId = stackIdOption(a, stacks);
   const core::sim::Simulator sim(cat, stacks);
   const core::sim::SimReport r = sim.simulate(c);
-  // The simulator's own measured error for this stack and device family, from the shipped
-  // calibration rows (absent when the file is).
-  core::sim::ErrorBand band;
-  const std::string calibration = core::sim::shippedCalibrationCsv();
-  if (std::filesystem::is_regular_file(calibration) && !cat.at(c.deviceId).measured) {
-    try {
-      band = core::sim::errorBandFor(core::sim::validateRows(sim, core::sim::shippedReferenceRows()),
-                                     r.config.stackId, c.deviceId);
-    } catch (const std::exception& e) {
-      err << "accellab-cli: warning: no error band: " << e.what() << "\n";
-    }
-  }
+  // The simulator's held-out error for this stack on this device's generation (or, marked
+  // uncalibrated, on other devices of its kind); absent when the shipped file is.
+  const core::sim::ErrorBand band = shippedErrorBand(cat, c.modelId, r.config.stackId, c.deviceId, err);
   if (format == "text") {
     printText(r, out);
     if (band.known()) out << "\n  error band      " << band.text() << "\n";
   } else {
     Json j = core::sim::simReportToJson(r, core::sim::JsonDigits::Six);
-    if (band.known()) {
-      Json b = Json::object();
-      b.set("median_abs_pct_error", std::round(band.medianAbsPct * 10) / 10);
-      b.set("rows", band.rows);
-      b.set("scope", band.scope);
-      j.set("error_band", b);
-    }
+    if (band.known()) j.set("error_band", core::sim::errorBandToJson(band));
     out << j.dump(2) << "\n";
   }
   return 0;

@@ -34,6 +34,19 @@ core::hw::StackCatalog loadSimStacks(std::ostream& err) {
   return stacks;
 }
 
+core::sim::ErrorBand shippedErrorBand(const core::hw::DeviceCatalog& cat, const std::string& modelId,
+                                      const std::string& stackId, const std::string& deviceId, std::ostream& err) {
+  const core::hw::DeviceSpec* d = cat.find(deviceId);
+  if (!d) return {};
+  try {
+    return core::sim::errorBandFor(core::sim::readHeldOutErrors(core::sim::shippedHeldOutErrorsPath(), cat), modelId, stackId,
+                                   *d);
+  } catch (const std::exception& e) {
+    err << "accellab-cli: warning: no error band: " << e.what() << "\n";
+    return {};
+  }
+}
+
 std::string stackIdOption(const std::string& option, const std::string& id, const core::hw::StackCatalog& stacks) {
   if (!stacks.find(id)) throw Error(option + ": unknown software stack '" + id + "' (known: " + stacks.idList() + ")");
   return id;

@@ -7,7 +7,9 @@
 #include "app/cli/args.h"
 #include "core/hw/device_catalog.h"
 #include "core/hw/stack_catalog.h"
+#include "core/sim/error_band.h"
 #include "core/sim/sim_report.h"
+#include "core/util/json.h"
 
 namespace app::cli {
 
@@ -51,6 +53,12 @@ std::string priceLabel(core::sim::PriceKind kind, const std::string& seller, con
 // "2.1 kWh, 0.99 kg CO2e per run (estimate: 5600 W board power x PUE 1.56, world grid 0.473
 // kg/kWh)", or why there is none.
 std::string energyText(const core::sim::Energy& e, const core::sim::EnergySettings& s, const std::string& basis);
+
+// The held-out error band of a stack on a device (core/sim/error_band.h) from the shipped
+// resources/calibration/held-out-errors.csv; unknown, with a warning on `err`, when the file
+// cannot be read.
+core::sim::ErrorBand shippedErrorBand(const core::hw::DeviceCatalog& cat, const std::string& modelId,
+                                      const std::string& stackId, const std::string& deviceId, std::ostream& err);
 
 // Text output of simulate: `precision` significant digits, large values in plain digits
 // (1380, not 1.38e+03) up to 10^15, then as a power of ten (1e+308, not 309 digits); a duration in the unit a person reads it in (38.2 ms, 17.5 s,

@@ -5,9 +5,8 @@
 #include <QLabel>
 #include <QTableWidget>
 #include <QVBoxLayout>
-#include <algorithm>
 
-#include "core/sim/validation.h"
+#include "core/sim/error_band.h"
 
 namespace app::gui {
 
@@ -21,60 +20,60 @@ QTableWidgetItem* cell(const QString& text, bool number = false) {
 }
 
 QString pct(double v) { return QStringLiteral("%1%").arg(v, 0, 'f', 1); }
+QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 }  // namespace
 
-AccuracyDialog::AccuracyDialog(const core::sim::ValidationResult& v, QWidget* parent) : QDialog(parent) {
+AccuracyDialog::AccuracyDialog(const core::sim::HeldOutErrors& errors, QWidget* parent) : QDialog(parent) {
   setWindowTitle(tr("How accurate is this?"));
+  const core::sim::Scoreboard board = core::sim::scoreboardOf(errors);
   auto* layout = new QVBoxLayout(this);
+  QString overall;
+  for (const auto& w : board.workloads)
+    overall += tr("%1: %2 median over %3 rows. ").arg(qs(w.workload == "all" ? "all" : w.workload), pct(w.medianAbsPct)).arg(w.rows);
   auto* intro = new QLabel(
-      tr("Every simulated figure comes from the model's layers, the device file and the software stack. Here is "
-         "how far the simulator is from %1 published measurements it was calibrated on (median absolute error "
-         "%2 overall), per software stack and device family. The ± band next to a simulated figure is the "
-         "median of its row here.")
-          .arg(v.overall.rows)
-          .arg(pct(v.overall.medianAbsPct)),
+      tr("Every simulated figure comes from the model's layers, the device file and the software stack. Here is how "
+         "far the simulator is from published and measured figures it was calibrated on, each predicted by a fit "
+         "made without it (held-out error), per workload, software stack and hardware generation. %1"
+         "The ± band beside a simulated figure is the median of its stack and generation here; with fewer than %2 "
+         "rows it says \"uncalibrated\" and quotes the stack's rows on other devices.")
+          .arg(overall)
+          .arg(core::sim::kMinBandRows),
       this);
   intro->setWordWrap(true);
   layout->addWidget(intro);
 
-  auto* table = new QTableWidget(static_cast<int>(v.stackFamilies.size()) + 1, 4, this);
+  auto* table = new QTableWidget(static_cast<int>(board.groups.size()), 6, this);
   table->setObjectName("scoreboard");
-  table->setHorizontalHeaderLabels({tr("Stack / family"), tr("Rows"), tr("Median error"), tr("Mean error")});
+  table->setHorizontalHeaderLabels(
+      {tr("Workload"), tr("Stack"), tr("Generation"), tr("Rows"), tr("Median error"), tr("Mean error")});
   int row = 0;
-  for (const auto& s : v.stackFamilies) {
-    if (s.rows == 0) continue;
-    table->setItem(row, 0, cell(QString::fromStdString(s.family)));
-    table->setItem(row, 1, cell(QString::number(s.rows), true));
-    table->setItem(row, 2, cell(pct(s.medianAbsPct), true));
-    table->setItem(row, 3, cell(pct(s.meanAbsPct), true));
+  for (const auto& g : board.groups) {
+    table->setItem(row, 0, cell(qs(g.workload)));
+    table->setItem(row, 1, cell(qs(g.stack)));
+    table->setItem(row, 2, cell(qs(g.generation)));
+    table->setItem(row, 3, cell(QString::number(g.rows), true));
+    table->setItem(row, 4, cell(pct(g.medianAbsPct), true));
+    table->setItem(row, 5, cell(pct(g.meanAbsPct), true));
     ++row;
   }
-  table->setItem(row, 0, cell(tr("all rows")));
-  table->setItem(row, 1, cell(QString::number(v.overall.rows), true));
-  table->setItem(row, 2, cell(pct(v.overall.medianAbsPct), true));
-  table->setItem(row, 3, cell(pct(v.overall.meanAbsPct), true));
-  table->setRowCount(row + 1);
   table->verticalHeader()->hide();
-  table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+  table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table->horizontalHeader()->setStretchLastSection(true);
   layout->addWidget(table, 1);
 
-  std::vector<const core::sim::RowResult*> worst;
-  for (const auto& r : v.rows)
-    if (r.ok && r.row.metric != "oom") worst.push_back(&r);
-  std::sort(worst.begin(), worst.end(), [](auto* a, auto* b) { return a->absPctError > b->absPctError; });
-  QString misses = tr("Largest misses:");
-  for (std::size_t i = 0; i < worst.size() && i < 5; ++i)
-    misses += QStringLiteral("\n• %1 (%2, %3): %4")
-                  .arg(QString::fromStdString(worst[i]->row.id), QString::fromStdString(worst[i]->stack),
-                       pct(worst[i]->absPctError), QString::fromStdString(worst[i]->row.source));
+  QString misses = tr("Largest misses (held out):");
+  for (const auto* r : board.largestMisses)
+    misses += QStringLiteral("\n• %1 (%2, %3 on %4): %5")
+                  .arg(qs(r->id), qs(r->workload), qs(r->stack), qs(r->device), pct(*r->absPctError));
+  if (board.refused > 0) misses += tr("\n%n row(s) the simulator refuses (no plan fits) are not counted.", "", board.refused);
   auto* missLabel = new QLabel(misses, this);
   missLabel->setWordWrap(true);
   layout->addWidget(missLabel);
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
   layout->addWidget(buttons);
-  resize(640, 560);
+  resize(720, 600);
 }
 
 }  // namespace app::gui

@@ -1,11 +1,12 @@
 #pragma once
-// Help -> "How accurate is this?": the simulator's scoreboard on the shipped calibration rows,
-// per software stack and device family, with the rows that miss most. AccelLab shows its own
-// measured error next to every simulated figure; this is where those bands come from.
+// Help -> "How accurate is this?": the simulator's held-out errors on the shipped calibration
+// rows (each row predicted by a fit without it), per workload (CNN/RNN, transformer), software
+// stack and hardware generation, with the rows that miss most. The ± band beside every
+// simulated figure comes from this table (core/sim/error_band.h).
 #include <QDialog>
 
 namespace core::sim {
-struct ValidationResult;
+struct HeldOutErrors;
 }
 
 namespace app::gui {
@@ -13,7 +14,7 @@ namespace app::gui {
 class AccuracyDialog : public QDialog {
   Q_OBJECT
 public:
-  AccuracyDialog(const core::sim::ValidationResult& result, QWidget* parent = nullptr);
+  AccuracyDialog(const core::sim::HeldOutErrors& errors, QWidget* parent = nullptr);
 };
 
 }  // namespace app::gui

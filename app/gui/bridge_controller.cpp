@@ -231,7 +231,9 @@ int BridgeController::importRun(const QString& path) {
       auto rows = core::sim::parseReferenceCsv(text, file);
       core::sim::applyReadings(rows, core::sim::readRowReadings(core::sim::shippedRowReadingsPath()));
       const core::sim::Simulator sim(m_p.sim->catalog(), m_p.sim->stacks());
-      AccuracyDialog dialog(core::sim::validateRows(sim, rows), m_p.window);
+      AccuracyDialog dialog(core::sim::heldOutFromValidation(core::sim::validateRows(sim, rows),
+                                                             QFileInfo(path).fileName().toStdString(), m_p.sim->catalog()),
+                            m_p.window);
       dialog.setWindowTitle(tr("Published figures of %1 beside the simulator's").arg(QFileInfo(path).fileName()));
       dialog.exec();
       return 0;

@@ -166,7 +166,8 @@ bool LlmPlannerWindow::openPreset(const QString& id) {
 void LlmPlannerWindow::recompute() {
   m_debounce.stop();
   m_study = m_panel->study();
-  m_outcomes = core::sim::runStudy(m_study, m_sim->catalog(), m_sim->stacks(), m_sim->energySettings());
+  m_outcomes = core::sim::runStudy(m_study, m_sim->catalog(), m_sim->stacks(), m_sim->energySettings(),
+                                   m_sim->heldOutErrors());
   std::vector<std::vector<core::sim::ScalingPoint>> curves;
   for (const auto& sc : m_study.scenarios) curves.push_back(core::sim::scalingCurve(m_study, sc, m_sim->catalog(), m_sim->stacks()));
   m_panel->showResults(m_outcomes, curves);
@@ -179,14 +180,14 @@ QString LlmPlannerWindow::resultsCsv() const {
                 QString::fromLatin1(core::util::precisionName(m_study.precision)) + "\n";
   out += "scenario,device,count,stack,finetune,plan,tokens_per_second,samples_per_second,mfu,step_seconds,"
          "memory_bytes_per_chip,capacity_bytes_per_chip,fits_in_memory,usd_per_million_tokens,time_to_tokens_seconds,"
-         "usd_to_tokens,price_kind,energy_kwh,co2e_kg,fewest_devices,source\n";
+         "usd_to_tokens,price_kind,energy_kwh,co2e_kg,fewest_devices,error_band_pct,error_band_calibrated,source\n";
   for (const auto& o : m_outcomes) {
     QStringList f{csvField(QString::fromStdString(o.scenario.label())), csvField(QString::fromStdString(o.scenario.deviceId)),
                   QString::number(o.scenario.count), csvField(QString::fromStdString(o.scenario.stackId)),
                   QString::fromLatin1(core::sim::finetuneName(o.scenario.finetune))};
     if (!o.report) {
       f << csvField("cannot run: " + QString::fromStdString(o.error));
-      for (int i = 0; i < 14; ++i) f << QString();
+      for (int i = 0; i < 16; ++i) f << QString();
     } else {
       const auto& r = *o.report;
       f << csvField(QString::fromStdString(r.plan.text())) << QString::number(r.tokensPerSecond, 'g', 6)
@@ -200,6 +201,10 @@ QString LlmPlannerWindow::resultsCsv() const {
         << (r.energy.known && r.config.energy.gridKgCo2ePerKwh > 0 ? QString::number(r.energy.co2eKg, 'g', 6) : QString());
       // The fewest devices for the study's deadline or budget (empty: not asked, or none meets it).
       f << (o.fewest && o.fewest->met ? QString::number(o.fewest->count) : QString());
+      // The held-out error band (empty: none known), and whether the stack has rows on this
+      // device's generation.
+      f << (o.band.known() ? QString::number(o.band.medianAbsPct, 'f', 1) : QString())
+        << (o.band.known() ? (o.band.calibrated ? "true" : "false") : QString());
     }
     f << "simulated";
     out += f.join(',') + "\n";
@@ -213,7 +218,9 @@ QByteArray LlmPlannerWindow::resultsJson() const {
   core::util::Json list = core::util::Json::array();
   for (const auto& o : m_outcomes) {
     if (o.report) {
-      list.push(core::sim::llmReportToJson(*o.report));
+      core::util::Json r = core::sim::llmReportToJson(*o.report);
+      if (o.band.known()) r.set("error_band", core::sim::errorBandToJson(o.band));
+      list.push(std::move(r));
     } else {
       core::util::Json e = core::util::Json::object();
       e.set("scenario", o.scenario.label());

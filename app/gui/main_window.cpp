@@ -99,12 +99,12 @@ void MainWindow::createActions() {
   connect(m_actions.gettingStarted, &QAction::triggered, this, &MainWindow::showGettingStarted);
   connect(m_actions.compareRuns, &QAction::triggered, this, &MainWindow::showRunComparison);
   connect(m_actions.accuracy, &QAction::triggered, this, [this] {
-    if (const auto* v = m_sim->calibration()) {
-      AccuracyDialog dialog(*v, this);
+    if (const auto* e = m_sim->heldOutErrors()) {
+      AccuracyDialog dialog(*e, this);
       dialog.exec();
     } else {
       m_messages->showMessage(MessageBar::Level::Warning, tr("No calibration rows"),
-                              tr("The shipped calibration file (calibration/calibration.csv) could not be read."));
+                              tr("The shipped held-out errors (calibration/held-out-errors.csv) could not be read."));
     }
   });
   connect(m_actions.aboutQt, &QAction::triggered, qApp, &QApplication::aboutQt);

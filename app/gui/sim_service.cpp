@@ -7,7 +7,7 @@
 #include "core/data/dataset_info.h"
 #include "core/sim/simulator.h"
 #include "core/sim/row_readings.h"
-#include "core/sim/validation.h"
+#include "core/sim/error_band.h"
 
 namespace app::gui {
 
@@ -20,10 +20,10 @@ SimService::SimService(core::hw::DeviceCatalog catalog, core::hw::StackCatalog s
       m_stacks(std::move(stacks)),
       m_simulator(std::make_unique<core::sim::Simulator>(m_catalog, m_stacks)) {
   try {
-    m_calibration = std::make_shared<const core::sim::ValidationResult>(
-        core::sim::validateRows(*m_simulator, core::sim::shippedReferenceRows()));
+    m_heldOut = std::make_shared<const core::sim::HeldOutErrors>(
+        core::sim::readHeldOutErrors(core::sim::shippedHeldOutErrorsPath(), m_catalog));
   } catch (const std::exception&) {
-    // no band shown: the shipped calibration file is missing or unreadable
+    // no band shown: the shipped held-out errors are missing or unreadable
   }
   // Energy and CO2e at the grid file's defaults (world grid, industry-average PUE); without
   // the file, energy at PUE 1 and no CO2e.
@@ -35,9 +35,14 @@ SimService::SimService(core::hw::DeviceCatalog catalog, core::hw::StackCatalog s
 }
 
 core::sim::ErrorBand SimService::errorBand(const core::sim::SimReport& report) const {
-  const core::hw::DeviceSpec* spec = m_catalog.find(report.config.deviceId);
-  if (!m_calibration || !spec || spec->measured) return {};
-  return core::sim::errorBandFor(*m_calibration, report.config.stackId, report.config.deviceId);
+  return errorBand(report.config.modelId, report.config.stackId, report.config.deviceId);
+}
+
+core::sim::ErrorBand SimService::errorBand(const std::string& modelId, const std::string& stackId,
+                                           const std::string& deviceId) const {
+  const core::hw::DeviceSpec* spec = m_catalog.find(deviceId);
+  if (!m_heldOut || !spec) return {};
+  return core::sim::errorBandFor(*m_heldOut, modelId, stackId, *spec);
 }
 
 SimService::~SimService() = default;

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "core/hw/device_catalog.h"
-#include "core/sim/validation.h"
 #include "core/hw/stack_catalog.h"
+#include "core/sim/error_band.h"
 #include "core/sim/sim_report.h"
 #include "core/experiment/experiment.h"
 #include "widgets/hardware_panel.h"
@@ -38,11 +38,13 @@ public:
   // choice among them (Simulate > Energy estimate); an unknown id keeps the current setting.
   const core::sim::EnergyCatalog& energyCatalog() const { return m_energyCatalog; }
   bool setEnergyChoice(const std::string& regionId, const std::string& pueId);
-  // The simulator's measured error for the report's stack and device family ("±12%", and
-  // text() saying on which rows); unknown (rows 0) without calibration or for a measured device.
+  // The simulator's held-out error for a stack on a device (core/sim/error_band.h: "±12%", and
+  // text() saying on which rows, or that it is uncalibrated); unknown (rows 0) without the
+  // shipped held-out errors or for a measured device.
   core::sim::ErrorBand errorBand(const core::sim::SimReport& report) const;
-  // The shipped calibration rows as validated at start (nullptr when unreadable).
-  const core::sim::ValidationResult* calibration() const { return m_calibration.get(); }
+  core::sim::ErrorBand errorBand(const std::string& modelId, const std::string& stackId, const std::string& deviceId) const;
+  // The shipped held-out errors (nullptr when unreadable).
+  const core::sim::HeldOutErrors* heldOutErrors() const { return m_heldOut.get(); }
   // Device files that failed validation ("file: key: what" each).
   QStringList loadErrors() const;
 
@@ -75,7 +77,7 @@ public:
 private:
   core::hw::DeviceCatalog m_catalog;
   core::hw::StackCatalog m_stacks;
-  std::shared_ptr<const core::sim::ValidationResult> m_calibration;  // shipped rows, validated once
+  std::shared_ptr<const core::sim::HeldOutErrors> m_heldOut;  // read once
   core::sim::EnergyCatalog m_energyCatalog;
   core::sim::EnergySettings m_energy;  // resources/energy/grid.json defaults until the user chooses
   std::unique_ptr<core::sim::Simulator> m_simulator;

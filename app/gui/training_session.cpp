@@ -98,7 +98,7 @@ QVector<widgets::DeviceResult> TrainingSession::planDevices(const RunPlan& plan,
         d.label = tr("%1 · %2 (simulated)").arg(m_sim->choiceLabel(choice), stack);
       }
       // The simulator's own measured error beside its figure, in every legend and export.
-      d.errorBand = QString::fromStdString(m_sim->errorBand(d.report).percent());
+      d.errorBand = QString::fromStdString(m_sim->errorBand(d.report).label());
     } catch (const std::exception& e) {
       problems << tr("%1 left out: %2").arg(QString::fromStdString(choice.deviceId), QString::fromUtf8(e.what()));
       continue;

@@ -44,7 +44,7 @@ const hw::StackSpec& stackOf(const LlmScenario& sc, const hw::DeviceSpec& d, con
 }  // namespace
 
 std::vector<LlmOutcome> runStudy(const LlmStudy& study, const hw::DeviceCatalog& devices, const hw::StackCatalog& stacks,
-                                 const EnergySettings& energy) {
+                                 const EnergySettings& energy, const HeldOutErrors* errors) {
   std::vector<LlmOutcome> out;
   for (const auto& sc : study.scenarios) {
     LlmOutcome o;
@@ -53,7 +53,9 @@ std::vector<LlmOutcome> runStudy(const LlmStudy& study, const hw::DeviceCatalog&
     config.energy = energy;
     try {
       const hw::DeviceSpec& d = devices.at(sc.deviceId);
-      o.report = simulateLlm(config, d, stackOf(sc, d, stacks));
+      const hw::StackSpec& stack = stackOf(sc, d, stacks);
+      o.report = simulateLlm(config, d, stack);
+      if (errors) o.band = errorBandFor(*errors, study.modelId, stack.id, d);
     } catch (const std::exception& e) {
       o.error = e.what();
     }

@@ -10,6 +10,7 @@
 
 #include "core/hw/device_catalog.h"
 #include "core/hw/stack_catalog.h"
+#include "core/sim/error_band.h"
 #include "core/sim/backwards_plan.h"
 #include "core/sim/llm_simulator.h"
 #include "core/util/json.h"
@@ -59,10 +60,12 @@ struct LlmOutcome {
   std::optional<LlmReport> report;
   std::string error;
   std::optional<BackwardsAnswer> fewest;  // when the study has a deadline or a budget
+  ErrorBand band;  // the held-out error of the scenario's stack on its device (unknown without `errors`)
 };
-// `energy`: the PUE and grid the energy and CO2e estimates use (the app's; default: IT power only).
+// `energy`: the PUE and grid the energy and CO2e estimates use (the app's; default: IT power only);
+// `errors`: the held-out errors the bands come from (none: no bands).
 std::vector<LlmOutcome> runStudy(const LlmStudy& study, const hw::DeviceCatalog& devices, const hw::StackCatalog& stacks,
-                                 const EnergySettings& energy = {});
+                                 const EnergySettings& energy = {}, const HeldOutErrors* errors = nullptr);
 
 // Throughput against device count for one scenario (counts the batch can split over), with
 // the scaling efficiency: tokens/s per chip relative to the smallest count that fits.

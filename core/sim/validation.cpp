@@ -313,45 +313,6 @@ std::vector<ReferenceRow> readReferenceCsv(const std::string& path) {
   return parseReferenceCsv(util::readFile(path, util::kMaxReferenceCsvBytes), path);
 }
 
-std::string ErrorBand::percent() const {
-  return known() ? "±" + std::to_string(static_cast<int>(std::lround(medianAbsPct))) + "%" : "";
-}
-
-std::string ErrorBand::text() const {
-  if (!known()) return "";
-  return percent() + " (median error on " + scope + " published rows, n=" + std::to_string(rows) + ")";
-}
-
-ErrorBand errorBandFor(const ValidationResult& v, const std::string& stackId, const std::string& deviceId) {
-  const auto band = [](const ErrorStats& s, const std::string& scope) {
-    ErrorBand b;
-    b.medianAbsPct = s.medianAbsPct;
-    b.rows = s.rows;
-    b.scope = scope;
-    return b;
-  };
-  // A small group fitted closely (three E3 rows on keras-2017 / tpu) would claim a band far
-  // narrower than anyone could expect on an unseen row, so a group under kSolidRows rows
-  // never reports less than its stack as a whole.
-  constexpr int kSolidRows = 10;
-  const ErrorStats* group = nullptr;
-  const ErrorStats* stack = nullptr;
-  const std::string key = stackId + " / " + deviceFamily(deviceId);
-  for (const auto& s : v.stackFamilies)
-    if (s.family == key && s.rows >= 3) group = &s;
-  for (const auto& s : v.stacks)
-    if (s.family == stackId && s.rows >= 3) stack = &s;
-  if (group && (group->rows >= kSolidRows || !stack || group->medianAbsPct >= stack->medianAbsPct))
-    return band(*group, key);
-  // The same for a whole stack with few rows, all of them fitted (keras-2020's 13 rows sit at
-  // 0.6%): on a device family it has no rows for, it never claims less than all the rows do.
-  constexpr int kSolidStackRows = 2 * kSolidRows;
-  const bool overall = v.overall.rows >= 3;
-  if (stack && (stack->rows >= kSolidStackRows || !overall || stack->medianAbsPct >= v.overall.medianAbsPct))
-    return band(*stack, stackId);
-  return overall ? band(v.overall, "all") : ErrorBand{};
-}
-
 std::string deviceFamily(const std::string& id) {
   if (id.rfind("cpu", 0) == 0) return "cpu";
   if (id.rfind("tpu", 0) == 0) return "tpu";

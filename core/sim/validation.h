@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/sim/error_band.h"
 #include "core/sim/sim_report.h"
 
 namespace core::sim {
@@ -89,18 +90,6 @@ struct ValidationResult {
 
 std::string deviceFamily(const std::string& deviceId);
 
-// The measured error to show beside a simulated figure: the median error of the simulator on
-// the calibration rows of the same stack and device family, else of the stack, else overall
-// (fewer than 3 rows do not make a band).
-struct ErrorBand {
-  double medianAbsPct = 0;
-  int rows = 0;
-  std::string scope;  // "tuned / v100", "tuned", "all rows"
-  bool known() const { return rows > 0; }
-  std::string percent() const;  // "±12%" (empty when unknown)
-  std::string text() const;     // "±12% (median error on tuned / v100 published rows, n=10)"
-};
-ErrorBand errorBandFor(const ValidationResult& v, const std::string& stackId, const std::string& deviceId);
 
 // `defaultBuild` applies to CPU rows whose note has no build= token; a non-empty
 // `stackOverride` runs every row under that stack instead of its own.

@@ -131,30 +131,6 @@ TEST(Validation, CalibrationMediansStayUnderTheBar) {
   EXPECT_EQ(stacks, (std::vector<std::string>{"keras-2017", "keras-2020", "mlperf", "tf-tuned-2018", "tuned"}));
 }
 
-TEST(Validation, TheErrorBandNeverClaimsMoreThanTheRowsSupport) {
-  ValidationResult v;
-  v.overall = {"all", 100, 12.0};
-  v.stacks = {{"keras-2017", 30, 14.0}, {"tuned", 40, 9.0}};
-  v.stackFamilies = {{"keras-2017 / tpu", 3, 0.2}, {"keras-2017 / k80", 12, 6.0}, {"tuned / v100", 4, 20.0}};
-  // Three rows fitted to 0.2% do not make a 0% band: the stack's 14% stands.
-  const ErrorBand few = errorBandFor(v, "keras-2017", "tpu-v2-8");
-  EXPECT_DOUBLE_EQ(few.medianAbsPct, 14.0);
-  EXPECT_EQ(few.scope, "keras-2017");
-  // Enough rows: the device family's own band, narrower or not.
-  EXPECT_DOUBLE_EQ(errorBandFor(v, "keras-2017", "k80").medianAbsPct, 6.0);
-  // A small group that is worse than its stack keeps its own (wider) band.
-  EXPECT_DOUBLE_EQ(errorBandFor(v, "tuned", "v100").medianAbsPct, 20.0);
-  // A stack of few rows, all fitted, on a family it has no rows for: never less than all rows.
-  v.stacks.push_back({"keras-2020", 13, 0.6});
-  const ErrorBand fitted = errorBandFor(v, "keras-2020", "cpu-skylake");
-  EXPECT_DOUBLE_EQ(fitted.medianAbsPct, 12.0);
-  EXPECT_EQ(fitted.scope, "all");
-  // No rows for the stack: the overall band, and its text says so.
-  const ErrorBand none = errorBandFor(v, "pytorch-eager", "h100");
-  EXPECT_EQ(none.scope, "all");
-  EXPECT_NE(none.text().find("n=100"), std::string::npos) << none.text();
-}
-
 TEST(Validation, HeldOutTensorFlowBenchmarksOnTheK80AndP100) {
   // resources/reference/tf-benchmarks-2017.csv was not used for fitting. The K80 rows
   // (ResNet-50 and Inception-v3, batch 32 and 64) must hold; the P100 rows are a known miss

@@ -1,0 +1,222 @@
+#include "core/sim/error_band.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <tuple>
+
+#include "core/nn/transformer_spec.h"
+#include "core/sim/validation.h"
+#include "core/util/csv.h"
+#include "core/util/error.h"
+#include "core/util/files.h"
+
+namespace core::sim {
+namespace {
+
+using util::Error;
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::string kindPlural(hw::DeviceKind k) {
+  switch (k) {
+    case hw::DeviceKind::Cpu: return "CPUs";
+    case hw::DeviceKind::Tpu: return "TPUs";
+    case hw::DeviceKind::Gpu: break;
+  }
+  return "GPUs";
+}
+
+// The errors of the rows `keep` accepts (a row the simulator refused, or an out-of-memory row,
+// has none: those are counted apart).
+template <class Keep>
+std::vector<double> errorsWhere(const HeldOutErrors& e, Keep keep) {
+  std::vector<double> out;
+  for (const auto& r : e.rows)
+    if (r.absPctError && r.metric != "oom" && keep(r)) out.push_back(*r.absPctError);
+  return out;
+}
+
+std::string bandPercent(double pct) { return "±" + std::to_string(static_cast<int>(std::lround(pct))) + "%"; }
+
+}  // namespace
+
+std::string ErrorBand::percent() const { return known() ? bandPercent(medianAbsPct) : ""; }
+
+std::string ErrorBand::label() const {
+  if (!known()) return "";
+  return calibrated ? percent() : percent() + ", uncalibrated";
+}
+
+std::string ErrorBand::text() const {
+  if (!known()) return "";
+  const std::string n = "n=" + std::to_string(rows);
+  if (calibrated) return percent() + " (median held-out error of " + scope + ", " + n + ")";
+  return percent() + " uncalibrated: no measured " + (workload == "transformer" ? "transformer" : "CNN/RNN") +
+         " rows for " + generation + " under " + stackId + "; " + scope + ": " + percent() + " (" + n + ")";
+}
+
+HeldOutErrors parseHeldOutErrors(const std::string& text, const std::string& path, const hw::DeviceCatalog& devices) {
+  std::vector<int> lines;
+  const auto table = util::parseCsv(text, path, lines);
+  if (table.empty()) throw Error(path + ": empty file (expected id,reference,model,stack,device,metric,abs_pct_error)");
+  std::map<std::string, std::size_t> col;
+  for (std::size_t i = 0; i < table[0].size(); ++i) col[table[0][i]] = i;
+  for (const char* name : {"id", "reference", "model", "stack", "device", "metric", "abs_pct_error"})
+    if (!col.count(name)) throw Error(path + ":1: missing column '" + name + "'");
+  HeldOutErrors out;
+  out.path = path;
+  for (std::size_t r = 1; r < table.size(); ++r) {
+    const auto& f = table[r];
+    const std::string at = path + ":" + std::to_string(lines[r]);
+    if (f.size() != table[0].size())
+      throw Error(at + ": " + std::to_string(f.size()) + " fields, the header has " + std::to_string(table[0].size()));
+    auto field = [&](const char* name) { return f[col.at(name)]; };
+    HeldOutRow row;
+    row.line = lines[r];
+    row.id = field("id");
+    row.reference = field("reference");
+    row.stack = field("stack");
+    row.device = field("device");
+    row.metric = field("metric");
+    row.model = field("model");
+    row.workload = workloadOfModel(row.model);
+    const hw::DeviceSpec* d = devices.find(row.device);
+    if (!d) throw Error(at + ": device: '" + row.device + "' is not in the device catalog");
+    row.generation = d->generation.empty() ? d->id : d->generation;
+    row.kind = d->kind;
+    const std::string e = field("abs_pct_error");
+    if (!e.empty()) {
+      try {
+        std::size_t used = 0;
+        const double x = std::stod(e, &used);
+        if (used != e.size() || !std::isfinite(x) || x < 0 || x > 1e6) throw std::exception();
+        row.absPctError = x;
+      } catch (const std::exception&) {
+        throw Error(at + ": abs_pct_error: '" + e.substr(0, 24) + "' is not a percentage from 0 to 1000000 (or empty)");
+      }
+    }
+    out.rows.push_back(std::move(row));
+  }
+  return out;
+}
+
+HeldOutErrors readHeldOutErrors(const std::string& path, const hw::DeviceCatalog& devices) {
+  return parseHeldOutErrors(util::readFile(path, util::kMaxReferenceCsvBytes), path, devices);
+}
+
+std::string shippedHeldOutErrorsPath() {
+  return (std::filesystem::path(util::resourceDir()) / "calibration" / "held-out-errors.csv").string();
+}
+
+std::string workloadOfModel(const std::string& modelId) {
+  return nn::findTransformer(modelId) ? "transformer" : "CNN/RNN";
+}
+
+ErrorBand errorBandFor(const HeldOutErrors& errors, const std::string& modelId, const std::string& stackId,
+                       const hw::DeviceSpec& device) {
+  ErrorBand b;
+  if (device.measured) return b;
+  b.stackId = stackId;
+  b.generation = device.generation.empty() ? device.id : device.generation;
+  b.workload = workloadOfModel(modelId);
+  const std::string what = b.workload == "transformer" ? "transformers" : "CNNs/RNNs";
+  const auto own = errorsWhere(errors, [&](const HeldOutRow& r) {
+    return r.workload == b.workload && r.stack == stackId && r.generation == b.generation;
+  });
+  if (static_cast<int>(own.size()) >= kMinBandRows) {
+    b.calibrated = true;
+    b.rows = static_cast<int>(own.size());
+    b.medianAbsPct = median(own);
+    b.scope = what + " under " + stackId + " on " + b.generation;
+    return b;
+  }
+  const auto sameStack = errorsWhere(errors, [&](const HeldOutRow& r) {
+    return r.workload == b.workload && r.stack == stackId && r.kind == device.kind;
+  });
+  if (static_cast<int>(sameStack.size()) >= kMinBandRows) {
+    b.rows = static_cast<int>(sameStack.size());
+    b.medianAbsPct = median(sameStack);
+    b.scope = what + " on all " + kindPlural(device.kind) + " under this stack";
+    return b;
+  }
+  const auto sameKind =
+      errorsWhere(errors, [&](const HeldOutRow& r) { return r.workload == b.workload && r.kind == device.kind; });
+  if (!sameKind.empty()) {
+    b.rows = static_cast<int>(sameKind.size());
+    b.medianAbsPct = median(sameKind);
+    b.scope = what + " on all " + kindPlural(device.kind) + " under every stack";
+  }
+  return b;
+}
+
+util::Json errorBandToJson(const ErrorBand& band) {
+  util::Json b = util::Json::object();
+  b.set("median_abs_pct_error", std::round(band.medianAbsPct * 10) / 10);
+  b.set("rows", band.rows);
+  b.set("scope", band.scope);
+  b.set("calibrated", band.calibrated);
+  b.set("text", band.text());
+  return b;
+}
+
+HeldOutErrors heldOutFromValidation(const ValidationResult& v, const std::string& reference,
+                                    const hw::DeviceCatalog& devices) {
+  HeldOutErrors out;
+  out.path = reference;
+  for (const auto& r : v.rows) {
+    HeldOutRow h;
+    h.id = r.row.id;
+    h.reference = reference;
+    h.stack = r.stack.empty() ? r.row.a.stack : r.stack;
+    h.model = r.row.model;
+    h.workload = workloadOfModel(h.model);
+    h.device = r.row.a.device;
+    h.metric = r.row.metric;
+    const hw::DeviceSpec* d = devices.find(h.device);
+    h.generation = d ? (d->generation.empty() ? d->id : d->generation) : h.device;
+    h.kind = d ? d->kind : hw::DeviceKind::Gpu;
+    if (r.ok) h.absPctError = r.absPctError;
+    h.line = r.row.line;
+    out.rows.push_back(std::move(h));
+  }
+  return out;
+}
+
+Scoreboard scoreboardOf(const HeldOutErrors& errors, int misses) {
+  Scoreboard s;
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<double>> groups;
+  std::map<std::string, std::vector<double>> workloads;
+  std::vector<double> all;
+  for (const auto& r : errors.rows) {
+    if (r.metric == "oom") continue;
+    if (!r.absPctError) {
+      ++s.refused;
+      continue;
+    }
+    groups[{r.workload, r.stack, r.generation}].push_back(*r.absPctError);
+    workloads[r.workload].push_back(*r.absPctError);
+    all.push_back(*r.absPctError);
+    s.largestMisses.push_back(&r);
+  }
+  auto group = [](std::string w, std::string st, std::string g, const std::vector<double>& v) {
+    BandGroup b{std::move(w), std::move(st), std::move(g), static_cast<int>(v.size()), median(v), 0};
+    for (double x : v) b.meanAbsPct += x / static_cast<double>(v.size());
+    return b;
+  };
+  for (const auto& [k, v] : groups) s.groups.push_back(group(std::get<0>(k), std::get<1>(k), std::get<2>(k), v));
+  for (const auto& [k, v] : workloads) s.workloads.push_back(group(k, "", "", v));
+  if (!all.empty()) s.workloads.push_back(group("all", "", "", all));
+  std::sort(s.largestMisses.begin(), s.largestMisses.end(),
+            [](const HeldOutRow* a, const HeldOutRow* b) { return *a->absPctError > *b->absPctError; });
+  if (static_cast<int>(s.largestMisses.size()) > misses) s.largestMisses.resize(static_cast<std::size_t>(misses));
+  return s;
+}
+
+}  // namespace core::sim
