@@ -567,7 +567,11 @@ void LlmPlannerPanel::fillTable() {
                                            : tr("Simulated; no error band known");
     set(kRTokens, r.fitsInMemory ? human(r.tokensPerSecond) + (band.isEmpty() ? QString() : " " + band) : tr("out of memory"),
         bandTip);
-    set(kRMfu, r.fitsInMemory ? QString::number(100 * r.mfu, 'f', 1) + "%" : QStringLiteral("–"), bandTip);
+    if (o.mfuCaution.empty()) {
+      set(kRMfu, r.fitsInMemory ? QString::number(100 * r.mfu, 'f', 1) + "%" : QStringLiteral("–"), bandTip);
+    } else {  // above what published runs of this scale reached: marked, and the tooltip says so
+      set(kRMfu, QString::number(100 * r.mfu, 'f', 1) + "% ⚠", QString::fromStdString(o.mfuCaution) + ".\n" + bandTip);
+    }
     set(kRCost, r.priceKnown && r.fitsInMemory ? "$" + QString::number(r.usdPerMillionTokens, 'g', 3) : tr("no price"));
     set(kRTime, r.fitsInMemory ? duration(r.timeToTokensSeconds) : QStringLiteral("–"), bandTip);
     set(kRCostTo, r.priceKnown && r.fitsInMemory ? "$" + human(r.usdToTokens) +
@@ -584,7 +588,7 @@ void LlmPlannerPanel::fillTable() {
       set(kREnergy, QStringLiteral("–"), tr("no power figure in the device file"));
     }
     set(kRMemory, gib(r.memory.total()) + " / " + gib(r.memoryCapacityBytes) + " GiB");
-    set(kRWhy, QString::fromStdString(r.explanation));
+    set(kRWhy, QString::fromStdString(o.mfuCaution.empty() ? r.explanation : "Caution: " + o.mfuCaution + ". " + r.explanation));
   }
   m_results->resizeColumnsToContents();
   m_results->horizontalHeader()->setSectionResizeMode(kRWhy, QHeaderView::Stretch);

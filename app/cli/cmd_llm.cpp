@@ -115,13 +115,18 @@ int simulateTransformer(const Args& a, std::ostream& out, std::ostream& err) {
   const core::hw::StackSpec& stack = stackId.empty() ? stacks.defaultFor(d.kind) : stacks.at(stackId);
   const core::sim::LlmReport r = core::sim::simulateLlm(c, d, stack);
   // The held-out error band of the stack on this device's generation, as for CNNs.
-  const core::sim::ErrorBand band = shippedErrorBand(cat, c.modelId, stack.id, c.deviceId, err);
+  // And a caution where its MFU exceeds what published runs of that scale reached.
+  const auto errors = shippedHeldOutErrors(cat, err);
+  const core::sim::ErrorBand band = errors ? core::sim::errorBandFor(*errors, c.modelId, stack.id, d) : core::sim::ErrorBand{};
+  const std::string caution = errors && r.fitsInMemory ? core::sim::mfuCaution(*errors, r.mfu, r.chips) : "";
   if (format == "text") {
     printText(r, out);
     if (band.known()) out << "  error band      " << band.text() << "\n";
+    if (!caution.empty()) out << "  caution         " << caution << "\n";
   } else {
     Json j = core::sim::llmReportToJson(r);
     if (band.known()) j.set("error_band", core::sim::errorBandToJson(band));
+    if (!caution.empty()) j.set("mfu_caution", caution);
     out << j.dump(2) << "\n";
   }
   return 0;

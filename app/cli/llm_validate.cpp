@@ -59,6 +59,8 @@ int validateLlm(const Args& a, const std::string& path, const std::string& text,
       if (r.ok) {
         o.set("predicted", r.predicted);
         o.set("abs_pct_error", std::round(r.absPctError * 100) / 100);
+        if (r.publishedMfu > 0) o.set("published_mfu", std::round(r.publishedMfu * 1e4) / 1e4);
+        o.set("chips", r.chips);
       } else {
         o.set("error", r.error);
       }

@@ -34,17 +34,21 @@ core::hw::StackCatalog loadSimStacks(std::ostream& err) {
   return stacks;
 }
 
+std::optional<core::sim::HeldOutErrors> shippedHeldOutErrors(const core::hw::DeviceCatalog& cat, std::ostream& err) {
+  try {
+    return core::sim::readHeldOutErrors(core::sim::shippedHeldOutErrorsPath(), cat);
+  } catch (const std::exception& e) {
+    err << "accellab-cli: warning: no error band: " << e.what() << "\n";
+    return std::nullopt;
+  }
+}
+
 core::sim::ErrorBand shippedErrorBand(const core::hw::DeviceCatalog& cat, const std::string& modelId,
                                       const std::string& stackId, const std::string& deviceId, std::ostream& err) {
   const core::hw::DeviceSpec* d = cat.find(deviceId);
   if (!d) return {};
-  try {
-    return core::sim::errorBandFor(core::sim::readHeldOutErrors(core::sim::shippedHeldOutErrorsPath(), cat), modelId, stackId,
-                                   *d);
-  } catch (const std::exception& e) {
-    err << "accellab-cli: warning: no error band: " << e.what() << "\n";
-    return {};
-  }
+  const auto errors = shippedHeldOutErrors(cat, err);
+  return errors ? core::sim::errorBandFor(*errors, modelId, stackId, *d) : core::sim::ErrorBand{};
 }
 
 std::string stackIdOption(const std::string& option, const std::string& id, const core::hw::StackCatalog& stacks) {

@@ -59,6 +59,8 @@ std::string energyText(const core::sim::Energy& e, const core::sim::EnergySettin
 // cannot be read.
 core::sim::ErrorBand shippedErrorBand(const core::hw::DeviceCatalog& cat, const std::string& modelId,
                                       const std::string& stackId, const std::string& deviceId, std::ostream& err);
+// The same file, read once (nullopt, with the warning, when it cannot be read).
+std::optional<core::sim::HeldOutErrors> shippedHeldOutErrors(const core::hw::DeviceCatalog& cat, std::ostream& err);
 
 // Text output of simulate: `precision` significant digits, large values in plain digits
 // (1380, not 1.38e+03) up to 10^15, then as a power of ten (1e+308, not 309 digits); a duration in the unit a person reads it in (38.2 ms, 17.5 s,

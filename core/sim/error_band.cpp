@@ -102,6 +102,27 @@ HeldOutErrors parseHeldOutErrors(const std::string& text, const std::string& pat
         throw Error(at + ": abs_pct_error: '" + e.substr(0, 24) + "' is not a percentage from 0 to 1000000 (or empty)");
       }
     }
+    // Optional columns of the transformer rows.
+    if (col.count("published_mfu") && !field("published_mfu").empty()) {
+      try {
+        std::size_t used = 0;
+        const double x = std::stod(field("published_mfu"), &used);
+        if (used != field("published_mfu").size() || !(x > 0 && x <= 1)) throw std::exception();
+        row.publishedMfu = x;
+      } catch (const std::exception&) {
+        throw Error(at + ": published_mfu: '" + field("published_mfu").substr(0, 24) + "' is not a fraction in (0, 1]");
+      }
+    }
+    if (col.count("chips") && !field("chips").empty()) {
+      try {
+        std::size_t used = 0;
+        const long long x = std::stoll(field("chips"), &used);
+        if (used != field("chips").size() || x < 1 || x > (1 << 24)) throw std::exception();
+        row.chips = static_cast<int>(x);
+      } catch (const std::exception&) {
+        throw Error(at + ": chips: '" + field("chips").substr(0, 24) + "' is not a whole number from 1 to 16777216");
+      }
+    }
     out.rows.push_back(std::move(row));
   }
   return out;
@@ -154,6 +175,25 @@ ErrorBand errorBandFor(const HeldOutErrors& errors, const std::string& modelId, 
     b.scope = what + " on all " + kindPlural(device.kind) + " under every stack";
   }
   return b;
+}
+
+std::optional<MfuCeiling> publishedMfuCeiling(const HeldOutErrors& errors, int chips) {
+  std::optional<MfuCeiling> best;
+  for (const auto& r : errors.rows) {
+    if (r.publishedMfu <= 0 || r.chips <= 0) continue;
+    if (r.chips * 8 < chips || r.chips > chips * 8) continue;  // another scale
+    if (!best || r.publishedMfu > best->mfu) best = MfuCeiling{r.publishedMfu, r.chips, r.id, r.model, r.stack, r.device};
+  }
+  return best;
+}
+
+std::string mfuCaution(const HeldOutErrors& errors, double predictedMfu, int chips) {
+  const auto ceiling = publishedMfuCeiling(errors, chips);
+  if (!ceiling || predictedMfu <= ceiling->mfu + 0.02) return "";
+  auto pct = [](double x) { return std::to_string(static_cast<int>(std::lround(100 * x))) + "%"; };
+  return "MFU " + pct(predictedMfu) + " is above the highest published figure AccelLab knows at this scale: " +
+         pct(ceiling->mfu) + " (" + ceiling->id + ", " + ceiling->model + " on " + std::to_string(ceiling->chips) + " " +
+         ceiling->device + " chips under " + ceiling->stack + "); treat it as an upper bound";
 }
 
 util::Json errorBandToJson(const ErrorBand& band) {

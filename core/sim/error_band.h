@@ -41,6 +41,8 @@ struct HeldOutRow {
   std::string generation;         // the device's, or its id when it has none
   hw::DeviceKind kind = hw::DeviceKind::Gpu;
   std::optional<double> absPctError;  // nullopt: the simulator refused the row
+  double publishedMfu = 0;  // transformer rows: the MFU the published figure implies (0: none)
+  int chips = 0;            // transformer rows: the chips it ran on
   int line = 0;
 };
 
@@ -62,6 +64,17 @@ std::string workloadOfModel(const std::string& modelId);
 // workload and kind has an error); a measured device (the host) has none.
 ErrorBand errorBandFor(const HeldOutErrors& errors, const std::string& modelId, const std::string& stackId,
                        const hw::DeviceSpec& device);
+
+// The highest MFU a published transformer run of about this scale (chips within a factor of 8)
+// reached, among the rows; and the caution to show when a prediction exceeds it by more than 2
+// points ("" when it does not, or when no row is of that scale).
+struct MfuCeiling {
+  double mfu = 0;
+  int chips = 0;
+  std::string id, model, stack, device;
+};
+std::optional<MfuCeiling> publishedMfuCeiling(const HeldOutErrors& errors, int chips);
+std::string mfuCaution(const HeldOutErrors& errors, double predictedMfu, int chips);
 
 // {"median_abs_pct_error", "rows", "scope", "calibrated", "text"}
 util::Json errorBandToJson(const ErrorBand& band);

@@ -55,7 +55,10 @@ std::vector<LlmOutcome> runStudy(const LlmStudy& study, const hw::DeviceCatalog&
       const hw::DeviceSpec& d = devices.at(sc.deviceId);
       const hw::StackSpec& stack = stackOf(sc, d, stacks);
       o.report = simulateLlm(config, d, stack);
-      if (errors) o.band = errorBandFor(*errors, study.modelId, stack.id, d);
+      if (errors) {
+        o.band = errorBandFor(*errors, study.modelId, stack.id, d);
+        if (o.report->fitsInMemory) o.mfuCaution = mfuCaution(*errors, o.report->mfu, o.report->chips);
+      }
     } catch (const std::exception& e) {
       o.error = e.what();
     }

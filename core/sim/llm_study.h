@@ -61,6 +61,7 @@ struct LlmOutcome {
   std::string error;
   std::optional<BackwardsAnswer> fewest;  // when the study has a deadline or a budget
   ErrorBand band;  // the held-out error of the scenario's stack on its device (unknown without `errors`)
+  std::string mfuCaution;  // its MFU above what published runs of that scale reached ("" if not)
 };
 // `energy`: the PUE and grid the energy and CO2e estimates use (the app's; default: IT power only);
 // `errors`: the held-out errors the bands come from (none: no bands).

@@ -174,6 +174,11 @@ LlmValidationResult validateLlmRows(const hw::DeviceCatalog& devices, const hw::
         rr.predicted = r.stepSeconds - r.optimizerSeconds - r.stepOverheadSeconds;
       else rr.predicted = r.stepSeconds;
       rr.absPctError = std::abs(rr.predicted - row.value) / row.value * 100.0;
+      rr.chips = r.chips;
+      if (row.metric == "mfu") rr.publishedMfu = row.value;
+      else if (row.metric == "step_seconds" && row.notes.find("without the optimizer step") == std::string::npos)
+        rr.publishedMfu = r.mfu * rr.predicted / row.value;
+      else if (row.metric != "step_seconds") rr.publishedMfu = r.mfu * row.value / rr.predicted;
       if (!r.fitsInMemory) {
         rr.ok = false;
         rr.error = "the simulator finds no plan that fits in memory (" + rr.plan + ")";

@@ -48,6 +48,11 @@ struct LlmRowResult {
   std::string error;
   std::string plan;         // the plan the simulator chose
   std::string explanation;
+  // The MFU the published figure implies (the simulator's MFU scaled by published / predicted
+  // throughput; the row's own for an mfu row); 0 where it cannot be read (a step time without
+  // the optimizer step, a refused row).
+  double publishedMfu = 0;
+  int chips = 0;            // the row's chips (devices x chips per device)
 };
 
 struct LlmValidationResult {

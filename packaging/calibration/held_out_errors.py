@@ -23,10 +23,15 @@ def write(path, fieldnames, rows):
         w = csv.DictWriter(f, fieldnames=fieldnames); w.writeheader()
         for x in rows: w.writerow(x)
 
-def validate_one(env, test):
+def validate_one(env, test, extra=None):
     out = subprocess.run([CLI, 'validate', '--reference', test, '--format', 'json'], env=env, capture_output=True,
                          text=True, check=True).stdout
     x = json.loads(out)['rows'][0]
+    if extra is not None:  # transformer rows: the MFU the published figure implies, and the chips
+        # Above 1 the published figure claims more than the peak (DLE's V100 fp32 BERT row): no MFU.
+        m = x.get('published_mfu', '')
+        extra['published_mfu'] = m if m != '' and m <= 1 else ''
+        extra['chips'] = x.get('chips', '')
     return None if 'error' in x else x.get('abs_pct_error')
 
 def cnn_rows():
@@ -80,10 +85,11 @@ def llm_rows():
                 "ROOT=os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))", f"ROOT='{tmp}/fake'")
             open(tmp + '/fit.py', 'w').write(src)
             subprocess.run(['python3', tmp + '/fit.py'], env=env, capture_output=True, check=True)
-            e = validate_one(env, test)
+            extra = {}
+            e = validate_one(env, test, extra)
             print(os.path.basename(name), r['id'], r['stack'], r['device'], e, flush=True)
             yield dict(id=r['id'], reference=os.path.basename(name), model=r['model'], stack=r['stack'],
-                       device=r['device'], metric=r['metric'], abs_pct_error='' if e is None else round(e, 2))
+                       device=r['device'], metric=r['metric'], abs_pct_error='' if e is None else round(e, 2), **extra)
             shutil.rmtree(tmp)
 
 def reference_rows():
@@ -109,6 +115,6 @@ if only == 'reference':
 else:
     rows = keep + list(cnn_rows() if only != 'llm' else []) + list(llm_rows() if only != 'cnn' else []) + list(reference_rows())
 tmp = OUT + '.tmp'
-write(tmp, ['id', 'reference', 'model', 'stack', 'device', 'metric', 'abs_pct_error'], rows)
+write(tmp, ['id', 'reference', 'model', 'stack', 'device', 'metric', 'abs_pct_error', 'published_mfu', 'chips'], rows)
 os.replace(tmp, OUT)
 print('wrote', OUT, len(rows), 'rows')

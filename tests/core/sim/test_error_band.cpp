@@ -139,3 +139,31 @@ TEST(ErrorBand, TheShippedHeldOutErrorsCoverEveryCalibrationRow) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(MfuCaution, AMfuAboveWhatPublishedRunsOfThatScaleReachedIsFlagged) {
+  const std::string header = "id,reference,model,stack,device,metric,abs_pct_error,published_mfu,chips\n";
+  const HeldOutErrors e = parseHeldOutErrors(header +
+                                                 "small,calibration-gpu-single.csv,gpt2-large,pytorch-eager,h100,tokens_per_second,10,0.30,1\n"
+                                                 "big,calibration-llm.csv,llama3-70b,tuned,h100,tokens_per_second,5,0.42,64\n"
+                                                 "cnn,calibration.csv,resnet50,tuned,v100,images_per_second,5,,\n",
+                                             "held-out.csv", simtest::catalog());
+  // 64 chips: the 64-chip row's 42% is the ceiling (the 1-chip row is another scale).
+  const auto ceiling = publishedMfuCeiling(e, 64);
+  ASSERT_TRUE(ceiling.has_value());
+  EXPECT_EQ(ceiling->id, "big");
+  EXPECT_TRUE(mfuCaution(e, 0.43, 64).empty());  // within 2 points
+  const std::string caution = mfuCaution(e, 0.59, 64);
+  EXPECT_NE(caution.find("MFU 59% is above the highest published figure"), std::string::npos) << caution;
+  EXPECT_NE(caution.find("42% (big, llama3-70b on 64 h100 chips under tuned)"), std::string::npos) << caution;
+  // One chip: the single-GPU row is the ceiling; 4,096 chips: no row of that scale, no caution.
+  EXPECT_FALSE(mfuCaution(e, 0.35, 1).empty());
+  EXPECT_TRUE(mfuCaution(e, 0.9, 4096).empty());
+  // An implied MFU above 1 is refused, naming the column.
+  EXPECT_THROW(parseHeldOutErrors(header + "x,calibration-llm.csv,gpt2-large,tuned,h100,tokens_per_second,5,1.3,8\n",
+                                  "held-out.csv", simtest::catalog()),
+               core::util::Error);
+}
+
+}  // namespace
