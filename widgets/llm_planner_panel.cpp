@@ -160,6 +160,14 @@ QWidget* LlmPlannerPanel::createWorkload() {
   form->addRow(tr("&Train:"), m_tokens);
   form->addRow(tr("&Deadline:"), m_deadline);
   form->addRow(tr("B&udget:"), m_budget);
+  m_scalingMode = new QComboBox(box);
+  m_scalingMode->setObjectName("llm_scaling_mode");
+  m_scalingMode->addItem(tr("strong: this global batch"));
+  m_scalingMode->addItem(tr("weak: this batch per chip"));
+  m_scalingMode->setToolTip(tr("The Scaling chart: strong scaling keeps the global batch as the chips grow (counts "
+                               "with more chips than sequences are left out); weak scaling keeps the sequences per "
+                               "chip of each scenario, so the global batch grows with the chips"));
+  form->addRow(tr("S&caling chart:"), m_scalingMode);
   connect(m_model, &QComboBox::currentIndexChanged, this, [this] {
     const int i = m_model->currentIndex();
     m_seqLen->setEnabled(i >= 0 && i < m_models.size() && !m_models[i].vision);
@@ -167,6 +175,7 @@ QWidget* LlmPlannerPanel::createWorkload() {
   });
   for (QSpinBox* s : {m_seqLen, m_batch, m_loraRank}) connect(s, &QSpinBox::valueChanged, this, &LlmPlannerPanel::emitEdited);
   connect(m_precision, &QComboBox::currentIndexChanged, this, &LlmPlannerPanel::emitEdited);
+  connect(m_scalingMode, &QComboBox::currentIndexChanged, this, &LlmPlannerPanel::emitEdited);
   for (QDoubleSpinBox* s : {m_tokens, m_deadline, m_budget})
     connect(s, &QDoubleSpinBox::valueChanged, this, &LlmPlannerPanel::emitEdited);
   return box;
@@ -228,7 +237,7 @@ QWidget* LlmPlannerPanel::createCharts() {
   prepare(m_throughput, tr("Training throughput (simulated)"));
   prepare(m_cost, tr("Cost per million tokens (simulated)"));
   prepare(m_memory, tr("Memory per chip (simulated)"));
-  prepare(m_scaling, tr("Scaling from 1 to 1,024 devices (simulated)"));
+  prepare(m_scaling, tr("Scaling with the chips (simulated)"));
   m_tabs->addTab(m_throughput, tr("Tokens/s"));
   m_tabs->addTab(m_cost, tr("Cost"));
   m_tabs->addTab(m_memory, tr("Memory"));
@@ -329,6 +338,7 @@ void LlmPlannerPanel::setStudy(const core::sim::LlmStudy& study) {
   m_tokens->setValue(study.trainTokens / 1e9);
   m_deadline->setValue(study.deadlineDays);
   m_budget->setValue(study.budgetUsd);
+  m_scalingMode->setCurrentIndex(study.weakScaling ? 1 : 0);
   m_scenarios->setRowCount(0);
   for (const auto& s : study.scenarios) addScenarioRow(s);
   m_updating = false;
@@ -344,6 +354,7 @@ core::sim::LlmStudy LlmPlannerPanel::study() const {
   s.trainTokens = m_tokens->value() * 1e9;
   s.deadlineDays = m_deadline->value();
   s.budgetUsd = m_budget->value();
+  s.weakScaling = m_scalingMode->currentIndex() == 1;
   s.scenarios.clear();
   for (int r = 0; r < m_scenarios->rowCount(); ++r) {
     LlmScenario sc;
@@ -501,7 +512,8 @@ void LlmPlannerPanel::drawScaling() {
   p->yAxis->setTicker(logTicker);
   p->yAxis->setNumberFormat("eb");
   p->yAxis->setNumberPrecision(0);
-  double lo = 1e300, hi = 0;
+  double lo = 1e300, hi = 0, xMax = 1;
+  QStringList causes;
   for (std::size_t i = 0; i < m_scalingCurves.size() && i < m_outcomes.size(); ++i) {
     auto* graph = p->addGraph();
     const QColor c = deviceColor(QString::fromStdString(m_outcomes[i].scenario.deviceId));
@@ -510,20 +522,45 @@ void LlmPlannerPanel::drawScaling() {
     LlmScenario label = m_outcomes[i].scenario;
     QString name = QString::fromStdString(label.deviceId) + (label.finetune == Finetune::Lora ? tr(", LoRA") : QString());
     int lastEff = -1;
+    const core::sim::ScalingPoint* most = nullptr;  // the point furthest above 100%, if any
     for (const auto& pt : m_scalingCurves[i]) {
       if (!pt.fits || pt.tokensPerSecond <= 0) continue;
-      graph->addData(pt.count, pt.tokensPerSecond);
+      graph->addData(pt.chips, pt.tokensPerSecond);  // chips: a TPU board counts its chips
       lo = std::min(lo, pt.tokensPerSecond);
       hi = std::max(hi, pt.tokensPerSecond);
+      xMax = std::max(xMax, static_cast<double>(pt.chips));
       lastEff = static_cast<int>(std::lround(100 * pt.efficiency));
+      if (!pt.superLinearCause.empty() && (!most || pt.efficiency > most->efficiency)) most = &pt;
     }
-    if (lastEff >= 0) name += tr(" (%1% per-chip efficiency at the largest count)").arg(lastEff);
+    // Per-chip efficiency above 100% is shown only with its cause (one line per scenario).
+    if (most)
+      causes << tr("%1: %2% per chip at %3 chips: %4")
+                    .arg(name)
+                    .arg(std::lround(100 * most->efficiency))
+                    .arg(most->chips)
+                    .arg(QString::fromStdString(most->superLinearCause));
+    if (lastEff >= 0) name += tr(" (%1% per-chip efficiency at the largest count%2)").arg(lastEff).arg(most ? "*" : "");
     graph->setName(name);
   }
-  p->xAxis->setLabel(tr("devices (TPU: boards)"));
+  // What the curves hold the batch to, and why any point is above 100%.
+  const core::sim::LlmStudy shown = study();
+  QString caption = shown.weakScaling ? tr("Weak scaling: each scenario's sequences per chip kept as the chips grow")
+                                      : tr("Strong scaling: global batch %1 at every count (counts with more chips than "
+                                           "sequences left out)").arg(shown.batch);
+  if (!causes.isEmpty()) caption += tr("\n* more than linear where more chips leave the memory for a faster plan:\n* ") + causes.join("\n* ");
+  auto* text = new QCPItemText(p);
+  text->position->setType(QCPItemPosition::ptAxisRectRatio);
+  text->position->setCoords(0.01, 0.99);
+  text->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+  text->setTextAlignment(Qt::AlignLeft);
+  text->setText(caption);
+  text->setColor(p->xAxis->labelColor());
+  text->setObjectName("scaling_caption");
+  p->xAxis->setLabel(tr("accelerator chips (a TPU board counts its chips)"));
   p->yAxis->setLabel(tr("tokens per second"));
-  p->xAxis->setRange(0.8, 1300);
-  if (hi > 0) p->yAxis->setRange(lo / 2, hi * 2);
+  p->xAxis->setRange(0.8, std::max(2.0, xMax * 1.5));
+  // Room under the curves for the caption's lines.
+  if (hi > 0) p->yAxis->setRange(lo / std::pow(2.0, 1 + causes.size()), hi * 2);
   p->legend->setVisible(true);
   p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
   p->replot();

@@ -78,6 +78,7 @@ private:
   QDoubleSpinBox* m_tokens = nullptr;  // billions
   QDoubleSpinBox* m_deadline = nullptr;  // days; 0 = none
   QDoubleSpinBox* m_budget = nullptr;    // USD; 0 = none
+  QComboBox* m_scalingMode = nullptr;    // the scaling chart: strong (0) or weak (1)
   QTableWidget* m_scenarios = nullptr;
   QTabWidget* m_tabs = nullptr;
   QCustomPlot* m_throughput = nullptr;

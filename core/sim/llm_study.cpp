@@ -89,24 +89,35 @@ std::vector<ScalingPoint> scalingCurve(const LlmStudy& study, const LlmScenario&
   const hw::DeviceSpec* d = devices.find(scenario.deviceId);
   if (!d) return points;
   const hw::StackSpec& stack = stackOf(scenario, *d, stacks);
+  const int chipsPerDevice = std::max(1, d->chipsPerDevice);
+  // Weak scaling keeps the study's sequences per chip (at least one) at its own scenario's count.
+  const int perChip = std::max(1, study.batch / std::max(1, scenario.count * chipsPerDevice));
   double basePerChip = 0;
+  std::string basePlan;  // at the smallest count that fits
+  int baseChips = 0;
   for (int n = 1; n <= maxCount; n *= 2) {
     LlmScenario sc = scenario;
     sc.count = n;
     LlmConfig c = configOf(study, sc);
     c.perOp = false;
-    // Weak scaling where the study's batch cannot split: at least one sequence per replica.
-    const int chips = n * std::max(1, d->chipsPerDevice);
-    if (c.batch < chips) c.batch = chips;
+    const int chips = n * chipsPerDevice;
+    if (study.weakScaling) c.batch = perChip * chips;
+    else if (c.batch < chips) break;  // strong scaling: the batch does not split over more chips
     try {
       const LlmReport r = simulateLlm(c, *d, stack);
       ScalingPoint p;
       p.count = n;
+      p.chips = r.chips;
+      p.batch = c.batch;
       p.fits = r.fitsInMemory;
+      p.plan = r.plan.describe();
       p.tokensPerSecond = r.fitsInMemory ? r.tokensPerSecond : 0.0;
-      const double perChip = p.tokensPerSecond / r.chips;
-      if (p.fits && basePerChip <= 0) basePerChip = perChip;
-      p.efficiency = basePerChip > 0 && p.fits ? perChip / basePerChip : 0.0;
+      const double tokensPerChip = p.tokensPerSecond / r.chips;
+      if (p.fits && basePerChip <= 0) basePerChip = tokensPerChip, basePlan = p.plan, baseChips = p.chips;
+      p.efficiency = basePerChip > 0 && p.fits ? tokensPerChip / basePerChip : 0.0;
+      if (p.efficiency > 1.005)
+        p.superLinearCause = std::to_string(baseChips) + (baseChips == 1 ? " chip needs " : " chips need ") + basePlan +
+                             "; " + std::to_string(p.chips) + " have the memory for " + p.plan;
       points.push_back(p);
     } catch (const std::exception&) {
       // A count the model cannot run on (no interconnect, no plan): left out of the curve.
@@ -128,6 +139,7 @@ Json studyToJson(const LlmStudy& s) {
   j.set("train_tokens", s.trainTokens);
   if (s.deadlineDays > 0) j.set("deadline_days", s.deadlineDays);
   if (s.budgetUsd > 0) j.set("budget_usd", s.budgetUsd);
+  if (s.weakScaling) j.set("scaling", "weak");
   Json list = Json::array();
   for (const auto& sc : s.scenarios) {
     Json o = Json::object();
@@ -169,6 +181,7 @@ LlmStudy studyFromJson(const Json& j, const std::string& source) {
   s.trainTokens = in.number("train_tokens", 1e9, 0, 1e18);
   s.deadlineDays = in.number("deadline_days", 0, 0, 1e6);
   s.budgetUsd = in.number("budget_usd", 0, 0, 1e15);
+  s.weakScaling = in.choice("scaling", {"strong", "weak"}, std::string("strong")) == "weak";
   for (const auto& o : in.objects("scenarios")) {
     LlmScenario sc;
     sc.deviceId = o.string("device");

@@ -49,6 +49,9 @@ struct LlmStudy {
   // devices that train trainTokens within the deadline and/or the budget.
   double deadlineDays = 0;
   double budgetUsd = 0;
+  // The scaling chart: strong scaling at the study's global batch (false), or weak scaling, the
+  // study's sequences per chip kept as the chips grow (JSON "scaling": "strong" | "weak").
+  bool weakScaling = false;
   std::vector<LlmScenario> scenarios;
   std::vector<LlmReference> references;
   friend bool operator==(const LlmStudy&, const LlmStudy&) = default;
@@ -68,13 +71,20 @@ struct LlmOutcome {
 std::vector<LlmOutcome> runStudy(const LlmStudy& study, const hw::DeviceCatalog& devices, const hw::StackCatalog& stacks,
                                  const EnergySettings& energy = {}, const HeldOutErrors* errors = nullptr);
 
-// Throughput against device count for one scenario (counts the batch can split over), with
-// the scaling efficiency: tokens/s per chip relative to the smallest count that fits.
+// Throughput against chips for one scenario, device counts 1, 2, 4, ... up to maxCount: strong
+// scaling at the study's global batch (counts with more chips than sequences are left out, not
+// given a larger batch), or weak scaling at the study's sequences per chip. The efficiency is
+// tokens/s per chip relative to the smallest count that fits; where it exceeds 1 the point says
+// why (the smallest count's plan pays for memory that more chips do not need).
 struct ScalingPoint {
-  int count = 0;
+  int count = 0;       // devices
+  int chips = 0;       // devices x chips per device (a TPU board is its chips): the chart's x
+  int batch = 0;       // the global batch simulated
   double tokensPerSecond = 0;
   double efficiency = 0;
   bool fits = true;
+  std::string plan;              // the plan at this count
+  std::string superLinearCause;  // efficiency > 1: why; "" otherwise
 };
 std::vector<ScalingPoint> scalingCurve(const LlmStudy& study, const LlmScenario& scenario, const hw::DeviceCatalog& devices,
                                        const hw::StackCatalog& stacks, int maxCount = 1024);

@@ -11,6 +11,7 @@
 
 #include "core/sim/llm_simulator.h"
 #include "core/sim/llm_step.h"
+#include "core/sim/llm_study.h"
 #include "core/sim/llm_validation.h"
 #include "core/util/error.h"
 #include "sim_test_support.h"
@@ -162,6 +163,70 @@ TEST(LlmSoftware, AReferenceRowsPlanMustSpanItsDevices) {
     const std::string what = e.what();
     EXPECT_NE(what.find("rows.csv:2: parallel"), std::string::npos) << what;
     EXPECT_NE(what.find("count 1"), std::string::npos) << what;
+  }
+}
+
+}  // namespace
+
+namespace {
+
+core::sim::LlmStudy scalingStudy(const std::string& device, bool weak) {
+  core::sim::LlmStudy s;
+  s.modelId = "llama3-8b";
+  s.seqLen = 4096;
+  s.batch = 256;
+  s.weakScaling = weak;
+  LlmScenario sc;
+  sc.deviceId = device;
+  sc.count = 8;
+  s.scenarios = {sc};
+  return s;
+}
+
+TEST(LlmScaling, TheChartCountsChipsAndHoldsTheStudysBatchUnlessWeak) {
+  // TPU v5p boards of 4 chips: the x axis is chips, 4 per board.
+  const auto tpu = scalingCurve(scalingStudy("tpu-v5p-8", false), scalingStudy("tpu-v5p-8", false).scenarios[0],
+                                simtest::catalog(), simtest::stacks(), 256);
+  ASSERT_FALSE(tpu.empty());
+  for (const auto& p : tpu) {
+    EXPECT_EQ(p.chips, 4 * p.count);
+    EXPECT_EQ(p.batch, 256);  // strong scaling: the study's batch at every count
+    EXPECT_LE(p.chips, 256);  // never more chips than sequences (no silent larger batch)
+  }
+  // Weak scaling: the scenario's 32 sequences per chip (256 over 8 GPUs), the batch grows.
+  const core::sim::LlmStudy weak = scalingStudy("h100", true);
+  const auto gpu = scalingCurve(weak, weak.scenarios[0], simtest::catalog(), simtest::stacks(), 64);
+  ASSERT_GE(gpu.size(), 4u);
+  for (const auto& p : gpu) EXPECT_EQ(p.batch, 32 * p.chips) << p.chips;
+}
+
+TEST(LlmScaling, NoPointClaimsMoreThanLinearWithoutItsCause) {
+  for (const std::string device : {"h100", "a100-80", "tpu-v5p-8", "mi300x"}) {
+    for (bool weak : {false, true}) {
+      const core::sim::LlmStudy s = scalingStudy(device, weak);
+      for (const auto& p : scalingCurve(s, s.scenarios[0], simtest::catalog(), simtest::stacks(), 256)) {
+        if (p.efficiency > 1.005) {
+          EXPECT_FALSE(p.superLinearCause.empty()) << device << " " << p.chips;
+          EXPECT_NE(p.superLinearCause.find(p.plan), std::string::npos) << p.superLinearCause;
+        } else {
+          EXPECT_TRUE(p.superLinearCause.empty()) << device << " " << p.chips;
+        }
+      }
+    }
+  }
+}
+
+TEST(LlmScaling, TheStudyFileKeepsTheScalingMode) {
+  core::sim::LlmStudy s = scalingStudy("h100", true);
+  const core::sim::LlmStudy back = core::sim::studyFromJson(core::sim::studyToJson(s), "study.json");
+  EXPECT_TRUE(back.weakScaling);
+  core::util::Json j = core::sim::studyToJson(s);
+  j.set("scaling", "sideways");
+  try {
+    core::sim::studyFromJson(j, "study.json");
+    FAIL() << "an unknown scaling mode was accepted";
+  } catch (const core::util::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("scaling"), std::string::npos) << e.what();
   }
 }
 
