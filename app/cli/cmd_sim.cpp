@@ -31,6 +31,7 @@ const char* const kSimulateUsage =
     "Usage: accellab-cli simulate --model M [--dataset D] --device X --batch B [--count N]\n"
     "                             [--vcpus V] [--precision fp32|tf32|fp16|bf16|fp8|fp4] [--epochs E]\n"
     "                             [--stack ID] [--cpu-build compiled|pip] [--eval]\n"
+    "                             [--memory-format nchw|channels-last]\n"
     "                             [--steps-per-epoch S] [--preemptible] [--usd-per-hour X]\n"
     "                             [--grid R] [--pue P] [--format json|text]\n"
     "\n"
@@ -49,6 +50,9 @@ const char* const kSimulateUsage =
     "  --cpu-build        CPU software stack: compiled (default) or pip (2017 TensorFlow\n"
     "                     without AVX2/FMA kernels)\n"
     "  --eval             each epoch also runs a forward pass over the test split\n"
+    "  --memory-format F  CNN activations on a GPU's tensor cores: nchw (PyTorch's default; cuDNN\n"
+    "                     transposes around each convolution) or channels-last; default: the\n"
+    "                     stack's (pytorch-eager: nchw, pytorch-compile and tuned: channels-last)\n"
     "  --preemptible      preemptible/spot price instead of on-demand\n"
     ACCELLAB_COST_OPTIONS_USAGE
     "JSON keys: model, dataset, device, count, batch, precision, step_seconds, images_per_second,\n"
@@ -163,6 +167,11 @@ core::sim::SimConfig runOptions(const Args& a, std::ostream& err) {
   c.userUsdPerHour = cost.userUsdPerHour;
   c.energy = cost.energy;
   c.cpuBuild = cpuBuildOption(a);
+  if (a.has("memory-format")) {
+    const std::string f = a.str("memory-format", "");
+    if (f != "nchw" && f != "channels-last") throw Error("--memory-format: '" + f + "' is not one of nchw, channels-last");
+    c.channelsLast = f == "channels-last";
+  }
   c.evalEachEpoch = a.flag("eval");
   c.stepsPerEpoch = a.integer("steps-per-epoch", 0, 0, INT64_MAX);
   return c;
@@ -182,7 +191,7 @@ int cmdSimulate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   if (core::nn::findTransformer(a.str("model", ""))) return simulateTransformer(a, out, err);
   a.allowOnly({"model", "dataset", "device", "count", "vcpus", "batch", "precision", "epochs", "preemptible",
                "usd-per-hour", "grid", "pue",
-               "cpu-build", "eval", "steps-per-epoch", "format", "stack", "help"});
+               "cpu-build", "eval", "steps-per-epoch", "format", "stack", "help", "memory-format"});
   const std::string format = a.str("format", "json");
   if (format != "json" && format != "text") throw Error("--format: '" + format + "' is not one of json, text");
   core::sim::SimConfig c = baseConfig(a, err);
@@ -218,7 +227,7 @@ int cmdSweep(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const Args a(args, {"help", "preemptible", "eval", "time"});
   a.allowOnly({"model", "dataset", "device", "count", "vcpus", "batch", "precision", "epochs", "preemptible",
                "usd-per-hour", "grid", "pue",
-               "cpu-build", "eval", "steps-per-epoch", "time", "stack", "help"});
+               "cpu-build", "eval", "steps-per-epoch", "time", "stack", "help", "memory-format"});
   std::vector<core::sim::SimConfig> bases;
   if (a.str("model", "") == "all") {
     if (a.has("dataset")) throw Error("--dataset: not with --model all (each model runs on its own dataset)");

@@ -47,6 +47,10 @@ struct SoftwareFigures {
   // Activations and bias gradients fused into the matmuls' epilogues (cuBLASLt epilogues in
   // Transformer Engine, XLA); default: as fuses_elementwise. torch.compile's default mode: no.
   std::optional<bool> fusesEpilogues;
+  // CNNs on tensor cores at 16 bits: activations in channels_last (NHWC), as the tensor-core
+  // convolution kernels want them (default: true); false: NCHW, PyTorch's default, where cuDNN
+  // transposes each convolution's tensors to and from NHWC around its kernels.
+  std::optional<bool> channelsLast;
   std::optional<InputPipeline> inputPipeline;
   std::optional<AllReduceMode> allReduce;
 };

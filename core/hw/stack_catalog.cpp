@@ -76,6 +76,10 @@ const std::vector<FigureDef>& figureTable() {
                 [](const SoftwareFigures& f) -> std::optional<double> {
                   return f.fusesEpilogues ? std::optional<double>(*f.fusesEpilogues ? 1.0 : 0.0) : std::nullopt;
                 }},
+      FigureDef{"channels_last", Check::Flag, 0, 1, [](SoftwareFigures& f, double v) { f.channelsLast = v != 0; },
+                [](const SoftwareFigures& f) -> std::optional<double> {
+                  return f.channelsLast ? std::optional<double>(*f.channelsLast ? 1.0 : 0.0) : std::nullopt;
+                }},
       FigureDef{"input_pipeline", Check::Pipeline, 0, 1,
                 [](SoftwareFigures& f, double v) {
                   f.inputPipeline = v != 0 ? InputPipeline::DeviceDecode : InputPipeline::HostDecode;

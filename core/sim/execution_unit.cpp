@@ -81,6 +81,9 @@ ExecutionUnit resolveUnit(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw
   u.memCapacityBytes = d.memGib * 1024.0 * 1024 * 1024;
   u.reserveBytes = reserve;
   u.hostVcpus = d.hostVcpus.value_or(def.hostVcpus);
+  // Tensor cores run at 16 bits where the precision's peak is above the fp32 units'.
+  const bool tensorCores = d.kind == hw::DeviceKind::Gpu && u.activationBytes < 4 && u.peakFlops > u.vectorFlops;
+  u.nchwTransposes = tensorCores && !c.channelsLast.value_or(sw.channelsLast.value_or(true));
   return u;
 }
 

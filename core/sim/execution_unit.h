@@ -37,6 +37,9 @@ struct ExecutionUnit {
   bool fusesElementwise = false; // the stack compiles the graph (XLA on TPU): elementwise layers
                                  // fuse into their producer and cost no traffic of their own
   double activationBytes = 4;    // per element at this precision
+  // NCHW activations on tensor cores at 16 bits: cuDNN transposes each convolution's input and
+  // output to NHWC and back (forward), and its gradients (backward).
+  bool nchwTransposes = false;
   double memCapacityBytes = 0;   // per device
   double reserveBytes = 0;       // per device, kept by the runtime
   double hostLinkBytesPerSecond = 0;

@@ -101,8 +101,13 @@ LayerTime layerTime(const LayerWork& l, Pass pass, double samplesPerDevice, cons
   const double flops = (fwd ? l.forwardFlops : backward) * samples;
   if (!fwd && flops == 0 && l.params == 0) return {};  // nothing to differentiate
   const double act = u.activationBytes / 4.0;
-  const double bytes = fwd ? l.forwardBytes * samples * act + l.weightBytes * act
-                           : 2.0 * l.forwardBytes * samples * act + l.weightBytes * (act + 1.0);
+  double bytes = fwd ? l.forwardBytes * samples * act + l.weightBytes * act
+                     : 2.0 * l.forwardBytes * samples * act + l.weightBytes * (act + 1.0);
+  // NCHW on tensor cores: the input and output go to NHWC and back, each read and written once
+  // more (forward); the backward converts the output gradient, the input for the weight gradient
+  // and the input gradient: two kernels forward, three backward.
+  const bool transposes = u.nchwTransposes && l.kind == nn::LayerKind::Conv2D && l.groups <= 1;
+  if (transposes) bytes += (fwd ? 2.0 : 3.0) * l.forwardBytes * samples * act;
   double rate = vec * u.gemmEfficiency;
   if (l.isGemm()) {
     const double matrix = peak * u.gemmEfficiency * gemmUtilization(l, pass, samples, u);
@@ -116,7 +121,8 @@ LayerTime layerTime(const LayerWork& l, Pass pass, double samplesPerDevice, cons
   }
   const double outputs = static_cast<double>(l.gemmM) * static_cast<double>(l.gemmN) * samples;
   const double perOp = perOpSeconds(u, opThreads(flops, bytes, outputs, l.isGemm(), u));
-  return withDispatch(roofline(flops, rate, bytes, bw), opsPerPass(l.kind, pass), perOp, u.asyncLaunch);
+  const int ops = opsPerPass(l.kind, pass) + (transposes ? (fwd ? 2 : 3) : 0);
+  return withDispatch(roofline(flops, rate, bytes, bw), ops, perOp, u.asyncLaunch);
 }
 
 }  // namespace core::sim

@@ -35,6 +35,8 @@ struct SimConfig {
   std::optional<double> userUsdPerHour;  // the user's own $/h per device (per vCPU on a CPU)
   EnergySettings energy;      // PUE and grid intensity for the energy and CO2e estimate
   CpuBuild cpuBuild = CpuBuild::Compiled;
+  // CNN activation layout (--memory-format): nullopt = the stack's (channels_last figure).
+  std::optional<bool> channelsLast;
   bool evalEachEpoch = false;      // a forward pass over the test split after every epoch
   std::int64_t stepsPerEpoch = 0;  // 0 = ceil(train size / batch)
   bool perLayer = true;            // fill SimReport::layers (sweeps leave it off: faster)

@@ -84,6 +84,9 @@ std::string explain(const SimReport& r, const StepEstimate& s, const ExecutionUn
            num(r.memoryCapacityBytes / (1024.0 * 1024 * 1024)) + " GiB.";
   if (!r.precisionNote.empty()) out += " Note: " + r.precisionNote + ".";
   out += " Software: " + r.stackName + ".";
+  if (u.nchwTransposes)
+    out += " Activations in NCHW: each convolution's tensors are transposed to and from the NHWC layout the tensor "
+           "cores want (channels_last would save that traffic).";
   return out;
 }
 
