@@ -28,7 +28,8 @@ using core::util::Precision;
 
 enum ScenarioColumn { kDevice, kCount, kStack, kMode, kPrice, kScenarioColumns };
 enum ResultColumn {
-  kRScenario, kRPlan, kRTokens, kRMfu, kRCost, kRTime, kRCostTo, kREnergy, kRFewest, kRMemory, kRWhy, kResultColumns
+  kRScenario, kRPlan, kRTokens, kRMfu, kRPublished, kRCost, kRTime, kRCostTo, kREnergy, kRFewest, kRMemory, kRWhy,
+  kResultColumns
 };
 
 QString human(double v) {
@@ -249,11 +250,15 @@ QWidget* LlmPlannerPanel::createCharts() {
   layout->addWidget(m_note);
   m_results = new QTableWidget(0, kResultColumns, box);
   m_results->setObjectName("llm_results");
-  m_results->setHorizontalHeaderLabels({tr("Scenario"), tr("Plan"), tr("Tokens/s"), tr("MFU"), tr("$/M tokens"),
+  m_results->setHorizontalHeaderLabels({tr("Scenario"), tr("Plan"), tr("Tokens/s"), tr("MFU"), tr("vs published"),
+                                        tr("$/M tokens"),
                                         tr("Time to N"), tr("Cost to N"), tr("Energy to N"), tr("Fewest"),
                                         tr("Memory/chip"), tr("Why")});
   m_results->horizontalHeaderItem(kREnergy)->setToolTip(
       tr("Estimate: board power × devices × time × PUE, and CO₂e at the grid's intensity (resources/energy/grid.json)"));
+  m_results->horizontalHeaderItem(kRPublished)->setToolTip(
+      tr("The simulated figure against the published mark on the chart (simulated / published - 1); ⚠ outside the "
+         "scenario's error band, with the known cause where there is one"));
   m_results->horizontalHeaderItem(kRFewest)->setToolTip(
       tr("With a deadline or a budget: the fewest devices of the scenario's kind that meet it, each count simulated"));
   m_results->verticalHeader()->setVisible(false);
@@ -568,6 +573,7 @@ void LlmPlannerPanel::drawScaling() {
 
 void LlmPlannerPanel::fillTable() {
   m_results->setRowCount(static_cast<int>(m_outcomes.size()));
+  const std::vector<core::sim::PublishedCheck> checks = core::sim::checkReferences(m_shown, m_outcomes);
   for (int i = 0; i < static_cast<int>(m_outcomes.size()); ++i) {
     const auto& o = m_outcomes[i];
     auto set = [&](int col, const QString& text, const QString& tip = QString()) {
@@ -624,6 +630,23 @@ void LlmPlannerPanel::fillTable() {
     } else {
       set(kREnergy, QStringLiteral("–"), tr("no power figure in the device file"));
     }
+    // The published mark of this scenario, if any, as the preset table shows one.
+    QStringList vs, vsTips;
+    for (const auto& c : checks) {
+      if (c.scenario != i) continue;
+      vs << QStringLiteral("%1%2%3").arg(c.errorPct >= 0 ? "+" : "").arg(c.errorPct, 0, 'f', 0).arg(c.outside ? "% ⚠" : "%");
+      QString tip = tr("%1: published %2, simulated %3 (%4); tolerance ±%5% (the error band)")
+                        .arg(QString::fromStdString(c.reference->label), QString::number(c.reference->value, 'g', 4),
+                             QString::number(c.simulated, 'g', 4), QString::fromStdString(c.reference->metric))
+                        .arg(c.tolerancePct, 0, 'f', 0);
+      if (c.outside)
+        tip += c.reference->knownCause.empty() ? tr("\nOutside the tolerance; no known cause.")
+                                               : tr("\nOutside the tolerance. Known cause: %1")
+                                                     .arg(QString::fromStdString(c.reference->knownCause));
+      vsTips << tip + "\n" + QString::fromStdString(c.reference->source);
+    }
+    if (vs.isEmpty()) set(kRPublished, QStringLiteral("–"), tr("No published mark for this scenario"));
+    else set(kRPublished, vs.join(", "), vsTips.join("\n\n"));
     set(kRMemory, gib(r.memory.total()) + " / " + gib(r.memoryCapacityBytes) + " GiB");
     set(kRWhy, QString::fromStdString(o.mfuCaution.empty() ? r.explanation : "Caution: " + o.mfuCaution + ". " + r.explanation));
   }

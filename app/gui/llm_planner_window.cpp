@@ -1,5 +1,7 @@
 #include "app/gui/llm_planner_window.h"
 
+#include <algorithm>
+
 #include <QBuffer>
 #include <QDir>
 #include <QGuiApplication>
@@ -180,14 +182,17 @@ QString LlmPlannerWindow::resultsCsv() const {
                 QString::fromLatin1(core::util::precisionName(m_study.precision)) + "\n";
   out += "scenario,device,count,stack,finetune,plan,tokens_per_second,samples_per_second,mfu,step_seconds,"
          "memory_bytes_per_chip,capacity_bytes_per_chip,fits_in_memory,usd_per_million_tokens,time_to_tokens_seconds,"
-         "usd_to_tokens,price_kind,energy_kwh,co2e_kg,fewest_devices,error_band_pct,error_band_calibrated,source\n";
-  for (const auto& o : m_outcomes) {
+         "usd_to_tokens,price_kind,energy_kwh,co2e_kg,fewest_devices,error_band_pct,error_band_calibrated,"
+         "published_value,published_metric,published_error_pct,source\n";
+  const std::vector<core::sim::PublishedCheck> checks = core::sim::checkReferences(m_study, m_outcomes);
+  for (std::size_t index = 0; index < m_outcomes.size(); ++index) {
+    const auto& o = m_outcomes[index];
     QStringList f{csvField(QString::fromStdString(o.scenario.label())), csvField(QString::fromStdString(o.scenario.deviceId)),
                   QString::number(o.scenario.count), csvField(QString::fromStdString(o.scenario.stackId)),
                   QString::fromLatin1(core::sim::finetuneName(o.scenario.finetune))};
     if (!o.report) {
       f << csvField("cannot run: " + QString::fromStdString(o.error));
-      for (int i = 0; i < 16; ++i) f << QString();
+      for (int i = 0; i < 19; ++i) f << QString();
     } else {
       const auto& r = *o.report;
       f << csvField(QString::fromStdString(r.plan.text())) << QString::number(r.tokensPerSecond, 'g', 6)
@@ -205,6 +210,14 @@ QString LlmPlannerWindow::resultsCsv() const {
       // device's generation.
       f << (o.band.known() ? QString::number(o.band.medianAbsPct, 'f', 1) : QString())
         << (o.band.known() ? (o.band.calibrated ? "true" : "false") : QString());
+      // The scenario's published mark (the first, where the study has one) and the simulator's error on it.
+      const auto check = std::find_if(checks.begin(), checks.end(),
+                                      [&](const core::sim::PublishedCheck& c) { return c.scenario == static_cast<int>(index); });
+      if (check != checks.end())
+        f << QString::number(check->reference->value, 'g', 6) << QString::fromStdString(check->reference->metric)
+          << QString::number(check->errorPct, 'f', 1);
+      else
+        f << QString() << QString() << QString();
     }
     f << "simulated";
     out += f.join(',') + "\n";

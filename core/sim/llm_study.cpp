@@ -126,6 +126,26 @@ std::vector<ScalingPoint> scalingCurve(const LlmStudy& study, const LlmScenario&
   return points;
 }
 
+std::vector<PublishedCheck> checkReferences(const LlmStudy& study, const std::vector<LlmOutcome>& outcomes) {
+  std::vector<PublishedCheck> out;
+  for (const auto& ref : study.references) {
+    if (ref.scenario < 0 || ref.scenario >= static_cast<int>(outcomes.size())) continue;
+    const LlmOutcome& o = outcomes[static_cast<std::size_t>(ref.scenario)];
+    if (!o.report || !o.report->fitsInMemory) continue;
+    PublishedCheck c;
+    c.scenario = ref.scenario;
+    c.reference = &ref;
+    c.simulated = ref.metric == "mfu"                  ? o.report->mfu
+                  : ref.metric == "samples_per_second" ? o.report->samplesPerSecond
+                                                       : o.report->tokensPerSecond;
+    c.errorPct = (c.simulated / ref.value - 1) * 100;
+    c.tolerancePct = o.band.known() ? o.band.medianAbsPct : kDefaultPublishedTolerancePct;
+    c.outside = std::abs(c.errorPct) > c.tolerancePct;
+    out.push_back(c);
+  }
+  return out;
+}
+
 Json studyToJson(const LlmStudy& s) {
   Json j = Json::object();
   if (!s.id.empty()) j.set("id", s.id);
@@ -159,6 +179,7 @@ Json studyToJson(const LlmStudy& s) {
     o.set("value", r.value);
     o.set("label", r.label);
     o.set("source", r.source);
+    if (!r.knownCause.empty()) o.set("known_cause", r.knownCause);
     refs.push(std::move(o));
   }
   if (!s.references.empty()) j.set("references", refs);
@@ -199,6 +220,7 @@ LlmStudy studyFromJson(const Json& j, const std::string& source) {
     r.value = o.number("value", 1e-9, 1e15);
     r.label = o.string("label");
     r.source = o.string("source");
+    r.knownCause = o.string("known_cause", "");
     o.finish();
     s.references.push_back(r);
   }

@@ -34,6 +34,7 @@ struct LlmReference {
   double value = 0;
   std::string label;                   // "MLPerf v5.0 (Dell, measured)"
   std::string source;
+  std::string knownCause;              // why the simulator misses it, where known ("" = not known)
   friend bool operator==(const LlmReference&, const LlmReference&) = default;
 };
 
@@ -88,6 +89,20 @@ struct ScalingPoint {
 };
 std::vector<ScalingPoint> scalingCurve(const LlmStudy& study, const LlmScenario& scenario, const hw::DeviceCatalog& devices,
                                        const hw::StackCatalog& stacks, int maxCount = 1024);
+
+// A published mark beside the simulated figure of its scenario, as the preset table does it: the
+// error (simulated / published - 1) and whether it lies outside the tolerance, the scenario's
+// error band (20% where no band is known), with the known cause where the study gives one.
+struct PublishedCheck {
+  int scenario = 0;
+  const LlmReference* reference = nullptr;
+  double simulated = 0;    // in the reference's metric
+  double errorPct = 0;     // (simulated / published - 1) x 100
+  double tolerancePct = 0;
+  bool outside = false;
+};
+inline constexpr double kDefaultPublishedTolerancePct = 20;
+std::vector<PublishedCheck> checkReferences(const LlmStudy& study, const std::vector<LlmOutcome>& outcomes);
 
 util::Json studyToJson(const LlmStudy& s);
 // Strict: names `source` and the key path for unknown keys and bad values.

@@ -139,10 +139,10 @@ private slots:
     QCOMPARE(price->text(), QStringLiteral("catalog"));
     price->setValue(1.5);
     QTableWidget* results = w.panel()->resultsTable();
-    QTRY_VERIFY2_WITH_TIMEOUT(cell(results, 0, 6).endsWith("(yours)"), qPrintable(cell(results, 0, 6)), 2000);  // Cost to N
+    QTRY_VERIFY2_WITH_TIMEOUT(cell(results, 0, 7).endsWith("(yours)"), qPrintable(cell(results, 0, 7)), 2000);  // Cost to N
     QCOMPARE(w.panel()->study().scenarios.front().userUsdPerHour.value_or(0), 1.5);
     price->setValue(0);
-    QTRY_VERIFY_WITH_TIMEOUT(!cell(results, 0, 6).endsWith("(yours)"), 2000);
+    QTRY_VERIFY_WITH_TIMEOUT(!cell(results, 0, 7).endsWith("(yours)"), 2000);
     QVERIFY(!w.panel()->study().scenarios.front().userUsdPerHour);
   }
 
