@@ -361,6 +361,7 @@ core::sim::LlmStudy LlmPlannerPanel::study() const {
   s.budgetUsd = m_budget->value();
   s.weakScaling = m_scalingMode->currentIndex() == 1;
   s.scenarios.clear();
+  s.references.clear();  // set below: only the marks whose set-up is still the one shown
   for (int r = 0; r < m_scenarios->rowCount(); ++r) {
     LlmScenario sc;
     sc.deviceId = static_cast<QComboBox*>(m_scenarios->cellWidget(r, kDevice))->currentData().toString().toStdString();
@@ -371,6 +372,18 @@ core::sim::LlmStudy LlmPlannerPanel::study() const {
     if (const double typed = static_cast<QDoubleSpinBox*>(m_scenarios->cellWidget(r, kPrice))->value(); typed > 0)
       sc.userUsdPerHour = typed;
     s.scenarios.push_back(sc);
+  }
+  // A published mark measured one set-up: it stays while the workload and its scenario are as
+  // the study gave them, and goes when the user edits either (else the chart and the "vs
+  // published" column would compare another configuration with it).
+  const bool sameWorkload = s.modelId == m_shown.modelId && s.seqLen == m_shown.seqLen && s.batch == m_shown.batch &&
+                            s.precision == m_shown.precision && s.loraRank == m_shown.loraRank;
+  for (const auto& ref : m_shown.references) {
+    const auto k = static_cast<std::size_t>(ref.scenario);
+    if (sameWorkload && ref.scenario >= 0 && k < s.scenarios.size() && k < m_shown.scenarios.size() &&
+        s.scenarios[k].deviceId == m_shown.scenarios[k].deviceId && s.scenarios[k].count == m_shown.scenarios[k].count &&
+        s.scenarios[k].stackId == m_shown.scenarios[k].stackId && s.scenarios[k].finetune == m_shown.scenarios[k].finetune)
+      s.references.push_back(ref);
   }
   return s;
 }
@@ -420,7 +433,8 @@ void LlmPlannerPanel::drawThroughput() {
     label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
     label->setText(human(r->tokensPerSecond) + "\nMFU " + QString::number(100 * r->mfu, 'f', 0) + "%");
   }
-  for (const auto& ref : m_shown.references) {
+  const core::sim::LlmStudy current = study();
+  for (const auto& ref : current.references) {
     if (ref.scenario < 0 || ref.scenario >= static_cast<int>(m_outcomes.size())) continue;
     const auto& r = m_outcomes[ref.scenario].report;
     double v = ref.value;
@@ -573,7 +587,8 @@ void LlmPlannerPanel::drawScaling() {
 
 void LlmPlannerPanel::fillTable() {
   m_results->setRowCount(static_cast<int>(m_outcomes.size()));
-  const std::vector<core::sim::PublishedCheck> checks = core::sim::checkReferences(m_shown, m_outcomes);
+  const core::sim::LlmStudy current = study();  // its references: the marks still shown
+  const std::vector<core::sim::PublishedCheck> checks = core::sim::checkReferences(current, m_outcomes);
   for (int i = 0; i < static_cast<int>(m_outcomes.size()); ++i) {
     const auto& o = m_outcomes[i];
     auto set = [&](int col, const QString& text, const QString& tip = QString()) {

@@ -28,7 +28,8 @@ QString deviceShortName(const DeviceResult& d) {
 
 QString deviceLabel(const DeviceResult& d) {
   if (d.measured) return QStringLiteral("%1 (%2)").arg(deviceShortName(d), QObject::tr("measured"));
-  // "p100 (simulated ±9%)": the band is the simulator's median error on published rows.
+  // "p100 (simulated ±9%)" or "t4 (simulated ±23%, uncalibrated)": the simulator's held-out
+  // error band (core/sim/error_band.h).
   return QStringLiteral("%1 (%2)").arg(deviceShortName(d), d.errorBand.isEmpty()
                                                                ? QObject::tr("simulated")
                                                                : QObject::tr("simulated %1").arg(d.errorBand));

@@ -91,6 +91,7 @@ const char* const kSweepUsage =
     "Usage: accellab-cli sweep --model M|all [--dataset D] [--device a,b,...] [--batch 16,32,...]\n"
     "                          [--count 1,4] [--vcpus 8,16] [--precision fp32,bf16]\n"
     "                          [--stack a,b] [--epochs E] [--cpu-build compiled|pip]\n"
+    "                          [--memory-format nchw|channels-last]\n"
     "                          [--preemptible] [--usd-per-hour X] [--grid R] [--pue P] [--time]\n"
     "\n"
     "simulate over every combination of the lists, one JSON object per line (the keys of\n"

@@ -24,7 +24,8 @@ QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 }  // namespace
 
-AccuracyDialog::AccuracyDialog(const core::sim::HeldOutErrors& errors, QWidget* parent) : QDialog(parent) {
+AccuracyDialog::AccuracyDialog(const core::sim::HeldOutErrors& errors, QWidget* parent, bool calibration)
+    : QDialog(parent) {
   setWindowTitle(tr("How accurate is this?"));
   const core::sim::Scoreboard board = core::sim::scoreboardOf(errors);
   auto* layout = new QVBoxLayout(this);
@@ -32,13 +33,17 @@ AccuracyDialog::AccuracyDialog(const core::sim::HeldOutErrors& errors, QWidget* 
   for (const auto& w : board.workloads)
     overall += tr("%1: %2 median over %3 rows. ").arg(qs(w.workload == "all" ? "all" : w.workload), pct(w.medianAbsPct)).arg(w.rows);
   auto* intro = new QLabel(
-      tr("Every simulated figure comes from the model's layers, the device file and the software stack. Here is how "
-         "far the simulator is from published and measured figures it was calibrated on, each predicted by a fit "
-         "made without it (held-out error), per workload, software stack and hardware generation. %1"
-         "The ± band beside a simulated figure is the median of its stack and generation here; with fewer than %2 "
-         "rows it says \"uncalibrated\" and quotes the stack's rows on other devices.")
-          .arg(overall)
-          .arg(core::sim::kMinBandRows),
+      calibration
+          ? tr("Every simulated figure comes from the model's layers, the device file and the software stack. Here is "
+               "how far the simulator is from published and measured figures it was calibrated on, each predicted by "
+               "a fit made without it (held-out error), per workload, software stack and hardware generation. %1"
+               "The ± band beside a simulated figure is the median of its stack and generation here; with fewer than "
+               "%2 rows it says \"uncalibrated\" and quotes the stack's rows on other devices.")
+                .arg(overall)
+                .arg(core::sim::kMinBandRows)
+          : tr("The figures of %1 beside the simulator's, per workload, software stack and hardware generation. The "
+               "simulator was never fitted on them: these are out-of-sample errors. %2")
+                .arg(QString::fromStdString(errors.path), overall),
       this);
   intro->setWordWrap(true);
   layout->addWidget(intro);

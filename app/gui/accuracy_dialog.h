@@ -14,7 +14,9 @@ namespace app::gui {
 class AccuracyDialog : public QDialog {
   Q_OBJECT
 public:
-  AccuracyDialog(const core::sim::HeldOutErrors& errors, QWidget* parent = nullptr);
+  // `calibration`: the shipped held-out errors (the bands' rows); false: a file of published
+  // figures the user opened, which the simulator was never fitted on.
+  AccuracyDialog(const core::sim::HeldOutErrors& errors, QWidget* parent = nullptr, bool calibration = true);
 };
 
 }  // namespace app::gui

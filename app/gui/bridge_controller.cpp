@@ -233,7 +233,7 @@ int BridgeController::importRun(const QString& path) {
       const core::sim::Simulator sim(m_p.sim->catalog(), m_p.sim->stacks());
       AccuracyDialog dialog(core::sim::heldOutFromValidation(core::sim::validateRows(sim, rows),
                                                              QFileInfo(path).fileName().toStdString(), m_p.sim->catalog()),
-                            m_p.window);
+                            m_p.window, false);
       dialog.setWindowTitle(tr("Published figures of %1 beside the simulator's").arg(QFileInfo(path).fileName()));
       dialog.exec();
       return 0;

@@ -1,6 +1,7 @@
 #include "app/gui/llm_planner_window.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <QBuffer>
 #include <QDir>
@@ -183,7 +184,7 @@ QString LlmPlannerWindow::resultsCsv() const {
   out += "scenario,device,count,stack,finetune,plan,tokens_per_second,samples_per_second,mfu,step_seconds,"
          "memory_bytes_per_chip,capacity_bytes_per_chip,fits_in_memory,usd_per_million_tokens,time_to_tokens_seconds,"
          "usd_to_tokens,price_kind,energy_kwh,co2e_kg,fewest_devices,error_band_pct,error_band_calibrated,"
-         "published_value,published_metric,published_error_pct,source\n";
+         "published_value,published_metric,published_error_pct,mfu_caution,source\n";
   const std::vector<core::sim::PublishedCheck> checks = core::sim::checkReferences(m_study, m_outcomes);
   for (std::size_t index = 0; index < m_outcomes.size(); ++index) {
     const auto& o = m_outcomes[index];
@@ -192,7 +193,7 @@ QString LlmPlannerWindow::resultsCsv() const {
                   QString::fromLatin1(core::sim::finetuneName(o.scenario.finetune))};
     if (!o.report) {
       f << csvField("cannot run: " + QString::fromStdString(o.error));
-      for (int i = 0; i < 19; ++i) f << QString();
+      for (int i = 0; i < 20; ++i) f << QString();
     } else {
       const auto& r = *o.report;
       f << csvField(QString::fromStdString(r.plan.text())) << QString::number(r.tokensPerSecond, 'g', 6)
@@ -218,6 +219,7 @@ QString LlmPlannerWindow::resultsCsv() const {
           << QString::number(check->errorPct, 'f', 1);
       else
         f << QString() << QString() << QString();
+      f << csvField(QString::fromStdString(o.mfuCaution));
     }
     f << "simulated";
     out += f.join(',') + "\n";
@@ -233,6 +235,7 @@ QByteArray LlmPlannerWindow::resultsJson() const {
     if (o.report) {
       core::util::Json r = core::sim::llmReportToJson(*o.report);
       if (o.band.known()) r.set("error_band", core::sim::errorBandToJson(o.band));
+      if (!o.mfuCaution.empty()) r.set("mfu_caution", o.mfuCaution);
       list.push(std::move(r));
     } else {
       core::util::Json e = core::util::Json::object();
@@ -242,6 +245,22 @@ QByteArray LlmPlannerWindow::resultsJson() const {
     }
   }
   j.set("reports", list);
+  // The published marks beside their scenario's simulated figure, as the table's column.
+  core::util::Json published = core::util::Json::array();
+  for (const auto& c : core::sim::checkReferences(m_study, m_outcomes)) {
+    core::util::Json p = core::util::Json::object();
+    p.set("scenario", c.scenario);
+    p.set("label", c.reference->label);
+    p.set("metric", c.reference->metric);
+    p.set("published", c.reference->value);
+    p.set("simulated", c.simulated);
+    p.set("error_pct", std::round(c.errorPct * 10) / 10);
+    p.set("tolerance_pct", std::round(c.tolerancePct * 10) / 10);
+    p.set("outside_tolerance", c.outside);
+    if (!c.reference->knownCause.empty()) p.set("known_cause", c.reference->knownCause);
+    published.push(std::move(p));
+  }
+  j.set("published_checks", published);
   return QByteArray::fromStdString(j.dump(2) + "\n");
 }
 

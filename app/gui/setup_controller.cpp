@@ -57,7 +57,7 @@ widgets::DeviceStatus statusFor(const core::sim::SimReport& r, const core::sim::
     // The band goes in the tooltip's first line (the cell stays narrow enough for 1280×800;
     // the charts' legends carry it too).
     s.detail.replace(QObject::tr("per epoch (simulated)"),
-                     QObject::tr("per epoch (simulated %1)").arg(QString::fromStdString(band.percent())));
+                     QObject::tr("per epoch (simulated %1)").arg(QString::fromStdString(band.label())));
     s.detail += "\n" + QObject::tr("Simulated with %1: %2")
                             .arg(QString::fromStdString(r.stackName), QString::fromStdString(band.text()));
   }

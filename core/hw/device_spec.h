@@ -25,6 +25,10 @@ struct SourcedValue {
 // The device-file key of the software figures fitted on a user's runs.
 inline constexpr const char* kCalibratedSoftware = "calibrated_software";
 
+struct DeviceSpec;
+// The hardware generation a figure or an error band is kept for: the file's generation, else its id.
+std::string generationOf(const DeviceSpec& d);
+
 struct DeviceSpec {
   std::string id;             // "v100", "tpu-v3-8", "cpu-skylake", "host"
   std::string name;           // "NVIDIA Tesla V100 SXM2 16 GB"
@@ -116,5 +120,7 @@ std::string priceSellerList();
 // Checks the invariants a parsed spec must hold (positive bandwidths, a peak, a fraction in
 // (0, 1], ...). Throws core::util::Error naming `spec.filePath` (or id) and the key.
 void validate(const DeviceSpec& spec);
+
+inline std::string generationOf(const DeviceSpec& d) { return d.generation.empty() ? d.id : d.generation; }
 
 }  // namespace core::hw

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "core/nn/transformer_spec.h"
+#include "core/nn/zoo.h"
 #include "core/sim/validation.h"
 #include "core/util/csv.h"
 #include "core/util/error.h"
@@ -58,8 +59,10 @@ std::string ErrorBand::text() const {
   if (!known()) return "";
   const std::string n = "n=" + std::to_string(rows);
   if (calibrated) return percent() + " (median held-out error of " + scope + ", " + n + ")";
-  return percent() + " uncalibrated: no measured " + (workload == "transformer" ? "transformer" : "CNN/RNN") +
-         " rows for " + generation + " under " + stackId + "; " + scope + ": " + percent() + " (" + n + ")";
+  const std::string own = ownRows == 0 ? "no measured " : "only " + std::to_string(ownRows) + " measured ";
+  return percent() + " uncalibrated: " + own + (workload == "transformer" ? "transformer" : "CNN/RNN") +
+         (ownRows == 1 ? " row for " : " rows for ") + generation + " under " + stackId + "; " + scope + ": " + percent() +
+         " (" + n + ")";
 }
 
 HeldOutErrors parseHeldOutErrors(const std::string& text, const std::string& path, const hw::DeviceCatalog& devices) {
@@ -89,7 +92,7 @@ HeldOutErrors parseHeldOutErrors(const std::string& text, const std::string& pat
     row.workload = workloadOfModel(row.model);
     const hw::DeviceSpec* d = devices.find(row.device);
     if (!d) throw Error(at + ": device: '" + row.device + "' is not in the device catalog");
-    row.generation = d->generation.empty() ? d->id : d->generation;
+    row.generation = hw::generationOf(*d);
     row.kind = d->kind;
     const std::string e = field("abs_pct_error");
     if (!e.empty()) {
@@ -123,6 +126,14 @@ HeldOutErrors parseHeldOutErrors(const std::string& text, const std::string& pat
         throw Error(at + ": chips: '" + field("chips").substr(0, 24) + "' is not a whole number from 1 to 16777216");
       }
     }
+    if (row.publishedMfu > 0 && row.chips == 0) throw Error(at + ": published_mfu: needs the row's chips");
+    const auto& zoo = nn::modelCatalog();
+    if (!nn::findTransformer(row.model) &&
+        std::none_of(zoo.begin(), zoo.end(), [&](const nn::ModelInfo& m) { return m.id == row.model; }))
+      throw Error(at + ": model: '" + row.model + "' is not a model AccelLab knows");
+    for (const auto& other : out.rows)
+      if (other.id == row.id && other.reference == row.reference)
+        throw Error(at + ": id: '" + row.id + "' appears twice for " + row.reference + " (line " + std::to_string(other.line) + ")");
     out.rows.push_back(std::move(row));
   }
   return out;
@@ -145,13 +156,14 @@ ErrorBand errorBandFor(const HeldOutErrors& errors, const std::string& modelId, 
   ErrorBand b;
   if (device.measured) return b;
   b.stackId = stackId;
-  b.generation = device.generation.empty() ? device.id : device.generation;
+  b.generation = hw::generationOf(device);
   b.workload = workloadOfModel(modelId);
   const std::string what = b.workload == "transformer" ? "transformers" : "CNNs/RNNs";
   const auto own = errorsWhere(errors, [&](const HeldOutRow& r) {
     return r.workload == b.workload && r.stack == stackId && r.generation == b.generation;
   });
-  if (static_cast<int>(own.size()) >= kMinBandRows) {
+  b.ownRows = static_cast<int>(own.size());
+  if (b.ownRows >= kMinBandRows) {
     b.calibrated = true;
     b.rows = static_cast<int>(own.size());
     b.medianAbsPct = median(own);
@@ -220,7 +232,7 @@ HeldOutErrors heldOutFromValidation(const ValidationResult& v, const std::string
     h.device = r.row.a.device;
     h.metric = r.row.metric;
     const hw::DeviceSpec* d = devices.find(h.device);
-    h.generation = d ? (d->generation.empty() ? d->id : d->generation) : h.device;
+    h.generation = d ? hw::generationOf(*d) : h.device;
     h.kind = d ? d->kind : hw::DeviceKind::Gpu;
     if (r.ok) h.absPctError = r.absPctError;
     h.line = r.row.line;

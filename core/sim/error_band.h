@@ -26,6 +26,7 @@ struct ErrorBand {
   std::string scope;        // "pytorch-eager on hopper", "other GPUs under tuned", ...
   bool calibrated = false;  // rows of the prediction's own stack and generation
   std::string stackId, generation, workload;
+  int ownRows = 0;          // rows of its own stack and generation (under kMinBandRows: uncalibrated)
   bool known() const { return rows > 0; }
   std::string percent() const;  // "±12%" (empty when unknown)
   std::string label() const;    // for legends: "±12%", or "±25%, uncalibrated"

@@ -71,7 +71,7 @@ std::string explain(const LlmReport& r, const LlmUnit& u) {
   out += " Software: " + r.stackName;
   if (r.kernelsPerStep > 0 && r.hostSeconds > 0) {
     // What the stack's kernel count costs: hidden while the device has queued work.
-    const double exposed = std::max(0.0, b.overheadSeconds - r.stepOverheadSeconds);
+    const double exposed = r.exposedHostSeconds;
     out += ", " + std::to_string(r.kernelsPerStep) + " kernels a step, dispatched in " + num(r.hostSeconds) + " s of host time (" +
            (exposed > 0.05 * r.stepSeconds ? num(exposed) + " s of it not hidden behind the device's work" : "hidden behind the device's work") +
            ")";
@@ -183,7 +183,8 @@ LlmReport simulateLlm(const LlmConfig& c, const hw::DeviceSpec& d, const hw::Sta
   r.optimizerSeconds = best.optimizerSeconds;
   r.stepOverheadSeconds = u.stepOverheadSeconds;
   r.hostSeconds = best.hostSeconds;
-  r.kernelsPerStep = best.kernelsPerMicroBatch * (best.microBatches + r.plan.pp - 1);
+  r.exposedHostSeconds = best.exposedHostSeconds;
+  r.kernelsPerStep = best.kernelsPerMicroBatch * best.microBatches;
   r.breakdown.computeSeconds = best.computeSeconds;
   r.breakdown.memorySeconds = best.memorySeconds + best.optimizerSeconds;
   r.breakdown.overheadSeconds = best.overheadSeconds;

@@ -48,7 +48,8 @@ struct LlmReport {
   double tpCommSeconds = 0, ppCommSeconds = 0, epCommSeconds = 0, dpCommSeconds = 0, optimizerSeconds = 0;
   double stepOverheadSeconds = 0; // the stack's fixed per-step cost, included in stepSeconds
   double hostSeconds = 0;         // host dispatch of the step's kernels (overlaps the device's work)
-  int kernelsPerStep = 0;         // kernels the slowest stage launches in a step
+  double exposedHostSeconds = 0;  // of it, what the device waited for (in overhead)
+  std::int64_t kernelsPerStep = 0;  // kernels the slowest stage launches in a step
   Bound bound = Bound::Compute;
   std::string explanation;
   double tokensPerSecond = 0;     // global; ViT: patch tokens

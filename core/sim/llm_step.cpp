@@ -20,6 +20,7 @@ struct OpTime {
   double compute = 0, memory = 0, overhead = 0;
   double host = 0;
   double kernels = 0;
+  double exposedHost = 0;  // of overhead: host dispatch the device waited for (passTime)
   double seconds() const { return compute + memory + overhead; }
   void add(const OpTime& o) {
     compute += o.compute;
@@ -27,8 +28,11 @@ struct OpTime {
     overhead += o.overhead;
     host += o.host;
     kernels += o.kernels;
+    exposedHost += o.exposedHost;
   }
-  OpTime scaled(double k) const { return {compute * k, memory * k, overhead * k, host * k, kernels * k}; }
+  OpTime scaled(double k) const {
+    return {compute * k, memory * k, overhead * k, host * k, kernels * k, exposedHost * k};
+  }
 };
 
 OpTime roofline(double flops, double flopsPerSecond, double bytes, double bytesPerSecond, int kernels,
@@ -48,7 +52,8 @@ OpTime roofline(double flops, double flopsPerSecond, double bytes, double bytesP
 // kernels ahead of the device, so host dispatch costs time only where it outruns the device's
 // work; a pass of short kernels waits for the host (launch-bound).
 OpTime passTime(OpTime t) {
-  t.overhead += std::max(0.0, t.host - t.seconds());
+  t.exposedHost = std::max(0.0, t.host - t.seconds());
+  t.overhead += t.exposedHost;
   return t;
 }
 
@@ -93,7 +98,7 @@ PassTimes matmulTimes(const TransformerOp& op, const TransformerWork& w, const L
   // Backward: the input gradient, and the weight gradient unless the weight is frozen (LoRA);
   // a bias's gradient is a reduction over the output gradient, a kernel of its own.
   const double k = op.frozen ? 1.0 : 2.0;
-  const bool biasGrad = spec.bias && !op.frozen && !u.fusesEpilogues;
+  const bool biasGrad = op.bias && !op.frozen && !u.fusesEpilogues;
   const double biasBytes = biasGrad ? n * s.rows * u.actBytes : 0.0;
   t.backward = roofline(k * flops, u.matmulFlops * util, k * bytesF + biasBytes, u.memBytesPerSecond,
                         (op.frozen ? 1 : 2) + (biasGrad ? 1 : 0), u);
@@ -384,13 +389,15 @@ PlanCost costPlan(const TransformerWork& w, const LlmUnit& u, const ParallelPlan
 
   // The slowest stage: its layers plus the embedding (first) or the head (last).
   OpTime fwd = block.forward.scaled(layersPerStage), bwd = block.backward.scaled(layersPerStage);
-  const OpTime ends = p.pp == 1 ? OpTime{pre.forward.compute + post.forward.compute, pre.forward.memory + post.forward.memory,
-                                          pre.forward.overhead + post.forward.overhead}
-                                : (pre.forward.seconds() > post.forward.seconds() ? pre.forward : post.forward);
-  const OpTime endsB = p.pp == 1 ? OpTime{pre.backward.compute + post.backward.compute,
-                                          pre.backward.memory + post.backward.memory,
-                                          pre.backward.overhead + post.backward.overhead}
-                                 : (pre.backward.seconds() > post.backward.seconds() ? pre.backward : post.backward);
+  // One stage holds both ends (their kernels and host time too); several: the slower end's stage.
+  OpTime ends = pre.forward, endsB = pre.backward;
+  if (p.pp == 1) {
+    ends.add(post.forward);
+    endsB.add(post.backward);
+  } else {
+    if (post.forward.seconds() >= pre.forward.seconds()) ends = post.forward;
+    if (post.backward.seconds() >= pre.backward.seconds()) endsB = post.backward;
+  }
   fwd.add(ends);
   bwd.add(endsB);
   if (u.autocast) {
@@ -453,13 +460,15 @@ PlanCost costPlan(const TransformerWork& w, const LlmUnit& u, const ParallelPlan
   }
   recompute = passTime(recompute);
   c.microBatchSeconds = fwd.seconds() + bwd.seconds() + recompute.seconds() + tp + ppComm + ep;
-  c.kernelsPerMicroBatch = static_cast<int>(std::lround(fwd.kernels + bwd.kernels + recompute.kernels));
+  c.kernelsPerMicroBatch = static_cast<std::int64_t>(std::llround(fwd.kernels + bwd.kernels + recompute.kernels));
   const double slots = m + p.pp - 1;  // 1F1B: m micro-batches plus the fill and drain
   c.bubbleSeconds = (p.pp - 1) * c.microBatchSeconds;
   c.computeSeconds = slots * (fwd.compute + bwd.compute + recompute.compute);
   c.memorySeconds = slots * (fwd.memory + bwd.memory + recompute.memory);
   c.overheadSeconds = slots * (fwd.overhead + bwd.overhead + recompute.overhead);
-  c.hostSeconds = slots * (fwd.host + bwd.host + recompute.host);
+  // Host work and kernels: each micro-batch once (the bubble's slots launch nothing).
+  c.hostSeconds = m * (fwd.host + bwd.host + recompute.host);
+  c.exposedHostSeconds = slots * (fwd.exposedHost + bwd.exposedHost + recompute.exposedHost);
   c.tpCommSeconds = slots * tp;
   c.ppCommSeconds = slots * ppComm;
   c.epCommSeconds = slots * ep;

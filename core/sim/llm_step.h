@@ -5,6 +5,7 @@
 // link it crosses (within a node or between nodes) with what frameworks overlap, the optimizer
 // update, and the memory each chip holds. Pure functions; the planner (llm_simulator) calls
 // them for every candidate plan.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -79,8 +80,9 @@ struct PlanCost {
   double computeSeconds = 0;    // matmul and attention arithmetic, all micro-batches (incl. recompute)
   double memorySeconds = 0;     // bandwidth-bound ops (norms, activations, casts, small matmuls)
   double overheadSeconds = 0;   // kernels shorter than a launch, host dispatch the GPU waits for, the per-step overhead
-  double hostSeconds = 0;       // host dispatch of every kernel (overlaps the GPU's work while it has some queued)
-  int kernelsPerMicroBatch = 0; // kernels one micro-batch launches on the slowest stage, forward + backward
+  double hostSeconds = 0;       // host dispatch of every kernel (overlaps the device's work while it has some queued)
+  double exposedHostSeconds = 0;  // of overheadSeconds: host dispatch the device waited for
+  std::int64_t kernelsPerMicroBatch = 0; // kernels one micro-batch launches on the slowest stage, forward + backward
   double bubbleSeconds = 0;     // pipeline fill and drain
   double tpCommSeconds = 0, ppCommSeconds = 0, epCommSeconds = 0;  // exposed
   double dpCommSeconds = 0;     // exposed

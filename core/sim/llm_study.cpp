@@ -90,7 +90,8 @@ std::vector<ScalingPoint> scalingCurve(const LlmStudy& study, const LlmScenario&
   if (!d) return points;
   const hw::StackSpec& stack = stackOf(scenario, *d, stacks);
   const int chipsPerDevice = std::max(1, d->chipsPerDevice);
-  // Weak scaling keeps the study's sequences per chip (at least one) at its own scenario's count.
+  // Weak scaling keeps the study's sequences per chip (at least one, rounded down) at its own
+  // scenario's count.
   const int perChip = std::max(1, study.batch / std::max(1, scenario.count * chipsPerDevice));
   double basePerChip = 0;
   std::string basePlan;  // at the smallest count that fits
@@ -101,8 +102,13 @@ std::vector<ScalingPoint> scalingCurve(const LlmStudy& study, const LlmScenario&
     LlmConfig c = configOf(study, sc);
     c.perOp = false;
     const int chips = n * chipsPerDevice;
-    if (study.weakScaling) c.batch = perChip * chips;
-    else if (c.batch < chips) break;  // strong scaling: the batch does not split over more chips
+    if (study.weakScaling) {
+      const std::int64_t batch = static_cast<std::int64_t>(perChip) * chips;
+      if (batch > (1 << 24)) break;  // past the largest batch a study may hold
+      c.batch = static_cast<int>(batch);
+    } else if (c.batch < chips) {
+      break;  // strong scaling: the batch does not split over more chips
+    }
     try {
       const LlmReport r = simulateLlm(c, *d, stack);
       ScalingPoint p;

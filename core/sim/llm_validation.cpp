@@ -124,9 +124,10 @@ std::vector<LlmReferenceRow> parseLlmReferenceCsv(const std::string& text, const
       } catch (const std::exception& e) {
         throw Error(at + ": parallel: " + e.what());
       }
-      if (row.plan->chips() != row.count)
+      // Checked against the row's chips (count x the device's chips) when it is run.
+      if (row.plan->chips() < row.count)
         throw Error(at + ": parallel: '" + field("parallel") + "' spans " + std::to_string(row.plan->chips()) +
-                    " chips, the row has count " + std::to_string(row.count));
+                    " chips, fewer than the row's count " + std::to_string(row.count));
     }
     rows.push_back(std::move(row));
   }
@@ -150,7 +151,11 @@ LlmValidationResult validateLlmRows(const hw::DeviceCatalog& devices, const hw::
     rr.stack = !stackOverride.empty() ? stackOverride : row.stack;  // until resolved (a refused row keeps it)
     try {
       const hw::DeviceSpec& d = devices.at(row.device);
-      rr.family = d.generation.empty() ? d.id : d.generation;
+      rr.family = hw::generationOf(d);
+      // The plan that ran spans the row's chips (a TPU board is its chips).
+      if (row.plan && row.plan->chips() != row.count * std::max(1, d.chipsPerDevice))
+        throw Error(row.id + ": parallel: " + row.plan->text() + " spans " + std::to_string(row.plan->chips()) +
+                    " chips; the row has " + std::to_string(row.count * std::max(1, d.chipsPerDevice)));
       const std::string stackId = !stackOverride.empty() ? stackOverride : row.stack;
       const hw::StackSpec& stack = stackId.empty() ? stacks.defaultFor(d.kind) : stacks.at(stackId);
       rr.stack = stack.id;

@@ -8,8 +8,9 @@ namespace {
 using nn::FfnKind;
 using nn::TransformerKind;
 
-TransformerOp matmul(std::string name, double rows, double contraction, bool splitByTp = true) {
+TransformerOp matmul(std::string name, double rows, double contraction, bool splitByTp = true, bool bias = false) {
   TransformerOp op;
+  op.bias = bias;
   op.name = std::move(name);
   op.kind = OpKind::Matmul;
   op.rows = rows;
@@ -74,7 +75,7 @@ TransformerWork makeTransformerWork(const nn::TransformerSpec& spec, int seqLen,
   // Before the first block: the token (or patch) embedding and positions.
   if (spec.kind == TransformerKind::Vision) {
     const double patch = static_cast<double>(spec.patchSize) * spec.patchSize * spec.channels;
-    TransformerOp p = matmul("patch_embedding", d, patch, false);
+    TransformerOp p = matmul("patch_embedding", d, patch, false, true);  // a conv with a bias
     p.frozen = lora;
     w.pre.push_back(p);
   }
@@ -91,7 +92,7 @@ TransformerWork makeTransformerWork(const nn::TransformerSpec& spec, int seqLen,
   const bool rms = spec.norm == nn::NormKind::RmsNorm;
   const Eager norm = rms ? Eager{9 * d, 8 * d, 7} : Eager{4 * d, 3 * d, 2};
   w.block.push_back(elementwise("norm_1", norm, {2 * d, d}, d));
-  TransformerOp proj = matmul("qkv", qkv, d);
+  TransformerOp proj = matmul("qkv", qkv, d, true, spec.bias);
   proj.frozen = lora;
   w.block.push_back(proj);
   // Rotary embedding of q and k: eager x*cos + rotate_half(x)*sin is five kernels a tensor
@@ -106,13 +107,13 @@ TransformerWork makeTransformerWork(const nn::TransformerSpec& spec, int seqLen,
     a.savedElements = qkv + q;  // Q, K, V and the output (the T x T term is the step model's)
     w.block.push_back(a);
   }
-  TransformerOp out = matmul("attention_out", d, q);
+  TransformerOp out = matmul("attention_out", d, q, true, spec.bias);
   out.frozen = lora;
   out.splitContraction = true;
   out.savedElements = 0;  // its input is the attention output, already kept
   // Eager: the heads back to (tokens, width), a copy (transpose + contiguous); fused stacks'
   // attention kernels write that layout.
-  w.block.insert(w.block.end() - 1, elementwise("attention_layout", {2 * q, 0, 1}, {0, 0}, 0));
+  w.block.push_back(elementwise("attention_layout", {2 * q, 0, 1}, {0, 0}, 0));
   w.block.push_back(out);
   // The residual add: x (fp32 under autocast) + the branch's 16-bit output; fused into the norm
   // that follows.
@@ -121,7 +122,7 @@ TransformerWork makeTransformerWork(const nn::TransformerSpec& spec, int seqLen,
   const double experts = spec.expertsPerToken;
   if (spec.experts > 1) w.block.push_back(matmul("router", spec.experts, d, false));
   const bool swiglu = spec.ffnKind == FfnKind::SwiGlu;
-  TransformerOp up = matmul(spec.experts > 1 ? "experts_up" : "ffn_up", swiglu ? 2 * f : f, d);
+  TransformerOp up = matmul(spec.experts > 1 ? "experts_up" : "ffn_up", swiglu ? 2 * f : f, d, true, spec.bias);
   up.repeat = experts;
   up.frozen = lora;
   w.block.push_back(up);
@@ -134,7 +135,7 @@ TransformerWork makeTransformerWork(const nn::TransformerSpec& spec, int seqLen,
   act.epilogueFusable = !swiglu;
   act.repeat = experts;
   w.block.push_back(act);
-  TransformerOp down = matmul(spec.experts > 1 ? "experts_down" : "ffn_down", d, f);
+  TransformerOp down = matmul(spec.experts > 1 ? "experts_down" : "ffn_down", d, f, true, spec.bias);
   down.repeat = experts;
   down.frozen = lora;
   down.splitContraction = true;
@@ -145,11 +146,11 @@ TransformerWork makeTransformerWork(const nn::TransformerSpec& spec, int seqLen,
   // After the last block: final norm, the head and the loss.
   w.post.push_back(elementwise("final_norm", norm, {2 * d, d}, d));
   if (spec.kind == TransformerKind::Vision) {
-    TransformerOp head = matmul("head", spec.vocab, d, false);
+    TransformerOp head = matmul("head", spec.vocab, d, false, true);  // the classifier's bias
     head.tokenShare = 1.0 / w.seqLen;  // the class token only
     w.post.push_back(head);
   } else {
-    TransformerOp head = matmul("lm_head", spec.vocab, d);
+    TransformerOp head = matmul("lm_head", spec.vocab, d, true, spec.headBias);
     head.frozen = lora;
     // BERT's masked-LM head runs on the masked tokens only (15%: the reference implementations
     // gather them before the vocabulary projection).

@@ -25,6 +25,7 @@ struct TransformerOp {
   bool splitByTp = true;  // sharded over tensor-parallel ranks (Megatron column/row parallel)
   bool splitContraction = false;  // row parallel: the contraction is split, not the rows
   bool frozen = false;    // LoRA: a frozen base weight (backward computes the input gradient only)
+  bool bias = false;      // the matmul adds a bias (its gradient is a reduction of its own unless fused)
   double tokenShare = 1;  // share of the tokens it runs on (BERT's MLM head: the masked 15%)
   double repeat = 1;      // experts each token passes through (MoE: top-k)
   // Elementwise: elements read + written per token in the forward pass, unfused (eager: each

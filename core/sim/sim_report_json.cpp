@@ -132,6 +132,7 @@ Json simReportToJson(const SimReport& r, JsonDigits digits) {
     j.set("cpu_build", cpuBuildName(c.cpuBuild));
   }
   if (c.memoryGib > 0) j.set("memory_gib", c.memoryGib);
+  if (c.channelsLast) j.set("memory_format", *c.channelsLast ? "channels-last" : "nchw");
   j.set("batch", c.batch);
   j.set("per_device_batch", r.perDeviceBatch);
   j.set("precision", util::precisionName(c.precision));
@@ -199,6 +200,8 @@ SimReport simReportFromJson(const JsonReader& in) {
     c.count = static_cast<int>(in.integer("count", 1, 0, kMaxCount));
     c.cpuBuild = readName(in, "cpu_build", kCpuBuildNames, CpuBuild::Compiled);
     c.memoryGib = in.number("memory_gib", 0, 0, 1e9);
+    if (in.has("memory_format"))
+      c.channelsLast = in.choice("memory_format", {"nchw", "channels-last"}) == "channels-last";
     c.batch = static_cast<int>(in.integer("batch", 1, 0, kMaxCount));
     c.precision = readPrecision(in, "precision");
     c.epochs = static_cast<int>(in.integer("epochs", 1, 0, kMaxCount));
