@@ -37,6 +37,14 @@ struct FigureDef {
         }                                                                                         \
   }
 
+// A true/false figure: stored as 1 or 0 in the table's number.
+FigureDef flagFigure(const char* key, std::optional<bool> SoftwareFigures::*member) {
+  return FigureDef{key, Check::Flag, 0, 1, [member](SoftwareFigures& f, double v) { f.*member = v != 0; },
+                   [member](const SoftwareFigures& f) -> std::optional<double> {
+                     return f.*member ? std::optional<double>(*(f.*member) ? 1.0 : 0.0) : std::nullopt;
+                   }};
+}
+
 const std::vector<FigureDef>& figureTable() {
   static const std::vector<FigureDef> table = {
       ACCELLAB_FIG("gemm_efficiency", gemmEfficiency, Check::Fraction, 0.01, 1.0),
@@ -60,26 +68,11 @@ const std::vector<FigureDef>& figureTable() {
       ACCELLAB_FIG("fp8_matmul_efficiency", fp8MatmulEfficiency, Check::Fraction, 0.01, 1.0),
       ACCELLAB_FIG("fp4_matmul_efficiency", fp4MatmulEfficiency, Check::Fraction, 0.01, 1.0),
       ACCELLAB_FIG("comm_efficiency", commEfficiency, Check::Fraction, 0.05, 1.0),
-      FigureDef{"fused_attention", Check::Flag, 0, 1, [](SoftwareFigures& f, double v) { f.fusedAttention = v != 0; },
-                [](const SoftwareFigures& f) -> std::optional<double> {
-                  return f.fusedAttention ? std::optional<double>(*f.fusedAttention ? 1.0 : 0.0) : std::nullopt;
-                }},
-      FigureDef{"fuses_elementwise", Check::Flag, 0, 1, [](SoftwareFigures& f, double v) { f.fusesElementwise = v != 0; },
-                [](const SoftwareFigures& f) -> std::optional<double> {
-                  return f.fusesElementwise ? std::optional<double>(*f.fusesElementwise ? 1.0 : 0.0) : std::nullopt;
-                }},
-      FigureDef{"autocast", Check::Flag, 0, 1, [](SoftwareFigures& f, double v) { f.autocast = v != 0; },
-                [](const SoftwareFigures& f) -> std::optional<double> {
-                  return f.autocast ? std::optional<double>(*f.autocast ? 1.0 : 0.0) : std::nullopt;
-                }},
-      FigureDef{"fuses_epilogues", Check::Flag, 0, 1, [](SoftwareFigures& f, double v) { f.fusesEpilogues = v != 0; },
-                [](const SoftwareFigures& f) -> std::optional<double> {
-                  return f.fusesEpilogues ? std::optional<double>(*f.fusesEpilogues ? 1.0 : 0.0) : std::nullopt;
-                }},
-      FigureDef{"channels_last", Check::Flag, 0, 1, [](SoftwareFigures& f, double v) { f.channelsLast = v != 0; },
-                [](const SoftwareFigures& f) -> std::optional<double> {
-                  return f.channelsLast ? std::optional<double>(*f.channelsLast ? 1.0 : 0.0) : std::nullopt;
-                }},
+      flagFigure("fused_attention", &SoftwareFigures::fusedAttention),
+      flagFigure("fuses_elementwise", &SoftwareFigures::fusesElementwise),
+      flagFigure("autocast", &SoftwareFigures::autocast),
+      flagFigure("fuses_epilogues", &SoftwareFigures::fusesEpilogues),
+      flagFigure("channels_last", &SoftwareFigures::channelsLast),
       FigureDef{"input_pipeline", Check::Pipeline, 0, 1,
                 [](SoftwareFigures& f, double v) {
                   f.inputPipeline = v != 0 ? InputPipeline::DeviceDecode : InputPipeline::HostDecode;

@@ -44,6 +44,19 @@ std::vector<double> errorsWhere(const HeldOutErrors& e, Keep keep) {
   return out;
 }
 
+// A cell's number, strictly (the whole cell, finite, within [lo, hi]); else an error naming the
+// file, line, column and what it must be.
+double numberIn(const std::string& cell, const std::string& at, const char* column, double lo, double hi,
+                const char* what) {
+  try {
+    std::size_t used = 0;
+    const double x = std::stod(cell, &used);
+    if (used == cell.size() && std::isfinite(x) && x >= lo && x <= hi) return x;
+  } catch (const std::exception&) {
+  }
+  throw Error(at + ": " + column + ": '" + cell.substr(0, 24) + "' is not " + what);
+}
+
 std::string bandPercent(double pct) { return "±" + std::to_string(static_cast<int>(std::lround(pct))) + "%"; }
 
 }  // namespace
@@ -94,27 +107,13 @@ HeldOutErrors parseHeldOutErrors(const std::string& text, const std::string& pat
     if (!d) throw Error(at + ": device: '" + row.device + "' is not in the device catalog");
     row.generation = hw::generationOf(*d);
     row.kind = d->kind;
-    const std::string e = field("abs_pct_error");
-    if (!e.empty()) {
-      try {
-        std::size_t used = 0;
-        const double x = std::stod(e, &used);
-        if (used != e.size() || !std::isfinite(x) || x < 0 || x > 1e6) throw std::exception();
-        row.absPctError = x;
-      } catch (const std::exception&) {
-        throw Error(at + ": abs_pct_error: '" + e.substr(0, 24) + "' is not a percentage from 0 to 1000000 (or empty)");
-      }
-    }
+    if (const std::string e = field("abs_pct_error"); !e.empty())
+      row.absPctError = numberIn(e, at, "abs_pct_error", 0, 1e6, "a percentage from 0 to 1000000 (or empty)");
     // Optional columns of the transformer rows.
     if (col.count("published_mfu") && !field("published_mfu").empty()) {
-      try {
-        std::size_t used = 0;
-        const double x = std::stod(field("published_mfu"), &used);
-        if (used != field("published_mfu").size() || !(x > 0 && x <= 1)) throw std::exception();
-        row.publishedMfu = x;
-      } catch (const std::exception&) {
+      row.publishedMfu = numberIn(field("published_mfu"), at, "published_mfu", 0, 1, "a fraction in (0, 1]");
+      if (row.publishedMfu <= 0)
         throw Error(at + ": published_mfu: '" + field("published_mfu").substr(0, 24) + "' is not a fraction in (0, 1]");
-      }
     }
     if (col.count("chips") && !field("chips").empty()) {
       try {

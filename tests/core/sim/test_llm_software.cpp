@@ -208,8 +208,8 @@ core::sim::LlmStudy scalingStudy(const std::string& device, bool weak) {
 
 TEST(LlmScaling, TheChartCountsChipsAndHoldsTheStudysBatchUnlessWeak) {
   // TPU v5p boards of 4 chips: the x axis is chips, 4 per board.
-  const auto tpu = scalingCurve(scalingStudy("tpu-v5p-8", false), scalingStudy("tpu-v5p-8", false).scenarios[0],
-                                simtest::catalog(), simtest::stacks(), 256);
+  const core::sim::LlmStudy strong = scalingStudy("tpu-v5p-8", false);
+  const auto tpu = scalingCurve(strong, strong.scenarios[0], simtest::catalog(), simtest::stacks(), 256);
   ASSERT_FALSE(tpu.empty());
   for (const auto& p : tpu) {
     EXPECT_EQ(p.chips, 4 * p.count);
