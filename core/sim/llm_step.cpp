@@ -82,12 +82,10 @@ PassTimes matmulTimes(const TransformerOp& op, const TransformerWork& w, const L
   const double n = tokens * op.tokenShare * op.repeat;  // token-rows this chip multiplies
   const auto& spec = *w.spec;
   // A mixture of experts splits the tokens over the chip's experts: narrower matmuls.
-  const double perExpert = spec.experts > 1 && op.repeat > 1
-                               ? n / std::max(1.0, static_cast<double>(spec.experts) / std::max(1, p.ep))
-                               : n;
+  const double perExpert = op.routed ? n / std::max(1.0, static_cast<double>(spec.experts) / std::max(1, p.ep)) : n;
   const double util = std::max(1e-3, matmulUtilization(u, s.rows, perExpert, s.contraction));
   const double flops = 2.0 * s.rows * s.contraction * n;
-  const double localExperts = spec.experts > 1 && op.repeat > 1 ? std::max(1.0, double(spec.experts) / p.ep) : 1.0;
+  const double localExperts = op.routed ? std::max(1.0, double(spec.experts) / p.ep) : 1.0;
   const double weights = s.rows * s.contraction * localExperts;
   // fp8/fp4 casts of the operands: fused into the producing norm/activation by fusing stacks
   // (Transformer Engine, XLA), a kernel of their own otherwise.
@@ -105,15 +103,25 @@ PassTimes matmulTimes(const TransformerOp& op, const TransformerWork& w, const L
   return t;
 }
 
+// Share of the T x T pairs a fused kernel computes: causal tiles above the diagonal skipped,
+// and beyond a sliding window.
+double pairShare(const TransformerWork& w) {
+  if (!w.causal) return 1.0;
+  const auto& s = *w.spec;
+  if (s.slidingWindow <= 0 || s.slidingWindow >= w.seqLen) return 0.5;
+  return s.attentionPairShare(w.seqLen);
+}
+
 PassTimes attentionTimes(const TransformerWork& w, const LlmUnit& u, const ParallelPlan& p, double sequences,
                          bool unfused, double* scoreElementsSaved) {
   const auto& spec = *w.spec;
-  const double T = w.seqLen, heads = static_cast<double>(spec.heads) / p.tp, hd = spec.headDim;
+  const double T = w.seqLen, heads = static_cast<double>(spec.heads) / p.tp;
+  const double qkDim = spec.qkHeadDim(), vDim = spec.valueHeadDim();
   PassTimes t;
   if (!unfused) {
     // FlashAttention-style: tiles of the scores never leave the chip; causal tiles above the
     // diagonal are skipped.
-    const double flops = 4.0 * sequences * T * T * hd * heads * (w.causal ? 0.5 : 1.0);
+    const double flops = 2.0 * sequences * T * T * (qkDim + vDim) * heads * pairShare(w);
     const double bytes = sequences * T * (spec.qkvWidth() + spec.attentionWidth()) / p.tp * u.actBytes;
     t.forward = roofline(flops, u.attentionFlops * kFusedAttentionForwardShare, bytes, u.memBytesPerSecond, 1, u);
     // The backward is three kernels (the output-gradient dot product, the main pass, the dQ
@@ -126,9 +134,9 @@ PassTimes attentionTimes(const TransformerWork& w, const LlmUnit& u, const Paral
   // Unfused (eager): two batched matmuls per head over the whole T x T (the mask is applied, not
   // skipped), and the scores written, scaled, masked, soft-maxed (and dropped out) in memory.
   const double batches = sequences * heads;
-  const double flopsQk = 2.0 * batches * T * T * hd, flopsAv = flopsQk;
-  const double utilQk = std::max(1e-3, matmulUtilization(u, T, T, hd));
-  const double utilAv = std::max(1e-3, matmulUtilization(u, hd, T, T));
+  const double flopsQk = 2.0 * batches * T * T * qkDim, flopsAv = 2.0 * batches * T * T * vDim;
+  const double utilQk = std::max(1e-3, matmulUtilization(u, T, T, qkDim));
+  const double utilAv = std::max(1e-3, matmulUtilization(u, vDim, T, T));
   const double passes = spec.bias ? 7.0 : 5.0;  // write S, scale+mask r/w, softmax r/w, (dropout r/w), read P
   const double scoreBytes = batches * T * T * u.actBytes * passes;
   const double qkvBytes = sequences * T * (spec.qkvWidth() + spec.attentionWidth()) / p.tp * u.actBytes;
@@ -177,6 +185,10 @@ ListTimes listTimes(const std::vector<TransformerOp>& ops, const TransformerWork
       case OpKind::Matmul: t = matmulTimes(op, w, u, p, tokens); break;
       case OpKind::Attention: t = attentionTimes(w, u, p, sequences, unfused, &out.scoreElementsSaved); break;
       case OpKind::Elementwise: t = elementwiseTimes(op, u, p, tokens); break;
+    }
+    if (op.layerShare != 1.0) {  // run by some of the layers: its share of every layer's time
+      t.forward = t.forward.scaled(op.layerShare);
+      t.backward = t.backward.scaled(op.layerShare);
     }
     out.forward.add(t.forward);
     out.backward.add(t.backward);
@@ -235,8 +247,9 @@ struct StageParams {
 StageParams stageParams(const TransformerWork& w, const ParallelPlan& p) {
   const auto& s = *w.spec;
   const double layersPerStage = std::ceil(static_cast<double>(s.layers) / p.pp);
-  double layer = static_cast<double>(s.layerParams());
-  if (s.experts > 1) layer -= static_cast<double>(s.experts - s.experts / std::max(1, p.ep)) * s.ffnParams();
+  // The average layer; expert parallelism keeps 1/ep of the routed experts on a chip.
+  double layer = static_cast<double>(s.bodyParams()) / s.layers;
+  if (s.moe()) layer -= static_cast<double>(s.routedExpertParams()) / s.layers * (1.0 - 1.0 / std::max(1, p.ep));
   const double body = layersPerStage * layer;
   StageParams sp;
   sp.first = body + static_cast<double>(s.embeddingParams());
@@ -349,7 +362,7 @@ MemoryBreakdown planMemory(const TransformerWork& w, const LlmUnit& u, const Par
   // Activations: what one layer keeps per token, for the layers of a stage and the micro-batches
   // in flight (1F1B: the first stage holds pp of them).
   double perToken = 0;
-  for (const auto& op : w.block) perToken += op.savedElements * op.repeat;
+  for (const auto& op : w.block) perToken += op.savedElements * op.repeat * op.layerShare;
   perToken /= p.tp;  // tensor + sequence parallel shard every saved tensor
   const double sequences = p.microBatch;
   const double tokens = sequences * w.seqLen;
@@ -407,11 +420,11 @@ PlanCost costPlan(const TransformerWork& w, const LlmUnit& u, const ParallelPlan
     const StageParams spc = stageParams(w, p);
     const double params = w.finetune == Finetune::Lora ? static_cast<double>(w.loraParams) / p.pp / p.tp
                                                          : std::max(spc.first, spc.last) / p.tp;
-    int tensors = 0;
+    double tensors = 0;
     for (const auto& op : w.block)
-      if (op.kind == OpKind::Matmul && !op.frozen) tensors += s.bias ? 2 : 1;
+      if (op.kind == OpKind::Matmul && !op.frozen) tensors += (op.bias ? 2 : 1) * op.layerShare;
     if (w.finetune == Finetune::Lora) tensors = 8;  // A and B of q, k, v, o
-    const OpTime casts = roofline(0, 0, 6.0 * params, u.memBytesPerSecond, static_cast<int>(tensors * layersPerStage), u);
+    const OpTime casts = roofline(0, 0, 6.0 * params, u.memBytesPerSecond, static_cast<int>(std::lround(tensors * layersPerStage)), u);
     fwd.add(casts);
     bwd.add(casts);
     if (rows) {
@@ -456,7 +469,8 @@ PlanCost costPlan(const TransformerWork& w, const LlmUnit& u, const ParallelPlan
   double ep = 0;
   if (p.ep > 1) {
     const double bytes = tokens * s.expertsPerToken * s.dModel * u.actBytes * (p.ep - 1.0) / p.ep;
-    ep = 4.0 * layersPerStage * bytes / linkFor(p.ep * p.tp * p.pp, u);
+    const double moeShare = static_cast<double>(s.moeLayers()) / s.layers;
+    ep = 4.0 * layersPerStage * moeShare * bytes / linkFor(p.ep * p.tp * p.pp, u);
   }
   recompute = passTime(recompute);
   c.microBatchSeconds = fwd.seconds() + bwd.seconds() + recompute.seconds() + tp + ppComm + ep;

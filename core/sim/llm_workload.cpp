@@ -92,13 +92,48 @@ TransformerWork makeTransformerWork(const nn::TransformerSpec& spec, int seqLen,
   const bool rms = spec.norm == nn::NormKind::RmsNorm;
   const Eager norm = rms ? Eager{9 * d, 8 * d, 7} : Eager{4 * d, 3 * d, 2};
   w.block.push_back(elementwise("norm_1", norm, {2 * d, d}, d));
-  TransformerOp proj = matmul("qkv", qkv, d, true, spec.bias);
-  proj.frozen = lora;
-  w.block.push_back(proj);
+  if (spec.mla()) {
+    // Multi-head latent attention: the queries through their latent (or directly), the keys and
+    // values through one shared latent and a rotary key, then up to every head.
+    const double heads = spec.heads, qk = spec.qkHeadDim();
+    const double kvLatent = spec.kvLoraRank + spec.qkRopeHeadDim;
+    if (spec.qLoraRank > 0) {
+      TransformerOp qa = matmul("q_latent", spec.qLoraRank, d, false);
+      qa.frozen = lora;
+      w.block.push_back(qa);
+      const double r = spec.qLoraRank;
+      w.block.push_back(elementwise("q_latent_norm", rms ? Eager{9 * r, 8 * r, 7} : Eager{4 * r, 3 * r, 2}, {2 * r, r}, r));
+      TransformerOp qb = matmul("q_up", heads * qk, r, true);
+      qb.frozen = lora;
+      w.block.push_back(qb);
+    } else {
+      TransformerOp qp = matmul("q", heads * qk, d, true);
+      qp.frozen = lora;
+      w.block.push_back(qp);
+    }
+    TransformerOp kva = matmul("kv_latent", kvLatent, d, false);
+    kva.frozen = lora;
+    kva.savedElements = 0;  // reads the same normalised input as the queries, kept once
+    w.block.push_back(kva);
+    const double r = spec.kvLoraRank;
+    w.block.push_back(elementwise("kv_latent_norm", rms ? Eager{9 * r, 8 * r, 7} : Eager{4 * r, 3 * r, 2}, {2 * r, r}, r));
+    TransformerOp kvb = matmul("kv_up", heads * (spec.qkNopeHeadDim + spec.vHeadDim), r, true);
+    kvb.frozen = lora;
+    w.block.push_back(kvb);
+  } else {
+    TransformerOp proj = matmul("qkv", qkv, d, true, spec.hasQkvBias());
+    proj.frozen = lora;
+    w.block.push_back(proj);
+  }
+  // Norms of q and k (Qwen3, OLMo 2): RMSNorm over each head or the whole projection.
+  if (spec.qkNorm != nn::QkNorm::None) {
+    const double qk = q + static_cast<double>(spec.kvHeads) * spec.headDim;
+    w.block.push_back(elementwise("qk_norm", rms ? Eager{9 * qk, 8 * qk, 14} : Eager{4 * qk, 3 * qk, 4}, {2 * qk, qk}, qk));
+  }
   // Rotary embedding of q and k: eager x*cos + rotate_half(x)*sin is five kernels a tensor
   // (negate, concatenate, two multiplies, add), ten passes over it; fused into the projection's
-  // epilogue or the attention prologue.
-  const double rotated = qkv - (qkv - q) / 2;  // q and k
+  // epilogue or the attention prologue. Latent attention rotates only its rotary part.
+  const double rotated = spec.mla() ? static_cast<double>(spec.heads + 1) * spec.qkRopeHeadDim : qkv - (qkv - q) / 2;
   if (rotary) w.block.push_back(elementwise("rotary", {10 * rotated, 0, 10}, {0, 0}, 0));
   {
     TransformerOp a;
@@ -107,7 +142,7 @@ TransformerWork makeTransformerWork(const nn::TransformerSpec& spec, int seqLen,
     a.savedElements = qkv + q;  // Q, K, V and the output (the T x T term is the step model's)
     w.block.push_back(a);
   }
-  TransformerOp out = matmul("attention_out", d, q, true, spec.bias);
+  TransformerOp out = matmul("attention_out", d, q, true, spec.hasOutBias());
   out.frozen = lora;
   out.splitContraction = true;
   out.savedElements = 0;  // its input is the attention output, already kept
@@ -119,28 +154,51 @@ TransformerWork makeTransformerWork(const nn::TransformerSpec& spec, int seqLen,
   // that follows.
   w.block.push_back(elementwise("residual_1", {3 * d, 2 * d, 1}, {0, 0}, 0));
   w.block.push_back(elementwise("norm_2", norm, {2 * d, d}, d));
-  const double experts = spec.expertsPerToken;
-  if (spec.experts > 1) w.block.push_back(matmul("router", spec.experts, d, false));
-  const bool swiglu = spec.ffnKind == FfnKind::SwiGlu;
-  TransformerOp up = matmul(spec.experts > 1 ? "experts_up" : "ffn_up", swiglu ? 2 * f : f, d, true, spec.bias);
-  up.repeat = experts;
-  up.frozen = lora;
-  w.block.push_back(up);
-  // GELU fuses into the matmul's epilogue under hand-tuned stacks (cuBLASLt's GELU epilogue in
-  // Transformer Engine, XLA); a compiler that leaves matmuls to cuBLAS runs it (with the bias)
-  // as a kernel of its own, as eager does. SwiGLU's gate x up is a kernel of its own (eager:
-  // silu, then the multiply).
-  TransformerOp act = swiglu ? elementwise("swiglu", {5 * f, 0, 2}, {3 * f, 0}, 3 * f)
-                             : elementwise("gelu", {2 * f, 0, 1}, {0, 0}, 2 * f);
-  act.epilogueFusable = !swiglu;
-  act.repeat = experts;
-  w.block.push_back(act);
-  TransformerOp down = matmul(spec.experts > 1 ? "experts_down" : "ffn_down", d, f, true, spec.bias);
-  down.repeat = experts;
-  down.frozen = lora;
-  down.splitContraction = true;
-  down.savedElements = 0;  // its input is the activation's output, counted there
-  w.block.push_back(down);
+  // Norms after the branches too (Gemma 2: four a block).
+  for (int i = 2; i < spec.normsPerLayer; ++i)
+    w.block.push_back(elementwise("norm_" + std::to_string(i + 1), norm, {2 * d, d}, d));
+
+  // The feed-forward: dense in `denseShare` of the layers, experts in the rest.
+  const bool gated = spec.gated();
+  const double moeShare = spec.moe() ? static_cast<double>(spec.moeLayers()) / spec.layers : 0.0;
+  const double denseShare = 1.0 - moeShare;
+  // One feed-forward of `width`, `repeat` times per token, in `share` of the layers.
+  auto ffn = [&](const std::string& prefix, double width, double repeat, bool routed, double share) {
+    TransformerOp up = matmul(prefix + "_up", gated ? 2 * width : width, d, true, spec.hasFfnBias());
+    up.repeat = repeat;
+    up.routed = routed;
+    up.frozen = lora;
+    up.layerShare = share;
+    w.block.push_back(up);
+    // GELU fuses into the matmul's epilogue under hand-tuned stacks (cuBLASLt's GELU epilogue in
+    // Transformer Engine, XLA); a compiler that leaves matmuls to cuBLAS runs it (with the bias)
+    // as a kernel of its own, as eager does. A gated unit's gate x up is a kernel of its own
+    // (eager: the activation, then the multiply).
+    TransformerOp act = gated ? elementwise(spec.ffnKind == FfnKind::GeGlu ? "geglu" : "swiglu", {5 * width, 0, 2},
+                                            {3 * width, 0}, 3 * width)
+                              : elementwise("gelu", {2 * width, 0, 1}, {0, 0}, 2 * width);
+    act.name = prefix == "ffn" || prefix == "experts" ? act.name : prefix + "_" + act.name;
+    act.epilogueFusable = !gated;
+    act.repeat = repeat;
+    act.layerShare = share;
+    w.block.push_back(act);
+    TransformerOp down = matmul(prefix + "_down", d, width, true, spec.hasFfnBias());
+    down.repeat = repeat;
+    down.routed = routed;
+    down.frozen = lora;
+    down.splitContraction = true;
+    down.savedElements = 0;  // its input is the activation's output, counted there
+    down.layerShare = share;
+    w.block.push_back(down);
+  };
+  if (denseShare > 0) ffn("ffn", f, 1, false, denseShare);
+  if (moeShare > 0) {
+    TransformerOp router = matmul("router", spec.experts, d, false);
+    router.layerShare = moeShare;
+    w.block.push_back(router);
+    ffn("experts", spec.routedFfn(), spec.expertsPerToken, true, moeShare);
+    if (spec.sharedExperts > 0) ffn("shared_expert", spec.sharedFfn(), spec.sharedExperts, false, moeShare);
+  }
   w.block.push_back(elementwise("residual_2", {3 * d, 2 * d, 1}, {0, 0}, 0));
 
   // After the last block: final norm, the head and the loss.
@@ -168,7 +226,8 @@ TransformerWork makeTransformerWork(const nn::TransformerSpec& spec, int seqLen,
   w.params = spec.params();
   w.trainableParams = lora ? w.loraParams : w.params;
   const double n = static_cast<double>(spec.activeMatmulParams());
-  const double attention = 12.0 * spec.layers * q * w.seqLen;  // QK^T and AV: forward 4, backward 8
+  // QK^T and AV over the whole T x T: forward 2 (qk + v) per head, backward twice that.
+  const double attention = 6.0 * spec.layers * spec.heads * (spec.qkHeadDim() + spec.valueHeadDim()) * w.seqLen;
   // LoRA: frozen weights need no weight gradient (4 N), the attention core is differentiated whole.
   w.modelFlopsPerToken = lora ? 4.0 * n + attention + 6.0 * static_cast<double>(w.loraParams)
                               : 6.0 * n + attention;

@@ -27,7 +27,9 @@ struct TransformerOp {
   bool frozen = false;    // LoRA: a frozen base weight (backward computes the input gradient only)
   bool bias = false;      // the matmul adds a bias (its gradient is a reduction of its own unless fused)
   double tokenShare = 1;  // share of the tokens it runs on (BERT's MLM head: the masked 15%)
-  double repeat = 1;      // experts each token passes through (MoE: top-k)
+  double repeat = 1;      // experts each token passes through (MoE: top-k; shared experts)
+  bool routed = false;    // a routed expert's matmul: the tokens split over the chip's experts
+  double layerShare = 1;  // share of the layers that run it (DeepSeek-V3: experts in 58 of 61)
   // Elementwise: elements read + written per token in the forward pass, unfused (eager: each
   // op its own kernel, `kernels` of them) and when the stack fuses elementwise work into its
   // neighbours (one kernel, none when fusedElements is 0).

@@ -52,7 +52,7 @@ TEST(TransformerSpec, MaxTextConfigurationsByTheirDimensions) {
 TEST(TransformerSpec, MixtureOfExpertsCountsAllExpertsButActivatesTwo) {
   const TransformerSpec& m = transformerSpec("mixtral-8x7b");
   const TransformerSpec& dense = transformerSpec("mistral-7b");
-  EXPECT_EQ(m.layerParams() - dense.layerParams(), 7 * dense.ffnParams() + 4096LL * 8);
+  EXPECT_EQ(m.moeLayerParams() - dense.denseLayerParams(), 7 * dense.ffnParams() + 4096LL * 8);
   // About 13 B active parameters per token (the paper's figure), of 46.7 B.
   EXPECT_NEAR(m.activeMatmulParams() / 1e9, 12.9, 0.3);
 }

@@ -1,0 +1,387 @@
+#include "core/nn/hf_config.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "core/util/error.h"
+#include "core/util/files.h"
+
+namespace core::nn {
+namespace {
+
+using util::Json;
+
+// One config.json being read: every error names the file, the model_type and the key.
+class Config {
+public:
+  Config(const Json& root, std::string path) : m_root(root), m_path(std::move(path)) {
+    const Json* t = root.find("model_type");
+    m_type = t && t->isString() ? t->asString() : "";
+  }
+  const std::string& type() const { return m_type; }
+
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+    throw util::Error(m_path + ": model_type '" + m_type + "': key '" + key + "': " + what);
+  }
+  // A key that is absent or null reads as absent (the library's default applies).
+  const Json* find(const std::string& key) const {
+    const Json* j = m_root.find(key);
+    return j && !j->isNull() ? j : nullptr;
+  }
+  bool has(const std::string& key) const { return find(key) != nullptr; }
+
+  int integer(const std::string& key, long long lo, long long hi) const {
+    const Json* j = find(key);
+    if (!j) fail(key, "missing (" + m_type + " configs give it)");
+    return checked(key, *j, lo, hi);
+  }
+  int integer(const std::string& key, int fallback, long long lo, long long hi) const {
+    const Json* j = find(key);
+    return j ? checked(key, *j, lo, hi) : fallback;
+  }
+  // The first of `keys` the file has (configs renamed some fields over the years).
+  int firstInteger(const std::vector<std::string>& keys, long long lo, long long hi) const {
+    for (const auto& k : keys)
+      if (has(k)) return integer(k, lo, hi);
+    fail(keys.front(), "missing (" + m_type + " configs give it)");
+  }
+  bool boolean(const std::string& key, bool fallback) const {
+    const Json* j = find(key);
+    if (!j) return fallback;
+    if (!j->isBool()) fail(key, "expected true or false");
+    return j->asBool();
+  }
+  std::string string(const std::string& key, const std::string& fallback) const {
+    const Json* j = find(key);
+    if (!j) return fallback;
+    if (!j->isString()) fail(key, "expected a string");
+    return j->asString();
+  }
+  const Json::Array* array(const std::string& key) const {
+    const Json* j = find(key);
+    if (!j) return nullptr;
+    if (!j->isArray()) fail(key, "expected an array");
+    return &j->asArray();
+  }
+
+private:
+  int checked(const std::string& key, const Json& j, long long lo, long long hi) const {
+    if (!j.isNumber()) fail(key, "expected a whole number");
+    const double v = j.asNumber();
+    if (v != std::floor(v)) fail(key, util::formatNumber(v) + " is not a whole number");
+    if (v < static_cast<double>(lo) || v > static_cast<double>(hi))
+      fail(key, util::formatNumber(v) + " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    return static_cast<int>(v);
+  }
+
+  const Json& m_root;
+  std::string m_path;
+  std::string m_type;
+};
+
+constexpr long long kWidth = 1 << 20, kHeads = 1 << 14, kLayers = 10000, kVocab = 1 << 24, kPositions = 1 << 24;
+constexpr int kDefaultSeqLenCap = 8192;
+
+std::string slug(std::string text) {
+  std::string out;
+  for (char c : text) {
+    const char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const bool ok = (l >= 'a' && l <= 'z') || (l >= '0' && l <= '9') || l == '.' || l == '_' || l == '-';
+    out += ok ? l : '-';
+  }
+  while (!out.empty() && (out.front() == '-' || out.front() == '.')) out.erase(out.begin());
+  if (out.size() > 64) out.resize(64);
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out;
+}
+
+// "meta-llama/Meta-Llama-3-8B" -> "Meta-Llama-3-8B"; else the folder or the file's name.
+std::string displayName(const Config& c, const std::string& path) {
+  std::string n = c.string("_name_or_path", "");
+  if (const auto slash = n.find_last_of('/'); slash != std::string::npos) n = n.substr(slash + 1);
+  if (!n.empty()) return n;
+  const std::filesystem::path p(path);
+  const std::string stem = p.stem().string();
+  if (stem == "config" && p.has_parent_path() && !p.parent_path().filename().empty()) return p.parent_path().filename().string();
+  return stem.empty() ? "imported" : stem;
+}
+
+FfnKind gatedActivation(const Config& c, const std::string& key, const std::string& fallback) {
+  const std::string act = c.string(key, fallback);
+  if (act == "silu" || act == "swish") return FfnKind::SwiGlu;
+  if (act == "gelu" || act == "gelu_pytorch_tanh" || act == "gelu_new" || act == "gelu_fast") return FfnKind::GeGlu;
+  c.fail(key, "'" + act + "' is not an activation AccelLab costs in a gated feed-forward (silu, gelu)");
+}
+
+FfnKind plainActivation(const Config& c, const std::string& key, const std::string& fallback) {
+  const std::string act = c.string(key, fallback);
+  if (act == "gelu" || act == "gelu_new" || act == "gelu_pytorch_tanh" || act == "gelu_fast" || act == "relu" ||
+      act == "quick_gelu")
+    return FfnKind::Gelu;  // two matrices and an element-wise activation cost the same
+  c.fail(key, "'" + act + "' is not an activation AccelLab costs (gelu, relu)");
+}
+
+// The Llama family's shared fields: RMSNorm, rotary positions, a gated feed-forward, no biases.
+TransformerSpec llamaLike(const Config& c, bool tiedByDefault) {
+  TransformerSpec s;
+  s.kind = TransformerKind::Decoder;
+  s.layers = c.integer("num_hidden_layers", 1, kLayers);
+  s.dModel = c.integer("hidden_size", 1, kWidth);
+  s.heads = c.integer("num_attention_heads", 1, kHeads);
+  s.kvHeads = c.integer("num_key_value_heads", s.heads, 1, kHeads);
+  if (s.heads % s.kvHeads != 0)
+    c.fail("num_key_value_heads", std::to_string(s.kvHeads) + " does not divide the " + std::to_string(s.heads) +
+                                      " attention heads");
+  if (!c.has("head_dim") && s.dModel % s.heads != 0)
+    c.fail("head_dim", "missing, and hidden_size " + std::to_string(s.dModel) + " is not a multiple of the " +
+                           std::to_string(s.heads) + " heads");
+  s.headDim = c.integer("head_dim", s.dModel / s.heads, 1, kHeads);
+  s.ffn = c.integer("intermediate_size", 1, kWidth);
+  s.ffnKind = gatedActivation(c, "hidden_act", "silu");
+  s.norm = NormKind::RmsNorm;
+  s.position = PositionKind::Rotary;
+  s.vocab = c.integer("vocab_size", 1, kVocab);
+  s.defaultSeqLen = std::min(c.integer("max_position_embeddings", 4096, 1, kPositions), kDefaultSeqLenCap);
+  s.tiedEmbeddings = c.boolean("tie_word_embeddings", tiedByDefault);
+  s.bias = false;
+  return s;
+}
+
+void slidingEveryLayer(const Config& c, TransformerSpec& s) {
+  const int w = c.integer("sliding_window", 0, 0, kPositions);
+  if (w > 0) {
+    s.slidingWindow = w;
+    s.slidingLayerShare = 1.0;
+  }
+}
+
+// Qwen2/Qwen3: a window only with use_sliding_window, on the layers from max_window_layers on.
+void qwenSliding(const Config& c, TransformerSpec& s) {
+  if (!c.boolean("use_sliding_window", false)) return;
+  const int w = c.integer("sliding_window", 0, 0, kPositions);
+  const int from = c.integer("max_window_layers", s.layers, 0, kLayers);
+  if (w > 0 && from < s.layers) {
+    s.slidingWindow = w;
+    s.slidingLayerShare = static_cast<double>(s.layers - from) / s.layers;
+  }
+}
+
+// "layer_types": ["sliding_attention", "full_attention", ...] (gpt-oss, newer configs).
+bool slidingFromLayerTypes(const Config& c, TransformerSpec& s) {
+  const Json::Array* types = c.array("layer_types");
+  if (!types) return false;
+  if (types->size() != static_cast<std::size_t>(s.layers))
+    c.fail("layer_types", std::to_string(types->size()) + " entries for " + std::to_string(s.layers) + " layers");
+  int sliding = 0;
+  for (const auto& t : *types) {
+    if (!t.isString()) c.fail("layer_types", "expected strings");
+    if (t.asString() == "sliding_attention") ++sliding;
+    else if (t.asString() != "full_attention") c.fail("layer_types", "'" + t.asString() + "' is not a layer type AccelLab knows");
+  }
+  const int w = c.integer("sliding_window", 0, 0, kPositions);
+  if (sliding > 0 && w > 0) {
+    s.slidingWindow = w;
+    s.slidingLayerShare = static_cast<double>(sliding) / s.layers;
+  }
+  return true;
+}
+
+void experts(const Config& c, TransformerSpec& s, const std::vector<std::string>& countKeys) {
+  s.experts = c.firstInteger(countKeys, 1, 4096);
+  s.expertsPerToken = c.firstInteger({"num_experts_per_tok", "experts_per_token"}, 1, s.experts);
+}
+
+TransformerSpec read(const Config& c) {
+  const std::string& t = c.type();
+  if (t == "llama") {
+    TransformerSpec s = llamaLike(c, false);
+    s.outBias = c.boolean("attention_bias", false);
+    s.ffnBias = c.boolean("mlp_bias", false);
+    return s;
+  }
+  if (t == "mistral") {
+    TransformerSpec s = llamaLike(c, false);
+    slidingEveryLayer(c, s);
+    return s;
+  }
+  if (t == "mixtral") {
+    TransformerSpec s = llamaLike(c, false);
+    experts(c, s, {"num_local_experts"});
+    slidingEveryLayer(c, s);
+    return s;
+  }
+  if (t == "qwen2") {
+    TransformerSpec s = llamaLike(c, false);
+    s.qkvBias = true;  // Qwen2's q, k and v projections always carry biases
+    qwenSliding(c, s);
+    return s;
+  }
+  if (t == "qwen3" || t == "qwen3_moe") {
+    TransformerSpec s = llamaLike(c, false);
+    s.outBias = c.boolean("attention_bias", false);
+    s.qkNorm = QkNorm::PerHead;
+    if (!slidingFromLayerTypes(c, s)) qwenSliding(c, s);
+    if (t == "qwen3_moe") {
+      experts(c, s, {"num_experts"});
+      s.expertFfn = c.integer("moe_intermediate_size", 1, kWidth);
+      const int step = c.integer("decoder_sparse_step", 1, 1, kLayers);
+      std::vector<bool> dense(static_cast<std::size_t>(s.layers), false);
+      if (const Json::Array* only = c.array("mlp_only_layers"))
+        for (const auto& l : *only) {
+          if (!l.isNumber() || l.asNumber() < 0 || l.asNumber() >= s.layers || l.asNumber() != std::floor(l.asNumber()))
+            c.fail("mlp_only_layers", "expected layer indices from 0 to " + std::to_string(s.layers - 1));
+          dense[static_cast<std::size_t>(l.asNumber())] = true;
+        }
+      for (int i = 0; i < s.layers; ++i)
+        if ((i + 1) % step != 0) dense[static_cast<std::size_t>(i)] = true;
+      s.denseLayers = static_cast<int>(std::count(dense.begin(), dense.end(), true));
+      if (s.denseLayers >= s.layers) c.fail("decoder_sparse_step", "leaves no layer with experts");
+    }
+    return s;
+  }
+  if (t == "gemma2") {
+    TransformerSpec s = llamaLike(c, true);
+    s.ffnKind = gatedActivation(c, c.has("hidden_activation") ? "hidden_activation" : "hidden_act", "gelu_pytorch_tanh");
+    s.outBias = c.boolean("attention_bias", false);
+    s.normsPerLayer = 4;  // before and after both attention and the feed-forward
+    if (!slidingFromLayerTypes(c, s)) {
+      const int w = c.integer("sliding_window", 4096, 0, kPositions);
+      if (w > 0) {  // Gemma 2 alternates local and global layers
+        s.slidingWindow = w;
+        s.slidingLayerShare = 0.5;
+      }
+    }
+    return s;
+  }
+  if (t == "phi3") {
+    TransformerSpec s = llamaLike(c, false);
+    slidingEveryLayer(c, s);
+    return s;
+  }
+  if (t == "olmo2" || t == "olmoe") {
+    TransformerSpec s = llamaLike(c, false);
+    s.outBias = c.boolean("attention_bias", false);
+    s.qkNorm = QkNorm::Full;
+    if (t == "olmoe") experts(c, s, {"num_experts"});
+    return s;
+  }
+  if (t == "deepseek_v3" || t == "deepseek_v2") {
+    TransformerSpec s = llamaLike(c, false);
+    s.kvLoraRank = c.integer("kv_lora_rank", 1, kWidth);
+    s.qLoraRank = c.integer("q_lora_rank", 0, 0, kWidth);
+    s.qkNopeHeadDim = c.integer("qk_nope_head_dim", 1, kHeads);
+    s.qkRopeHeadDim = c.integer("qk_rope_head_dim", 0, kHeads);
+    s.vHeadDim = c.integer("v_head_dim", 1, kHeads);
+    s.headDim = s.qkNopeHeadDim + s.qkRopeHeadDim;
+    s.kvHeads = s.heads;  // every head has its own k and v, decompressed from the latent
+    s.outBias = c.boolean("attention_bias", false);
+    if (c.integer("n_routed_experts", 0, 0, 4096) > 1) {
+      experts(c, s, {"n_routed_experts"});
+      s.expertFfn = c.integer("moe_intermediate_size", 1, kWidth);
+      s.sharedExperts = c.integer("n_shared_experts", 0, 0, 64);
+      const int firstDense = c.integer("first_k_dense_replace", 0, 0, s.layers);
+      const int freq = c.integer("moe_layer_freq", 1, 1, kLayers);
+      int moeLayers = 0;
+      for (int i = firstDense; i < s.layers; ++i)
+        if (i % freq == 0) ++moeLayers;
+      if (moeLayers == 0) c.fail("first_k_dense_replace", "leaves no layer with experts");
+      s.denseLayers = s.layers - moeLayers;
+      s.routerBias = t == "deepseek_v3";  // the auxiliary-loss-free balancing bias, one per expert
+    }
+    return s;
+  }
+  if (t == "gpt_oss") {
+    TransformerSpec s = llamaLike(c, false);
+    s.ffnKind = FfnKind::SwiGlu;  // a clamped SwiGLU
+    s.outBias = c.boolean("attention_bias", true);
+    s.ffnBias = true;  // gpt-oss experts carry biases
+    s.routerBias = true;
+    s.attentionSinks = true;
+    experts(c, s, {"num_local_experts"});
+    if (!slidingFromLayerTypes(c, s)) {
+      const int w = c.integer("sliding_window", 0, 0, kPositions);
+      if (w > 0) {
+        s.slidingWindow = w;
+        s.slidingLayerShare = 0.5;
+      }
+    }
+    return s;
+  }
+  if (t == "gpt2") {
+    TransformerSpec s;
+    s.kind = TransformerKind::Decoder;
+    s.layers = c.integer("n_layer", 1, kLayers);
+    s.dModel = c.integer("n_embd", 1, kWidth);
+    s.heads = s.kvHeads = c.integer("n_head", 1, kHeads);
+    if (s.dModel % s.heads != 0) c.fail("n_head", "does not divide n_embd " + std::to_string(s.dModel));
+    s.headDim = s.dModel / s.heads;
+    s.ffn = c.integer("n_inner", 4 * s.dModel, 1, kWidth);
+    s.ffnKind = plainActivation(c, "activation_function", "gelu_new");
+    s.norm = NormKind::LayerNorm;
+    s.position = PositionKind::Learned;
+    s.vocab = c.integer("vocab_size", 1, kVocab);
+    s.maxPositions = c.integer("n_positions", 1, kPositions);
+    s.defaultSeqLen = std::min(s.maxPositions, kDefaultSeqLenCap);
+    s.tiedEmbeddings = c.boolean("tie_word_embeddings", true);
+    s.bias = true;
+    return s;
+  }
+  if (t == "bert") {
+    TransformerSpec s;
+    s.kind = TransformerKind::Encoder;
+    s.layers = c.integer("num_hidden_layers", 1, kLayers);
+    s.dModel = c.integer("hidden_size", 1, kWidth);
+    s.heads = s.kvHeads = c.integer("num_attention_heads", 1, kHeads);
+    if (s.dModel % s.heads != 0) c.fail("num_attention_heads", "does not divide hidden_size " + std::to_string(s.dModel));
+    s.headDim = s.dModel / s.heads;
+    s.ffn = c.integer("intermediate_size", 1, kWidth);
+    s.ffnKind = plainActivation(c, "hidden_act", "gelu");
+    s.norm = NormKind::LayerNorm;
+    s.position = PositionKind::Learned;
+    s.vocab = c.integer("vocab_size", 1, kVocab);
+    s.maxPositions = c.integer("max_position_embeddings", 1, kPositions);
+    s.defaultSeqLen = std::min(s.maxPositions, kDefaultSeqLenCap);
+    s.tokenTypes = c.integer("type_vocab_size", 2, 0, 1024);
+    s.tiedEmbeddings = c.boolean("tie_word_embeddings", true);
+    s.bias = true;
+    s.pooler = true;        // BertForPreTraining: the pooler ...
+    s.mlmTransform = true;  // ... and the MLM head's transform
+    return s;
+  }
+  std::string known;
+  for (const auto& k : huggingFaceModelTypes()) known += (known.empty() ? "" : ", ") + k;
+  if (t.empty()) c.fail("model_type", "missing or not a string (readable: " + known + ")");
+  c.fail("model_type", "'" + t + "' is not a model_type AccelLab reads (readable: " + known + ")");
+}
+
+}  // namespace
+
+const std::vector<std::string>& huggingFaceModelTypes() {
+  static const std::vector<std::string> types = {"llama", "mistral", "mixtral", "qwen2",       "qwen3",
+                                                 "qwen3_moe", "gemma2", "phi3", "olmo2",       "olmoe",
+                                                 "deepseek_v2", "deepseek_v3", "gpt2", "bert", "gpt_oss"};
+  return types;
+}
+
+bool isHuggingFaceConfig(const Json& root) { return root.isObject() && root.contains("model_type"); }
+
+TransformerSpec transformerFromHuggingFace(const Json& root, const std::string& path) {
+  const Config c(root, path);
+  TransformerSpec s = read(c);
+  s.modelType = c.type();
+  const std::string name = displayName(c, path);
+  s.name = name;
+  s.id = slug(name);
+  if (s.id.empty()) s.id = "imported";
+  s.source = "Hugging Face config.json (model_type " + c.type() + ") read from " + path;
+  s.sourceDate = util::todayUtc();
+  try {
+    validate(s);
+  } catch (const util::Error& e) {
+    throw util::Error(path + ": model_type '" + c.type() + "': " + e.what());
+  }
+  return s;
+}
+
+}  // namespace core::nn

@@ -1,0 +1,32 @@
+#pragma once
+// CONTRACT: models as data. A transformer is described by a model file, one validated JSON
+// object like the device files (resources/models/<id>.json, and the user's models folder beside
+// the user devices): its dimensions with their meanings in the key names, unknown keys
+// rejected with the file and key named, and where the dimensions come from ("source",
+// "source_date"). A Hugging Face config.json is read too (core/nn/hf_config.h): readModelFile
+// tells the two apart by its "model_type".
+#include <string>
+
+#include "core/nn/transformer_spec.h"
+#include "core/util/json.h"
+
+namespace core::nn {
+
+// Model files are a few kilobytes; a config.json with its tokenizer maps inlined is rarely more.
+inline constexpr std::uint64_t kMaxModelFileBytes = std::uint64_t{4} << 20;
+
+// Parses an AccelLab model file's object. Throws core::util::Error naming `path` and the key.
+TransformerSpec transformerFromModelJson(const util::Json& root, const std::string& path);
+
+// The model-file form of `spec` (keys with their default value left out), the inverse of
+// transformerFromModelJson.
+util::Json transformerToModelJson(const TransformerSpec& spec);
+
+// Reads `path`: an AccelLab model file, or a Hugging Face config.json (it has "model_type").
+// The spec is validated. Throws core::util::Error naming the file and what is wrong.
+TransformerSpec readModelFile(const std::string& path);
+
+// True when `text` names a file rather than a model id (it ends in .json, or holds a '/').
+bool looksLikeModelPath(const std::string& text);
+
+}  // namespace core::nn
