@@ -1,5 +1,6 @@
 // accellab-cli models / datasets: what the engine knows, one line each (text) or JSON.
 // (train and bench live in engine_train.cpp and engine_bench.cpp.)
+#include <cmath>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
@@ -9,8 +10,10 @@
 #include "app/cli/engine_options.h"
 #include "core/data/dataset_info.h"
 #include "core/data/dataset_loader.h"
+#include "core/nn/model_file.h"
 #include "core/nn/transformer_spec.h"
 #include "core/nn/zoo.h"
+#include "core/sim/sim_report_json.h"
 #include "core/util/error.h"
 #include "core/util/json.h"
 
@@ -19,9 +22,12 @@ namespace app::cli {
 using core::util::Json;
 
 const char* const kModelsUsage =
-    "Usage: accellab-cli models [--format text|json]\n"
+    "Usage: accellab-cli models [--model ID|PATH] [--format text|json]\n"
     "\n"
-    "Lists the model zoo: id, parameters at the model's usual input, and a one-line description.\n"
+    "Lists the model zoo: id, parameters at the model's usual input, and a one-line description;\n"
+    "then the transformers (resources/models and your models folder, ~/.local/share/accellab/models).\n"
+    "--model: describe one model: an id, an AccelLab model file or a Hugging Face config.json\n"
+    "(its params, active params of a mixture of experts, forward FLOPs per sample).\n"
     "JSON: an array of {id, description, reference, default_dataset, input_shape, params,\n"
     "forward_gflop_per_image}. Reference models are large architectures for the simulator\n"
     "(trainable here, but slow on a CPU).\n";
@@ -71,12 +77,63 @@ core::nn::NetworkStats usualStats(const core::nn::ModelInfo& m) {
   return core::nn::modelStats(m.id, in);
 }
 
+Json transformerJson(const core::nn::TransformerSpec& t) {
+  Json j = core::nn::transformerToModelJson(t);
+  j.set("description", t.name);
+  j.set("transformer", core::nn::transformerKindName(t.kind));
+  j.set("default_dataset", t.kind == core::nn::TransformerKind::Vision ? "imagenet" : "text");
+  j.set("params", static_cast<long long>(t.params()));
+  if (t.moe()) {
+    j.set("active_params", static_cast<long long>(t.activeParams()));
+    j.set("active_params_convention", core::sim::kActiveParamsConvention);
+    j.set("active_params_without_input_embedding", static_cast<long long>(t.activeParams() - t.inputEmbeddingParams()));
+  }
+  j.set("forward_flops_per_sample", t.forwardFlopsPerSample(0));
+  return j;
+}
+
+std::string transformerLine(const core::nn::TransformerSpec& t) {
+  std::ostringstream o;
+  o << std::left << std::setw(14) << t.id << std::right << std::setw(17) << withThousands(t.params()) << " params  "
+    << t.name << " (" << core::nn::transformerKindName(t.kind) << ", " << t.layers << " layers, d " << t.dModel << ", "
+    << t.tokensPerSample(0) << " tokens";
+  if (t.moe()) o << "; " << t.experts << " experts, " << t.expertsPerToken << " a token: " << withThousands(t.activeParams()) << " active";
+  o << ")\n";
+  return o.str();
+}
+
+std::string transformerDetail(const core::nn::TransformerSpec& t) {
+  std::ostringstream o;
+  o << "  attention: " << t.heads << " heads, " << t.kvHeads << " KV heads";
+  if (t.mla()) o << ", latent (kv rank " << t.kvLoraRank << ", q rank " << t.qLoraRank << ")";
+  if (t.slidingWindow > 0) o << ", window " << t.slidingWindow << " on " << std::lround(t.slidingLayerShare * 100) << "% of layers";
+  o << "\n  feed-forward: " << core::nn::ffnKindName(t.ffnKind) << " " << t.ffn;
+  if (t.moe()) {
+    o << "; " << t.moeLayers() << " layers with " << t.experts << " experts of " << t.routedFfn();
+    if (t.sharedExperts > 0) o << " + " << t.sharedExperts << " shared of " << t.sharedFfn();
+  }
+  o << "\n  forward FLOPs per sample at " << t.tokensPerSample(0) << " tokens: " << t.forwardFlopsPerSample(0)
+    << "\n  source: " << t.source << " (" << t.sourceDate << ")\n";
+  return o.str();
+}
+
 }  // namespace
 
-int cmdModels(const CommandArgs& args, std::ostream& out, std::ostream&) {
+int cmdModels(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const Args a(args);
-  a.allowOnly({"format", "help"});
+  a.allowOnly({"format", "help", "model"});
   const std::string format = formatOption(a, {"text", "json"});
+  if (a.has("model")) {  // one model described: a shipped id, a model file or a config.json
+    const core::nn::TransformerSpec* t = nullptr;
+    try {
+      t = &core::nn::resolveTransformer(a.str("model", ""));
+    } catch (const core::util::Error& e) {
+      throw core::util::Error(std::string("--model: ") + e.what());
+    }
+    if (format == "json") out << transformerJson(*t).dump(2) << "\n";
+    else out << transformerLine(*t) << transformerDetail(*t);
+    return 0;
+  }
   Json list = Json::array();
   std::ostringstream text;
   for (const auto& m : core::nn::modelCatalog()) {
@@ -102,33 +159,10 @@ int cmdModels(const CommandArgs& args, std::ostream& out, std::ostream&) {
     bool inZoo = false;  // char-gpt trains here too: listed once, above
     for (const auto& m : core::nn::modelCatalog()) inZoo = inZoo || m.id == t.id;
     if (inZoo) continue;
-    if (format == "json") {
-      Json j = Json::object();
-      j.set("id", t.id);
-      j.set("description", t.name);
-      j.set("transformer", core::nn::transformerKindName(t.kind));
-      j.set("default_dataset", t.kind == core::nn::TransformerKind::Vision ? "imagenet" : "text");
-      j.set("params", static_cast<long long>(t.params()));
-      j.set("layers", t.layers);
-      j.set("d_model", t.dModel);
-      j.set("heads", t.heads);
-      j.set("kv_heads", t.kvHeads);
-      j.set("ffn", t.ffn);
-      j.set("ffn_kind", core::nn::ffnKindName(t.ffnKind));
-      j.set("vocab", t.vocab);
-      j.set("default_seq_len", t.tokensPerSample(0));
-      if (t.experts > 1) {
-        j.set("experts", t.experts);
-        j.set("experts_per_token", t.expertsPerToken);
-      }
-      j.set("source", t.source);
-      list.push(std::move(j));
-    } else {
-      text << std::left << std::setw(14) << t.id << std::right << std::setw(17) << withThousands(t.params())
-           << " params  " << t.name << " (" << core::nn::transformerKindName(t.kind) << ", " << t.layers << " layers, d "
-           << t.dModel << ", " << t.tokensPerSample(0) << " tokens)\n";
-    }
+    if (format == "json") list.push(transformerJson(t));
+    else text << transformerLine(t);
   }
+  for (const auto& e : core::nn::transformerLoadErrors()) err << "accellab-cli models: left out: " << e << "\n";
   if (format == "json") out << list.dump(2) << "\n";
   else out << text.str();
   return 0;

@@ -61,8 +61,14 @@ void printText(const core::sim::LlmReport& r, std::ostream& out) {
 // precision, fine-tuning, parallel plan, price and energy (not device, count, batch or tokens).
 core::sim::LlmConfig llmConfigOptions(const Args& a, std::ostream& err) {
   core::sim::LlmConfig c;
-  c.modelId = a.required("model");
-  const core::nn::TransformerSpec& spec = core::nn::transformerSpec(c.modelId);
+  const core::nn::TransformerSpec& spec = [&]() -> const core::nn::TransformerSpec& {
+    try {
+      return core::nn::resolveTransformer(a.required("model"));
+    } catch (const Error& e) {
+      throw Error(std::string("--model: ") + e.what());
+    }
+  }();
+  c.modelId = spec.id;
   // Any dataset of the right kind: token sequences ("text", the generic one; fortunes) or images
   // for a ViT.
   const std::string dataset = a.str("dataset", "");

@@ -15,6 +15,7 @@
 #include "core/sim/sim_report_json.h"
 #include "app/cli/sim_options.h"
 #include "core/nn/transformer_spec.h"
+#include "core/nn/model_file.h"
 #include "core/nn/zoo.h"
 #include "core/sim/simulator.h"
 #include "core/sim/row_readings.h"
@@ -189,7 +190,8 @@ core::sim::SimConfig baseConfig(const Args& a, std::ostream& err) {
 
 int cmdSimulate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const Args a(args, {"help", "preemptible", "eval"});
-  if (core::nn::findTransformer(a.str("model", ""))) return simulateTransformer(a, out, err);
+  const std::string model = a.str("model", "");
+  if (core::nn::findTransformer(model) || core::nn::looksLikeModelPath(model)) return simulateTransformer(a, out, err);
   a.allowOnly({"model", "dataset", "device", "count", "vcpus", "batch", "precision", "epochs", "preemptible",
                "usd-per-hour", "grid", "pue",
                "cpu-build", "eval", "steps-per-epoch", "format", "stack", "help", "memory-format"});

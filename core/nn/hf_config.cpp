@@ -96,15 +96,28 @@ std::string slug(std::string text) {
   return out;
 }
 
-// "meta-llama/Meta-Llama-3-8B" -> "Meta-Llama-3-8B"; else the folder or the file's name.
+// The model's name: "_name_or_path"'s last part ("meta-llama/Meta-Llama-3-8B" -> "Meta-Llama-3-8B"),
+// else the file's name or the nearest folder that names the model: a downloaded model's folder,
+// or the Hugging Face cache's "models--org--name" above "snapshots/<commit>". "org--name" reads
+// as "name".
 std::string displayName(const Config& c, const std::string& path) {
   std::string n = c.string("_name_or_path", "");
   if (const auto slash = n.find_last_of('/'); slash != std::string::npos) n = n.substr(slash + 1);
-  if (!n.empty()) return n;
-  const std::filesystem::path p(path);
-  const std::string stem = p.stem().string();
-  if (stem == "config" && p.has_parent_path() && !p.parent_path().filename().empty()) return p.parent_path().filename().string();
-  return stem.empty() ? "imported" : stem;
+  if (n.empty()) {
+    auto isCommit = [](const std::string& s) {
+      return s.size() == 40 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
+    };
+    std::filesystem::path p(path);
+    std::string stem = p.stem().string();
+    if (stem != "config" && !stem.empty()) n = stem;
+    for (p = p.parent_path(); n.empty() && !p.empty() && p.has_filename(); p = p.parent_path()) {
+      const std::string folder = p.filename().string();
+      if (!isCommit(folder) && folder != "snapshots" && folder != "." && folder != "..") n = folder;
+      if (p == p.parent_path()) break;
+    }
+  }
+  if (const auto dashes = n.rfind("--"); dashes != std::string::npos && dashes + 2 < n.size()) n = n.substr(dashes + 2);
+  return n.empty() ? "imported" : n;
 }
 
 FfnKind gatedActivation(const Config& c, const std::string& key, const std::string& fallback) {
@@ -364,7 +377,10 @@ const std::vector<std::string>& huggingFaceModelTypes() {
   return types;
 }
 
-bool isHuggingFaceConfig(const Json& root) { return root.isObject() && root.contains("model_type"); }
+bool isHuggingFaceConfig(const Json& root) {
+  // A model file may name the model_type it was read as, beside its "kind".
+  return root.isObject() && root.contains("model_type") && !root.contains("kind");
+}
 
 TransformerSpec transformerFromHuggingFace(const Json& root, const std::string& path) {
   const Config c(root, path);

@@ -15,7 +15,7 @@ namespace core::nn {
 // The model_types readable, in the order above.
 const std::vector<std::string>& huggingFaceModelTypes();
 
-// True when `root` looks like a config.json (it has a "model_type").
+// True when `root` looks like a config.json: a "model_type" and no model file "kind".
 bool isHuggingFaceConfig(const util::Json& root);
 
 // Reads the config. The id comes from "_name_or_path" when the file has one, else from the

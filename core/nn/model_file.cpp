@@ -1,5 +1,6 @@
 #include "core/nn/model_file.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/nn/hf_config.h"
@@ -171,6 +172,30 @@ TransformerSpec readModelFile(const std::string& path) {
   if (!root.isObject()) throw util::Error(path + ": expected a JSON object (a model file or a config.json)");
   if (isHuggingFaceConfig(root)) return transformerFromHuggingFace(root, path);
   return transformerFromModelJson(root, path);
+}
+
+ModelFolders loadModelFolders(const std::string& shipped, const std::string& user) {
+  ModelFolders out;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(shipped, ec)) out.errors.push_back(shipped + ": the shipped model folder is missing");
+  for (const std::string& dir : {shipped, user}) {
+    const util::FileListing listing = util::listFiles(dir, {".json"});
+    for (const auto& w : listing.warnings) out.errors.push_back(w);
+    for (const auto& file : listing.files) {
+      try {
+        TransformerSpec s = readModelFile(file);
+        auto same = std::find_if(out.specs.begin(), out.specs.end(), [&](const TransformerSpec& t) { return t.id == s.id; });
+        if (same != out.specs.end() && dir == shipped)
+          throw util::Error(file + ": id '" + s.id + "' is already used by another shipped model file");
+        if (same != out.specs.end()) *same = std::move(s);  // the user's file replaces the shipped one
+        else out.specs.push_back(std::move(s));
+      } catch (const std::exception& e) {
+        if (dir == shipped) throw;
+        out.errors.push_back(e.what());
+      }
+    }
+  }
+  return out;
 }
 
 bool looksLikeModelPath(const std::string& text) {

@@ -5,7 +5,9 @@
 // rejected with the file and key named, and where the dimensions come from ("source",
 // "source_date"). A Hugging Face config.json is read too (core/nn/hf_config.h): readModelFile
 // tells the two apart by its "model_type".
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/nn/transformer_spec.h"
 #include "core/util/json.h"
@@ -25,6 +27,15 @@ util::Json transformerToModelJson(const TransformerSpec& spec);
 // Reads `path`: an AccelLab model file, or a Hugging Face config.json (it has "model_type").
 // The spec is validated. Throws core::util::Error naming the file and what is wrong.
 TransformerSpec readModelFile(const std::string& path);
+
+// The model files of the shipped folder and then the user's: every *.json read (a user file with a
+// shipped id replaces it). A shipped file that does not read throws (a broken installation); a
+// user file that does not read is left out and named in `errors`, as is a missing shipped folder.
+struct ModelFolders {
+  std::vector<TransformerSpec> specs;
+  std::vector<std::string> errors;
+};
+ModelFolders loadModelFolders(const std::string& shippedDir, const std::string& userDir);
 
 // True when `text` names a file rather than a model id (it ends in .json, or holds a '/').
 bool looksLikeModelPath(const std::string& text);

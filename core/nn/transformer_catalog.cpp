@@ -16,39 +16,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Loaded {
-  std::vector<TransformerSpec> specs;
-  std::vector<std::string> errors;
-};
-
-Loaded loadFolders() {
-  Loaded out;
-  const std::string shipped = (fs::path(util::resourceDir()) / "models").string();
-  const std::string user = (fs::path(util::userDataDir()) / "models").string();
-  std::error_code ec;
-  if (!fs::is_directory(shipped, ec)) out.errors.push_back(shipped + ": the shipped model folder is missing");
-  for (const std::string& dir : {shipped, user}) {
-    const util::FileListing listing = util::listFiles(dir, {".json"});
-    for (const auto& w : listing.warnings) out.errors.push_back(w);
-    for (const auto& file : listing.files) {
-      try {
-        TransformerSpec s = readModelFile(file);
-        auto same = std::find_if(out.specs.begin(), out.specs.end(), [&](const TransformerSpec& t) { return t.id == s.id; });
-        if (same != out.specs.end() && dir == shipped)
-          throw util::Error(file + ": id '" + s.id + "' is already used by another shipped model file");
-        if (same != out.specs.end()) *same = std::move(s);  // the user's file replaces the shipped one
-        else out.specs.push_back(std::move(s));
-      } catch (const std::exception& e) {
-        if (dir == shipped) throw;  // a broken shipped file is a broken installation
-        out.errors.push_back(e.what());
-      }
-    }
-  }
-  return out;
-}
-
-const Loaded& loaded() {
-  static const Loaded l = loadFolders();
+const ModelFolders& loaded() {
+  static const ModelFolders l = loadModelFolders((fs::path(util::resourceDir()) / "models").string(),
+                                                 (fs::path(util::userDataDir()) / "models").string());
   return l;
 }
 

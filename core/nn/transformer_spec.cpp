@@ -152,9 +152,14 @@ I TransformerSpec::headParams() const {
 I TransformerSpec::params() const { return embeddingParams() + bodyParams() + headParams(); }
 
 I TransformerSpec::activeParams() const {
-  I p = params() - lookupParams(*this);
-  if (tiedEmbeddings && kind != TransformerKind::Vision) p += static_cast<I>(vocab) * dModel;  // the head's product
+  I p = params();
   if (moe()) p -= static_cast<I>(moeLayers()) * (experts - expertsPerToken) * ffnParams(routedFfn());
+  return p;
+}
+
+I TransformerSpec::inputEmbeddingParams() const {
+  I p = lookupParams(*this);
+  if (tiedEmbeddings && kind != TransformerKind::Vision) p -= static_cast<I>(vocab) * dModel;  // the head's matrix
   return p;
 }
 
@@ -234,11 +239,17 @@ void validate(const TransformerSpec& s) {
     range("channels", s.channels, 1, 64);
     if (s.imageSize % s.patchSize != 0) fail("patch_size", "must divide the image size");
   }
-  // The whole model must stay countable: 2^53 parameters is far beyond any (and beyond doubles).
-  const double total = static_cast<double>(s.dModel) * s.layers *
-                       (static_cast<double>(s.heads) * s.headDim * 4 + 3.0 * s.experts * std::max(s.ffn, s.expertFfn)) +
-                       2.0 * s.vocab * s.dModel;
-  if (total > 1e15) fail("layers", "the dimensions make more than 10^15 parameters");
+  // The whole model must stay countable in 64 bits: an upper bound, in doubles, of every term
+  // params() adds (10^15 parameters is a thousand times the largest model published).
+  const double d = s.dModel, h = s.heads, width = std::max({s.ffn, s.expertFfn, s.sharedExpertFfn});
+  const double attention = 2.0 * d * (h + 2.0 * s.kvHeads) * s.headDim + d * s.qLoraRank +
+                           static_cast<double>(s.qLoraRank) * h * (s.qkNopeHeadDim + s.qkRopeHeadDim) +
+                           d * (s.kvLoraRank + s.qkRopeHeadDim) +
+                           static_cast<double>(s.kvLoraRank) * h * (s.qkNopeHeadDim + s.vHeadDim) + h * s.vHeadDim * d;
+  const double ffns = (1.0 + s.experts + s.sharedExperts) * (3.0 * d * width + 3.0 * width + d);
+  const double tables = (2.0 * s.vocab + s.maxPositions + s.tokenTypes + 4.0) * d +
+                        static_cast<double>(s.patchSize) * s.patchSize * s.channels * d;
+  if (s.layers * (attention + ffns + 8.0 * d) + tables > 1e15) fail("layers", "the dimensions make more than 10^15 parameters");
 }
 
 }  // namespace core::nn

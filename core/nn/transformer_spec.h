@@ -121,9 +121,11 @@ struct TransformerSpec {
   std::int64_t headParams() const;       // the output head beyond a tied embedding (+ final norm, pooler)
   std::int64_t params() const;           // all of it
   // Parameters one token's forward pass uses: everything but the routed experts it is not sent
-  // to and the input embedding tables (a lookup, not a product; a tied head counts as the head).
-  // The convention of OpenAI's gpt-oss and DeepSeek-V3 model cards.
+  // to, the input embedding included (Mistral's, DeepSeek's and Qwen's convention).
   std::int64_t activeParams() const;
+  // The input embedding tables (token, position, segment): a lookup, not a product. 0 when tied:
+  // the table is also the head's matrix. activeParams() less this is OpenAI's gpt-oss convention.
+  std::int64_t inputEmbeddingParams() const;
   // The weights one token is multiplied by (the N of "6 N FLOPs per token"): the active
   // parameters' matrices, the head's included tied or not, without norms and biases.
   std::int64_t activeMatmulParams() const;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/sim/sim_report_json.h"
 #include "core/util/numbers.h"
 
 namespace core::sim {
@@ -45,8 +46,7 @@ Json llmReportToJson(const LlmReport& r) {
   j.set("stack_name", r.stackName);
   j.set("finetune", finetuneName(c.finetune));
   if (c.finetune == Finetune::Lora) j.set("lora_rank", c.loraRank);
-  j.set("params", static_cast<long long>(r.params));
-  j.set("trainable_params", static_cast<long long>(r.trainableParams));
+  modelSizeToJson(j, r.size);
   Json plan = planToJson(r.plan);
   plan.set("searched", r.planSearched);
   plan.set("plans_considered", r.plansConsidered);

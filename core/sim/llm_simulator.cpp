@@ -141,8 +141,7 @@ LlmReport simulateLlm(const LlmConfig& c, const hw::DeviceSpec& d, const hw::Sta
   r.precisionNote = u.precisionNote;
   r.chips = chips;
   r.seqLen = w.seqLen;
-  r.params = w.params;
-  r.trainableParams = w.trainableParams;
+  r.size = modelSizeOf(w);
 
   PlanCost best;
   if (c.plan) {

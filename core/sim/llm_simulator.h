@@ -57,7 +57,7 @@ struct LlmReport {
   double modelFlopsPerToken = 0;
   double mfu = 0;                 // model FLOPs / (chips x dense peak at the precision)
   double peakTflopsPerChip = 0;
-  std::int64_t params = 0, trainableParams = 0;
+  ModelSize size;
   MemoryBreakdown memory;         // per chip
   double memoryCapacityBytes = 0; // per chip
   bool fitsInMemory = true;

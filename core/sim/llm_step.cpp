@@ -242,6 +242,15 @@ double linkFor(int span, const LlmUnit& u) {
 
 struct StageParams {
   double first = 0, last = 0;  // parameters of the first and last stage (before the TP split)
+  double experts = 0;          // of them, the routed experts this chip holds (its 1/ep)
+
+  // A chip's `params` of the stage sharded the ZeRO way when `sharded`: the dense weights over
+  // the dp replicas, the experts over the dp / ep replicas that hold the same experts.
+  double perChip(double params, bool sharded, const ParallelPlan& p) const {
+    if (!sharded) return params;
+    const double dense = params - experts;
+    return dense / p.dp + experts / std::max(1, p.dp / std::max(1, p.ep));
+  }
 };
 
 StageParams stageParams(const TransformerWork& w, const ParallelPlan& p) {
@@ -252,6 +261,7 @@ StageParams stageParams(const TransformerWork& w, const ParallelPlan& p) {
   if (s.moe()) layer -= static_cast<double>(s.routedExpertParams()) / s.layers * (1.0 - 1.0 / std::max(1, p.ep));
   const double body = layersPerStage * layer;
   StageParams sp;
+  if (s.moe()) sp.experts = layersPerStage * static_cast<double>(s.routedExpertParams()) / s.layers / std::max(1, p.ep);
   sp.first = body + static_cast<double>(s.embeddingParams());
   sp.last = body + static_cast<double>(s.headParams());
   // A tied head on its own stage keeps a copy of the embedding.
@@ -341,7 +351,8 @@ std::string planProblem(const TransformerWork& w, const ParallelPlan& p, int chi
 MemoryBreakdown planMemory(const TransformerWork& w, const LlmUnit& u, const ParallelPlan& p, int globalBatch) {
   const auto& s = *w.spec;
   MemoryBreakdown m;
-  const StageParams sp = stageParams(w, p);
+  StageParams sp = stageParams(w, p);
+  sp.experts /= p.tp;
   const double stage = std::max(sp.first, sp.last) / p.tp;
   const bool mixed = u.actBytes < 4;
   const double dp = p.dp;
@@ -355,9 +366,9 @@ MemoryBreakdown planMemory(const TransformerWork& w, const LlmUnit& u, const Par
     m.optimizerBytes = adapters * optB / (p.zero >= 1 ? dp : 1.0);
     if (p.zero >= 3) m.weightBytes /= dp;
   } else {
-    m.weightBytes = stage * weightB / (p.zero >= 3 ? dp : 1.0);
-    m.gradientBytes = stage * gradB / (p.zero >= 2 ? dp : 1.0);
-    m.optimizerBytes = stage * optB / (p.zero >= 1 ? dp : 1.0);
+    m.weightBytes = sp.perChip(stage, p.zero >= 3, p) * weightB;
+    m.gradientBytes = sp.perChip(stage, p.zero >= 2, p) * gradB;
+    m.optimizerBytes = sp.perChip(stage, p.zero >= 1, p) * optB;
   }
   // Activations: what one layer keeps per token, for the layers of a stage and the micro-batches
   // in flight (1F1B: the first stage holds pp of them).
@@ -490,12 +501,17 @@ PlanCost costPlan(const TransformerWork& w, const LlmUnit& u, const ParallelPlan
 
   // Data parallel: the gradients of this chip's shard reduced once per step (ZeRO-3 also
   // gathers the weights before each micro-batch's forward and backward).
-  const StageParams sp = stageParams(w, p);
+  StageParams sp = stageParams(w, p);
+  sp.experts /= p.tp;
   const double chipParams = std::max(sp.first, sp.last) / p.tp;
-  const double trainable = w.finetune == Finetune::Lora ? static_cast<double>(w.loraParams) / p.pp / p.tp : chipParams;
-  const double gradBytes = trainable * (u.actBytes < 4 ? 2.0 : 4.0);
+  const bool lora = w.finetune == Finetune::Lora;
+  const double trainable = lora ? static_cast<double>(w.loraParams) / p.pp / p.tp : chipParams;
+  // The experts' gradients are reduced among the dp / ep replicas holding the same experts.
+  const double expertGrads = lora ? 0.0 : sp.experts;
+  const double gradWidth = u.actBytes < 4 ? 2.0 : 4.0;
   const int stride = p.tp * p.pp;
-  double dpComm = groupAllReduce(gradBytes, p.dp, stride, u);
+  double dpComm = groupAllReduce((trainable - expertGrads) * gradWidth, p.dp, stride, u) +
+                  groupAllReduce(expertGrads * gradWidth, p.dp / std::max(1, p.ep), stride * std::max(1, p.ep), u);
   double window = bwd.compute + bwd.memory;  // the last micro-batch's backward
   if (p.zero >= 3 && p.dp > 1) {
     const double weightBytes = chipParams * (u.actBytes < 4 ? 2.0 : 4.0);
@@ -505,7 +521,7 @@ PlanCost costPlan(const TransformerWork& w, const LlmUnit& u, const ParallelPlan
   c.dpCommTotalSeconds = dpComm;
   c.dpCommSeconds = u.overlapsCollectives ? exposedCommunicationSeconds(dpComm, window, false) : dpComm;
   // Adam over the parameters this chip updates (its ZeRO shard).
-  const double updated = trainable / (p.zero >= 1 ? p.dp : 1.0);
+  const double updated = lora ? trainable / (p.zero >= 1 ? p.dp : 1.0) : sp.perChip(chipParams, p.zero >= 1, p);
   c.optimizerSeconds = updated * u.optimizerBytesPerParam / u.memBytesPerSecond;
   c.overheadSeconds += u.stepOverheadSeconds;
   c.stepSeconds = pipeline + c.dpCommSeconds + c.optimizerSeconds + u.stepOverheadSeconds;

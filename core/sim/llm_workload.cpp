@@ -50,6 +50,16 @@ std::int64_t loraParams(const nn::TransformerSpec& s, int rank) {
   return static_cast<std::int64_t>(rank) * s.layers * ((d + q) + 2 * (d + kv) + (q + d));
 }
 
+ModelSize modelSizeOf(const TransformerWork& w) {
+  ModelSize s;
+  s.params = w.params;  // the base model (the adapters are the trainable ones)
+  s.trainableParams = w.trainableParams;
+  s.activeParams = w.spec->moe() ? w.spec->activeParams() : 0;
+  s.inputEmbeddingParams = w.spec->moe() ? w.spec->inputEmbeddingParams() : 0;
+  s.forwardFlopsPerSample = w.spec->forwardFlopsPerSample(w.seqLen);
+  return s;
+}
+
 TransformerWork makeTransformerWork(const nn::TransformerSpec& spec, int seqLen, Finetune finetune, int loraRank) {
   TransformerWork w;
   w.spec = &spec;

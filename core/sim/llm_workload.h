@@ -8,6 +8,7 @@
 
 #include "core/nn/transformer_spec.h"
 #include "core/sim/parallel_plan.h"
+#include "core/sim/sim_report.h"
 
 namespace core::sim {
 
@@ -65,6 +66,9 @@ struct TransformerWork {
 // Throws core::util::Error when the sequence length does not fit the model (learned positions
 // beyond the table) or the LoRA rank is out of range.
 TransformerWork makeTransformerWork(const nn::TransformerSpec& spec, int seqLen, Finetune finetune, int loraRank);
+
+// The model's size as a report states it (active parameters for a mixture of experts only).
+ModelSize modelSizeOf(const TransformerWork& w);
 
 // LoRA adapters of rank `rank` on the attention projections (q, k, v, o) of every layer:
 // r x (d_in + d_out) parameters each.

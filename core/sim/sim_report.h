@@ -72,8 +72,18 @@ struct LayerSeconds {
   int kernels = 0;                // kernels its forward and backward launch (transformer step; 0: not counted)
 };
 
+// The model's size, as every simulated report states it.
+struct ModelSize {
+  std::int64_t params = 0;           // all of them
+  std::int64_t trainableParams = 0;  // LoRA: the adapters; frozen batch-norm statistics excluded
+  std::int64_t activeParams = 0;     // a mixture of experts: used per token (nn::TransformerSpec::activeParams); else 0
+  std::int64_t inputEmbeddingParams = 0;  // with activeParams: the lookup tables it includes
+  double forwardFlopsPerSample = 0;  // 2 x the multiply-adds of one sample's forward pass
+};
+
 struct SimReport {
   SimConfig config;
+  ModelSize size;
   double stepSeconds = 0;
   StepBreakdown breakdown;
   Bound bound = Bound::Compute;

@@ -87,6 +87,7 @@ void readAnswer(const JsonReader& in, SimReport& r) {
   r.fitsInMemory = in.boolean("fits_in_memory", true);
   r.achievedTflops = in.real("achieved_tflops", 0);
   r.utilization = in.real("utilization", 0);
+  r.size = modelSizeFromJson(in);
   r.deviceName = in.string("device_name", "");
   r.vcpus = static_cast<int>(in.integer("vcpus", 0, 0, kMaxCount));
   r.perDeviceBatch = static_cast<int>(in.integer("per_device_batch", 0, 0, kMaxCount));
@@ -115,6 +116,31 @@ void readNestedConfig(const JsonReader& in, SimConfig& c) {
 }
 
 }  // namespace
+
+void modelSizeToJson(Json& j, const ModelSize& size) {
+  j.set("params", static_cast<long long>(size.params));
+  j.set("trainable_params", static_cast<long long>(size.trainableParams));
+  if (size.activeParams > 0) {
+    j.set("active_params", static_cast<long long>(size.activeParams));
+    j.set("active_params_convention", kActiveParamsConvention);
+    j.set("active_params_without_input_embedding",
+          static_cast<long long>(size.activeParams - size.inputEmbeddingParams));
+  }
+  j.set("forward_flops_per_sample", util::roundSignificant(size.forwardFlopsPerSample, 6));
+}
+
+ModelSize modelSizeFromJson(const JsonReader& in) {
+  // Reports written before the size was stated read as 0 (unknown).
+  ModelSize s;
+  constexpr std::int64_t kMax = std::int64_t{1} << 53;
+  s.params = in.integer("params", 0, 0, kMax);
+  s.trainableParams = in.integer("trainable_params", 0, 0, kMax);
+  s.activeParams = in.integer("active_params", 0, 0, kMax);
+  in.string("active_params_convention", "");
+  s.inputEmbeddingParams = s.activeParams - in.integer("active_params_without_input_embedding", s.activeParams, 0, kMax);
+  s.forwardFlopsPerSample = in.number("forward_flops_per_sample", 0, 0, 1e30);
+  return s;
+}
 
 Json simReportToJson(const SimReport& r, JsonDigits digits) {
   const SimConfig& c = r.config;
@@ -163,6 +189,7 @@ Json simReportToJson(const SimReport& r, JsonDigits digits) {
   j.set("memory_bytes_per_device", digits == JsonDigits::Six ? std::round(r.memoryBytesPerDevice) : r.memoryBytesPerDevice);
   j.set("memory_capacity_bytes", digits == JsonDigits::Six ? std::round(r.memoryCapacityBytes) : r.memoryCapacityBytes);
   j.set("fits_in_memory", r.fitsInMemory);
+  modelSizeToJson(j, r.size);
   j.set("peak_tflops", num(r.peakTflops));
   j.set("achieved_tflops", num(r.achievedTflops));
   j.set("utilization", num(r.utilization));

@@ -21,4 +21,12 @@ util::Json simReportToJson(const SimReport& r, JsonDigits digits = JsonDigits::E
 // default" resolved to).
 SimReport simReportFromJson(const util::JsonReader& in);
 
+// The size keys every report carries: params, trainable_params, forward_flops_per_sample and,
+// for a mixture of experts, active_params with the convention it counts by.
+void modelSizeToJson(util::Json& j, const ModelSize& size);
+inline constexpr const char* kActiveParamsConvention =
+    "all parameters but the routed experts a token is not sent to; the input embedding counts (as Mistral, "
+    "DeepSeek and Qwen count it); active_params_without_input_embedding leaves it out (as OpenAI counts gpt-oss)";
+ModelSize modelSizeFromJson(const util::JsonReader& in);
+
 }  // namespace core::sim

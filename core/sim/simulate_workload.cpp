@@ -152,6 +152,9 @@ SimReport simulateWorkload(const Workload& w, const hw::DeviceSpec& d, const hw:
   r.usdPerRun = price.usdPerHour * r.runSeconds / 3600.0;
   r.energy = energyFor(d, c.count, r.runSeconds, c.energy);
 
+  r.size.params = w.params + w.nonTrainableParams;
+  r.size.trainableParams = w.params;
+  r.size.forwardFlopsPerSample = w.forwardFlops;
   r.peakTflops = u.peakTflopsNominal;
   r.achievedTflops = s.flopsPerDevice / s.stepSeconds / 1e12;
   r.utilization = r.peakTflops > 0 ? r.achievedTflops / r.peakTflops : 0.0;

@@ -66,6 +66,7 @@ SimReport simulateTransformerRun(const nn::TransformerSpec& spec, const hw::Devi
   r.stackName = device.measured ? "AccelLab engine (measured)" : l.stackName;
   r.precisionNote = l.precisionNote;
   r.tokensPerSample = spec.tokensPerSample(l.seqLen);
+  r.size = l.size;
   r.perDeviceBatch = c.batch / std::max(1, lc.count);
   r.stepSeconds = l.stepSeconds;
   r.breakdown = l.breakdown;
