@@ -71,6 +71,22 @@ std::vector<DatasetInfo> makeCatalog() {
   synthImagenet.source = "generated in memory from the run's seed";
   c.push_back(synthImagenet);
 
+  DatasetInfo folder;
+  folder.id = "image-folder";  // core/data/image_folder.h
+  folder.description =
+      "your own images (--data-dir DIR): DIR/<class>/*.png|*.jpg|*.jpeg, one sub-folder per class, resized to the "
+      "model's input, 80/20 split per class";
+  folder.inputShape = {3, 224, 224};  // until a folder and a model are given (imageFolderInfo)
+  folder.resizedToModel = true;
+  folder.classes = 2;                 // at least; the folder's sub-folders decide
+  folder.trainSize = 0;               // counted when the folder is listed
+  folder.testSize = 0;
+  folder.format = SampleFormat::Jpeg;  // encoded files (PNG or JPEG) decoded on the host
+  folder.storedBytesPerSample = 110e3;
+  folder.loadable = true;
+  folder.source = "your folder, given with --data-dir (required)";
+  c.push_back(folder);
+
   DatasetInfo imagenet;
   imagenet.id = "imagenet";
   imagenet.description =

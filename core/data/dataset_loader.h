@@ -1,7 +1,8 @@
 #pragma once
 // Loading a catalog dataset into memory: files (IDX for fashion-mnist/mnist, CIFAR-10
-// binary batches) or the synthetic generator. Descriptor-only datasets (imagenet, ...) and
-// missing files are errors that say what was expected where and how to get it.
+// binary batches, your own folder of images: image_folder.h) or the synthetic generator.
+// Descriptor-only datasets (imagenet, ...) and missing files are errors that say what was
+// expected where and how to get it.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,7 +20,7 @@ struct LoadOptions {
   std::uint64_t seed = 0;
   // Synthetic datasets only: the per-sample shape, class count and vocabulary to generate
   // (0 / empty = the catalog's). The count is the limit, else the catalog's size capped to
-  // kSyntheticBudgetBytes.
+  // kSyntheticBudgetBytes. The image folder: `shape` is the size its images are resized to.
   nn::Shape shape{0, 0, 0};
   int classes = 0;
   int vocabulary = 0;
