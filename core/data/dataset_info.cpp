@@ -76,8 +76,9 @@ std::vector<DatasetInfo> makeCatalog() {
   folder.description =
       "your own images (--data-dir DIR): DIR/<class>/*.png|*.jpg|*.jpeg, one sub-folder per class, resized to the "
       "model's input, 80/20 split per class";
-  folder.inputShape = {3, 224, 224};  // until a folder and a model are given (imageFolderInfo)
+  folder.inputShape = {3, 224, 224};  // shown; a run takes the model's own input (takesModelInput)
   folder.resizedToModel = true;
+  folder.takesModelInput = true;
   folder.classes = 2;                 // at least; the folder's sub-folders decide
   folder.trainSize = 0;               // counted when the folder is listed
   folder.testSize = 0;

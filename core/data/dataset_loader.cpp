@@ -242,6 +242,12 @@ bool datasetAvailable(const std::string& id, const std::string& dir) {
   return fs::is_regular_file(cifar / kCifarTestFile, ec);
 }
 
+DatasetInfo datasetInfoIn(const std::string& id, const std::string& dir) {
+  const DatasetInfo& info = datasetInfo(id);
+  if (info.id != kImageFolderId || dir.empty()) return info;
+  return imageFolderInfo(listImageFolder(dir), info.inputShape);
+}
+
 DatasetSplit loadDataset(const std::string& id, const LoadOptions& o) {
   const DatasetInfo& info = datasetInfo(id);
   if (o.limit < 0) throw Error("limit must not be negative, got " + std::to_string(o.limit));

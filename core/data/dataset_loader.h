@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/data/dataset.h"
+#include "core/data/dataset_info.h"
 
 namespace core::data {
 
@@ -40,6 +41,11 @@ std::vector<std::string> expectedFiles(const std::string& id);
 // True when the dataset can be loaded from `dir` (default folder when empty) without
 // reading it: generated datasets always, file datasets when every file is present.
 bool datasetAvailable(const std::string& id, const std::string& dir = {});
+
+// The catalog entry of `id`, or for the image folder with `dir` given, the folder's own
+// (imageFolderInfo: classes, split sizes, mean file size; listed, not decoded). Throws naming
+// the folder when it cannot be listed.
+DatasetInfo datasetInfoIn(const std::string& id, const std::string& dir);
 
 // Loads train and test sets. Throws core::util::Error with a message for the user: unknown
 // id, descriptor-only dataset, missing files (which, where, how to get them), corrupt files.

@@ -3,7 +3,6 @@
 #include <oneapi/tbb/info.h>
 
 #include "core/data/dataset_info.h"
-#include "core/data/image_folder.h"
 
 namespace core::train {
 
@@ -34,7 +33,7 @@ data::LoadOptions loadOptionsFor(const TrainConfig& c) {
     o.shape = nn::modelStats(c.modelId, usual).input;
     o.classes = like.classes;
     o.vocabulary = like.vocabulary;
-  } else if (info.id == data::kImageFolderId) {
+  } else if (info.takesModelInput) {
     // Your images take the model's own input: its channels (grey or RGB) and size.
     nn::ModelInput usual;
     usual.shape = {1, 1, 1};
