@@ -215,8 +215,12 @@ int cmdDatasets(const CommandArgs& args, std::ostream& out, std::ostream&) {
       j.set("source", d.source);
       list.push(std::move(j));
     } else {
-      const std::string sizes = withThousands(d.trainSize) + "/" + withThousands(d.testSize);
-      text << std::left << std::setw(20) << d.id << std::setw(20) << sizes << std::setw(12) << shapeText(d.inputShape)
+      // Your image folder is counted from the folder (datasets --data-dir DIR), not the catalog.
+      const std::string sizes = d.takesModelInput && d.trainSize == 0
+                                    ? std::string("your folder")
+                                    : withThousands(d.trainSize) + "/" + withThousands(d.testSize);
+      text << std::left << std::setw(20) << d.id << std::setw(20) << sizes << std::setw(12)
+           << (d.takesModelInput ? std::string("the model's") : shapeText(d.inputShape))
            << d.description
            << (d.loadable && !available && !core::data::defaultDataDir(d.id).empty()
                    ? " [files not found in " + core::data::defaultDataDir(d.id) + "]"
