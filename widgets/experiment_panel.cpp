@@ -432,7 +432,13 @@ void ExperimentPanel::updateDatasetDependent() {
   } else {
     const QString size = QLocale().toString(static_cast<qlonglong>(info->trainSize));
     const QString source = QString::fromStdString(info->source);
-    m_datasetNote->setText(loadable ? tr("of %1").arg(size) : tr("of %1 · simulation only").arg(size));
+    // Your image folder is counted from the folder (the data folder field), not the catalog.
+    const bool yourFolder = info->takesModelInput && info->trainSize == 0;
+    m_datasetNote->setText(yourFolder  ? tr("in your folder")
+                           : loadable ? tr("of %1").arg(size)
+                                      : tr("of %1 · simulation only").arg(size));
+    m_dataDir->setPlaceholderText(yourFolder ? tr("required: a folder with one sub-folder of images per class")
+                                             : tr("default location"));
     m_datasetNote->setToolTip(loadable ? source
                                        : tr("Known by its description only (sizes, shapes, classes): it can be "
                                             "simulated but not trained on here."));

@@ -10,6 +10,7 @@
 #include "app/cli/engine_options.h"
 #include "core/data/dataset_info.h"
 #include "core/data/dataset_loader.h"
+#include "core/data/image_folder.h"
 #include "core/nn/model_file.h"
 #include "core/nn/transformer_spec.h"
 #include "core/nn/zoo.h"
@@ -33,12 +34,20 @@ const char* const kModelsUsage =
     "(trainable here, but slow on a CPU).\n";
 
 const char* const kDatasetsUsage =
-    "Usage: accellab-cli datasets [--format text|json]\n"
+    "Usage: accellab-cli datasets [--format text|json] [--data-dir DIR]\n"
     "\n"
     "Lists the datasets: id, train/test sizes, sample shape and a one-line description.\n"
     "JSON: an array of {id, description, input_shape, classes, train_size, test_size, format,\n"
     "stored_bytes_per_sample, vocabulary, trainable, available, data_dir, source}. \"available\"\n"
-    "says whether the files are in data_dir (the default folder) right now.\n";
+    "says whether the files are in data_dir (the default folder) right now.\n"
+    "\n"
+    "Your own data:\n"
+    "  --dataset image-folder --data-dir DIR   trains an image model on DIR/<class>/*.png|*.jpg|*.jpeg\n"
+    "  --model char-gpt --data-dir PATH        trains the language model on any text file, or a folder\n"
+    "                                          of extension-less text files (as fortunes is)\n"
+    "With --data-dir DIR, lists the image folder DIR as image-folder reads it (classes, images per\n"
+    "class, the 80/20 split, mean file size) without decoding an image; JSON: the dataset's object\n"
+    "with a \"class_names\" array and \"images_per_class\".\n";
 
 namespace {
 
@@ -168,10 +177,57 @@ int cmdModels(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   return 0;
 }
 
+namespace {
+
+// `datasets --data-dir DIR`: the image folder as `train --dataset image-folder` would split it.
+int describeImageFolder(const std::string& dir, const std::string& format, std::ostream& out) {
+  core::data::ImageFolderListing listing;
+  try {
+    listing = core::data::listImageFolder(dir);
+  } catch (const core::util::Error& e) {
+    throw core::util::Error(std::string("--data-dir: ") + e.what());
+  }
+  const core::data::DatasetInfo d = core::data::imageFolderInfo(listing, {3, 224, 224});
+  if (format == "json") {
+    Json j = Json::object();
+    j.set("id", d.id);
+    j.set("data_dir", dir);
+    j.set("classes", d.classes);
+    j.set("train_size", static_cast<long long>(d.trainSize));
+    j.set("test_size", static_cast<long long>(d.testSize));
+    j.set("stored_bytes_per_sample", d.storedBytesPerSample);
+    Json names = Json::array(), counts = Json::array();
+    for (std::size_t c = 0; c < listing.classes.size(); ++c) {
+      names.push(listing.classes[c]);
+      counts.push(static_cast<long long>(listing.files[c].size()));
+    }
+    j.set("class_names", std::move(names));
+    j.set("images_per_class", std::move(counts));
+    out << j.dump(2) << "\n";
+    return 0;
+  }
+  out << "image-folder " << dir << ": " << d.classes << " classes, " << withThousands(listing.fileCount)
+      << " images (" << withThousands(d.trainSize) << " training / " << withThousands(d.testSize)
+      << " test, 80/20 per class), " << withThousands(static_cast<long long>(d.storedBytesPerSample))
+      << " bytes per file on average\n";
+  for (std::size_t c = 0; c < listing.classes.size(); ++c)
+    out << std::right << std::setw(6) << c << "  " << std::left << std::setw(24) << listing.classes[c] << std::right
+        << std::setw(10) << withThousands(static_cast<long long>(listing.files[c].size())) << " images\n";
+  out << "Images are resized to the model's input (lenet5 1x28x28, resnet20 3x32x32, resnet50 3x224x224).\n";
+  return 0;
+}
+
+}  // namespace
+
 int cmdDatasets(const CommandArgs& args, std::ostream& out, std::ostream&) {
   const Args a(args);
-  a.allowOnly({"format", "help"});
+  a.allowOnly({"format", "data-dir", "help"});
   const std::string format = formatOption(a, {"text", "json"});
+  if (a.has("data-dir")) {
+    const std::string dir = a.str("data-dir", "");
+    if (dir.empty()) throw core::util::Error("--data-dir: empty folder name");
+    return describeImageFolder(dir, format, out);
+  }
   Json list = Json::array();
   std::ostringstream text;
   for (const auto& d : core::data::datasetCatalog()) {
@@ -193,15 +249,27 @@ int cmdDatasets(const CommandArgs& args, std::ostream& out, std::ostream&) {
       j.set("source", d.source);
       list.push(std::move(j));
     } else {
-      const std::string sizes = withThousands(d.trainSize) + "/" + withThousands(d.testSize);
-      text << std::left << std::setw(20) << d.id << std::setw(20) << sizes << std::setw(12) << shapeText(d.inputShape)
+      // Your image folder is counted from the folder (datasets --data-dir DIR), not the catalog.
+      const std::string sizes = d.takesModelInput && d.trainSize == 0
+                                    ? std::string("your folder")
+                                    : withThousands(d.trainSize) + "/" + withThousands(d.testSize);
+      text << std::left << std::setw(20) << d.id << std::setw(20) << sizes << std::setw(12)
+           << (d.takesModelInput ? std::string("the model's") : shapeText(d.inputShape))
            << d.description
-           << (d.loadable ? (available ? "" : " [files not found in " + core::data::defaultDataDir(d.id) + "]") : "")
+           << (d.loadable && !available && !core::data::defaultDataDir(d.id).empty()
+                   ? " [files not found in " + core::data::defaultDataDir(d.id) + "]"
+                   : "")
            << "\n";
     }
   }
-  if (format == "json") out << list.dump(2) << "\n";
-  else out << text.str();
+  if (format == "json") {
+    out << list.dump(2) << "\n";
+    return 0;
+  }
+  out << text.str()
+      << "\nYour own data: --dataset image-folder --data-dir DIR trains an image model on DIR/<class>/*.png|*.jpg\n"
+         "(check a folder with `accellab-cli datasets --data-dir DIR`); --model char-gpt --data-dir PATH trains the\n"
+         "language model on any text file, or a folder of extension-less text files as fortunes is.\n";
   return 0;
 }
 

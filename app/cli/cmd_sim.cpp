@@ -14,6 +14,7 @@
 #include "app/cli/sim_json.h"
 #include "core/sim/sim_report_json.h"
 #include "app/cli/sim_options.h"
+#include "core/data/dataset_loader.h"
 #include "core/nn/transformer_spec.h"
 #include "core/nn/model_file.h"
 #include "core/nn/zoo.h"
@@ -43,6 +44,8 @@ const char* const kSimulateUsage =
     "                     the modern stack for the device's kind (pytorch-eager on CPUs/GPUs,\n"
     "                     tuned on TPUs)\n"
     "  --dataset D        default: the model's own dataset (accellab-cli models)\n"
+    "  --data-dir DIR     with --dataset image-folder: your folder (DIR/<class>/*.png|*.jpg);\n"
+    "                     its images make the epoch, at the model's own input size\n"
     "  --batch B          GLOBAL batch, split evenly over --count devices\n"
     "  --count N          devices in synchronous data parallel (default 1)\n"
     "  --vcpus V          scalable CPUs (cpu-skylake): vCPUs used (default: the device's)\n"
@@ -183,6 +186,15 @@ core::sim::SimConfig baseConfig(const Args& a, std::ostream& err) {
   core::sim::SimConfig c = runOptions(a, err);
   c.modelId = simModelOption(a);
   c.datasetId = simDatasetOption(a, c.modelId);
+  if (a.has("data-dir")) {  // your image folder: its classes and image counts make the epoch
+    c.dataDir = a.str("data-dir", "");
+    if (c.datasetId != "image-folder") throw Error("--data-dir: applies to --dataset image-folder only");
+    try {
+      core::data::datasetInfoIn(c.datasetId, c.dataDir);
+    } catch (const Error& e) {
+      throw Error(std::string("--data-dir: ") + e.what());
+    }
+  }
   return c;
 }
 
@@ -194,7 +206,7 @@ int cmdSimulate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   if (core::nn::findTransformer(model) || core::nn::looksLikeModelPath(model)) return simulateTransformer(a, out, err);
   a.allowOnly({"model", "dataset", "device", "count", "vcpus", "batch", "precision", "epochs", "preemptible",
                "usd-per-hour", "grid", "pue",
-               "cpu-build", "eval", "steps-per-epoch", "format", "stack", "help", "memory-format"});
+               "cpu-build", "eval", "steps-per-epoch", "format", "stack", "help", "memory-format", "data-dir"});
   const std::string format = a.str("format", "json");
   if (format != "json" && format != "text") throw Error("--format: '" + format + "' is not one of json, text");
   core::sim::SimConfig c = baseConfig(a, err);
@@ -230,7 +242,7 @@ int cmdSweep(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const Args a(args, {"help", "preemptible", "eval", "time"});
   a.allowOnly({"model", "dataset", "device", "count", "vcpus", "batch", "precision", "epochs", "preemptible",
                "usd-per-hour", "grid", "pue",
-               "cpu-build", "eval", "steps-per-epoch", "time", "stack", "help", "memory-format"});
+               "cpu-build", "eval", "steps-per-epoch", "time", "stack", "help", "memory-format", "data-dir"});
   std::vector<core::sim::SimConfig> bases;
   if (a.str("model", "") == "all") {
     if (a.has("dataset")) throw Error("--dataset: not with --model all (each model runs on its own dataset)");
@@ -269,7 +281,7 @@ int cmdSweep(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const std::clock_t cpu0 = std::clock();
   double cpuOutsideSims = 0;  // CPU time spent writing JSON, not simulating
   for (const auto& base : bases) {
-    sim.workload(base.modelId, base.datasetId);  // layer stats once per (model, dataset), cached
+    sim.workload(base.modelId, base.datasetId, base.dataDir);  // layer stats once per (model, dataset), cached
     for (const auto& device : devices) {
       const bool cpu = cat.at(device).kind == core::hw::DeviceKind::Cpu;
       for (auto vcpus : vcpuList) {

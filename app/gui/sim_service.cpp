@@ -84,6 +84,7 @@ core::sim::SimConfig SimService::simConfig(const core::experiment::TrainConfig& 
   core::sim::SimConfig s;
   s.modelId = config.modelId;
   s.datasetId = config.datasetId;
+  s.dataDir = config.dataDir;  // your image folder's images make the epoch (other datasets ignore it)
   s.deviceId = choice.deviceId;
   s.count = choice.vcpus > 0 ? 1 : std::max(1, choice.count);
   s.vcpus = choice.vcpus;
@@ -109,6 +110,7 @@ std::int64_t SimService::imagesPerEpoch(const core::experiment::TrainConfig& con
   } catch (const std::exception&) {
     return config.limit;
   }
+  if (size <= 0) return config.limit;  // counted from your folder by the simulator (image-folder)
   return config.limit > 0 ? std::min(config.limit, size) : size;
 }
 

@@ -27,6 +27,7 @@ struct DatasetInfo {
   double storedBytesPerSample = 0;  // on disk (encoded size for JPEG)
   int vocabulary = 0;        // text: token vocabulary size (0 for images)
   bool resizedToModel = false;  // images resized to the model's own input (nn::inputShapeFor)
+  bool takesModelInput = false; // any model's own input shape and channels (your image folder)
   bool loadable = false;     // the engine can train on it (files or generator available)
   std::string source;        // where the files come from, e.g. "Debian package dataset-fashion-mnist"
 };

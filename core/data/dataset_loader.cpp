@@ -6,6 +6,7 @@
 #include "core/data/cifar_reader.h"
 #include "core/data/dataset_info.h"
 #include "core/data/idx_reader.h"
+#include "core/data/image_folder.h"
 #include "core/data/synthetic.h"
 #include "core/data/text_corpus.h"
 #include "core/util/error.h"
@@ -220,6 +221,10 @@ bool datasetAvailable(const std::string& id, const std::string& dir) {
   const DatasetInfo& info = datasetInfo(id);
   if (!info.loadable) return false;
   if (info.format == SampleFormat::Synthetic) return true;
+  if (info.id == kImageFolderId) {  // your folder: no default place
+    std::error_code ec;
+    return !dir.empty() && fs::is_directory(dir, ec);
+  }
   if (info.format == SampleFormat::TokenIds) {  // a text corpus: the fortunes folder, or any file or folder given
     std::error_code ec;
     return fs::exists(dir.empty() ? fs::path(kFortunesDir) : fs::path(dir), ec);
@@ -237,18 +242,30 @@ bool datasetAvailable(const std::string& id, const std::string& dir) {
   return fs::is_regular_file(cifar / kCifarTestFile, ec);
 }
 
+DatasetInfo datasetInfoIn(const std::string& id, const std::string& dir) {
+  const DatasetInfo& info = datasetInfo(id);
+  if (info.id != kImageFolderId || dir.empty()) return info;
+  return imageFolderInfo(listImageFolder(dir), info.inputShape);
+}
+
 DatasetSplit loadDataset(const std::string& id, const LoadOptions& o) {
   const DatasetInfo& info = datasetInfo(id);
   if (o.limit < 0) throw Error("limit must not be negative, got " + std::to_string(o.limit));
   if (o.testLimit < 0) throw Error("test limit must not be negative, got " + std::to_string(o.testLimit));
   if (!info.loadable)
     throw Error("dataset '" + id + "' is a descriptor only (sizes and shapes for the simulator); AccelLab cannot train "
-                "on it. Trainable datasets: fashion-mnist, mnist, cifar10, synthetic, synthetic-imagenet");
+                "on it. Trainable datasets: fashion-mnist, mnist, cifar10, synthetic, synthetic-imagenet, image-folder");
   if (info.format == SampleFormat::Synthetic) return makeSyntheticSplit(info, o);
   if (info.format == SampleFormat::TokenIds)
     throw Error("dataset '" + id + "' is text: it trains a language model (char-gpt) through the language-model loop, "
                 "not as labelled samples");
 
+  if (info.id == kImageFolderId) {
+    if (o.dataDir.empty())
+      throw Error("dataset 'image-folder' needs your folder of images: --data-dir DIR, with one sub-folder per class "
+                  "(DIR/<class name>/*.png|*.jpg|*.jpeg)");
+    return loadImageFolder(o.dataDir, o.shape.size() > 0 && o.shape.c > 0 ? o.shape : info.inputShape, o);
+  }
   const fs::path dir = o.dataDir.empty() ? fs::path(defaultDataDir(id)) : fs::path(o.dataDir);
   DatasetSplit s = isIdxDataset(info.id) ? loadIdx(info.id, dir) : loadCifar(dir);
   if (s.train.empty()) throw Error("dataset '" + id + "': the training set in " + dir.string() + " is empty");

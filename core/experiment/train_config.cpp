@@ -50,7 +50,7 @@ void validate(const TrainConfig& c) {
     const data::DatasetInfo& d = data::datasetInfo(c.datasetId);
     if (!d.loadable)
       throw FieldError("dataset", "'" + c.datasetId + "' is a descriptor only (sizes for the simulator); train on "
-                                  "fashion-mnist, mnist, cifar10, synthetic or synthetic-imagenet");
+                                  "fashion-mnist, mnist, cifar10, synthetic, synthetic-imagenet or image-folder");
   } catch (const FieldError&) {
     throw;
   } catch (const util::Error& e) {
@@ -60,6 +60,15 @@ void validate(const TrainConfig& c) {
     nn::modelInfo(c.modelId);
   } catch (const util::Error& e) {
     throw FieldError("model", e.what());
+  }
+  if (c.datasetId == "image-folder") {  // core/data/image_folder.h
+    if (c.dataDir.empty())
+      throw FieldError("data_dir", "image-folder trains on your own images: give the folder (one sub-folder of "
+                                   ".png/.jpg images per class)");
+    const nn::ModelInfo& m = nn::modelInfo(c.modelId);
+    if (!m.defaultDataset.empty() && data::datasetInfo(m.defaultDataset).format == data::SampleFormat::TokenIds)
+      throw FieldError("model", c.modelId + " reads token ids, not images; an image folder trains an image model "
+                                            "(e.g. lenet5, cifar-cnn, resnet20)");
   }
   if (c.precision == util::Precision::FP8 || c.precision == util::Precision::FP4)
     throw FieldError("precision", std::string(util::precisionName(c.precision)) +

@@ -23,6 +23,7 @@ inline const char* cpuBuildName(CpuBuild b) { return kCpuBuildNames.name(b).data
 struct SimConfig {
   std::string modelId;
   std::string datasetId;
+  std::string dataDir;        // image-folder: the folder whose images make the epoch (data::datasetInfoIn)
   std::string deviceId;
   std::string stackId;        // software stack (resources/stacks); empty = the device kind's default
   int count = 1;              // devices in synchronous data parallel

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "core/hw/device_catalog.h"
@@ -25,8 +26,9 @@ public:
   // argument. A configuration that does not fit in memory is a report with fitsInMemory false.
   SimReport simulate(const SimConfig& c) const;
 
-  // The cached workload of (model, dataset); throws for unknown ids.
-  std::shared_ptr<const Workload> workload(const std::string& modelId, const std::string& datasetId) const;
+  // The cached workload of (model, dataset[, your image folder]); throws for unknown ids.
+  std::shared_ptr<const Workload> workload(const std::string& modelId, const std::string& datasetId,
+                                           const std::string& dataDir = {}) const;
 
   const hw::DeviceCatalog& catalog() const { return m_catalog; }
   const hw::StackCatalog& stacks() const { return m_stacks; }
@@ -42,7 +44,7 @@ private:
   hw::DeviceCatalog m_catalog;
   hw::StackCatalog m_stacks;
   mutable std::mutex m_mutex;
-  mutable std::map<std::pair<std::string, std::string>, std::shared_ptr<const Workload>> m_workloads;
+  mutable std::map<std::tuple<std::string, std::string, std::string>, std::shared_ptr<const Workload>> m_workloads;
 };
 
 // Whether `stack` has figures for `d`'s kind or generation (a measured device carries its own).

@@ -33,6 +33,11 @@ data::LoadOptions loadOptionsFor(const TrainConfig& c) {
     o.shape = nn::modelStats(c.modelId, usual).input;
     o.classes = like.classes;
     o.vocabulary = like.vocabulary;
+  } else if (info.takesModelInput) {
+    // Your images take the model's own input: its channels (grey or RGB) and size.
+    nn::ModelInput usual;
+    usual.shape = {1, 1, 1};
+    o.shape = nn::modelStats(c.modelId, usual).input;
   } else if (info.resizedToModel) {
     o.shape = nn::inputShapeFor(c.modelId, info.inputShape, true);  // e.g. Inception-v3 at 299x299
   }

@@ -13,7 +13,8 @@ nn::ModelInput modelInputFor(const data::Dataset& d);
 
 // The LoadOptions for a run. Generated (synthetic) data takes the MODEL's usual input: its
 // zoo input shape, and the classes and vocabulary of its default dataset (mlp -> 1x28x28, resnet20 ->
-// 3x32x32, fasttext -> token ids over imdb's vocabulary).
+// 3x32x32, fasttext -> token ids over imdb's vocabulary). The image folder's images are
+// resized to the model's zoo input (lenet5 -> 1x28x28, resnet20 -> 3x32x32).
 data::LoadOptions loadOptionsFor(const TrainConfig& c);
 
 // Loads the run's data (throws core::util::Error with the loader's message).

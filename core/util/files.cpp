@@ -43,6 +43,19 @@ std::string openError(int err) {
   return std::strerror(err);
 }
 
+bool endsWith(const std::string& name, const std::string& suffix, bool ignoreCase) {
+  const std::size_t at = name.size() - suffix.size();
+  for (std::size_t i = 0; i < suffix.size(); ++i) {
+    char a = name[at + i], b = suffix[i];
+    if (ignoreCase) {
+      if (a >= 'A' && a <= 'Z') a = static_cast<char>(a - 'A' + 'a');
+      if (b >= 'A' && b <= 'Z') b = static_cast<char>(b - 'A' + 'a');
+    }
+    if (a != b) return false;
+  }
+  return true;
+}
+
 // Closes a descriptor on every way out.
 struct Fd {
   int fd;
@@ -168,7 +181,7 @@ std::string whyNotRegularFile(const std::string& path) {
   return why;
 }
 
-FileListing listFiles(const std::string& dir, const std::vector<std::string>& suffixes) {
+FileListing listFiles(const std::string& dir, const std::vector<std::string>& suffixes, const ListOptions& options) {
   FileListing out;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return out;
@@ -185,7 +198,7 @@ FileListing listFiles(const std::string& dir, const std::vector<std::string>& su
     const std::string name = it->path().filename().string();
     bool wanted = false;
     for (const auto& s : suffixes)
-      wanted = wanted || (name.size() > s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0);
+      wanted = wanted || (name.size() > s.size() && endsWith(name, s, options.ignoreCase));
     if (!wanted || name.front() == '.') continue;
     const std::string path = it->path().string();
     struct stat st{};
@@ -193,6 +206,10 @@ FileListing listFiles(const std::string& dir, const std::vector<std::string>& su
     if (const std::string why = whyNotRegularFile(path); !why.empty()) {
       out.warnings.push_back(why + " (skipped)");
       continue;
+    }
+    if (options.maxFiles > 0 && out.files.size() >= options.maxFiles) {
+      out.truncated = true;
+      break;
     }
     out.files.push_back(path);
   }

@@ -42,12 +42,19 @@ std::string whyNotRegularFile(const std::string& path);
 // The regular files of a folder whose names end in one of `suffixes` (".json"), sorted by
 // name. Never throws: a missing folder lists nothing; an entry that cannot be read (a symlink
 // loop, a dangling link, a FIFO or device, no permission) is left out and named in
-// `warnings`, one line each. Folders inside are not entered and not warned about.
+// `warnings`, one line each. Folders inside and hidden files (".name") are not entered and
+// not warned about.
 struct FileListing {
   std::vector<std::string> files;
   std::vector<std::string> warnings;
+  bool truncated = false;  // ListOptions::maxFiles were found and listing stopped: `files` is partial
 };
-FileListing listFiles(const std::string& dir, const std::vector<std::string>& suffixes);
+struct ListOptions {
+  bool ignoreCase = false;   // suffixes match in any ASCII case (".png" finds "a.PNG")
+  std::size_t maxFiles = 0;  // stop once more than this many match (0 = no cap): a bound on memory
+};
+FileListing listFiles(const std::string& dir, const std::vector<std::string>& suffixes,
+                      const ListOptions& options = {});
 
 // True when `path` lies inside `dir` once both are resolved (symlinks, "..").
 bool isInside(const std::string& path, const std::string& dir);

@@ -1,6 +1,10 @@
 // The whole simulation of one configuration: step, epochs, memory outcome, price, errors.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
 #include "core/hw/host_probe.h"
 #include "core/nn/zoo.h"
 #include "core/util/error.h"
@@ -149,6 +153,34 @@ TEST(Simulator, ImageNetFeedsTheReferenceModelsAtTheirOwnResolution) {
   EXPECT_EQ(core::nn::inputShapeFor("cifar-cnn", {3, 224, 224}, true), (core::nn::Shape{3, 224, 224}));
   EXPECT_EQ(core::nn::inputShapeFor("xception", {3, 331, 331}, false), (core::nn::Shape{3, 331, 331}));
   EXPECT_EQ(core::nn::inputShapeFor("xception", {3, 224, 224}, true), (core::nn::Shape{3, 299, 299}));
+}
+
+TEST(Simulator, YourImageFolderIsTheEpochAtTheModelsOwnInput) {
+  // Listing only: the files need not decode for the simulator.
+  const auto dir = std::filesystem::temp_directory_path() / ("accellab-sim-folder-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  for (int c = 0; c < 3; ++c) {
+    std::filesystem::create_directories(dir / ("class" + std::to_string(c)));
+    for (int i = 0; i < 50; ++i)
+      std::ofstream(dir / ("class" + std::to_string(c)) / ("img" + std::to_string(i) + ".jpg")) << std::string(2000, 'x');
+  }
+  SimConfig c = simtest::config("lenet5", "image-folder", "v100", 32);
+  c.dataDir = dir.string();
+  const SimReport r = simtest::simulator().simulate(c);
+  EXPECT_EQ(r.stepsPerEpoch, 4);  // 120 training images (40 of each class's 50) in batches of 32
+  const auto w = simtest::simulator().workload("lenet5", "image-folder", dir.string());
+  EXPECT_EQ(w->feed.trainSize, 120);
+  EXPECT_EQ(w->feed.testSize, 30);
+  EXPECT_DOUBLE_EQ(w->feed.storedBytesPerSample, 2000.0);
+  const auto native = core::nn::modelStats("lenet5", {{1, 28, 28}, 3, 0});
+  EXPECT_NEAR(w->forwardFlops, native.forwardFlops(), 1e-6 * native.forwardFlops());
+  // Without a folder the model's own input still holds (resnet20: 3x32x32, not 224x224).
+  const auto resnet = simtest::simulator().workload("resnet20", "image-folder");
+  const auto at32 = core::nn::modelStats("resnet20", {{3, 32, 32}, 2, 0});
+  EXPECT_NEAR(resnet->forwardFlops, at32.forwardFlops(), 1e-6 * at32.forwardFlops());
+  c.dataDir = (dir / "missing").string();
+  EXPECT_THROW(simtest::simulator().simulate(c), core::util::Error);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Simulator, Fp32OnATensorCoreGpuRunsOnItsFp32Units) {

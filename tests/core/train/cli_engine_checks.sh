@@ -26,6 +26,16 @@ case "$case_name" in
       grep -q "^$id " "$tmp/out" || fail "datasets does not list $id"
     done
     grep -q "^imagenet  *1,281,167/50,000  *3x224x224" "$tmp/out" || fail "imagenet sizes"
+    grep -q "^image-folder  *your folder  *the model's" "$tmp/out" || fail "datasets does not list image-folder"
+    grep -q "char-gpt --data-dir PATH" "$tmp/out" || fail "datasets does not say char-gpt trains on your text"
+    # Your image folder, listed without decoding (the files need not be images for that).
+    mkdir -p "$tmp/pics/cats" "$tmp/pics/dogs"
+    for i in 1 2 3 4 5; do echo x >"$tmp/pics/cats/$i.png"; echo x >"$tmp/pics/dogs/$i.JPG"; done
+    run 0 datasets --data-dir "$tmp/pics"
+    grep -q "2 classes, 10 images (8 training / 2 test" "$tmp/out" || fail "datasets --data-dir: wrong counts"
+    run 0 datasets --data-dir "$tmp/pics" --format json
+    grep -q '"class_names"' "$tmp/out" || fail "datasets --data-dir --format json lacks class_names"
+    bad --data-dir datasets --data-dir "$tmp/pics/cats"
     run 0 datasets --format json
     grep -q '"id": "tf-flowers"' "$tmp/out" || fail "datasets --format json lacks tf-flowers"
     grep -q '"trainable": false' "$tmp/out" || fail "datasets --format json lacks trainable"
@@ -73,6 +83,7 @@ case "$case_name" in
     bad --epochs train --model mlp --epochs many
     bad --dataset train --model mlp --dataset imagenet
     bad --dataset train --model mlp --dataset fashion
+    bad --data-dir train --model lenet5 --dataset image-folder
     bad --threads train --model mlp --threads -1
     bad --optimizer train --model mlp --optimizer rmsprop
     bad --momentum train --model mlp --momentum 0.9
