@@ -4,6 +4,7 @@ include(GNUInstallDirs)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/resources/devices ${PROJECT_SOURCE_DIR}/resources/stacks
   ${PROJECT_SOURCE_DIR}/resources/calibration ${PROJECT_SOURCE_DIR}/resources/presets
   ${PROJECT_SOURCE_DIR}/resources/llm-presets ${PROJECT_SOURCE_DIR}/resources/energy
+  ${PROJECT_SOURCE_DIR}/resources/models
   DESTINATION ${CMAKE_INSTALL_DATADIR}/accellab)
 configure_file(${PROJECT_SOURCE_DIR}/packaging/accellab.desktop.in
   ${PROJECT_BINARY_DIR}/packaging/${ACCELLAB_ID}.desktop @ONLY)

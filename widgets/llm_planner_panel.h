@@ -39,6 +39,8 @@ public:
   explicit LlmPlannerPanel(QWidget* parent = nullptr);
 
   void setCatalogs(const QVector<ModelItem>& models, const QVector<DeviceItem>& devices, const QStringList& stacks);
+  const QVector<DeviceItem>& devices() const { return m_devices; }
+  const QStringList& stacks() const { return m_stacks; }
   // Shows `study` in the editors (no signal).
   void setStudy(const core::sim::LlmStudy& study);
   core::sim::LlmStudy study() const;

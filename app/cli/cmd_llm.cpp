@@ -9,6 +9,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
+#include "app/cli/engine_options.h"
 #include "app/cli/sim_options.h"
 #include "core/nn/transformer_spec.h"
 #include "core/sim/backwards_plan.h"
@@ -31,6 +32,9 @@ void printText(const core::sim::LlmReport& r, std::ostream& out) {
       << (c.finetune == core::sim::Finetune::Lora ? " rank " + std::to_string(c.loraRank) : std::string()) << ") on "
       << c.count << "x " << c.deviceId << " (" << r.chips << " chips), batch " << c.batch << " x " << r.seqLen
       << " tokens, " << core::util::precisionName(c.precision) << ", " << r.stackName << " [simulated]\n"
+      << "  model           " << withThousands(r.size.params) << " parameters"
+      << (r.size.activeParams > 0 ? ", " + withThousands(r.size.activeParams) + " active a token" : std::string())
+      << ", " << fmt(r.size.forwardFlopsPerSample / 1e12, 4) << " TFLOP forward a sample\n"
       << "  plan            " << r.plan.describe() << "  (" << r.plan.text() << ")\n"
       << "  step            " << duration(r.stepSeconds) << "  (" << core::sim::boundName(r.bound) << "-bound)\n"
       << "  breakdown       compute " << fmt(r.breakdown.computeSeconds) << " s, memory " << fmt(r.breakdown.memorySeconds)

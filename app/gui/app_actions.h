@@ -12,6 +12,7 @@ namespace app::gui {
 struct AppActions {
   // File
   QAction* openPreset = nullptr;
+  QAction* openModel = nullptr;        // a Hugging Face config.json or a model file, into the LLM planner
   QAction* savePreset = nullptr;       // Save As… (a user preset)
   QAction* exportChart = nullptr;      // PNG / PDF / SVG, by the suffix chosen
   QAction* exportAllCharts = nullptr;  // one multi-page PDF

@@ -27,6 +27,9 @@ struct Parser {
         {"llm-planner", QObject::tr("Open the LLM training planner with the LLM preset ID (see --list-presets); with "
                                     "--export-dir, write its charts (PNG), results (CSV, JSON) and a screenshot there."),
          "ID"},
+        {"model", QObject::tr("Open the LLM training planner with your own model: a Hugging Face config.json or "
+                              "an AccelLab model file (with --llm-planner, in that preset's scenarios)."),
+         "FILE"},
         {"import-run", QObject::tr("Import the log of an exported PyTorch job (File > Import measured run) when the "
                                    "window is open."),
          "FILE"},
@@ -66,6 +69,10 @@ LaunchOptions parseLaunchOptions(const QStringList& arguments) {
   if (p.parser.isSet("llm-planner") && o.llmPresetId.isEmpty()) throw core::util::Error("--llm-planner: needs an LLM preset id");
   if (!o.llmPresetId.isEmpty() && (!o.presetId.isEmpty() || p.parser.isSet("run")))
     throw core::util::Error("--llm-planner: not with --preset or --run (the planner simulates; it trains nothing)");
+  o.modelFile = p.parser.value("model");
+  if (p.parser.isSet("model") && o.modelFile.isEmpty()) throw core::util::Error("--model: needs a file");
+  if (!o.modelFile.isEmpty() && (!o.presetId.isEmpty() || p.parser.isSet("run")))
+    throw core::util::Error("--model: not with --preset or --run (your model is planned, not trained)");
   if (p.parser.isSet("limit")) o.limit = integerOption(p.parser, "limit", 1, 1'000'000'000);
   if (p.parser.isSet("epochs")) o.epochs = static_cast<int>(integerOption(p.parser, "epochs", 1, 100000));
   o.run = p.parser.isSet("run");

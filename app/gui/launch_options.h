@@ -14,6 +14,7 @@ namespace app::gui {
 struct LaunchOptions {
   QString presetId;
   QString llmPresetId;  // --llm-planner: open the LLM planner with this LLM preset
+  QString modelFile;    // --model: a config.json or model file, planned in the LLM planner
   QString importRun;    // --import-run: a measured run's log (or a reference CSV) to import
   std::optional<qint64> limit;
   std::optional<int> epochs;

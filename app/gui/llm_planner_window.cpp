@@ -9,6 +9,7 @@
 #include <QScreen>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QStatusBar>
@@ -17,6 +18,7 @@
 #include <qcustomplot.h>
 
 #include "app/gui/sim_service.h"
+#include "core/nn/model_file.h"
 #include "core/nn/transformer_spec.h"
 #include "core/sim/llm_report_json.h"
 #include "core/util/files.h"
@@ -48,16 +50,12 @@ LlmPlannerWindow::LlmPlannerWindow(const SimService* sim, QWidget* parent)
   setWindowTitle(tr("LLM training planner (simulated) — AccelLab"));
   setCentralWidget(m_panel);
 
-  QVector<widgets::LlmPlannerPanel::ModelItem> models;
-  for (const auto& t : core::nn::referenceTransformers())
-    models.push_back({QString::fromStdString(t.id), QString::fromStdString(t.name),
-                      t.kind == core::nn::TransformerKind::Vision, t.tokensPerSample(0)});
   QVector<widgets::LlmPlannerPanel::DeviceItem> devices;
   for (const auto& d : m_sim->catalog().devices())
     if (d.kind != core::hw::DeviceKind::Cpu) devices.push_back({QString::fromStdString(d.id), QString::fromStdString(d.name)});
   QStringList stacks;
   for (const auto& s : m_sim->stacks().stacks()) stacks << QString::fromStdString(s.id);
-  m_panel->setCatalogs(models, devices, stacks);
+  m_panel->setCatalogs(modelItems(), devices, stacks);
 
   m_debounce.setSingleShot(true);
   m_debounce.setInterval(60);
@@ -72,6 +70,17 @@ LlmPlannerWindow::LlmPlannerWindow(const SimService* sim, QWidget* parent)
     const QString id = QString::fromStdString(p.id);
     connect(a, &QAction::triggered, this, [this, id] { openPreset(id); });
   }
+  QMenu* modelMenu = menuBar()->addMenu(tr("&Model"));
+  QAction* openModelAction = modelMenu->addAction(tr("&Open Model… (config.json or model file)"), this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open a model"), QString(),
+                                                      tr("Model descriptions (*.json);;All files (*)"));
+    if (path.isEmpty()) return;
+    QString error;
+    if (!openModel(path, &error)) QMessageBox::warning(this, tr("Cannot open the model"), error);
+  });
+  openModelAction->setObjectName("openModelAction");
+  openModelAction->setStatusTip(tr("Plan your own transformer: a Hugging Face config.json (Llama, Qwen, Mixtral, "
+                                   "DeepSeek, Gemma, gpt-oss, ...) or an AccelLab model file"));
   QMenu* file = menuBar()->addMenu(tr("&Export"));
   QAction* chart = file->addAction(tr("Export &chart…"), this, &LlmPlannerWindow::exportChart);
   chart->setShortcut(QKeySequence(tr("Ctrl+E")));
@@ -164,6 +173,43 @@ bool LlmPlannerWindow::openPreset(const QString& id) {
     return true;
   }
   return false;
+}
+
+QVector<widgets::LlmPlannerPanel::ModelItem> LlmPlannerWindow::modelItems() {
+  QVector<widgets::LlmPlannerPanel::ModelItem> models;
+  auto add = [&](const core::nn::TransformerSpec& t, bool imported) {
+    const QString name = QString::fromStdString(t.name);
+    models.push_back({QString::fromStdString(t.id), imported ? tr("%1, imported").arg(name) : name,
+                      t.kind == core::nn::TransformerKind::Vision, t.tokensPerSample(0)});
+  };
+  for (const auto& t : core::nn::referenceTransformers()) add(t, false);
+  for (const core::nn::TransformerSpec* t : core::nn::importedTransformers()) add(*t, true);
+  return models;
+}
+
+bool LlmPlannerWindow::openModel(const QString& path, QString* error) {
+  const core::nn::TransformerSpec* spec = nullptr;
+  try {
+    spec = &core::nn::addImportedTransformer(core::nn::readModelFile(path.toStdString()));
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromStdString(e.what());
+    return false;
+  }
+  // The model joins the list; the study shown keeps its scenarios and plans the new model.
+  core::sim::LlmStudy study = m_panel->study();
+  m_panel->setCatalogs(modelItems(), m_panel->devices(), m_panel->stacks());
+  study.modelId = spec->id;
+  study.seqLen = 0;  // the model's own
+  study.references.clear();  // published marks belong to the preset's model
+  m_panel->setStudy(study);
+  setWindowTitle(tr("%1 — LLM training planner (simulated)").arg(QString::fromStdString(spec->name)));
+  statusBar()->showMessage(tr("Opened %1: %2 parameters%3").arg(QString::fromStdString(spec->name))
+                               .arg(QLocale().toString(static_cast<double>(spec->params()), 'f', 0))
+                               .arg(spec->moe() ? tr(", %1 active a token").arg(QLocale().toString(
+                                                      static_cast<double>(spec->activeParams()), 'f', 0))
+                                                : QString()));
+  recompute();
+  return true;
 }
 
 void LlmPlannerWindow::recompute() {

@@ -9,12 +9,10 @@
 #include <vector>
 
 #include "core/sim/llm_study.h"
+#include "widgets/llm_planner_panel.h"
 
 class QMenu;
 
-namespace widgets {
-class LlmPlannerPanel;
-}
 
 namespace app::gui {
 
@@ -35,6 +33,9 @@ public:
   // Why the preset `id` was refused (a device or stack the catalogs do not know), or empty.
   QString presetError(const QString& id) const;
   bool openPreset(const QString& id);
+  // Reads a Hugging Face config.json or an AccelLab model file, adds the model to the list and
+  // plans it with the shown scenarios. False with the reader's message (file, key, why).
+  bool openModel(const QString& path, QString* error);
   widgets::LlmPlannerPanel* panel() const { return m_panel; }
   // Simulates the shown study now (edits wait ~60 ms for more edits first).
   void recompute();
@@ -48,6 +49,8 @@ private:
   // Every readable study file in resources/llm-presets with its path; problems to `errors`.
   static std::vector<std::pair<QString, core::sim::LlmStudy>> readPresetFiles(QStringList* errors);
   void loadPresets();
+  // The shipped, user and imported transformers, for the model list.
+  static QVector<widgets::LlmPlannerPanel::ModelItem> modelItems();
   void exportChart();
   void exportResults();
 

@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
   if (!options.theme.isEmpty())
     window.appearance()->setTheme(app::gui::Appearance::themeFromName(options.theme));
   if (options.presentation) window.appearance()->setPresentation(true);
-  if (!options.llmPresetId.isEmpty()) {
+  if (!options.llmPresetId.isEmpty() || !options.modelFile.isEmpty()) {
     QTimer::singleShot(0, &window, [&window, options] {
       app::gui::LlmPlannerWindow* planner = window.openLlmPlanner(options.llmPresetId);
       if (!planner) {
@@ -96,6 +96,11 @@ int main(int argc, char** argv) {
         app::gui::printError(why.isEmpty() ? QStringLiteral("--llm-planner: no LLM preset '%1' (accellab --list-presets lists them)")
                                                  .arg(options.llmPresetId)
                                            : QStringLiteral("--llm-planner: %1").arg(why));
+        QApplication::exit(2);
+        return;
+      }
+      if (QString error; !options.modelFile.isEmpty() && !planner->openModel(options.modelFile, &error)) {
+        app::gui::printError(QStringLiteral("--model: %1").arg(error));
         QApplication::exit(2);
         return;
       }

@@ -9,6 +9,10 @@
 #include <QDialog>
 #include <QClipboard>
 #include <QDialogButtonBox>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QMimeData>
 #include <QLabel>
 #include <QPushButton>
 #include <QDockWidget>
@@ -87,6 +91,12 @@ MainWindow::MainWindow(QWidget* parent)
   createControllers();
   createMenus();
   createToolBars();
+  setAcceptDrops(true);
+  connect(m_actions.openModel, &QAction::triggered, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open a model"), QString(),
+                                                      tr("Model descriptions (*.json);;All files (*)"));
+    if (!path.isEmpty()) openModel(path);
+  });
   readSettings();
 }
 
@@ -217,6 +227,7 @@ void MainWindow::createMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->addMenu(m_presetController->menu());
   file->addAction(m_actions.openPreset);
+  file->addAction(m_actions.openModel);
   file->addAction(m_actions.savePreset);
   file->addSeparator();
   file->addAction(m_actions.exportChart);
@@ -316,6 +327,27 @@ void MainWindow::createToolBars() {
   chartBar->addAction(m_actions.copyChart);
   chartBar->addAction(m_actions.showAllCharts);
   chartBar->addAction(m_actions.presentation);
+}
+
+bool MainWindow::openModel(const QString& path) {
+  QString error;
+  if (openLlmPlanner()->openModel(path, &error)) return true;
+  m_messages->showMessage(MessageBar::Level::Error, tr("Cannot open the model"), error);
+  return false;
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
+  // A config.json or model file dropped on the window opens in the LLM planner.
+  const QList<QUrl> urls = e->mimeData()->urls();
+  if (urls.size() == 1 && urls.front().isLocalFile() && urls.front().toLocalFile().endsWith(".json", Qt::CaseInsensitive))
+    e->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* e) {
+  const QList<QUrl> urls = e->mimeData()->urls();
+  if (urls.size() != 1 || !urls.front().isLocalFile()) return;
+  e->acceptProposedAction();
+  openModel(urls.front().toLocalFile());
 }
 
 LlmPlannerWindow* MainWindow::openLlmPlanner(const QString& presetId) {

@@ -78,11 +78,16 @@ public:
   // The LLM training planner (one window, created on first use) showing LLM preset `presetId`
   // ("" = as it is); nullptr when no preset has that id.
   LlmPlannerWindow* openLlmPlanner(const QString& presetId = {});
+  // A Hugging Face config.json or a model file, planned in the LLM planner (File > Open Model…,
+  // or dropped on the window). False, with the reason in the message bar, when it does not read.
+  bool openModel(const QString& path);
   // The planner window if it was opened (even when the preset asked for was not found).
   LlmPlannerWindow* llmPlanner() const { return m_llmPlanner; }
 
 protected:
   void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* e) override;
+  void dropEvent(QDropEvent* e) override;
 
 private:
   void createActions();

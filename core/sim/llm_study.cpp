@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/nn/model_file.h"
 #include "core/nn/transformer_spec.h"
 #include "core/util/error.h"
 #include "core/util/files.h"
@@ -158,6 +159,12 @@ Json studyToJson(const LlmStudy& s) {
   if (!s.title.empty()) j.set("title", s.title);
   if (!s.description.empty()) j.set("description", s.description);
   j.set("model", s.modelId);
+  // A model imported while the program ran (a config.json) travels with the study, so the file
+  // opens anywhere.
+  bool shipped = false;
+  for (const auto& t : nn::referenceTransformers()) shipped = shipped || t.id == s.modelId;
+  if (const nn::TransformerSpec* t = nn::findTransformer(s.modelId); t && !shipped)
+    j.set("model_file", nn::transformerToModelJson(*t));
   j.set("seq_len", s.seqLen);
   j.set("batch", s.batch);
   j.set("precision", util::precisionName(s.precision));
@@ -200,6 +207,17 @@ LlmStudy studyFromJson(const Json& j, const std::string& source) {
   s.title = in.string("title", "");
   s.description = in.string("description", "");
   s.modelId = in.string("model");
+  if (in.has("model_file")) {  // the study's own model (imported where it was written)
+    const Json* embedded = j.find("model_file");
+    in.object("model_file");
+    try {
+      const nn::TransformerSpec& t =
+          nn::addImportedTransformer(nn::transformerFromModelJson(*embedded, source + ": model_file"));
+      s.modelId = t.id;  // "-2" when another model had its id
+    } catch (const util::Error& e) {
+      in.fail("model_file", e.what());
+    }
+  }
   if (!nn::findTransformer(s.modelId)) in.fail("model", "'" + s.modelId + "' is not a transformer (" + nn::transformerIdList() + ")");
   s.seqLen = static_cast<int>(in.integer("seq_len", 0, 0, 1 << 22));
   s.batch = static_cast<int>(in.integer("batch", 128, 1, 1 << 24));

@@ -53,6 +53,34 @@ private slots:
     QVERIFY(!w.openPreset("no-such-preset"));
   }
 
+  void aConfigJsonJoinsTheModelListAndIsPlanned() {
+    LlmPlannerWindow w(m_sim.get());
+    QVERIFY(w.openPreset("llama3-8b-lora-vs-pretrain"));
+    const int scenarios = w.panel()->resultsTable()->rowCount();
+    QString error;
+    QVERIFY2(w.openModel(QStringLiteral(ACCELLAB_TEST_DATA "/hf-configs/Qwen--Qwen3-30B-A3B.json"), &error), qPrintable(error));
+    auto* model = w.panel()->findChild<QComboBox*>("llm_model");
+    QVERIFY(model);
+    QCOMPARE(model->currentData().toString(), QStringLiteral("qwen3-30b-a3b"));
+    QVERIFY(model->currentText().contains("imported"));
+    QCOMPARE(w.panel()->study().modelId, std::string("qwen3-30b-a3b"));
+    // The preset's scenarios now plan the imported model, each one answered.
+    QTableWidget* results = w.panel()->resultsTable();
+    QCOMPARE(results->rowCount(), scenarios);
+    for (int r = 0; r < results->rowCount(); ++r) QVERIFY(!cell(results, r, 1).isEmpty());
+    QVERIFY(w.resultsJson().contains("qwen3-30b-a3b"));
+    // A file that is not a model: refused with its name and why, the list unchanged.
+    QTemporaryDir dir;
+    QFile bad(dir.filePath("config.json"));
+    QVERIFY(bad.open(QIODevice::WriteOnly));
+    bad.write(R"({"model_type": "llama", "hidden_size": 4096})");
+    bad.close();
+    const int before = model->count();
+    QVERIFY(!w.openModel(bad.fileName(), &error));
+    QVERIFY2(error.contains("config.json") && error.contains("num_hidden_layers"), qPrintable(error));
+    QCOMPARE(model->count(), before);
+  }
+
   void publishedMarksSitBesideTheirBars() {
     LlmPlannerWindow w(m_sim.get());
     QVERIFY(w.openPreset("mlperf-llama2-70b-lora"));

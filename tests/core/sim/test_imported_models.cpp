@@ -9,7 +9,9 @@
 #include "core/nn/model_file.h"
 #include "core/sim/llm_simulator.h"
 #include "core/sim/llm_step.h"
+#include "core/sim/llm_study.h"
 #include "core/sim/llm_workload.h"
+#include "core/util/error.h"
 #include "sim_test_support.h"
 
 using namespace core::sim;
@@ -45,7 +47,9 @@ TEST(ImportedModels, EveryConfigSimulatesOnEightH100sAndATpuV5pSlice) {
       const LlmReport r = simulateLlm(on(s, dev, count), device(dev), stack(stackId));
       EXPECT_GT(r.stepSeconds, 0) << s.id << " on " << dev;
       EXPECT_EQ(r.size.params, s.params()) << s.id;
-      if (s.moe()) EXPECT_EQ(r.size.activeParams, s.activeParams()) << s.id;
+      if (s.moe()) {
+        EXPECT_EQ(r.size.activeParams, s.activeParams()) << s.id;
+      }
       EXPECT_GT(r.size.forwardFlopsPerSample, 0) << s.id;
       // A model that fits has a throughput and an MFU below what hardware allows.
       if (r.fitsInMemory) {
@@ -114,6 +118,33 @@ TEST(ImportedModels, ASlidingWindowShortensLongAttention) {
   // The same config on the imported copy without the window.
   c.modelId = core::nn::addImportedTransformer(full).id;
   EXPECT_LT(withWindow, simulateLlm(c, device("h100"), stack("tuned")).stepSeconds * 0.9);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(ImportedModels, AStudyCarriesItsImportedModelSoItOpensAnywhere) {
+  LlmStudy study;
+  EXPECT_FALSE(studyToJson(study).contains("model_file"));  // a shipped model is named, not copied
+  study.modelId = imported("openai--gpt-oss-20b").id;
+  core::util::Json j = studyToJson(study);
+  ASSERT_TRUE(j.contains("model_file"));
+  EXPECT_EQ(studyFromJson(j, "study.json").modelId, study.modelId);  // the same model: the same entry
+  // A study whose model has the id of another one, with other dimensions, keeps its own.
+  j["model_file"].set("layers", 12);
+  const LlmStudy other = studyFromJson(j, "study.json");
+  EXPECT_NE(other.modelId, study.modelId);
+  EXPECT_EQ(core::nn::transformerSpec(other.modelId).layers, 12);
+  // A broken embedded model is refused with the study's file and the key.
+  j["model_file"].set("kv_heads", 7);
+  try {
+    studyFromJson(j, "study.json");
+    FAIL() << "no error";
+  } catch (const core::util::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("study.json"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("kv_heads"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
