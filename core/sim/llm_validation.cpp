@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 
+#include "core/nn/model_file.h"
 #include "core/nn/transformer_spec.h"
 #include "core/sim/llm_simulator.h"
 #include "core/util/csv.h"
@@ -15,7 +16,8 @@ namespace core::sim {
 
 const char* const kLlmValidationRules =
     "Rules for calibration-llm.csv rows (each row is run as published; nothing is fitted per row):\n"
-    "  model, device, count (GPUs, or TPU boards of 4 or 8 chips), batch (global, sequences),\n"
+    "  model (an id, or a config.json / model file, relative to the table), device, count (GPUs,\n"
+    "  or TPU boards of 4 or 8 chips), batch (global, sequences),\n"
     "  seq_len (empty: the model's own; a ViT's is its patches), precision (fp8 = fp8 matmuls,\n"
     "  bf16 elsewhere), stack, finetune (lora: rank 16 on q, k, v, o). The parallel plan is the\n"
     "  simulator's own choice (--parallel auto: the fastest plan that fits) unless the CSV has a\n"
@@ -92,6 +94,16 @@ std::vector<LlmReferenceRow> parseLlmReferenceCsv(const std::string& text, const
     row.line = lines[r];
     row.id = field("id");
     row.model = field("model");
+    if (nn::looksLikeModelPath(row.model)) {
+      // A model AccelLab does not ship: its config.json or model file, beside the table.
+      std::filesystem::path file(row.model);
+      if (file.is_relative()) file = std::filesystem::path(path).parent_path() / file;
+      try {
+        row.model = nn::resolveTransformer(file.string()).id;
+      } catch (const Error& e) {
+        throw Error(at + ": model: " + e.what());
+      }
+    }
     row.dataset = field("dataset");
     row.device = field("device");
     row.count = positiveInt(field("count"), at + ": count");

@@ -10,6 +10,7 @@
 #include "core/sim/llm_simulator.h"
 #include "core/sim/llm_step.h"
 #include "core/sim/llm_study.h"
+#include "core/sim/llm_validation.h"
 #include "core/sim/llm_workload.h"
 #include "core/util/error.h"
 #include "sim_test_support.h"
@@ -144,6 +145,37 @@ TEST(ImportedModels, AStudyCarriesItsImportedModelSoItOpensAnywhere) {
   } catch (const core::util::Error& e) {
     EXPECT_NE(std::string(e.what()).find("study.json"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("kv_heads"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+
+namespace {
+
+TEST(ImportedModels, AReferenceRowNamesAModelByItsConfigBesideTheTable) {
+  // A measurement of a model AccelLab does not ship: the row names its config.json, relative to
+  // the table, and joins the validation like any row.
+  const std::string dir = std::string(ACCELLAB_TEST_DATA) + "/hf-configs";
+  const std::string csv =
+      "id,model,dataset,device,count,batch,seq_len,precision,stack,finetune,metric,value,notes,source\n"
+      "Q3MOE,Qwen--Qwen3-30B-A3B.json,text,h100,8,64,4096,bf16,tuned,,tokens_per_second,60000,,a test row\n";
+  const auto rows = parseLlmReferenceCsv(csv, dir + "/rows.csv");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].model, "qwen3-30b-a3b");
+  const LlmValidationResult v = validateLlmRows(simtest::catalog(), simtest::stacks(), rows, "");
+  ASSERT_EQ(v.rows.size(), 1u);
+  EXPECT_TRUE(v.rows[0].ok) << v.rows[0].error;
+  EXPECT_GT(v.rows[0].predicted, 0);
+  // A config that is not there is the row's line and the file's name.
+  try {
+    parseLlmReferenceCsv(
+        "id,model,dataset,device,count,batch,seq_len,precision,stack,finetune,metric,value,notes,source\n"
+        "X,missing/config.json,text,h100,8,64,4096,bf16,tuned,,tokens_per_second,1,,s\n",
+        dir + "/rows.csv");
+    FAIL() << "no error";
+  } catch (const core::util::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("rows.csv:2: model"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("missing/config.json"), std::string::npos) << e.what();
   }
 }
 
