@@ -72,8 +72,9 @@ const char* const kSimulateUsage =
     "           --batch 1024 --precision fp16\n"
     "\n"
     "Transformers (bert-*, gpt2-*, gpt3-*, llama*, mistral-7b, mixtral-8x7b, maxtext-*, vit-*; the\n"
-    "list: accellab-cli models) are simulated at LLM scale, one step of the whole batch over\n"
-    "--count devices (a TPU board counts its chips):\n"
+    "list: accellab-cli models; or --model PATH: your Hugging Face config.json or model file) are\n"
+    "simulated at LLM scale, one step of the whole batch over --count devices (a TPU board counts\n"
+    "its chips):\n"
     "  --seq-len T        tokens per sequence (default: the model's own; ViT: its patches)\n"
     "  --precision P      default bf16; fp8 = fp8 matmuls, bf16 elsewhere (Hopper+, MI300, Gaudi,\n"
     "                     TPU v5p/v6e); a device without fp8 runs bf16 and says so; fp4 =\n"
@@ -87,7 +88,8 @@ const char* const kSimulateUsage =
     "  --train-tokens N   also report time_to_tokens_seconds and usd_to_tokens for N tokens\n"
     "JSON keys add: tokens_per_second, samples_per_second, mfu, plan {dp, tp, pp, ep, zero,\n"
     "recompute, microbatch}, memory_breakdown {weights_bytes, gradients_bytes, optimizer_bytes,\n"
-    "activations_bytes, ...} per chip, usd_per_million_tokens, and \"simulated\": true.\n"
+    "activations_bytes, ...} per chip, usd_per_million_tokens, params, trainable_params,\n"
+    "forward_flops_per_sample, active_params (a mixture of experts), and \"simulated\": true.\n"
     "Example: accellab-cli simulate --model llama3-8b --device h100 --count 8 --batch 128 \\\n"
     "           --seq-len 8192 --precision fp8 --train-tokens 1e9 --format text\n";
 

@@ -514,8 +514,12 @@ PlanCost costPlan(const TransformerWork& w, const LlmUnit& u, const ParallelPlan
                   groupAllReduce(expertGrads * gradWidth, p.dp / std::max(1, p.ep), stride * std::max(1, p.ep), u);
   double window = bwd.compute + bwd.memory;  // the last micro-batch's backward
   if (p.zero >= 3 && p.dp > 1) {
-    const double weightBytes = chipParams * (u.actBytes < 4 ? 2.0 : 4.0);
-    dpComm += 2.0 * m * groupAllReduce(weightBytes, p.dp, stride, u) / 2.0;  // all-gather: half an all-reduce
+    // All-gathers (half an all-reduce each) of the dense weights over the dp replicas, and of
+    // the experts over the dp / ep replicas holding them (none when each chip is their only one).
+    const double width = u.actBytes < 4 ? 2.0 : 4.0;
+    const double gather = groupAllReduce((chipParams - sp.experts) * width, p.dp, stride, u) +
+                          groupAllReduce(sp.experts * width, p.dp / std::max(1, p.ep), stride * std::max(1, p.ep), u);
+    dpComm += 2.0 * m * gather / 2.0;
     window = c.computeSeconds + c.memorySeconds;
   }
   c.dpCommTotalSeconds = dpComm;
