@@ -14,6 +14,7 @@
 #include "core/nn/model_file.h"
 #include "core/nn/transformer_spec.h"
 #include "core/nn/zoo.h"
+#include "core/sim/llm_workload.h"
 #include "core/sim/sim_report_json.h"
 #include "core/util/error.h"
 #include "core/util/json.h"
@@ -30,8 +31,10 @@ const char* const kModelsUsage =
     "--model: describe one model: an id, an AccelLab model file or a Hugging Face config.json\n"
     "(its params, active params of a mixture of experts, forward FLOPs per sample).\n"
     "JSON: an array of {id, description, reference, default_dataset, input_shape, params,\n"
-    "forward_gflop_per_image}. Reference models are large architectures for the simulator\n"
-    "(trainable here, but slow on a CPU).\n";
+    "forward_gflop_per_image}; each transformer is its model file's keys plus params,\n"
+    "trainable_params, forward_flops_per_sample and, for a mixture of experts, active_params,\n"
+    "active_params_convention, active_params_without_input_embedding. Reference models are\n"
+    "large architectures for the simulator (trainable here, but slow on a CPU).\n";
 
 const char* const kDatasetsUsage =
     "Usage: accellab-cli datasets [--format text|json] [--data-dir DIR]\n"
@@ -91,13 +94,7 @@ Json transformerJson(const core::nn::TransformerSpec& t) {
   j.set("description", t.name);
   j.set("transformer", core::nn::transformerKindName(t.kind));
   j.set("default_dataset", t.kind == core::nn::TransformerKind::Vision ? "imagenet" : "text");
-  j.set("params", static_cast<long long>(t.params()));
-  if (t.moe()) {
-    j.set("active_params", static_cast<long long>(t.activeParams()));
-    j.set("active_params_convention", core::sim::kActiveParamsConvention);
-    j.set("active_params_without_input_embedding", static_cast<long long>(t.activeParams() - t.inputEmbeddingParams()));
-  }
-  j.set("forward_flops_per_sample", t.forwardFlopsPerSample(0));
+  core::sim::modelSizeToJson(j, core::sim::modelSizeOf(t, 0));  // as every report states it
   return j;
 }
 

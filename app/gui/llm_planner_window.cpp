@@ -71,13 +71,8 @@ LlmPlannerWindow::LlmPlannerWindow(const SimService* sim, QWidget* parent)
     connect(a, &QAction::triggered, this, [this, id] { openPreset(id); });
   }
   QMenu* modelMenu = menuBar()->addMenu(tr("&Model"));
-  QAction* openModelAction = modelMenu->addAction(tr("&Open Model… (config.json or model file)"), this, [this] {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open a model"), QString(),
-                                                      tr("Model descriptions (*.json);;All files (*)"));
-    if (path.isEmpty()) return;
-    QString error;
-    if (!openModel(path, &error)) QMessageBox::warning(this, tr("Cannot open the model"), error);
-  });
+  QAction* openModelAction =
+      modelMenu->addAction(tr("&Open Model… (config.json or model file)"), this, &LlmPlannerWindow::chooseModel);
   openModelAction->setObjectName("openModelAction");
   openModelAction->setStatusTip(tr("Plan your own transformer: a Hugging Face config.json (Llama, Qwen, Mixtral, "
                                    "DeepSeek, Gemma, gpt-oss, ...) or an AccelLab model file"));
@@ -173,6 +168,14 @@ bool LlmPlannerWindow::openPreset(const QString& id) {
     return true;
   }
   return false;
+}
+
+void LlmPlannerWindow::chooseModel() {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open a model"), QString(),
+                                                    tr("Model descriptions (*.json);;All files (*)"));
+  if (path.isEmpty()) return;
+  QString error;
+  if (!openModel(path, &error)) QMessageBox::warning(this, tr("Cannot open the model"), error);
 }
 
 QVector<widgets::LlmPlannerPanel::ModelItem> LlmPlannerWindow::modelItems() {

@@ -36,6 +36,8 @@ public:
   // Reads a Hugging Face config.json or an AccelLab model file, adds the model to the list and
   // plans it with the shown scenarios. False with the reader's message (file, key, why).
   bool openModel(const QString& path, QString* error);
+  // Asks for a file (File > Open Model…), then openModel; a file that does not read is shown.
+  void chooseModel();
   widgets::LlmPlannerPanel* panel() const { return m_panel; }
   // Simulates the shown study now (edits wait ~60 ms for more edits first).
   void recompute();

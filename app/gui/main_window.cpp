@@ -11,7 +11,6 @@
 #include <QDialogButtonBox>
 #include <QDragEnterEvent>
 #include <QDropEvent>
-#include <QFileDialog>
 #include <QMimeData>
 #include <QLabel>
 #include <QPushButton>
@@ -92,11 +91,7 @@ MainWindow::MainWindow(QWidget* parent)
   createMenus();
   createToolBars();
   setAcceptDrops(true);
-  connect(m_actions.openModel, &QAction::triggered, this, [this] {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open a model"), QString(),
-                                                      tr("Model descriptions (*.json);;All files (*)"));
-    if (!path.isEmpty()) openModel(path);
-  });
+  connect(m_actions.openModel, &QAction::triggered, this, [this] { openLlmPlanner()->chooseModel(); });
   readSettings();
 }
 

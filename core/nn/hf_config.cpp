@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <utility>
 
 #include "core/util/error.h"
 #include "core/util/files.h"
@@ -30,6 +31,11 @@ public:
     return j && !j->isNull() ? j : nullptr;
   }
   bool has(const std::string& key) const { return find(key) != nullptr; }
+  // Present and null: the library's None, which is not always its default (Gemma 2's window).
+  bool isNull(const std::string& key) const {
+    const Json* j = m_root.find(key);
+    return j && j->isNull();
+  }
 
   int integer(const std::string& key, long long lo, long long hi) const {
     const Json* j = find(key);
@@ -161,8 +167,10 @@ TransformerSpec llamaLike(const Config& c, bool tiedByDefault) {
   return s;
 }
 
-void slidingEveryLayer(const Config& c, TransformerSpec& s) {
-  const int w = c.integer("sliding_window", 0, 0, kPositions);
+// A window on every layer; `absent` is the library's default when the key is left out (Mistral:
+// 4096), null is none.
+void slidingEveryLayer(const Config& c, TransformerSpec& s, int absent) {
+  const int w = c.isNull("sliding_window") ? 0 : c.integer("sliding_window", absent, 0, kPositions);
   if (w > 0) {
     s.slidingWindow = w;
     s.slidingLayerShare = 1.0;
@@ -173,7 +181,7 @@ void slidingEveryLayer(const Config& c, TransformerSpec& s) {
 void qwenSliding(const Config& c, TransformerSpec& s) {
   if (!c.boolean("use_sliding_window", false)) return;
   const int w = c.integer("sliding_window", 0, 0, kPositions);
-  const int from = c.integer("max_window_layers", s.layers, 0, kLayers);
+  const int from = c.integer("max_window_layers", 28, 0, kLayers);  // Qwen2Config's default
   if (w > 0 && from < s.layers) {
     s.slidingWindow = w;
     s.slidingLayerShare = static_cast<double>(s.layers - from) / s.layers;
@@ -205,6 +213,32 @@ void experts(const Config& c, TransformerSpec& s, const std::vector<std::string>
   s.expertsPerToken = c.firstInteger({"num_experts_per_tok", "experts_per_token"}, 1, s.experts);
 }
 
+// GPT-2 and BERT: LayerNorm, learned positions, biases on every layer, a plain feed-forward,
+// tied embeddings; each names its keys its own way.
+struct ClassicKeys {
+  const char *layers, *width, *heads, *ffn, *activation, *defaultActivation, *positions;
+};
+TransformerSpec classic(const Config& c, TransformerKind kind, const ClassicKeys& k) {
+  TransformerSpec s;
+  s.kind = kind;
+  s.layers = c.integer(k.layers, 1, kLayers);
+  s.dModel = c.integer(k.width, 1, kWidth);
+  s.heads = s.kvHeads = c.integer(k.heads, 1, kHeads);
+  if (s.dModel % s.heads != 0) c.fail(k.heads, "does not divide " + std::string(k.width) + " " + std::to_string(s.dModel));
+  s.headDim = s.dModel / s.heads;
+  // GPT-2's n_inner is null for 4 x n_embd; BERT always gives intermediate_size.
+  s.ffn = kind == TransformerKind::Decoder ? c.integer(k.ffn, 4 * s.dModel, 1, kWidth) : c.integer(k.ffn, 1, kWidth);
+  s.ffnKind = plainActivation(c, k.activation, k.defaultActivation);
+  s.norm = NormKind::LayerNorm;
+  s.position = PositionKind::Learned;
+  s.vocab = c.integer("vocab_size", 1, kVocab);
+  s.maxPositions = c.integer(k.positions, 1, kPositions);
+  s.defaultSeqLen = std::min(s.maxPositions, kDefaultSeqLenCap);
+  s.tiedEmbeddings = c.boolean("tie_word_embeddings", true);
+  s.bias = true;
+  return s;
+}
+
 TransformerSpec read(const Config& c) {
   const std::string& t = c.type();
   if (t == "llama") {
@@ -215,13 +249,13 @@ TransformerSpec read(const Config& c) {
   }
   if (t == "mistral") {
     TransformerSpec s = llamaLike(c, false);
-    slidingEveryLayer(c, s);
+    slidingEveryLayer(c, s, 4096);
     return s;
   }
   if (t == "mixtral") {
     TransformerSpec s = llamaLike(c, false);
     experts(c, s, {"num_local_experts"});
-    slidingEveryLayer(c, s);
+    slidingEveryLayer(c, s, 0);
     return s;
   }
   if (t == "qwen2") {
@@ -258,8 +292,9 @@ TransformerSpec read(const Config& c) {
     s.ffnKind = gatedActivation(c, c.has("hidden_activation") ? "hidden_activation" : "hidden_act", "gelu_pytorch_tanh");
     s.outBias = c.boolean("attention_bias", false);
     s.normsPerLayer = 4;  // before and after both attention and the feed-forward
+    if (!c.has("head_dim")) s.headDim = 256;  // Gemma2Config's default, not hidden / heads
     if (!slidingFromLayerTypes(c, s)) {
-      const int w = c.integer("sliding_window", 4096, 0, kPositions);
+      const int w = c.isNull("sliding_window") ? 0 : c.integer("sliding_window", 4096, 0, kPositions);
       if (w > 0) {  // Gemma 2 alternates local and global layers
         s.slidingWindow = w;
         s.slidingLayerShare = 0.5;
@@ -269,7 +304,7 @@ TransformerSpec read(const Config& c) {
   }
   if (t == "phi3") {
     TransformerSpec s = llamaLike(c, false);
-    slidingEveryLayer(c, s);
+    slidingEveryLayer(c, s, 0);
     return s;
   }
   if (t == "olmo2" || t == "olmoe") {
@@ -321,43 +356,11 @@ TransformerSpec read(const Config& c) {
     }
     return s;
   }
-  if (t == "gpt2") {
-    TransformerSpec s;
-    s.kind = TransformerKind::Decoder;
-    s.layers = c.integer("n_layer", 1, kLayers);
-    s.dModel = c.integer("n_embd", 1, kWidth);
-    s.heads = s.kvHeads = c.integer("n_head", 1, kHeads);
-    if (s.dModel % s.heads != 0) c.fail("n_head", "does not divide n_embd " + std::to_string(s.dModel));
-    s.headDim = s.dModel / s.heads;
-    s.ffn = c.integer("n_inner", 4 * s.dModel, 1, kWidth);
-    s.ffnKind = plainActivation(c, "activation_function", "gelu_new");
-    s.norm = NormKind::LayerNorm;
-    s.position = PositionKind::Learned;
-    s.vocab = c.integer("vocab_size", 1, kVocab);
-    s.maxPositions = c.integer("n_positions", 1, kPositions);
-    s.defaultSeqLen = std::min(s.maxPositions, kDefaultSeqLenCap);
-    s.tiedEmbeddings = c.boolean("tie_word_embeddings", true);
-    s.bias = true;
-    return s;
-  }
+  if (t == "gpt2") return classic(c, TransformerKind::Decoder, {"n_layer", "n_embd", "n_head", "n_inner", "activation_function", "gelu_new", "n_positions"});
   if (t == "bert") {
-    TransformerSpec s;
-    s.kind = TransformerKind::Encoder;
-    s.layers = c.integer("num_hidden_layers", 1, kLayers);
-    s.dModel = c.integer("hidden_size", 1, kWidth);
-    s.heads = s.kvHeads = c.integer("num_attention_heads", 1, kHeads);
-    if (s.dModel % s.heads != 0) c.fail("num_attention_heads", "does not divide hidden_size " + std::to_string(s.dModel));
-    s.headDim = s.dModel / s.heads;
-    s.ffn = c.integer("intermediate_size", 1, kWidth);
-    s.ffnKind = plainActivation(c, "hidden_act", "gelu");
-    s.norm = NormKind::LayerNorm;
-    s.position = PositionKind::Learned;
-    s.vocab = c.integer("vocab_size", 1, kVocab);
-    s.maxPositions = c.integer("max_position_embeddings", 1, kPositions);
-    s.defaultSeqLen = std::min(s.maxPositions, kDefaultSeqLenCap);
+    TransformerSpec s = classic(c, TransformerKind::Encoder, {"num_hidden_layers", "hidden_size", "num_attention_heads",
+                                                             "intermediate_size", "hidden_act", "gelu", "max_position_embeddings"});
     s.tokenTypes = c.integer("type_vocab_size", 2, 0, 1024);
-    s.tiedEmbeddings = c.boolean("tie_word_embeddings", true);
-    s.bias = true;
     s.pooler = true;        // BertForPreTraining: the pooler ...
     s.mlmTransform = true;  // ... and the MLM head's transform
     return s;
@@ -395,7 +398,23 @@ TransformerSpec transformerFromHuggingFace(const Json& root, const std::string& 
   try {
     validate(s);
   } catch (const util::Error& e) {
-    throw util::Error(path + ": model_type '" + c.type() + "': " + e.what());
+    // The check names AccelLab's field; say which config.json key it comes from.
+    static const std::pair<const char*, const char*> kKeys[] = {
+        {"layers", "num_hidden_layers"},       {"d_model", "hidden_size"},
+        {"heads", "num_attention_heads"},      {"kv_heads", "num_key_value_heads"},
+        {"head_dim", "head_dim"},              {"ffn", "intermediate_size"},
+        {"vocab", "vocab_size"},               {"experts", "num_experts / n_routed_experts / num_local_experts"},
+        {"experts_per_token", "num_experts_per_tok"}, {"expert_ffn", "moe_intermediate_size"},
+        {"dense_layers", "first_k_dense_replace / mlp_only_layers"}, {"sliding_window", "sliding_window"}};
+    std::string what = e.what();
+    const std::string prefix = "transformer '" + s.id + "': ";
+    if (what.rfind(prefix, 0) == 0) what = what.substr(prefix.size());
+    for (const auto& [field, key] : kKeys)
+      if (what.rfind(std::string(field) + ":", 0) == 0) {
+        what = std::string("key '") + key + "':" + what.substr(std::string(field).size() + 1);
+        break;
+      }
+    throw util::Error(path + ": model_type '" + c.type() + "': " + what);
   }
   return s;
 }

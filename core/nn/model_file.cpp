@@ -187,6 +187,11 @@ ModelFolders loadModelFolders(const std::string& shipped, const std::string& use
         auto same = std::find_if(out.specs.begin(), out.specs.end(), [&](const TransformerSpec& t) { return t.id == s.id; });
         if (same != out.specs.end() && dir == shipped)
           throw util::Error(file + ": id '" + s.id + "' is already used by another shipped model file");
+        // The engine builds these two layer by layer from their files; another shape would train
+        // one network and cost another.
+        if (dir != shipped && (s.id == "char-gpt" || s.id == "vit-tiny"))
+          throw util::Error(file + ": id '" + s.id + "' is a model the engine trains; give yours another id");
+        s.shipped = dir == shipped;
         if (same != out.specs.end()) *same = std::move(s);  // the user's file replaces the shipped one
         else out.specs.push_back(std::move(s));
       } catch (const std::exception& e) {

@@ -23,6 +23,8 @@ const ModelFolders& loaded() {
 }
 
 // Imported models: never removed, so references handed out stay valid.
+constexpr std::size_t kMaxImportedTransformers = 1024;
+
 struct Imports {
   std::mutex mutex;
   std::deque<std::unique_ptr<TransformerSpec>> specs;
@@ -69,6 +71,10 @@ const TransformerSpec& addImportedTransformer(TransformerSpec spec) {
     if (sameDimensions(*known, spec)) return *known;
     spec.id = base + "-" + std::to_string(n);
   }
+  // A session imports a handful; a runaway caller (a fuzzer, a script) is stopped, not let grow.
+  if (imports().specs.size() >= kMaxImportedTransformers)
+    throw util::Error("model '" + base + "': " + std::to_string(kMaxImportedTransformers) +
+                      " models imported already; restart AccelLab to import more");
   imports().specs.push_back(std::make_unique<TransformerSpec>(std::move(spec)));
   return *imports().specs.back();
 }

@@ -101,7 +101,8 @@ I TransformerSpec::attentionParams() const {
   I p = attentionMatrices(*this);
   if (mla()) {
     p += kvLoraRank + qLoraRank;  // the latents' RMSNorms (none without a query latent)
-    if (hasOutBias()) p += dModel;
+    // attention_bias: on the two down-projections and the output (DeepseekV3Attention).
+    if (hasOutBias()) p += qLoraRank + kvLoraRank + qkRopeHeadDim + dModel;
   } else {
     if (hasQkvBias()) p += qkvWidth();
     if (hasOutBias()) p += dModel;
@@ -238,6 +239,9 @@ void validate(const TransformerSpec& s) {
     range("patch_size", s.patchSize, 1, s.imageSize);
     range("channels", s.channels, 1, 64);
     if (s.imageSize % s.patchSize != 0) fail("patch_size", "must divide the image size");
+    const std::int64_t side = s.imageSize / s.patchSize;
+    if (side * side + 1 > (std::int64_t{1} << 22))
+      fail("patch_size", std::to_string(side * side) + " patches an image is more than 4,194,304 tokens");
   }
   // The whole model must stay countable in 64 bits: an upper bound, in doubles, of every term
   // params() adds (10^15 parameters is a thousand times the largest model published).

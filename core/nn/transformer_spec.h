@@ -87,6 +87,7 @@ struct TransformerSpec {
   std::string modelType;       // the Hugging Face model_type it was read as ("llama"), if any
   std::string source;          // where the dimensions come from
   std::string sourceDate;      // when: "2024-04"
+  bool shipped = false;        // read from the shipped folder (not the user's, not imported)
 
   // Tokens one sample is made of at sequence length `seqLen` (Vision: patches + class token).
   int tokensPerSample(int seqLen) const;

@@ -510,16 +510,19 @@ PlanCost costPlan(const TransformerWork& w, const LlmUnit& u, const ParallelPlan
   const double expertGrads = lora ? 0.0 : sp.experts;
   const double gradWidth = u.actBytes < 4 ? 2.0 : 4.0;
   const int stride = p.tp * p.pp;
-  double dpComm = groupAllReduce((trainable - expertGrads) * gradWidth, p.dp, stride, u) +
-                  groupAllReduce(expertGrads * gradWidth, p.dp / std::max(1, p.ep), stride * std::max(1, p.ep), u);
+  // One collective over dp for what every replica holds; the experts over their own dp / ep
+  // group (the same group, one collective, without expert parallelism).
+  auto overReplicas = [&](double all, double experts) {
+    if (p.ep <= 1) return groupAllReduce(all, p.dp, stride, u);
+    return groupAllReduce(all - experts, p.dp, stride, u) + groupAllReduce(experts, p.dp / p.ep, stride * p.ep, u);
+  };
+  double dpComm = overReplicas(trainable * gradWidth, expertGrads * gradWidth);
   double window = bwd.compute + bwd.memory;  // the last micro-batch's backward
   if (p.zero >= 3 && p.dp > 1) {
     // All-gathers (half an all-reduce each) of the dense weights over the dp replicas, and of
     // the experts over the dp / ep replicas holding them (none when each chip is their only one).
     const double width = u.actBytes < 4 ? 2.0 : 4.0;
-    const double gather = groupAllReduce((chipParams - sp.experts) * width, p.dp, stride, u) +
-                          groupAllReduce(sp.experts * width, p.dp / std::max(1, p.ep), stride * std::max(1, p.ep), u);
-    dpComm += 2.0 * m * gather / 2.0;
+    dpComm += 2.0 * m * overReplicas(chipParams * width, sp.experts * width) / 2.0;
     window = c.computeSeconds + c.memorySeconds;
   }
   c.dpCommTotalSeconds = dpComm;

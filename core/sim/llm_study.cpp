@@ -161,9 +161,7 @@ Json studyToJson(const LlmStudy& s) {
   j.set("model", s.modelId);
   // A model imported while the program ran (a config.json) travels with the study, so the file
   // opens anywhere.
-  bool shipped = false;
-  for (const auto& t : nn::referenceTransformers()) shipped = shipped || t.id == s.modelId;
-  if (const nn::TransformerSpec* t = nn::findTransformer(s.modelId); t && !shipped)
+  if (const nn::TransformerSpec* t = nn::findTransformer(s.modelId); t && !t->shipped)
     j.set("model_file", nn::transformerToModelJson(*t));
   j.set("seq_len", s.seqLen);
   j.set("batch", s.batch);

@@ -50,13 +50,19 @@ std::int64_t loraParams(const nn::TransformerSpec& s, int rank) {
   return static_cast<std::int64_t>(rank) * s.layers * ((d + q) + 2 * (d + kv) + (q + d));
 }
 
-ModelSize modelSizeOf(const TransformerWork& w) {
+ModelSize modelSizeOf(const nn::TransformerSpec& spec, int seqLen) {
   ModelSize s;
+  s.params = s.trainableParams = spec.params();
+  s.activeParams = spec.moe() ? spec.activeParams() : 0;
+  s.inputEmbeddingParams = spec.moe() ? spec.inputEmbeddingParams() : 0;
+  s.forwardFlopsPerSample = spec.forwardFlopsPerSample(seqLen);
+  return s;
+}
+
+ModelSize modelSizeOf(const TransformerWork& w) {
+  ModelSize s = modelSizeOf(*w.spec, w.seqLen);
   s.params = w.params;  // the base model (the adapters are the trainable ones)
   s.trainableParams = w.trainableParams;
-  s.activeParams = w.spec->moe() ? w.spec->activeParams() : 0;
-  s.inputEmbeddingParams = w.spec->moe() ? w.spec->inputEmbeddingParams() : 0;
-  s.forwardFlopsPerSample = w.spec->forwardFlopsPerSample(w.seqLen);
   return s;
 }
 

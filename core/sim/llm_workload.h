@@ -69,6 +69,8 @@ TransformerWork makeTransformerWork(const nn::TransformerSpec& spec, int seqLen,
 
 // The model's size as a report states it (active parameters for a mixture of experts only).
 ModelSize modelSizeOf(const TransformerWork& w);
+// The same for the whole model (no LoRA) at `seqLen` (0: its own).
+ModelSize modelSizeOf(const nn::TransformerSpec& spec, int seqLen);
 
 // LoRA adapters of rank `rank` on the attention projections (q, k, v, o) of every layer:
 // r x (d_in + d_out) parameters each.

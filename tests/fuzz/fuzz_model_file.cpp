@@ -12,23 +12,34 @@
 #include "fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  core::nn::TransformerSpec s;
   try {
     const core::util::Json root =
         core::util::Json::parse(fuzz::text(data, size), "/fuzz/config.json", core::util::kDataFileJsonLimits);
     if (!root.isObject()) return 0;
-    const core::nn::TransformerSpec s = core::nn::isHuggingFaceConfig(root)
-                                            ? core::nn::transformerFromHuggingFace(root, "/fuzz/config.json")
+    s = core::nn::isHuggingFaceConfig(root) ? core::nn::transformerFromHuggingFace(root, "/fuzz/config.json")
                                             : core::nn::transformerFromModelJson(root, "/fuzz/model.json");
+  } catch (const core::util::Error&) {
+    return 0;  // refused with a message: the right answer
+  }
+  // An accepted model: every count and cost must hold, and none may throw.
+  try {
     if (s.params() < 1 || s.activeParams() > s.params() || s.activeParams() < 1) __builtin_trap();
     if (!(s.forwardFlopsPerSample(0) > 0) || !std::isfinite(s.forwardFlopsPerSample(0))) __builtin_trap();
     const double share = s.attentionPairShare(0);
     if (!(share > 0 && share <= 1)) __builtin_trap();
-    // The simulator's ops at a short sequence (a long one is the step model's business).
+    // The model-file form reads back the same model.
+    const core::util::Json back = core::nn::transformerToModelJson(s);
+    if (core::nn::transformerFromModelJson(back, "/fuzz/back.json").params() != s.params()) __builtin_trap();
+  } catch (const core::util::Error&) {
+    __builtin_trap();
+  }
+  // The simulator's ops at a short sequence (a long one is the step model's business; a learned
+  // table shorter than it is refused with a message).
+  try {
     const core::sim::TransformerWork w =
         core::sim::makeTransformerWork(s, std::min(s.tokensPerSample(0), 64), core::sim::Finetune::Full, 0);
     if (!(w.modelFlopsPerToken > 0) || !std::isfinite(w.modelFlopsPerToken)) __builtin_trap();
-    const core::util::Json back = core::nn::transformerToModelJson(s);
-    if (core::nn::transformerFromModelJson(back, "/fuzz/back.json").params() != s.params()) __builtin_trap();
   } catch (const core::util::Error&) {
   }
   return 0;

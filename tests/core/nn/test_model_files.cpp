@@ -247,3 +247,65 @@ TEST(TransformerCatalog, AUsersFolderAddsAndReplacesModelsAndABrokenFileIsNamedN
 
 }  // namespace
 }  // namespace core::nn
+
+namespace core::nn {
+namespace {
+
+TEST(HuggingFaceConfig, LayersWithoutExpertsAndTheLibrarysDefaults) {
+  // Qwen3-MoE: experts every second layer, and layer 0 dense by mlp_only_layers: 48 layers ->
+  // 24 with experts, one of them made dense.
+  Json q = configJson("Qwen--Qwen3-30B-A3B");
+  q.set("decoder_sparse_step", 2);
+  Json only = Json::array();
+  only.push(1);
+  q.set("mlp_only_layers", only);
+  const TransformerSpec s = fromJson(q);
+  EXPECT_EQ(s.moeLayers(), 23);
+  EXPECT_EQ(s.denseLayers, 25);
+  const TransformerSpec all = fromJson(configJson("Qwen--Qwen3-30B-A3B"));
+  EXPECT_EQ(all.params() - s.params(), 25LL * (all.moeLayerParams() - all.denseLayerParams()));
+  // Full q/k norms with grouped KV heads: the k norm spans the KV heads only (OLMo 2 at 8 KV heads).
+  Json o = configJson("allenai--OLMo-2-1124-7B");
+  o.set("num_key_value_heads", 8);
+  const TransformerSpec gqa = fromJson(o);
+  const TransformerSpec mha = fromJson(configJson("allenai--OLMo-2-1124-7B"));
+  const std::int64_t d = 4096, hd = 128;
+  EXPECT_EQ(mha.attentionParams() - gqa.attentionParams(), 2 * d * (32 - 8) * hd + (32 - 8) * hd);
+  // Null is the library's None; a key left out is its default.
+  Json g = configJson("google--gemma-2-9b");
+  g.set("sliding_window", nullptr);
+  EXPECT_EQ(fromJson(g).slidingWindow, 0);
+  auto& gobj = g.asObject();
+  std::erase_if(gobj, [](const auto& kv) { return kv.first == "sliding_window" || kv.first == "head_dim"; });
+  EXPECT_EQ(fromJson(g).slidingWindow, 4096);
+  EXPECT_EQ(fromJson(g).headDim, 256);
+  Json m = configJson("mistralai--Mistral-7B-v0.1");
+  auto& mobj = m.asObject();
+  std::erase_if(mobj, [](const auto& kv) { return kv.first == "sliding_window"; });
+  EXPECT_EQ(fromJson(m).slidingWindow, 4096);  // MistralConfig's default
+  // An error from the spec's own checks names the config's key.
+  Json e = configJson("mistralai--Mixtral-8x7B-v0.1");
+  e.set("num_experts_per_tok", 9);
+  EXPECT_NE(errorOf([&] { fromJson(e); }).find("num_experts_per_tok"), std::string::npos);
+}
+
+TEST(TransformerCatalog, TheEngineModelsCannotBeReplacedByAUserFile) {
+  const fs::path dir = fs::temp_directory_path() / ("accellab-models-engine-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  TransformerSpec mine = transformerSpec("char-gpt");
+  mine.layers = 12;
+  util::writeFileAtomic((dir / "char-gpt.json").string(), transformerToModelJson(mine).dump(2));
+  const ModelFolders f = loadModelFolders(std::string(ACCELLAB_SOURCE_RESOURCES) + "/models", dir.string());
+  for (const auto& s : f.specs) {
+    if (s.id == "char-gpt") {
+      EXPECT_EQ(s.layers, 4);
+    }
+  }
+  ASSERT_EQ(f.errors.size(), 1u);
+  EXPECT_NE(f.errors[0].find("engine trains"), std::string::npos) << f.errors[0];
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace core::nn
