@@ -214,6 +214,29 @@ void orderNodes(onnx::GraphProto& g, const std::map<std::string, OnnxTensor>& in
   g.mutable_node()->Swap(&sorted);
 }
 
+// Window attributes ONNX 1.12's shape inference divides by unchecked (a stride of 0 is a
+// SIGFPE there): refused first, in subgraphs too.
+void checkWindowAttributes(const onnx::GraphProto& g, const std::string& where) {
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& node = g.node(i);
+    for (const auto& a : node.attribute()) {
+      const std::string& n = a.name();
+      const std::int64_t least = n == "pads" ? 0 : 1;
+      if (n == "strides" || n == "dilations" || n == "kernel_shape" || n == "pads" || n == "group" || n == "blocksize") {
+        for (const std::int64_t v : a.ints())
+          if (v < least)
+            throw Error(where + ": " + nodeLabel(node, static_cast<std::size_t>(i)) + ": attribute " + n + " holds " +
+                        std::to_string(v) + " (at least " + std::to_string(least) + ")");
+        if (a.type() == onnx::AttributeProto::INT && a.i() < least)
+          throw Error(where + ": " + nodeLabel(node, static_cast<std::size_t>(i)) + ": attribute " + n + " is " +
+                      std::to_string(a.i()) + " (at least " + std::to_string(least) + ")");
+      }
+      if (a.has_g()) checkWindowAttributes(a.g(), where);
+      for (const auto& sub : a.graphs()) checkWindowAttributes(sub, where);
+    }
+  }
+}
+
 // Batch dimension to 1, every other input dimension fixed; old shape annotations dropped
 // (shape inference writes them again at batch 1).
 void fixInputShapes(onnx::GraphProto& g, const std::map<std::string, OnnxTensor>& inits, const std::string& where) {
@@ -278,6 +301,7 @@ OnnxModel costModel(onnx::ModelProto& m, const std::string& where) {
   const auto inits = readInitializers(g, where);
   orderNodes(g, inits, where);
   fixInputShapes(g, inits, where);
+  checkWindowAttributes(g, where);
   try {
     onnx::checker::check_model(m);
   } catch (const std::exception& e) {

@@ -151,6 +151,16 @@ TEST(OnnxModel, RefusalsNameTheReason) {
   }
 }
 
+TEST(OnnxModel, RefusesAStrideOfZeroBeforeShapeInferenceDividesByIt) {
+  // ONNX 1.12's pooling and convolution shape inference divide by the strides unchecked.
+  for (const char* file : {"crash-maxpool-stride-zero.onnx", "crash-conv-stride-zero.onnx"}) {
+    std::ifstream in(std::string(ACCELLAB_TEST_DATA) + "/fuzz/onnx/" + file, std::ios::binary);
+    const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    ASSERT_FALSE(bytes.empty()) << file;
+    EXPECT_NE(refusal(bytes).find("attribute strides holds 0"), std::string::npos) << refusal(bytes);
+  }
+}
+
 TEST(OnnxModel, AnImportJoinsTheZooForTheSimulator) {
   const ModelInfo& info = importOnnxModel(onnxFile("stem.onnx"));
   EXPECT_EQ(info.id, "stem.onnx");
