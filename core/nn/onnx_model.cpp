@@ -18,6 +18,7 @@
 #include <set>
 
 #include "core/nn/onnx_node_cost.h"
+#include "core/nn/onnx_shape_fold.h"
 #include "core/util/error.h"
 #include "core/util/files.h"
 
@@ -271,9 +272,9 @@ void fixInputShapes(onnx::GraphProto& g, const std::map<std::string, OnnxTensor>
 }
 
 // Shapes of every tensor after inference (unknown ones left out).
-std::map<std::string, std::vector<std::int64_t>> knownShapes(const onnx::GraphProto& g,
+OnnxShapes knownShapes(const onnx::GraphProto& g,
                                                              const std::map<std::string, OnnxTensor>& inits) {
-  std::map<std::string, std::vector<std::int64_t>> shapes;
+  OnnxShapes shapes;
   auto add = [&](const onnx::ValueInfoProto& v) {
     if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return;
     std::vector<std::int64_t> dims;
@@ -298,7 +299,7 @@ OnnxModel costModel(onnx::ModelProto& m, const std::string& where) {
   out.graphName = g.name();
   out.producer = m.producer_name() + (m.producer_version().empty() ? "" : " " + m.producer_version());
   if (g.node_size() == 0) throw Error(where + ": the graph has no nodes");
-  const auto inits = readInitializers(g, where);
+  auto inits = readInitializers(g, where);
   orderNodes(g, inits, where);
   fixInputShapes(g, inits, where);
   checkWindowAttributes(g, where);
@@ -307,14 +308,24 @@ OnnxModel costModel(onnx::ModelProto& m, const std::string& where) {
   } catch (const std::exception& e) {
     throw Error(where + ": not a valid ONNX model: " + e.what());
   }
-  try {
-    onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(),
-                                       onnx::ShapeInferenceOptions(/*check_type=*/true, /*error_mode=*/1, /*data_prop=*/true));
-  } catch (const std::exception& e) {
-    throw Error(where + ": shape inference failed: " + e.what());
+  // Shapes inferred; shape arithmetic the inference cannot follow folded into constants, and
+  // inferred again (a chain per Reshape; a few rounds cover what exporters write).
+  OnnxShapes shapes;
+  for (int round = 0;; ++round) {
+    try {
+      onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(),
+                                         onnx::ShapeInferenceOptions(/*check_type=*/true, /*error_mode=*/1, /*data_prop=*/true));
+    } catch (const std::exception& e) {
+      throw Error(where + ": shape inference failed: " + e.what());
+    }
+    shapes = knownShapes(g, inits);
+    if (round == 4 || foldShapeArithmetic(g, shapes) == 0) break;
+    inits = readInitializers(g, where);  // with the folded constants
   }
-  const auto shapes = knownShapes(g, inits);
-  OnnxCoster coster(inits, shapes, where);
+  std::set<std::string> used;
+  for (const auto& node : g.node()) used.insert(node.input().begin(), node.input().end());
+  for (const auto& o : g.output()) used.insert(o.name());
+  OnnxCoster coster(inits, shapes, std::move(used), where);
   for (int i = 0; i < g.node_size(); ++i) coster.add(g.node(i), static_cast<std::size_t>(i));
   out.stats = coster.take();
   out.simulateOnly = coster.firstUnsupported();

@@ -69,12 +69,19 @@ bool engineOp(const std::string& op) {
 }  // namespace
 
 OnnxCoster::OnnxCoster(const std::map<std::string, OnnxTensor>& initializers,
-                       const std::map<std::string, std::vector<std::int64_t>>& shapes, std::string where)
-    : m_inits(initializers), m_shapes(shapes), m_where(std::move(where)) {}
+                       const std::map<std::string, std::vector<std::int64_t>>& shapes, std::set<std::string> used,
+                       std::string where)
+    : m_inits(initializers), m_shapes(shapes), m_used(std::move(used)), m_where(std::move(where)) {}
 
 const std::vector<std::int64_t>* OnnxCoster::shapeOf(const std::string& tensor) const {
   const auto it = m_shapes.find(tensor);
   return it == m_shapes.end() ? nullptr : &it->second;
+}
+
+const OnnxTensor* OnnxCoster::initializer(const std::string& tensor) const {
+  if (const auto it = m_inits.find(tensor); it != m_inits.end()) return &it->second;
+  const auto it = m_aliases.find(tensor);
+  return it == m_aliases.end() ? nullptr : &it->second;
 }
 
 std::int64_t OnnxCoster::elementsOf(const std::string& tensor) const {
@@ -111,6 +118,7 @@ void OnnxCoster::add(const onnx::NodeProto& node, std::size_t index) {
   for (const auto& out : node.output()) {
     if (out.empty()) continue;
     const auto* dims = shapeOf(out);
+    if (!dims && !m_used.count(out)) continue;
     if (!dims)
       throw util::Error(m_where + ": " + label + ": shape inference could not tell the shape of its output '" + out +
                         "' (export with fixed input sizes, or simplify the model with onnx-simplifier)");
@@ -123,6 +131,14 @@ void OnnxCoster::add(const onnx::NodeProto& node, std::size_t index) {
     }
   }
   if (isPlumbing(op)) return;
+  // An Identity of a constant is the constant again, under a name of its own: each reader of
+  // it holds its own parameters (an exporter that shares equal tensors must not lower the count).
+  if (op == "Identity" && node.input_size() == 1 && node.output_size() == 1) {
+    if (const OnnxTensor* t = initializer(node.input(0))) {
+      m_aliases[node.output(0)] = *t;
+      return;
+    }
+  }
   if (!engineOp(op)) noteUnsupported(node, label);
 
   LayerStats s;
@@ -131,16 +147,17 @@ void OnnxCoster::add(const onnx::NodeProto& node, std::size_t index) {
   double inElements = 0;
   for (const auto& in : node.input()) {
     if (in.empty()) continue;
-    const auto init = m_inits.find(in);
-    if (init == m_inits.end()) {
+    const OnnxTensor* init = initializer(in);
+    if (!init) {
       if (activationInput.empty()) activationInput = in;
       inElements += static_cast<double>(elementsOf(in));
       continue;
     }
-    if (!isFloat(init->second.elementType) || !m_counted.insert(in).second) continue;  // shapes, axes; or counted
+    if (!isFloat(init->elementType) || !m_counted.insert(in).second) continue;  // shapes, axes; or counted
     // BatchNormalization's running mean and variance (inputs 3 and 4) are not trained.
-    const bool running = op == "BatchNormalization" && (in == node.input(3) || (node.input_size() > 4 && in == node.input(4)));
-    (running ? s.nonTrainableParams : s.params) += init->second.elements;
+    const bool running = op == "BatchNormalization" && node.input_size() > 3 &&
+                         (in == node.input(3) || (node.input_size() > 4 && in == node.input(4)));
+    (running ? s.nonTrainableParams : s.params) += init->elements;
   }
   const std::string output = node.output_size() > 0 ? node.output(0) : std::string();
   double outElements = 0;

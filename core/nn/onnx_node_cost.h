@@ -21,8 +21,10 @@ struct OnnxTensor {
 
 class OnnxCoster {
  public:
+  // `used`: the tensors some node reads or the graph returns (an output nobody reads, such as
+  // training-mode BatchNormalization's running statistics, may stay without a shape).
   OnnxCoster(const std::map<std::string, OnnxTensor>& initializers,
-             const std::map<std::string, std::vector<std::int64_t>>& shapes, std::string where);
+             const std::map<std::string, std::vector<std::int64_t>>& shapes, std::set<std::string> used, std::string where);
 
   // Costs `node` (the index-th in execution order) and appends it. Throws core::util::Error
   // naming the node and its op when an output's shape is unknown or absurd.
@@ -37,12 +39,16 @@ class OnnxCoster {
  private:
   const std::vector<std::int64_t>* shapeOf(const std::string& tensor) const;
   std::int64_t elementsOf(const std::string& tensor) const;
-  bool isInitializer(const std::string& tensor) const { return m_inits.count(tensor) > 0; }
+  // An initializer, or an Identity of one (torch.onnx.export shares equal constants that way).
+  const OnnxTensor* initializer(const std::string& tensor) const;
+  bool isInitializer(const std::string& tensor) const { return initializer(tensor) != nullptr; }
   void noteUnsupported(const onnx::NodeProto& node, const std::string& label, const std::string& why = "");
 
   const std::map<std::string, OnnxTensor>& m_inits;
   const std::map<std::string, std::vector<std::int64_t>>& m_shapes;
+  std::set<std::string> m_used;
   std::string m_where;
+  std::map<std::string, OnnxTensor> m_aliases;  // Identity outputs of initializers
   std::set<std::string> m_counted;  // initializers already counted as parameters
   NetworkStats m_stats;
   std::string m_firstUnsupported;

@@ -90,6 +90,26 @@ TEST(OnnxModel, GroupedAndDepthwiseConvolutionsAndMatMul) {
   EXPECT_NE(m.simulateOnly.find("group=2"), std::string::npos) << m.simulateOnly;
 }
 
+// Exported by torch.onnx.export (python3-torch 1.13; tests/data/onnx/export_torch.py prints the
+// counts from model.parameters() and forward hooks on every Conv2d and Linear).
+TEST(OnnxModel, TorchExportOfViewFoldsItsShapeArithmetic) {
+  const OnnxModel m = readOnnxModel(onnxFile("torch_lenet.onnx"));  // x.view(x.size(0), -1)
+  EXPECT_EQ(m.stats.totalParams(), 61706);
+  EXPECT_DOUBLE_EQ(gemmFlops(m.stats), 2.0 * 416520);
+  const OnnxModel hand = readOnnxModel(onnxFile("lenet.onnx"));
+  EXPECT_DOUBLE_EQ(m.stats.forwardFlops(), hand.stats.forwardFlops());
+  EXPECT_EQ(m.stats.layers.size(), hand.stats.layers.size());  // the shape arithmetic is not costed
+  EXPECT_TRUE(m.simulateOnly.empty()) << m.simulateOnly;
+}
+
+TEST(OnnxModel, TorchExportInTrainingModeCountsLikeModelParameters) {
+  const OnnxModel m = readOnnxModel(onnxFile("torch_resnet.onnx"));
+  EXPECT_EQ(m.stats.totalParams(), 78042);
+  EXPECT_EQ(m.stats.totalNonTrainableParams(), 2 * (16 + 16 + 16 + 3 * 32 + 3 * 64));
+  EXPECT_DOUBLE_EQ(gemmFlops(m.stats), 2.0 * 12501632);
+  EXPECT_LT(m.stats.forwardFlops(), 1.03 * 2.0 * 12501632);  // the bar: within 3% of 2 x multiply-adds
+}
+
 TEST(OnnxModel, AnOpWithoutAnEngineLayerIsSimulateOnly) {
   const OnnxModel m = readOnnxModel(onnxFile("simulate_only.onnx"));
   EXPECT_NE(m.simulateOnly.find("node 'act' (op Erf)"), std::string::npos) << m.simulateOnly;
