@@ -115,6 +115,7 @@ std::map<std::string, OnnxTensor> readInitializers(const onnx::GraphProto& g, co
                   "a model over 2 GiB cannot be one file)");
     }
     OnnxTensor tensor;
+    tensor.name = t.name();
     tensor.elementType = t.data_type();
     std::uint64_t elements = 1;
     for (const std::int64_t d : t.dims()) {
@@ -326,9 +327,11 @@ OnnxModel costModel(onnx::ModelProto& m, const std::string& where) {
   for (const auto& node : g.node()) used.insert(node.input().begin(), node.input().end());
   for (const auto& o : g.output()) used.insert(o.name());
   OnnxCoster coster(inits, shapes, std::move(used), where);
+  coster.unfoldTorchBatchNorm(m.producer_name() == "pytorch");
   for (int i = 0; i < g.node_size(); ++i) coster.add(g.node(i), static_cast<std::size_t>(i));
   out.stats = coster.take();
   out.simulateOnly = coster.firstUnsupported();
+  out.unfoldedBatchNorms = coster.unfoldedBatchNorms();
   for (const auto& in : g.input())
     if (!inits.count(in.name())) {
       out.stats.input = coster.perSampleShape(in.name());
@@ -401,7 +404,11 @@ const ModelInfo& importOnnxModel(const std::string& path) {
   ModelInfo info;
   info.id = id;
   info.description = "ONNX graph " + path + " (opset " + std::to_string(model.opset) +
-                     (model.producer.empty() ? "" : ", from " + model.producer) + "); simulate only" +
+                     (model.producer.empty() ? "" : ", from " + model.producer) + ")" +
+                     (model.unfoldedBatchNorms > 0 ? "; " + std::to_string(model.unfoldedBatchNorms) +
+                                                         " batch norms the eval-mode export folded into convolutions counted again"
+                                                   : "") +
+                     "; simulate only" +
                      (model.simulateOnly.empty() ? "" : ": " + model.simulateOnly);
   // The dataset a graph of this input most likely comes from (simulate --dataset overrides it).
   const Shape in = model.stats.input;

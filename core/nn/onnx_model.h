@@ -42,6 +42,12 @@ struct OnnxModel {
   // Empty when every node maps to a layer the engine can train; otherwise why not, naming the
   // first node that does not ("node 'act' (op Erf)"): such a model is simulated only.
   std::string simulateOnly;
+  // torch.onnx.export in eval mode (its default) folds each BatchNorm2d into the convolution
+  // before it: the weight and a new bias come out renamed "onnx::Conv_N". Such a convolution
+  // from a "pytorch" producer is followed by the batch norm it had (scale and shift trainable,
+  // less the folded bias; running mean and variance not), so the counts are model.parameters()'
+  // and the training step costs the norm. How many were unfolded.
+  int unfoldedBatchNorms = 0;
 };
 
 // Reads and costs `path` (a regular file of at most `maxBytes`). Throws core::util::Error.

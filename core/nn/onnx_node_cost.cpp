@@ -195,6 +195,28 @@ void OnnxCoster::add(const onnx::NodeProto& node, std::size_t index) {
     s.kind = depthwise ? LayerKind::DepthwiseConv2D : LayerKind::Conv2D;
     if (transposed || x->size() != 4) noteUnsupported(node, label, transposed ? "transposed" : std::to_string(x->size() - 2) + "-D");
     else if (groups > 1 && !depthwise) noteUnsupported(node, label, "group=" + std::to_string(groups));
+    const OnnxTensor* weight = initializer(node.input(1));
+    const OnnxTensor* biasTensor = bias ? initializer(node.input(2)) : nullptr;
+    if (m_unfoldTorchBatchNorm && !transposed && weight && biasTensor && weight->name.rfind("onnx::", 0) == 0 &&
+        biasTensor->name.rfind("onnx::", 0) == 0) {
+      // The batch norm torch folded in: scale and shift (the shift is the folded bias, already
+      // counted), running mean and variance; its own work after the convolution.
+      LayerStats bn;
+      bn.name = name + "/batch_norm (folded by the export)";
+      bn.kind = LayerKind::BatchNorm;
+      bn.inShape = bn.outShape = s.outShape;
+      bn.params = outChannels;
+      bn.nonTrainableParams = 2 * outChannels;
+      bn.forwardFlops = 5 * n;
+      bn.backwardFlops = 8 * n;
+      bn.forwardBytes = 4.0 * 2 * n;
+      bn.weightBytes = 4.0 * static_cast<double>(bn.params + bn.nonTrainableParams);
+      bn.savedBytes = 4.0 * (n + 2 * static_cast<double>(outChannels));
+      m_stats.layers.push_back(std::move(s));
+      m_stats.layers.push_back(std::move(bn));
+      ++m_unfolded;
+      return;
+    }
   } else if (op == "Gemm" || op == "MatMul") {
     const auto* a = shapeOf(node.input(0));
     const auto* b = node.input_size() > 1 ? shapeOf(node.input(1)) : nullptr;

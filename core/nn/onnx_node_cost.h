@@ -14,6 +14,7 @@
 namespace core::nn {
 
 struct OnnxTensor {
+  std::string name;  // the initializer's own name (an alias keeps its source's)
   std::vector<std::int64_t> dims;
   std::int64_t elements = 0;
   int elementType = 0;  // onnx::TensorProto::DataType
@@ -29,6 +30,11 @@ class OnnxCoster {
   // Costs `node` (the index-th in execution order) and appends it. Throws core::util::Error
   // naming the node and its op when an output's shape is unknown or absurd.
   void add(const onnx::NodeProto& node, std::size_t index);
+
+  // Convolutions whose weight and bias torch's eval-mode export renamed "onnx::..." get their
+  // batch norm back (onnx_model.h: OnnxModel::unfoldedBatchNorms).
+  void unfoldTorchBatchNorm(bool on) { m_unfoldTorchBatchNorm = on; }
+  int unfoldedBatchNorms() const { return m_unfolded; }
 
   NetworkStats take() { return std::move(m_stats); }
   const std::string& firstUnsupported() const { return m_firstUnsupported; }
@@ -52,6 +58,8 @@ class OnnxCoster {
   std::set<std::string> m_counted;  // initializers already counted as parameters
   NetworkStats m_stats;
   std::string m_firstUnsupported;
+  bool m_unfoldTorchBatchNorm = false;
+  int m_unfolded = 0;
 };
 
 }  // namespace core::nn

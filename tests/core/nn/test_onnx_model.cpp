@@ -110,6 +110,19 @@ TEST(OnnxModel, TorchExportInTrainingModeCountsLikeModelParameters) {
   EXPECT_LT(m.stats.forwardFlops(), 1.03 * 2.0 * 12501632);  // the bar: within 3% of 2 x multiply-adds
 }
 
+TEST(OnnxModel, TorchEvalExportGetsItsFoldedBatchNormsBack) {
+  // The default export folds the 9 batch norms into their convolutions (weights and biases
+  // renamed onnx::Conv_N, equal zero biases shared through Identity): counted as trained.
+  const OnnxModel m = readOnnxModel(onnxFile("torch_resnet_eval.onnx"));
+  EXPECT_EQ(m.unfoldedBatchNorms, 9);
+  EXPECT_EQ(m.stats.totalParams(), 78042);
+  EXPECT_EQ(m.stats.totalNonTrainableParams(), 2 * (16 + 16 + 16 + 3 * 32 + 3 * 64));
+  EXPECT_DOUBLE_EQ(gemmFlops(m.stats), 2.0 * 12501632);
+  const OnnxModel training = readOnnxModel(onnxFile("torch_resnet.onnx"));
+  EXPECT_EQ(training.unfoldedBatchNorms, 0);  // batch norm kept as nodes: nothing to unfold
+  EXPECT_NEAR(m.stats.forwardFlops(), training.stats.forwardFlops(), 0.01 * training.stats.forwardFlops());
+}
+
 TEST(OnnxModel, AnOpWithoutAnEngineLayerIsSimulateOnly) {
   const OnnxModel m = readOnnxModel(onnxFile("simulate_only.onnx"));
   EXPECT_NE(m.simulateOnly.find("node 'act' (op Erf)"), std::string::npos) << m.simulateOnly;

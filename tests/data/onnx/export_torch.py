@@ -1,11 +1,12 @@
 #!/usr/bin/python3
-"""Writes the PyTorch exports the ONNX import tests read (torch_lenet.onnx, torch_resnet.onnx).
+"""Writes the PyTorch exports the ONNX import tests read (torch_lenet, torch_resnet, torch_resnet_eval).
 
 Run with Debian's python3-torch (1.13): /usr/bin/python3 tests/data/onnx/export_torch.py
 torch_lenet writes x.view(x.size(0), -1) (Shape -> Gather -> Unsqueeze -> Concat -> Reshape,
 which ONNX 1.12's shape inference cannot follow alone); torch_resnet is a CIFAR ResNet (3
 stages of basic blocks, 1x1 projection shortcuts) exported in training mode, so batch norm
-stays a node of its own (an eval-mode export folds it into the convolutions). Weights are
+stays a node of its own; torch_resnet_eval is the same exported as torch.onnx.export does by
+default (eval mode), which folds every batch norm into the convolution before it. Weights are
 zeros (the tests check counts, not values; zeros keep the files small in git). Prints the
 parameter count (model.parameters()) and the multiply-adds of the convolutions and linears.
 """
@@ -76,7 +77,8 @@ def macs(model, shape):
 
 if __name__ == "__main__":
     for name, model, shape, mode in [("torch_lenet", Lenet(), (1, 1, 28, 28), torch.onnx.TrainingMode.EVAL),
-                                     ("torch_resnet", Resnet(), (1, 3, 32, 32), torch.onnx.TrainingMode.TRAINING)]:
+                                     ("torch_resnet", Resnet(), (1, 3, 32, 32), torch.onnx.TrainingMode.TRAINING),
+                                     ("torch_resnet_eval", Resnet(), (1, 3, 32, 32), torch.onnx.TrainingMode.EVAL)]:
         with torch.no_grad():
             for p in model.parameters():
                 p.zero_()
