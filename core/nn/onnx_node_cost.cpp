@@ -57,6 +57,13 @@ bool isPlumbing(const std::string& op) {
   return op == "Constant" || op == "Shape" || op == "Size" || op == "ConstantOfShape";
 }
 
+// Float constants that are settings, not weights: Clip's bounds, Resize's and Upsample's
+// scales, Pad's fill value; and any scalar (rank 0): a weight has dimensions.
+bool isSetting(const std::string& op, int inputIndex, const OnnxTensor& t) {
+  if (t.dims.empty()) return true;
+  return inputIndex >= 1 && (op == "Clip" || op == "Resize" || op == "Upsample" || op == "Pad");
+}
+
 // Ops the engine's layers cover (core/nn/zoo_builders.h), for training an imported graph later.
 bool engineOp(const std::string& op) {
   static const std::set<std::string> kOps = {"Conv", "Gemm", "MatMul", "Relu", "Elu", "Tanh", "Sigmoid", "MaxPool",
@@ -145,7 +152,8 @@ void OnnxCoster::add(const onnx::NodeProto& node, std::size_t index) {
   s.name = name;
   std::string activationInput;
   double inElements = 0;
-  for (const auto& in : node.input()) {
+  for (int k = 0; k < node.input_size(); ++k) {
+    const std::string& in = node.input(k);
     if (in.empty()) continue;
     const OnnxTensor* init = initializer(in);
     if (!init) {
@@ -153,7 +161,7 @@ void OnnxCoster::add(const onnx::NodeProto& node, std::size_t index) {
       inElements += static_cast<double>(elementsOf(in));
       continue;
     }
-    if (!isFloat(init->elementType) || !m_counted.insert(in).second) continue;  // shapes, axes; or counted
+    if (!isFloat(init->elementType) || isSetting(op, k, *init) || !m_counted.insert(in).second) continue;  // or counted
     // BatchNormalization's running mean and variance (inputs 3 and 4) are not trained.
     const bool running = op == "BatchNormalization" && node.input_size() > 3 &&
                          (in == node.input(3) || (node.input_size() > 4 && in == node.input(4)));

@@ -123,6 +123,12 @@ TEST(OnnxModel, TorchEvalExportGetsItsFoldedBatchNormsBack) {
   EXPECT_NEAR(m.stats.forwardFlops(), training.stats.forwardFlops(), 0.01 * training.stats.forwardFlops());
 }
 
+TEST(OnnxModel, ClipBoundsAreSettingsNotParameters) {
+  const OnnxModel m = readOnnxModel(onnxFile("clip6.onnx"));  // ReLU6: Clip(h, 0.0, 6.0)
+  EXPECT_EQ(m.stats.totalParams(), 3 * 4 + 3);
+  EXPECT_EQ(m.stats.layers.back().kind, LayerKind::Activation);
+}
+
 TEST(OnnxModel, AnOpWithoutAnEngineLayerIsSimulateOnly) {
   const OnnxModel m = readOnnxModel(onnxFile("simulate_only.onnx"));
   EXPECT_NE(m.simulateOnly.find("node 'act' (op Erf)"), std::string::npos) << m.simulateOnly;

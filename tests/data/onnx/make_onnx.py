@@ -107,6 +107,15 @@ def stem():
     return helper.make_graph(nodes, "stem", [image("x", 3, 224, 224)], [vector("logits", 10)], inits)
 
 
+def clip6():
+    """ReLU6 as torch exports it: Clip with scalar float bounds as initializers (not parameters)."""
+    n = helper.make_node
+    nodes = [n("Gemm", ["x", "w", "b"], ["h"], transB=1, name="fc"), n("Clip", ["h", "lo", "hi"], ["y"], name="relu6")]
+    lo = numpy_helper.from_array(np.array(0, dtype=np.float32), "lo")
+    hi = numpy_helper.from_array(np.array(6, dtype=np.float32), "hi")
+    return helper.make_graph(nodes, "clip6", [vector("x", 4)], [vector("y", 3)], [weight("w", 3, 4), weight("b", 3), lo, hi])
+
+
 def tiny(op="Relu", opset=OPSET, name="tiny"):
     """One Gemm and one elementwise op: the refusals' base and the fuzz seed."""
     n = helper.make_node
@@ -149,6 +158,7 @@ if __name__ == "__main__":
     save(grouped(), "grouped.onnx")
     save(stem(), "stem.onnx")
     save(tiny(), "tiny.onnx")
+    save(clip6(), "clip6.onnx")
     save(tiny(op="Erf", name="erf"), "simulate_only.onnx")
     save(tiny(name="new"), "opset_too_new.onnx", opset=18)
     save(cycle(), "cycle.onnx")
