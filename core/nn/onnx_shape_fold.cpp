@@ -103,7 +103,8 @@ int foldShapeArithmetic(onnx::GraphProto& g, const OnnxShapes& shapes) {
     return it != shapes.end() && it->second.size() <= 1;
   };
   std::set<int> folded;
-  std::set<std::string> results;  // tensors computed here (not initializers)
+  std::set<std::string> results;   // tensors computed here (not initializers)
+  std::set<std::string> booleans;  // of those, the bool ones
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto& node = g.node(i);
     if (!node.domain().empty() || node.output_size() != 1 || graphOutputs.count(node.output(0))) continue;
@@ -114,6 +115,7 @@ int foldShapeArithmetic(onnx::GraphProto& g, const OnnxShapes& shapes) {
       return it == known.end() ? nullptr : &it->second;
     };
     std::optional<Values> v;
+    bool boolean = false;  // Equal's result: a bool tensor
     if (op == "Constant") {
       if (const auto* a = attribute(node, "value"); a && a->has_t()) v = tensorValues(a->t());
       else if (const auto* ints = attribute(node, "value_ints")) v = Values(ints->ints().begin(), ints->ints().end());
@@ -154,9 +156,37 @@ int foldShapeArithmetic(onnx::GraphProto& g, const OnnxShapes& shapes) {
       if (in(0) && in(1) && in(2) && rankAtMostOne(node.input(0))) v = slice(*in(0), *in(1), *in(2), in(3), in(4));
     } else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
       if (in(0) && in(1) && rankAtMostOne(node.input(0)) && rankAtMostOne(node.input(1))) v = arithmetic(op, *in(0), *in(1));
+    } else if (op == "ConstantOfShape") {  // torch's expand(n, -1, -1): ConstantOfShape, Equal, Where
+      const auto* value = attribute(node, "value");
+      const auto fill = value && value->has_t() ? tensorValues(value->t()) : std::nullopt;  // default: float 0
+      if (in(0) && fill && fill->size() == 1 && in(0)->size() <= 1 && (in(0)->empty() || (*in(0))[0] <= static_cast<std::int64_t>(kMaxValues)))
+        v = Values(in(0)->empty() ? 1 : static_cast<std::size_t>(std::max<std::int64_t>(0, (*in(0))[0])), (*fill)[0]);
+    } else if (op == "Equal") {
+      if (in(0) && in(1) && rankAtMostOne(node.input(0)) && rankAtMostOne(node.input(1)))
+        if ((v = arithmetic("Sub", *in(0), *in(1))))
+          for (auto& x : *v) x = x == 0 ? 1 : 0;
+      boolean = true;
+    } else if (op == "Where") {
+      const Values *c = in(0), *a = in(1), *b = in(2);
+      if (c && a && b && rankAtMostOne(node.input(0)) && rankAtMostOne(node.input(1)) && rankAtMostOne(node.input(2))) {
+        const std::size_t len = std::max({c->size(), a->size(), b->size()});
+        auto at = [len](const Values& x, std::size_t i) -> std::optional<std::int64_t> {
+          if (x.size() == len) return x[i];
+          if (x.size() == 1) return x[0];
+          return std::nullopt;
+        };
+        Values out;
+        for (std::size_t i = 0; i < len; ++i) {
+          const auto ci = at(*c, i), ai = at(*a, i), bi = at(*b, i);
+          if (!ci || !ai || !bi) break;
+          out.push_back(*ci ? *ai : *bi);
+        }
+        if (out.size() == len) v = std::move(out);
+      }
     }
     if (!v || v->size() > kMaxValues) continue;
     known[node.output(0)] = std::move(*v);
+    if (boolean) booleans.insert(node.output(0));
     results.insert(node.output(0));
     folded.insert(i);
   }
@@ -173,7 +203,8 @@ int foldShapeArithmetic(onnx::GraphProto& g, const OnnxShapes& shapes) {
       if (fresh) {
         onnx::TensorProto* t = g.add_initializer();
         t->set_name(it->second);
-        t->set_data_type(onnx::TensorProto::INT64);
+        const bool isBool = booleans.count(name) > 0;
+        t->set_data_type(isBool ? onnx::TensorProto::BOOL : onnx::TensorProto::INT64);
         const Values& values = known[name];
         const auto shape = shapes.find(name);
         if (shape != shapes.end() && shape->second.empty() && values.size() == 1) {
@@ -181,7 +212,10 @@ int foldShapeArithmetic(onnx::GraphProto& g, const OnnxShapes& shapes) {
         } else {
           t->add_dims(static_cast<std::int64_t>(values.size()));
         }
-        for (const std::int64_t x : values) t->add_int64_data(x);
+        for (const std::int64_t x : values) {
+          if (isBool) t->add_int32_data(x != 0);
+          else t->add_int64_data(x);
+        }
       }
       node.set_input(k, it->second);
       ++redirected;

@@ -16,7 +16,7 @@ namespace core::nn {
 using OnnxShapes = std::map<std::string, std::vector<std::int64_t>>;
 
 // Evaluates the small integer computations (Constant, Shape, Gather, Slice, Concat, Unsqueeze,
-// Squeeze, Cast, Identity, Reshape, Add, Sub, Mul, Div) whose inputs are known from `shapes`,
+// Squeeze, Cast, Identity, Reshape, Add, Sub, Mul, Div, ConstantOfShape, Equal, Where) whose inputs are known from `shapes`,
 // points every other node reading one of their results at a new initializer holding it, and
 // removes the computing nodes. Returns how many inputs it pointed elsewhere (0: nothing to fold).
 int foldShapeArithmetic(onnx::GraphProto& g, const OnnxShapes& shapes);

@@ -123,6 +123,15 @@ TEST(OnnxModel, TorchEvalExportGetsItsFoldedBatchNormsBack) {
   EXPECT_NEAR(m.stats.forwardFlops(), training.stats.forwardFlops(), 0.01 * training.stats.forwardFlops());
 }
 
+TEST(OnnxModel, TorchExportOfAVitFoldsExpandAndCountsSharedTensorsPerReader) {
+  const OnnxModel m = readOnnxModel(onnxFile("torch_vit.onnx"));  // opset 17, LayerNormalization
+  EXPECT_EQ(m.stats.totalParams(), 47754);
+  // patches 64x192x16; per token of 17: qkv 64x192, out 64x64, FFN 2x64x128; attention 2 x
+  // 4 heads x 17x17x16; head 64x10
+  EXPECT_DOUBLE_EQ(gemmFlops(m.stats), 2.0 * (196608 + 17 * (64 * 192 + 64 * 64 + 2 * 64 * 128) + 2 * 4 * 17 * 17 * 16 + 640));
+  EXPECT_NE(m.simulateOnly.find("Transpose"), std::string::npos) << m.simulateOnly;
+}
+
 TEST(OnnxModel, ClipBoundsAreSettingsNotParameters) {
   const OnnxModel m = readOnnxModel(onnxFile("clip6.onnx"));  // ReLU6: Clip(h, 0.0, 6.0)
   EXPECT_EQ(m.stats.totalParams(), 3 * 4 + 3);

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Writes the PyTorch exports the ONNX import tests read (torch_lenet, torch_resnet, torch_resnet_eval).
+"""Writes the PyTorch exports the ONNX import tests read (torch_lenet, torch_resnet, torch_resnet_eval,
+torch_vit).
 
 Run with Debian's python3-torch (1.13): /usr/bin/python3 tests/data/onnx/export_torch.py
 torch_lenet writes x.view(x.size(0), -1) (Shape -> Gather -> Unsqueeze -> Concat -> Reshape,
@@ -58,6 +59,26 @@ class Resnet(nn.Module):
         return F.softmax(self.fc(torch.flatten(x, 1)), dim=1)
 
 
+class TinyVit(nn.Module):
+    """A ViT on 32x32: 8x8 patches (16 tokens and a class token), one pre-LN encoder layer
+    (d 64, 4 heads, FFN 128, GELU), a LayerNorm and a linear head. torch shares equal initial
+    tensors (zero biases, unit LayerNorm scales) through Identity nodes; expand(n, -1, -1) is
+    Shape -> ConstantOfShape -> Equal -> Where -> Expand."""
+
+    def __init__(self, d=64, heads=4, tokens=16):
+        super().__init__()
+        self.emb = nn.Conv2d(3, d, 8, 8)
+        self.cls = nn.Parameter(torch.zeros(1, 1, d))
+        self.pos = nn.Parameter(torch.zeros(1, tokens + 1, d))
+        self.enc = nn.TransformerEncoderLayer(d, heads, 128, 0.0, activation="gelu", batch_first=True, norm_first=True)
+        self.ln, self.head = nn.LayerNorm(d), nn.Linear(d, 10)
+
+    def forward(self, x):
+        x = self.emb(x).flatten(2).transpose(1, 2)
+        x = torch.cat([self.cls.expand(x.shape[0], -1, -1), x], 1) + self.pos
+        return self.head(self.ln(self.enc(x)[:, 0]))
+
+
 def macs(model, shape):
     total = 0
 
@@ -78,12 +99,15 @@ def macs(model, shape):
 if __name__ == "__main__":
     for name, model, shape, mode in [("torch_lenet", Lenet(), (1, 1, 28, 28), torch.onnx.TrainingMode.EVAL),
                                      ("torch_resnet", Resnet(), (1, 3, 32, 32), torch.onnx.TrainingMode.TRAINING),
-                                     ("torch_resnet_eval", Resnet(), (1, 3, 32, 32), torch.onnx.TrainingMode.EVAL)]:
+                                     ("torch_resnet_eval", Resnet(), (1, 3, 32, 32), torch.onnx.TrainingMode.EVAL),
+                                     ("torch_vit", TinyVit(), (1, 3, 32, 32), torch.onnx.TrainingMode.EVAL)]:
         with torch.no_grad():
             for p in model.parameters():
                 p.zero_()
         model.eval()
         print(name, "params", sum(p.numel() for p in model.parameters()), "macs", macs(model, shape))
-        torch.onnx.export(model, torch.zeros(*shape), os.path.join(HERE, name + ".onnx"), opset_version=13,
+        # opset 17 for the ViT: LayerNormalization is an op of its own from 17 on
+        torch.onnx.export(model, torch.zeros(*shape), os.path.join(HERE, name + ".onnx"),
+                          opset_version=17 if name == "torch_vit" else 13,
                           training=mode, input_names=["x"], output_names=["y"],
                           dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}})
