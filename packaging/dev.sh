@@ -20,6 +20,7 @@ packages=(
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libqt6svg6 qt6-qpa-plugins libgl-dev
   libqcustomplot-dev libqcustomplot2.1-qt6
   libeigen3-dev libtbb-dev zlib1g-dev libsqlite3-dev libgtest-dev libpng-dev libjpeg62-turbo-dev
+  libonnx-dev libprotobuf-dev protobuf-compiler
   dataset-fashion-mnist fortunes python3-torch libopenblas0-openmp
   xvfb xauth fonts-dejavu-core
 )

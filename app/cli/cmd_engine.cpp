@@ -12,6 +12,7 @@
 #include "core/data/dataset_loader.h"
 #include "core/data/image_folder.h"
 #include "core/nn/model_file.h"
+#include "core/nn/onnx_model.h"
 #include "core/nn/transformer_spec.h"
 #include "core/nn/zoo.h"
 #include "core/sim/llm_workload.h"
@@ -28,8 +29,9 @@ const char* const kModelsUsage =
     "\n"
     "Lists the model zoo: id, parameters at the model's usual input, and a one-line description;\n"
     "then the transformers (resources/models and your models folder, ~/.local/share/accellab/models).\n"
-    "--model: describe one model: an id, an AccelLab model file or a Hugging Face config.json\n"
-    "(its params, active params of a mixture of experts, forward FLOPs per sample).\n"
+    "--model: describe one model: an id, an AccelLab model file, a Hugging Face config.json or an\n"
+    "ONNX graph (model.onnx: simulated from its nodes) (its params, active params of a mixture of\n"
+    "experts, forward FLOPs per sample).\n"
     "JSON: an array of {id, description, reference, default_dataset, input_shape, params,\n"
     "forward_gflop_per_image}; each transformer is its model file's keys plus params,\n"
     "trainable_params, forward_flops_per_sample and, for a mixture of experts, active_params,\n"
@@ -125,10 +127,47 @@ std::string transformerDetail(const core::nn::TransformerSpec& t) {
 
 }  // namespace
 
+namespace {
+
+// `models --model file.onnx`: the graph as the simulator costs it.
+int describeOnnx(const std::string& path, const std::string& format, std::ostream& out) {
+  const core::nn::ModelInfo* info = nullptr;
+  try {
+    info = &core::nn::importOnnxModel(path);
+  } catch (const core::util::Error& e) {
+    throw core::util::Error(std::string("--model: ") + e.what());
+  }
+  const core::nn::NetworkStats s = core::nn::modelStats(info->id, core::nn::ModelInput{});
+  if (format == "json") {
+    Json j = Json::object();
+    j.set("id", info->id);
+    j.set("description", info->description);
+    j.set("source", path);
+    j.set("default_dataset", info->defaultDataset);
+    j.set("input_shape", shapeJson(s.input));
+    j.set("params", static_cast<long long>(s.totalParams() + s.totalNonTrainableParams()));
+    j.set("trainable_params", static_cast<long long>(s.totalParams()));
+    j.set("forward_flops_per_sample", s.forwardFlops());
+    j.set("layers", static_cast<long long>(s.layers.size()));
+    out << j.dump(2) << "\n";
+    return 0;
+  }
+  out << std::left << std::setw(14) << info->id << std::right << std::setw(13)
+      << withThousands(s.totalParams() + s.totalNonTrainableParams()) << " params  " << info->description << "\n"
+      << "  input            " << shapeText(s.input) << " per sample\n"
+      << "  trainable params " << withThousands(s.totalParams()) << "\n"
+      << "  forward FLOPs    " << s.forwardFlops() << " per sample (2 x multiply-adds, plus elementwise work)\n"
+      << "  nodes costed     " << s.layers.size() << "\n";
+  return 0;
+}
+
+}  // namespace
+
 int cmdModels(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const Args a(args);
   a.allowOnly({"format", "help", "model"});
   const std::string format = formatOption(a, {"text", "json"});
+  if (a.has("model") && core::nn::isOnnxPath(a.str("model", ""))) return describeOnnx(a.str("model", ""), format, out);
   if (a.has("model")) {  // one model described: a shipped id, a model file or a config.json
     const core::nn::TransformerSpec* t = nullptr;
     try {

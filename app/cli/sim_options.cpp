@@ -9,6 +9,7 @@
 
 #include "core/data/dataset_info.h"
 #include "core/hw/host_probe.h"
+#include "core/nn/onnx_model.h"
 #include "core/nn/transformer_spec.h"
 #include "core/nn/zoo.h"
 #include "core/util/error.h"
@@ -75,6 +76,13 @@ std::string looseId(const std::string& id) {
 
 std::string simModelOption(const Args& a) {
   const std::string id = a.required("model");
+  if (core::nn::isOnnxPath(id)) {  // an ONNX graph joins the zoo under its file's name
+    try {
+      return core::nn::importOnnxModel(id).id;
+    } catch (const Error& e) {
+      throw Error(std::string("--model: ") + e.what());
+    }
+  }
   if (core::nn::findTransformer(id))
     throw Error("--model: '" + id + "' is a transformer: `accellab-cli simulate --model " + id +
                 "` simulates it at LLM scale (sweep and the training commands cover the CNN/RNN zoo)");

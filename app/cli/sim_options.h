@@ -24,7 +24,8 @@ std::string stackIdOption(const std::string& option, const std::string& id, cons
 // --stack ID checked, or "" when absent (the device kind's default).
 std::string stackIdOption(const Args& a, const core::hw::StackCatalog& stacks);
 
-// Each throws core::util::Error naming the option.
+// Each throws core::util::Error naming the option. simModelOption reads a --model ending in
+// .onnx as a graph file and returns the id it joined the zoo under.
 std::string simModelOption(const Args& a);
 std::string simDatasetOption(const Args& a, const std::string& modelId);
 std::string deviceIdOption(const std::string& option, const std::string& id, const core::hw::DeviceCatalog& cat);

@@ -204,6 +204,7 @@ ModelFolders loadModelFolders(const std::string& shipped, const std::string& use
 }
 
 bool looksLikeModelPath(const std::string& text) {
+  if (text.size() > 5 && text.compare(text.size() - 5, 5, ".onnx") == 0) return false;  // a graph: onnx_model.h
   return text.find('/') != std::string::npos || (text.size() > 5 && text.compare(text.size() - 5, 5, ".json") == 0);
 }
 

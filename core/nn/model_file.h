@@ -37,7 +37,8 @@ struct ModelFolders {
 };
 ModelFolders loadModelFolders(const std::string& shippedDir, const std::string& userDir);
 
-// True when `text` names a file rather than a model id (it ends in .json, or holds a '/').
+// True when `text` names a model file rather than a model id (it ends in .json, or holds a
+// '/'), and not an ONNX graph (".onnx": core/nn/onnx_model.h).
 bool looksLikeModelPath(const std::string& text);
 
 }  // namespace core::nn

@@ -76,6 +76,28 @@ const std::vector<Entry>& entries() {
   return kEntries;
 }
 
+// Models imported from files: stable addresses, guarded (the GUI may import off its thread).
+struct Imported {
+  ModelInfo info;
+  NetworkStats stats;
+};
+struct Imports {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<Imported>> models;
+};
+Imports& imports() {
+  static Imports i;
+  return i;
+}
+const Imported* findImported(const std::string& id) {
+  std::lock_guard lock(imports().mutex);
+  for (const auto& m : imports().models)
+    if (m->info.id == id) return m.get();
+  return nullptr;
+}
+
+std::string shapeText(Shape s) { return std::to_string(s.c) + "x" + std::to_string(s.h) + "x" + std::to_string(s.w); }
+
 const Entry& entry(const std::string& id) {
   for (const auto& e : entries())
     if (e.info.id == id) return e;
@@ -112,9 +134,28 @@ const std::vector<ModelInfo>& modelCatalog() {
   return kCatalog;
 }
 
-const ModelInfo& modelInfo(const std::string& id) { return entry(id).info; }
+const ModelInfo& modelInfo(const std::string& id) {
+  if (const Imported* m = findImported(id)) return m->info;
+  return entry(id).info;
+}
+
+const ModelInfo* findModel(const std::string& id) {
+  for (const auto& e : entries())
+    if (e.info.id == id) return &e.info;
+  const Imported* m = findImported(id);
+  return m ? &m->info : nullptr;
+}
+
+const ModelInfo& addImportedModel(ModelInfo info, NetworkStats stats) {
+  if (findModel(info.id)) throw util::Error("model id '" + info.id + "' is taken");
+  std::lock_guard lock(imports().mutex);
+  imports().models.push_back(std::make_unique<Imported>(Imported{std::move(info), std::move(stats)}));
+  return imports().models.back()->info;
+}
 
 std::unique_ptr<Network> buildModel(const std::string& id, const ModelInput& input) {
+  if (findImported(id))
+    throw util::Error("model '" + id + "' was imported from a file: it can be simulated, not built or trained (yet)");
   const Entry& e = entry(id);
   try {
     return e.build(resolve(e, input));
@@ -125,6 +166,8 @@ std::unique_ptr<Network> buildModel(const std::string& id, const ModelInput& inp
 }
 
 Shape inputShapeFor(const std::string& modelId, Shape datasetShape, bool resizedToModel) {
+  if (const Imported* m = findImported(modelId))  // a graph's input size is fixed in the file
+    return resizedToModel && m->stats.input.c == datasetShape.c ? m->stats.input : datasetShape;
   const Entry& e = entry(modelId);
   if (resizedToModel && e.info.reference && e.family == Family::Image && e.defaultShape.c == datasetShape.c)
     return e.defaultShape;
@@ -132,6 +175,12 @@ Shape inputShapeFor(const std::string& modelId, Shape datasetShape, bool resized
 }
 
 NetworkStats modelStats(const std::string& id, const ModelInput& input) {
+  if (const Imported* m = findImported(id)) {
+    if (!(input.shape == Shape{1, 1, 1}) && !(input.shape == m->stats.input))
+      throw util::Error("model '" + id + "' takes " + shapeText(m->stats.input) + " inputs (fixed in the file), not " +
+                        shapeText(input.shape));
+    return m->stats;
+  }
   using Key = std::tuple<std::string, int, int, int, int, int>;
   static std::mutex mutex;
   static std::map<Key, NetworkStats> cache;

@@ -27,9 +27,17 @@ struct ModelInfo {
   std::string defaultDataset;
 };
 
+// The built-in models (imported ones are not listed).
 const std::vector<ModelInfo>& modelCatalog();
 // Throws core::util::Error naming the id and listing the known ones when unknown.
 const ModelInfo& modelInfo(const std::string& id);
+// A built-in or imported model, or nullptr.
+const ModelInfo* findModel(const std::string& id);
+
+// A model read from a file (an ONNX graph: core/nn/onnx_model.h) joins the zoo with its stats:
+// modelInfo, modelStats and inputShapeFor know it, so the simulator costs it like a built-in
+// model; buildModel refuses it (simulate only, for now). Throws when the id is taken.
+const ModelInfo& addImportedModel(ModelInfo info, NetworkStats stats);
 
 // Builds the network (shapes inferred, parameters NOT allocated: call initialize()).
 // Throws core::util::Error when the id is unknown or the input cannot fit the model.

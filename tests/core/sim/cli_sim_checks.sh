@@ -130,6 +130,24 @@ case "$case_name" in
     bad --grid simulate --model mlp --dataset fashion-mnist --device h100 --batch 64 --grid atlantis
     grep -q "france" "$tmp/err" || fail "the unknown region's error does not list the known ones"
     bad --pue simulate --model mlp --dataset fashion-mnist --device h100 --batch 64 --pue 0.5 ;;
+  onnx)  # an ONNX graph costed like a zoo model (tests/data/onnx, written by make_onnx.py there)
+    d="$(dirname "$0")/../../data/onnx"
+    "$cli" simulate --model "$d/stem.onnx" --dataset imagenet --device v100 --batch 64 --format json \
+      >"$tmp/out" 2>"$tmp/err" || fail "simulate of an ONNX graph failed"
+    compact "$tmp/out"
+    grep -q '"step_seconds"' "$tmp/out" || fail "no step_seconds in the JSON"
+    grep -q '"trainable_params":482' "$tmp/out" || fail "not the graph's 482 parameters"
+    "$cli" models --model "$d/lenet.onnx" --format json >"$tmp/out" 2>"$tmp/err" || fail "models --model lenet.onnx failed"
+    compact "$tmp/out"
+    grep -q '"trainable_params":61706' "$tmp/out" || fail "not LeNet-5's 61,706 parameters"
+    grep -q '"forward_flops_per_sample":[1-9]' "$tmp/out" || fail "no forward FLOPs"
+    "$cli" simulate --model "$d/lenet.onnx" --device k80 --batch 32 --format text >"$tmp/out" 2>"$tmp/err" \
+      || fail "an ONNX graph on its default dataset failed"
+    bad "opset 18" simulate --model "$d/opset_too_new.onnx" --dataset fashion-mnist --device v100 --batch 64
+    bad "opset_version=17" models --model "$d/opset_too_new.onnx"
+    bad "cycle" models --model "$d/cycle.onnx"
+    bad "takes 1x28x28" simulate --model "$d/lenet.onnx" --dataset cifar10 --device v100 --batch 64
+    bad "--model" simulate --model "$tmp/missing.onnx" --dataset imagenet --device v100 --batch 64 ;;
   plan)  # backwards: the smallest count that trains 1 T tokens in 30 days, per device
     "$cli" plan --model llama3-8b --device h100,mi300x,tpu-v5p-8 --tokens 1e12 --days 30 --seq-len 8192 \
       >"$tmp/out" 2>"$tmp/err" || fail "plan failed: $(cat "$tmp/err")"
