@@ -1,15 +1,12 @@
 // The transformer catalog: the shipped and user model files, and the models imported while
 // the program runs (core/nn/transformer_spec.h).
-#include <algorithm>
-#include <deque>
 #include <filesystem>
-#include <memory>
-#include <mutex>
 
 #include "core/nn/model_file.h"
 #include "core/nn/transformer_spec.h"
 #include "core/util/error.h"
 #include "core/util/files.h"
+#include "core/util/import_registry.h"
 
 namespace core::nn {
 namespace {
@@ -22,16 +19,11 @@ const ModelFolders& loaded() {
   return l;
 }
 
-// Imported models: never removed, so references handed out stay valid.
-constexpr std::size_t kMaxImportedTransformers = 1024;
-
-struct Imports {
-  std::mutex mutex;
-  std::deque<std::unique_ptr<TransformerSpec>> specs;
-};
-Imports& imports() {
-  static Imports i;
-  return i;
+// Imported models: a session imports a handful.
+const std::string& idOf(const TransformerSpec& s) { return s.id; }
+util::ImportRegistry<TransformerSpec>& imports() {
+  static util::ImportRegistry<TransformerSpec> registry(idOf, 1024);
+  return registry;
 }
 
 bool sameDimensions(const TransformerSpec& a, const TransformerSpec& b) {
@@ -47,12 +39,6 @@ bool sameDimensions(const TransformerSpec& a, const TransformerSpec& b) {
   return transformerToModelJson(x) == transformerToModelJson(y);
 }
 
-const TransformerSpec* findImported(const std::string& id) {
-  for (const auto& s : imports().specs)
-    if (s->id == id) return s.get();
-  return nullptr;
-}
-
 }  // namespace
 
 const std::vector<TransformerSpec>& referenceTransformers() { return loaded().specs; }
@@ -60,37 +46,27 @@ const std::vector<std::string>& transformerLoadErrors() { return loaded().errors
 
 const TransformerSpec& addImportedTransformer(TransformerSpec spec) {
   validate(spec);
-  std::lock_guard lock(imports().mutex);
-  const std::string base = spec.id;
-  for (int n = 2;; ++n) {
-    const TransformerSpec* known = nullptr;
-    for (const auto& s : referenceTransformers())
-      if (s.id == spec.id) known = &s;
-    if (!known) known = findImported(spec.id);
-    if (!known) break;
-    if (sameDimensions(*known, spec)) return *known;
-    spec.id = base + "-" + std::to_string(n);
-  }
-  // A session imports a handful; a runaway caller (a fuzzer, a script) is stopped, not let grow.
-  if (imports().specs.size() >= kMaxImportedTransformers)
-    throw util::Error("model '" + base + "': " + std::to_string(kMaxImportedTransformers) +
-                      " models imported already; restart AccelLab to import more");
-  imports().specs.push_back(std::make_unique<TransformerSpec>(std::move(spec)));
-  return *imports().specs.back();
+  // A known id with the same dimensions: that model; other dimensions: the next free "-N".
+  return imports().add(std::move(spec), [](TransformerSpec& s, const auto& lookup) -> const TransformerSpec* {
+    const std::string base = s.id;
+    for (int n = 2;; ++n) {
+      const TransformerSpec* known = nullptr;
+      for (const auto& r : referenceTransformers())
+        if (r.id == s.id) known = &r;
+      if (!known) known = lookup(s.id);
+      if (!known) return nullptr;
+      if (sameDimensions(*known, s)) return known;
+      s.id = base + "-" + std::to_string(n);
+    }
+  });
 }
 
-std::vector<const TransformerSpec*> importedTransformers() {
-  std::lock_guard lock(imports().mutex);
-  std::vector<const TransformerSpec*> out;
-  for (const auto& s : imports().specs) out.push_back(s.get());
-  return out;
-}
+std::vector<const TransformerSpec*> importedTransformers() { return imports().items(); }
 
 const TransformerSpec* findTransformer(const std::string& id) {
   for (const auto& s : referenceTransformers())
     if (s.id == id) return &s;
-  std::lock_guard lock(imports().mutex);
-  return findImported(id);
+  return imports().find(id);
 }
 
 std::string transformerIdList() {

@@ -1,11 +1,14 @@
 #include "core/nn/zoo.h"
 
+#include <algorithm>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <tuple>
 
 #include "core/nn/zoo_builders.h"
 #include "core/util/error.h"
+#include "core/util/import_registry.h"
 
 namespace core::nn {
 namespace {
@@ -76,25 +79,17 @@ const std::vector<Entry>& entries() {
   return kEntries;
 }
 
-// Models imported from files: stable addresses, guarded (the GUI may import off its thread).
+// Models imported from files (ONNX graphs).
 struct Imported {
   ModelInfo info;
   NetworkStats stats;
 };
-struct Imports {
-  std::mutex mutex;
-  std::vector<std::unique_ptr<Imported>> models;
-};
-Imports& imports() {
-  static Imports i;
-  return i;
+const std::string& idOf(const Imported& m) { return m.info.id; }
+util::ImportRegistry<Imported>& imports() {
+  static util::ImportRegistry<Imported> registry(idOf, std::numeric_limits<std::size_t>::max());
+  return registry;
 }
-const Imported* findImported(const std::string& id) {
-  std::lock_guard lock(imports().mutex);
-  for (const auto& m : imports().models)
-    if (m->info.id == id) return m.get();
-  return nullptr;
-}
+const Imported* findImported(const std::string& id) { return imports().find(id); }
 
 std::string shapeText(Shape s) { return std::to_string(s.c) + "x" + std::to_string(s.h) + "x" + std::to_string(s.w); }
 
@@ -147,10 +142,15 @@ const ModelInfo* findModel(const std::string& id) {
 }
 
 const ModelInfo& addImportedModel(ModelInfo info, NetworkStats stats) {
-  if (findModel(info.id)) throw util::Error("model id '" + info.id + "' is taken");
-  std::lock_guard lock(imports().mutex);
-  imports().models.push_back(std::make_unique<Imported>(Imported{std::move(info), std::move(stats)}));
-  return imports().models.back()->info;
+  return imports()
+      .add(Imported{std::move(info), std::move(stats)},
+           [](const Imported& m, const auto& lookup) -> const Imported* {
+             const bool builtIn = std::any_of(entries().begin(), entries().end(),
+                                              [&](const Entry& e) { return e.info.id == m.info.id; });
+             if (builtIn || lookup(m.info.id)) throw util::Error("model id '" + m.info.id + "' is taken");
+             return nullptr;
+           })
+      .info;
 }
 
 std::unique_ptr<Network> buildModel(const std::string& id, const ModelInput& input) {
