@@ -17,7 +17,15 @@
 #include <queue>
 #include <set>
 
+#include "core/nn/activation.h"
+#include "core/nn/batch_norm.h"
+#include "core/nn/conv2d.h"
+#include "core/nn/dense.h"
+#include "core/nn/dropout.h"
+#include "core/nn/network.h"
 #include "core/nn/onnx_node_cost.h"
+#include "core/nn/pooling.h"
+#include "core/nn/shape_layers.h"
 #include "core/nn/onnx_shape_fold.h"
 #include "core/util/error.h"
 #include "core/util/files.h"
@@ -328,10 +336,19 @@ OnnxModel costModel(onnx::ModelProto& m, const std::string& where) {
   for (const auto& o : g.output()) used.insert(o.name());
   OnnxCoster coster(inits, shapes, std::move(used), where);
   coster.unfoldTorchBatchNorm(m.producer_name() == "pytorch");
+  for (const auto& in : g.input())
+    if (!inits.count(in.name())) {
+      coster.startChain(in.name(), g.output_size() == 1 ? g.output(0).name() : std::string());
+      break;
+    }
   for (int i = 0; i < g.node_size(); ++i) coster.add(g.node(i), static_cast<std::size_t>(i));
   out.stats = coster.take();
   out.simulateOnly = coster.firstUnsupported();
   out.unfoldedBatchNorms = coster.unfoldedBatchNorms();
+  out.chain = coster.chain();
+  out.notTrainable = !out.simulateOnly.empty() ? out.simulateOnly
+                     : out.chain.empty()        ? (coster.notAChain().empty() ? "no layers" : coster.notAChain())
+                                                : std::string();
   for (const auto& in : g.input())
     if (!inits.count(in.name())) {
       out.stats.input = coster.perSampleShape(in.name());
@@ -339,6 +356,65 @@ OnnxModel costModel(onnx::ModelProto& m, const std::string& where) {
     }
   if (g.output_size() > 0) out.stats.output = coster.perSampleShape(g.output(0).name());
   return out;
+}
+
+// The engine's network for a chain of layers, initialised fresh (PyTorch's default init).
+std::unique_ptr<Network> networkFromChain(const std::string& id, const std::vector<OnnxLayerRecipe>& chain,
+                                          const ModelInput& in) {
+  auto net = std::make_unique<Network>(id, in.shape, in.classes);
+  auto padding = [](const OnnxLayerRecipe& r) {
+    return r.padH == 0 && r.padW == 0 ? Padding::valid() : Padding::explicitPad(r.padH, r.padW);
+  };
+  for (const OnnxLayerRecipe& r : chain) {
+    switch (r.kind) {
+      case LayerKind::Conv2D: {
+        Conv2DOptions o;
+        o.filters = r.units;
+        o.kernelH = r.kernelH;
+        o.kernelW = r.kernelW;
+        o.strideH = r.strideH;
+        o.strideW = r.strideW;
+        o.padding = padding(r);
+        o.bias = r.bias;
+        o.init = Init::TorchDefault;
+        net->add(std::make_unique<Conv2D>(o));
+        break;
+      }
+      case LayerKind::Dense: {
+        DenseOptions o;
+        o.units = r.units;
+        o.bias = r.bias;
+        o.init = Init::TorchDefault;
+        net->add(std::make_unique<Dense>(o));
+        break;
+      }
+      case LayerKind::Activation: net->add(std::make_unique<ActivationLayer>(r.activation)); break;
+      case LayerKind::MaxPool2D:
+      case LayerKind::AvgPool2D: {
+        PoolOptions o;
+        o.poolH = r.kernelH;
+        o.poolW = r.kernelW;
+        o.strideH = r.strideH;
+        o.strideW = r.strideW;
+        o.padding = padding(r);
+        if (r.kind == LayerKind::MaxPool2D) net->add(std::make_unique<MaxPool2D>(o));
+        else net->add(std::make_unique<AvgPool2D>(o));
+        break;
+      }
+      case LayerKind::GlobalAvgPool: net->add(std::make_unique<GlobalAvgPool>()); break;
+      case LayerKind::BatchNorm: {
+        BatchNormOptions o;
+        o.epsilon = r.epsilon;
+        o.momentum = r.momentum;
+        net->add(std::make_unique<BatchNorm>(o));
+        break;
+      }
+      case LayerKind::Flatten: net->add(std::make_unique<Flatten>()); break;
+      case LayerKind::Dropout: net->add(std::make_unique<Dropout>(r.rate)); break;
+      default: throw Error("layer kind " + std::string(layerKindName(r.kind)) + " cannot be built");
+    }
+  }
+  return net;
 }
 
 }  // namespace
@@ -403,17 +479,21 @@ const ModelInfo& importOnnxModel(const std::string& path) {
   for (int n = 2; findModel(id); ++n) id = stem + "-" + std::to_string(n) + ".onnx";
   ModelInfo info;
   info.id = id;
+  const bool trainable = !model.chain.empty();
   info.description = "ONNX graph " + path + " (opset " + std::to_string(model.opset) +
                      (model.producer.empty() ? "" : ", from " + model.producer) + ")" +
                      (model.unfoldedBatchNorms > 0 ? "; " + std::to_string(model.unfoldedBatchNorms) +
                                                          " batch norms the eval-mode export folded into convolutions counted again"
                                                    : "") +
-                     "; simulate only" +
-                     (model.simulateOnly.empty() ? "" : ": " + model.simulateOnly);
+                     (trainable ? "; trains as " + std::to_string(model.chain.size()) + " engine layers (fresh weights)"
+                                : "; simulate only: " + model.notTrainable);
   // The dataset a graph of this input most likely comes from (simulate --dataset overrides it).
   const Shape in = model.stats.input;
   info.defaultDataset = in == Shape{1, 28, 28} ? "fashion-mnist" : in == Shape{3, 32, 32} ? "cifar10" : in.c == 3 ? "imagenet" : "";
-  const ModelInfo& added = addImportedModel(std::move(info), std::move(model.stats));
+  ImportedBuilder build;
+  if (trainable)
+    build = [chain = model.chain, id](const ModelInput& in) { return networkFromChain(id, chain, in); };
+  const ModelInfo& added = addImportedModel(std::move(info), std::move(model.stats), std::move(build), model.notTrainable);
   idOfPath[ec ? path : key] = added.id;
   return added;
 }

@@ -80,6 +80,8 @@ const std::vector<Entry>& entries() {
 struct Imported {
   ModelInfo info;
   NetworkStats stats;
+  ImportedBuilder build;
+  std::string notTrainable;
 };
 struct Imports {
   std::mutex mutex;
@@ -146,16 +148,23 @@ const ModelInfo* findModel(const std::string& id) {
   return m ? &m->info : nullptr;
 }
 
-const ModelInfo& addImportedModel(ModelInfo info, NetworkStats stats) {
+const ModelInfo& addImportedModel(ModelInfo info, NetworkStats stats, ImportedBuilder build, std::string notTrainable) {
   if (findModel(info.id)) throw util::Error("model id '" + info.id + "' is taken");
   std::lock_guard lock(imports().mutex);
-  imports().models.push_back(std::make_unique<Imported>(Imported{std::move(info), std::move(stats)}));
+  imports().models.push_back(std::make_unique<Imported>(
+      Imported{std::move(info), std::move(stats), std::move(build), std::move(notTrainable)}));
   return imports().models.back()->info;
 }
 
 std::unique_ptr<Network> buildModel(const std::string& id, const ModelInput& input) {
-  if (findImported(id))
-    throw util::Error("model '" + id + "' was imported from a file: it can be simulated, not built or trained (yet)");
+  if (const Imported* m = findImported(id)) {
+    if (!m->build) throw util::Error("model '" + id + "' can be simulated, not trained: " + m->notTrainable);
+    try {
+      return m->build(input);
+    } catch (const util::Error& err) {
+      throw util::Error("model '" + id + "' cannot take input " + shapeText(input.shape) + ": " + err.what());
+    }
+  }
   const Entry& e = entry(id);
   try {
     return e.build(resolve(e, input));
