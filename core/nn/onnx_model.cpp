@@ -17,6 +17,8 @@
 #include <queue>
 #include <set>
 
+#include "core/nn/network.h"
+#include "core/nn/onnx_network.h"
 #include "core/nn/onnx_node_cost.h"
 #include "core/nn/onnx_shape_fold.h"
 #include "core/util/error.h"
@@ -328,10 +330,19 @@ OnnxModel costModel(onnx::ModelProto& m, const std::string& where) {
   for (const auto& o : g.output()) used.insert(o.name());
   OnnxCoster coster(inits, shapes, std::move(used), where);
   coster.unfoldTorchBatchNorm(m.producer_name() == "pytorch");
+  for (const auto& in : g.input())
+    if (!inits.count(in.name())) {
+      coster.startChain(in.name(), g.output_size() == 1 ? g.output(0).name() : std::string());
+      break;
+    }
   for (int i = 0; i < g.node_size(); ++i) coster.add(g.node(i), static_cast<std::size_t>(i));
   out.stats = coster.take();
   out.simulateOnly = coster.firstUnsupported();
   out.unfoldedBatchNorms = coster.unfoldedBatchNorms();
+  out.chain = coster.chain();
+  out.notTrainable = !out.simulateOnly.empty() ? out.simulateOnly
+                     : out.chain.empty()        ? (coster.notAChain().empty() ? "no layers" : coster.notAChain())
+                                                : std::string();
   for (const auto& in : g.input())
     if (!inits.count(in.name())) {
       out.stats.input = coster.perSampleShape(in.name());
@@ -403,17 +414,21 @@ const ModelInfo& importOnnxModel(const std::string& path) {
   for (int n = 2; findModel(id); ++n) id = stem + "-" + std::to_string(n) + ".onnx";
   ModelInfo info;
   info.id = id;
+  const bool trainable = !model.chain.empty();
   info.description = "ONNX graph " + path + " (opset " + std::to_string(model.opset) +
                      (model.producer.empty() ? "" : ", from " + model.producer) + ")" +
                      (model.unfoldedBatchNorms > 0 ? "; " + std::to_string(model.unfoldedBatchNorms) +
                                                          " batch norms the eval-mode export folded into convolutions counted again"
                                                    : "") +
-                     "; simulate only" +
-                     (model.simulateOnly.empty() ? "" : ": " + model.simulateOnly);
+                     (trainable ? "; trains as " + std::to_string(model.chain.size()) + " engine layers (fresh weights)"
+                                : "; simulate only: " + model.notTrainable);
   // The dataset a graph of this input most likely comes from (simulate --dataset overrides it).
   const Shape in = model.stats.input;
   info.defaultDataset = in == Shape{1, 28, 28} ? "fashion-mnist" : in == Shape{3, 32, 32} ? "cifar10" : in.c == 3 ? "imagenet" : "";
-  const ModelInfo& added = addImportedModel(std::move(info), std::move(model.stats));
+  ImportedBuilder build;
+  if (trainable)
+    build = [chain = model.chain, id](const ModelInput& in) { return networkFromChain(id, chain, in); };
+  const ModelInfo& added = addImportedModel(std::move(info), std::move(model.stats), std::move(build), model.notTrainable);
   idOfPath[ec ? path : key] = added.id;
   return added;
 }

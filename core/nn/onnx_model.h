@@ -12,7 +12,9 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "core/nn/activation.h"
 #include "core/nn/layer_stats.h"
 #include "core/nn/zoo.h"
 
@@ -33,6 +35,18 @@ inline constexpr std::uint64_t kMaxOnnxMessages = 4'000'000;
 int onnxMaxOpset();
 std::string onnxLibraryVersion();
 
+// One engine layer of a graph that is a plain chain (each node reads the one before it).
+struct OnnxLayerRecipe {
+  LayerKind kind = LayerKind::Other;  // Conv2D, Dense, Activation, MaxPool2D, AvgPool2D, GlobalAvgPool,
+                                      // BatchNorm, Flatten or Dropout
+  int units = 0;                      // filters or units
+  int kernelH = 1, kernelW = 1, strideH = 1, strideW = 1, padH = 0, padW = 0;
+  bool bias = true;
+  Activation activation = Activation::Linear;
+  float rate = 0.5f;                       // Dropout
+  float epsilon = 1e-5f, momentum = 0.9f;  // BatchNorm (PyTorch's defaults)
+};
+
 struct OnnxModel {
   std::string path;
   std::string graphName;
@@ -48,6 +62,10 @@ struct OnnxModel {
   // less the folded bias; running mean and variance not), so the counts are model.parameters()'
   // and the training step costs the norm. How many were unfolded.
   int unfoldedBatchNorms = 0;
+  // The engine's layers when the graph is a plain chain of them (a trailing Softmax left to the
+  // engine's loss); empty otherwise, with notTrainable saying why.
+  std::vector<OnnxLayerRecipe> chain;
+  std::string notTrainable;
 };
 
 // Reads and costs `path` (a regular file of at most `maxBytes`). Throws core::util::Error.

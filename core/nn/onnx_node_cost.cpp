@@ -26,6 +26,18 @@ std::int64_t attrProduct(const onnx::NodeProto& node, const char* name) {
   return p;
 }
 
+std::vector<std::int64_t> attrInts(const onnx::NodeProto& node, const char* name) {
+  for (const auto& a : node.attribute())
+    if (a.name() == name) return {a.ints().begin(), a.ints().end()};
+  return {};
+}
+
+float attrFloat(const onnx::NodeProto& node, const char* name, float fallback) {
+  for (const auto& a : node.attribute())
+    if (a.name() == name && a.type() == onnx::AttributeProto::FLOAT) return a.f();
+  return fallback;
+}
+
 bool isFloat(int type) {
   return type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::FLOAT16 || type == onnx::TensorProto::BFLOAT16 ||
          type == onnx::TensorProto::DOUBLE;
@@ -220,6 +232,13 @@ void OnnxCoster::add(const onnx::NodeProto& node, std::size_t index) {
       bn.forwardBytes = 4.0 * 2 * n;
       bn.weightBytes = 4.0 * static_cast<double>(bn.params + bn.nonTrainableParams);
       bn.savedBytes = 4.0 * (n + 2 * static_cast<double>(outChannels));
+      extendChain(node, label, activationInput);
+      if (!m_chain.empty() && m_chain.back().kind == LayerKind::Conv2D) {  // the trained form: conv, then BN
+        m_chain.back().bias = false;
+        OnnxLayerRecipe r;
+        r.kind = LayerKind::BatchNorm;
+        m_chain.push_back(r);
+      }
       m_stats.layers.push_back(std::move(s));
       m_stats.layers.push_back(std::move(bn));
       ++m_unfolded;
@@ -289,7 +308,88 @@ void OnnxCoster::add(const onnx::NodeProto& node, std::size_t index) {
     s.forwardFlops = 5 * n;
     s.backwardFlops = 2 * n;
   }
+  extendChain(node, label, activationInput);
   m_stats.layers.push_back(std::move(s));
+}
+
+std::vector<OnnxLayerRecipe> OnnxCoster::chain() const {
+  if (!m_notAChain.empty() || m_chain.empty()) return {};
+  return m_chain;
+}
+
+void OnnxCoster::extendChain(const onnx::NodeProto& node, const std::string& label, const std::string& input) {
+  if (!m_notAChain.empty()) return;
+  const std::string& op = node.op_type();
+  int activations = 0;
+  for (const auto& in : node.input()) activations += !in.empty() && !isInitializer(in);
+  if (input != m_chainTensor || activations != 1 || node.output_size() < 1)
+    return breakChain(label + " does not read the one tensor the node before it wrote: the engine builds plain chains of "
+                              "layers from ONNX for now (no residual or concatenated branches)");
+  const std::string output = node.output(0);
+  const auto* out = shapeOf(output);
+  OnnxLayerRecipe r;
+  auto window = [&](bool pads) {
+    const auto k = attrInts(node, "kernel_shape"), st = attrInts(node, "strides"), p = attrInts(node, "pads"),
+               d = attrInts(node, "dilations");
+    const bool plain = k.size() == 2 && (st.empty() || st.size() == 2) && (p.empty() || (p.size() == 4 && p[0] == p[2] && p[1] == p[3])) &&
+                       (d.empty() || (d.size() == 2 && d[0] == 1 && d[1] == 1)) && attrInt(node, "ceil_mode", 0) == 0;
+    for (const auto& a : node.attribute())
+      if (a.name() == "auto_pad" && a.s() != "NOTSET") return false;
+    if (!plain || (!pads && !p.empty() && (p[0] != 0 || p[1] != 0))) return false;
+    r.kernelH = static_cast<int>(k[0]);
+    r.kernelW = static_cast<int>(k[1]);
+    r.strideH = st.empty() ? 1 : static_cast<int>(st[0]);
+    r.strideW = st.empty() ? 1 : static_cast<int>(st[1]);
+    r.padH = p.empty() ? 0 : static_cast<int>(p[0]);
+    r.padW = p.empty() ? 0 : static_cast<int>(p[1]);
+    return true;
+  };
+  const auto* w = node.input_size() > 1 ? shapeOf(node.input(1)) : nullptr;
+  bool ok = true;
+  if (op == "Conv") {
+    r.kind = LayerKind::Conv2D;
+    ok = window(true) && attrInt(node, "group", 1) == 1 && w && w->size() == 4;
+    if (ok) r.units = static_cast<int>((*w)[0]);
+    r.bias = node.input_size() > 2 && !node.input(2).empty();
+  } else if (op == "Gemm") {
+    r.kind = LayerKind::Dense;
+    ok = attrInt(node, "transA", 0) == 0 && out && out->size() == 2;
+    if (ok) r.units = static_cast<int>(out->back());
+    r.bias = node.input_size() > 2 && !node.input(2).empty();
+  } else if (op == "MatMul") {
+    r.kind = LayerKind::Dense;
+    ok = out && out->size() == 2;
+    if (ok) r.units = static_cast<int>(out->back());
+    r.bias = false;
+  } else if (engineActivation(op, r.activation)) {
+    r.kind = LayerKind::Activation;
+  } else if (op == "MaxPool" || op == "AveragePool") {
+    r.kind = op == "MaxPool" ? LayerKind::MaxPool2D : LayerKind::AvgPool2D;
+    ok = window(op == "MaxPool") && node.output_size() == 1;
+  } else if (op == "GlobalAveragePool") {
+    r.kind = LayerKind::GlobalAvgPool;
+  } else if (op == "BatchNormalization") {
+    r.kind = LayerKind::BatchNorm;
+    r.epsilon = attrFloat(node, "epsilon", 1e-5f);
+    r.momentum = attrFloat(node, "momentum", 0.9f);
+  } else if (op == "Flatten" || op == "Reshape") {
+    r.kind = LayerKind::Flatten;
+    ok = out && out->size() == 2 && (op == "Reshape" || attrInt(node, "axis", 1) == 1);
+  } else if (op == "Dropout") {
+    r.kind = LayerKind::Dropout;
+    r.rate = attrFloat(node, "ratio", 0.5f);
+  } else if (op == "Identity") {
+    m_chainTensor = output;
+    return;
+  } else if ((op == "Softmax" || op == "LogSoftmax") && output == m_chainEnd) {
+    m_chainTensor = output;  // the engine's loss head is the softmax
+    return;
+  } else {
+    ok = false;
+  }
+  if (!ok) return breakChain(label + " has settings the engine's layer lacks (or no engine layer)");
+  m_chain.push_back(r);
+  m_chainTensor = output;
 }
 
 }  // namespace core::nn

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/nn/layer_stats.h"
+#include "core/nn/onnx_model.h"
 
 namespace core::nn {
 
@@ -36,6 +37,15 @@ class OnnxCoster {
   void unfoldTorchBatchNorm(bool on) { m_unfoldTorchBatchNorm = on; }
   int unfoldedBatchNorms() const { return m_unfolded; }
 
+  // The chain of engine layers starts at graph input `input` and ends at graph output `output`.
+  void startChain(std::string input, std::string output) {
+    m_chainTensor = std::move(input);
+    m_chainEnd = std::move(output);
+  }
+  // The chain's layers (empty when the graph is not a plain chain of engine layers) and why not.
+  std::vector<OnnxLayerRecipe> chain() const;
+  const std::string& notAChain() const { return m_notAChain; }
+
   NetworkStats take() { return std::move(m_stats); }
   const std::string& firstUnsupported() const { return m_firstUnsupported; }
   // A tensor's per-sample shape: the batch dimension dropped, the rest as (c, h, w), dimensions
@@ -58,6 +68,13 @@ class OnnxCoster {
   std::set<std::string> m_counted;  // initializers already counted as parameters
   NetworkStats m_stats;
   std::string m_firstUnsupported;
+  void extendChain(const onnx::NodeProto& node, const std::string& label, const std::string& input);
+  void breakChain(const std::string& why) {
+    if (m_notAChain.empty()) m_notAChain = why;
+  }
+
+  std::vector<OnnxLayerRecipe> m_chain;
+  std::string m_chainTensor, m_chainEnd, m_notAChain;
   bool m_unfoldTorchBatchNorm = false;
   int m_unfolded = 0;
 };

@@ -83,6 +83,8 @@ const std::vector<Entry>& entries() {
 struct Imported {
   ModelInfo info;
   NetworkStats stats;
+  ImportedBuilder build;
+  std::string notTrainable;
 };
 const std::string& idOf(const Imported& m) { return m.info.id; }
 util::ImportRegistry<Imported>& imports() {
@@ -141,9 +143,9 @@ const ModelInfo* findModel(const std::string& id) {
   return m ? &m->info : nullptr;
 }
 
-const ModelInfo& addImportedModel(ModelInfo info, NetworkStats stats) {
+const ModelInfo& addImportedModel(ModelInfo info, NetworkStats stats, ImportedBuilder build, std::string notTrainable) {
   return imports()
-      .add(Imported{std::move(info), std::move(stats)},
+      .add(Imported{std::move(info), std::move(stats), std::move(build), std::move(notTrainable)},
            [](const Imported& m, const auto& lookup) -> const Imported* {
              const bool builtIn = std::any_of(entries().begin(), entries().end(),
                                               [&](const Entry& e) { return e.info.id == m.info.id; });
@@ -154,8 +156,14 @@ const ModelInfo& addImportedModel(ModelInfo info, NetworkStats stats) {
 }
 
 std::unique_ptr<Network> buildModel(const std::string& id, const ModelInput& input) {
-  if (findImported(id))
-    throw util::Error("model '" + id + "' was imported from a file: it can be simulated, not built or trained (yet)");
+  if (const Imported* m = findImported(id)) {
+    if (!m->build) throw util::Error("model '" + id + "' can be simulated, not trained: " + m->notTrainable);
+    try {
+      return m->build(input);
+    } catch (const util::Error& err) {
+      throw util::Error("model '" + id + "' cannot take input " + shapeText(input.shape) + ": " + err.what());
+    }
+  }
   const Entry& e = entry(id);
   try {
     return e.build(resolve(e, input));

@@ -1,6 +1,7 @@
 #pragma once
 // The model zoo: ids used by the CLI and the GUI, each built layer for layer as named.
 // CONTRACT shared by the engine (training), the simulator (stats only) and the GUI.
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,8 +37,11 @@ const ModelInfo* findModel(const std::string& id);
 
 // A model read from a file (an ONNX graph: core/nn/onnx_model.h) joins the zoo with its stats:
 // modelInfo, modelStats and inputShapeFor know it, so the simulator costs it like a built-in
-// model; buildModel refuses it (simulate only, for now). Throws when the id is taken.
-const ModelInfo& addImportedModel(ModelInfo info, NetworkStats stats);
+// model. buildModel calls `build` when the engine has its layers; without one it refuses,
+// giving `notTrainable` as the reason. Throws when the id is taken.
+using ImportedBuilder = std::function<std::unique_ptr<Network>(const ModelInput&)>;
+const ModelInfo& addImportedModel(ModelInfo info, NetworkStats stats, ImportedBuilder build = {},
+                                  std::string notTrainable = {});
 
 // Builds the network (shapes inferred, parameters NOT allocated: call initialize()).
 // Throws core::util::Error when the id is unknown or the input cannot fit the model.

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <string>
 
+#include "core/nn/layer.h"
 #include "core/nn/network.h"
 #include "core/nn/onnx_model.h"
 #include "core/nn/zoo.h"
@@ -219,7 +220,33 @@ TEST(OnnxModel, AnImportJoinsTheZooForTheSimulator) {
   EXPECT_EQ(s.totalParams(), 8 * 3 * 16 + 8 + 8 * 10 + 10);
   EXPECT_EQ(inputShapeFor("stem.onnx", {3, 331, 331}, true), (Shape{3, 224, 224}));
   EXPECT_THROW(modelStats("stem.onnx", ModelInput{{1, 28, 28}, 10, 0}), util::Error);
-  EXPECT_THROW(buildModel("stem.onnx", ModelInput{}), util::Error);
+  // A chain of engine layers: built (fresh weights) with the graph's parameter count.
+  EXPECT_EQ(buildModel("stem.onnx", ModelInput{{3, 224, 224}, 10, 0})->paramCount(), 8 * 3 * 16 + 8 + 8 * 10 + 10);
+  // Not a chain of engine layers: simulated only, and building it says why.
+  importOnnxModel(onnxFile("grouped.onnx"));
+  try {
+    buildModel("grouped.onnx", ModelInput{{8, 8, 8}, 4, 0});
+    ADD_FAILURE() << "a grouped convolution was built";
+  } catch (const util::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("group=2"), std::string::npos) << e.what();
+  }
+}
+
+TEST(OnnxModel, PlainChainsMapToTheEnginesLayers) {
+  const OnnxModel lenet = readOnnxModel(onnxFile("torch_lenet.onnx"));
+  ASSERT_EQ(lenet.chain.size(), 12u);  // conv relu pool conv relu pool flatten dense relu dense relu dense
+  EXPECT_EQ(lenet.chain[0].kind, LayerKind::Conv2D);
+  EXPECT_EQ(lenet.chain[0].padH, 2);
+  EXPECT_EQ(lenet.chain[2].kind, LayerKind::MaxPool2D);
+  EXPECT_EQ(lenet.chain[2].strideH, 2);
+  EXPECT_EQ(lenet.chain[6].kind, LayerKind::Flatten);  // Reshape to (1, 400)
+  EXPECT_EQ(lenet.chain[11].units, 10);
+  EXPECT_TRUE(lenet.notTrainable.empty()) << lenet.notTrainable;
+  const OnnxModel block = readOnnxModel(onnxFile("basic_block.onnx"));
+  EXPECT_TRUE(block.chain.empty());
+  EXPECT_NE(block.notTrainable.find("node 'block/add' (op Add)"), std::string::npos) << block.notTrainable;
+  const OnnxModel softmax = readOnnxModel(onnxFile("grouped.onnx"));
+  EXPECT_TRUE(softmax.chain.empty());
 }
 
 }  // namespace

@@ -147,7 +147,11 @@ case "$case_name" in
     bad "opset_version=17" models --model "$d/opset_too_new.onnx"
     bad "cycle" models --model "$d/cycle.onnx"
     bad "takes 1x28x28" simulate --model "$d/lenet.onnx" --dataset cifar10 --device v100 --batch 64
-    bad "--model" simulate --model "$tmp/missing.onnx" --dataset imagenet --device v100 --batch 64 ;;
+    bad "--model" simulate --model "$tmp/missing.onnx" --dataset imagenet --device v100 --batch 64
+    # A chain of engine layers trains for real (PyTorch's export of LeNet-5, fresh weights).
+    "$cli" train --model "$d/torch_lenet.onnx" --batch 64 --epochs 1 --limit 512 --test-limit 128 --threads 1 \
+      --format text >"$tmp/out" 2>"$tmp/err" || fail "training the exported LeNet-5 failed"
+    grep -q "finished: 1 epoch" "$tmp/out" || fail "no finished epoch" ;;
   plan)  # backwards: the smallest count that trains 1 T tokens in 30 days, per device
     "$cli" plan --model llama3-8b --device h100,mi300x,tpu-v5p-8 --tokens 1e12 --days 30 --seq-len 8192 \
       >"$tmp/out" 2>"$tmp/err" || fail "plan failed: $(cat "$tmp/err")"
