@@ -1,5 +1,6 @@
 #include "app/cli/args.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <sstream>
@@ -134,6 +135,22 @@ std::vector<std::int64_t> Args::integerList(const std::string& key, const std::v
 void Args::allowOnly(const std::set<std::string>& known) const {
   for (const auto& kv : m_values)
     if (!known.count(kv.first)) throw Error("unknown option --" + kv.first + " (see --help)");
+}
+
+std::string flagOf(const std::string& field) {
+  // The experiment file's key -> the flag that sets it, where they differ beyond '_' -> '-'.
+  static const std::vector<std::pair<std::string, std::string>> kFlags = {{"learning_rate", "lr"},
+                                                                          {"bn_stats_samples", "bn-stats"}};
+  for (const auto& [f, flag] : kFlags)
+    if (f == field) return "--" + flag;
+  std::string flag = field;
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return "--" + flag;
+}
+
+std::string cliMessage(const std::exception& e) {
+  if (const auto* f = dynamic_cast<const core::util::FieldError*>(&e)) return flagOf(f->field()) + ": " + f->problem();
+  return e.what();
 }
 
 }  // namespace app::cli

@@ -44,4 +44,13 @@ double parseReal(const std::string& what, const std::string& text, double min, d
 // `maxBytes`): a FIFO, a device or a missing file is refused at once with the option named.
 std::string readOptionFile(const std::string& option, const std::string& path, std::uint64_t maxBytes);
 
+// The flag that sets a field of core's settings (core::util::FieldError::field(): the
+// experiment file's key): "steps_per_epoch" -> "--steps-per-epoch", "learning_rate" -> "--lr".
+std::string flagOf(const std::string& field);
+// An error as the CLI says it: a FieldError names the flag ("--batch: must be ..."); any
+// other its own message.
+std::string cliMessage(const std::exception& e);
+// The flag that replaces an existing output file (core::util::checkOutputPath).
+inline constexpr const char* kForceFlag = "--force";
+
 }  // namespace app::cli

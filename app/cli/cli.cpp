@@ -1,5 +1,6 @@
 #include <ostream>
 
+#include "app/cli/args.h"
 #include "app/cli/commands.h"
 #include "app/cli/printable_stream.h"
 #include "core/util/error.h"
@@ -69,7 +70,7 @@ int dispatch(const std::vector<std::string>& argv, std::ostream& out, std::ostre
     try {
       return c.run(rest, out, err);
     } catch (const core::util::Error& e) {
-      err << "accellab-cli " << c.name << ": error: " << e.what() << "\n";
+      err << "accellab-cli " << c.name << ": error: " << cliMessage(e) << "\n";
       return 2;
     } catch (const std::exception& e) {
       err << "accellab-cli " << c.name << ": internal error: " << e.what() << "\n";

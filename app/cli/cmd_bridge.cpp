@@ -126,7 +126,7 @@ int cmdExportScript(const CommandArgs& args, std::ostream& out, std::ostream& er
     throw Error("--count: name the device too (--device), so the simulator can say whether the model fits one");
   }
   const core::bridge::ExportedJob job = core::bridge::exportTorchJob(r);
-  for (const auto& f : core::bridge::torchJobFiles(dir)) core::util::checkOutputPath(f, {}, a.flag("force"));
+  for (const auto& f : core::bridge::torchJobFiles(dir)) core::util::checkOutputPath(f, {}, a.flag("force"), kForceFlag);
   const std::string py = core::bridge::writeTorchJob(job, dir);
   if (format == "json") {
     Json j = Json::object();
@@ -232,7 +232,7 @@ int cmdCalibrate(const CommandArgs& args, std::ostream& out, std::ostream& err) 
   for (const auto& p : a.positional()) files.push_back(p);
   // Refused before any work: an existing --out (without --force) or one of the inputs.
   const std::string outPath = a.required("out");
-  core::util::checkOutputPath(outPath, files, a.flag("force"));
+  core::util::checkOutputPath(outPath, files, a.flag("force"), kForceFlag);
   std::vector<core::bridge::RunLog> runs;
   for (const auto& f : files) runs.push_back(core::bridge::readRunLog(f));
   const core::hw::DeviceCatalog cat = loadSimCatalog(a.str("device-base", "") == "host", err);
@@ -241,7 +241,7 @@ int cmdCalibrate(const CommandArgs& args, std::ostream& out, std::ostream& err) 
   req.base = cat.at(deviceIdOption("--device-base", a.required("device-base"), cat));
   req.stackId = stackIdOption(a, stacks);
   req.figures = a.list("fit", {});
-  if (!req.base.filePath.empty()) core::util::checkOutputPath(outPath, {req.base.filePath}, a.flag("force"));
+  if (!req.base.filePath.empty()) core::util::checkOutputPath(outPath, {req.base.filePath}, a.flag("force"), kForceFlag);
   req.id = a.str("id", std::filesystem::path(outPath).stem().string());
   req.name = a.str("name", req.base.name + " (calibrated on your runs)");
   const core::bridge::CalibrationResult r = core::bridge::calibrateDevice(req, runs, cat, stacks);

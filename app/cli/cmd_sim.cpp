@@ -311,7 +311,7 @@ int cmdSweep(const CommandArgs& args, std::ostream& out, std::ostream& err) {
               } catch (const Error& e) {
                 ++skipped;
                 err << "accellab-cli sweep: skipped " << c.modelId << " on " << device << " count " << count << " batch "
-                    << b << ": " << e.what() << "\n";
+                    << b << ": " << cliMessage(e) << "\n";
               }
             }
       }

@@ -67,18 +67,7 @@ core::train::Schedule scheduleOption(const Args& a) {
 }
 
 void validateNamingFlags(const core::experiment::TrainConfig& config) {
-  // The experiment file's key -> the flag that sets it, where they differ.
-  static const std::vector<std::pair<std::string, std::string>> kFlags = {
-      {"learning_rate", "lr"},       {"weight_decay", "weight-decay"}, {"bn_stats_samples", "bn-stats"},
-      {"test_limit", "test-limit"}, {"data_dir", "data-dir"}};
-  try {
-    core::experiment::validate(config);
-  } catch (const core::experiment::FieldError& e) {
-    std::string flag = e.field();
-    for (const auto& [field, name] : kFlags)
-      if (field == e.field()) flag = name;
-    throw Error("--" + flag + ": " + e.problem());
-  }
+  core::experiment::validate(config);  // a FieldError: the CLI names its flag (cliMessage)
 }
 
 core::util::Precision precisionOption(const Args& a) {

@@ -201,7 +201,7 @@ int cmdFitStacks(const CommandArgs& args, std::ostream& out, std::ostream& err) 
       if (!s.filePath.empty()) inputs.push_back(s.filePath);
     for (const auto& s : shipped.stacks()) {
       const std::string path = (fs::path(dir) / (s.id + ".json")).string();
-      core::util::checkOutputPath(path, inputs, a.flag("force"));
+      core::util::checkOutputPath(path, inputs, a.flag("force"), kForceFlag);
     }
   }
   auto rows = core::sim::parseReferenceCsv(refText, ref);

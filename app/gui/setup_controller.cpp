@@ -120,7 +120,7 @@ void SetupController::updateHardware() {
     const core::experiment::DeviceChoice run = withStack(*choice);
     const core::hw::StackSpec* stack = m_sim->stacks().find(run.stackId);
     const core::hw::DeviceSpec* spec = m_sim->catalog().find(run.deviceId);
-    if (stack && spec && !core::sim::stackCovers(*stack, *spec)) {
+    if (stack && spec && !core::hw::stackCovers(*stack, *spec)) {
       m_hardware->setDeviceStatus(
           id, {widgets::DeviceStatus::Kind::NotApplicable, tr("not in %1").arg(QString::fromStdString(stack->id)),
                tr("The software stack %1 has no figures for %2 devices; choose another under Software to simulate "

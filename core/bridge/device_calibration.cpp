@@ -44,7 +44,7 @@ const FigureRange& rangeOf(const std::string& key) {
     if (r.key == key) return r;
   std::string known;
   for (const auto& r : figureRanges()) known += (known.empty() ? "" : ", ") + r.key;
-  throw Error("--fit: '" + key + "' cannot be calibrated (calibratable: " + known + ")");
+  throw util::FieldError("fit", "'" + key + "' cannot be calibrated (calibratable: " + known + ")");
 }
 
 double median(std::vector<double> v) {
@@ -207,9 +207,9 @@ const std::vector<std::string>& calibratableFigures() {
 
 CalibrationResult calibrateDevice(const CalibrationRequest& req, const std::vector<RunLog>& runs,
                                   const hw::DeviceCatalog& devices, const hw::StackCatalog& stacks) {
-  if (runs.empty()) throw Error("--runs: no runs to calibrate on");
+  if (runs.empty()) throw util::FieldError("runs", "no runs to calibrate on");
   if (req.base.filePath.empty())
-    throw Error("--device-base: '" + req.base.id + "' has no datasheet file to start from (the host is measured by its "
+    throw util::FieldError("device_base", "'" + req.base.id + "' has no datasheet file to start from (the host is measured by its "
                 "probe); name a catalog device");
   for (const auto& log : runs) {
     if (nn::findTransformer(log.model))
@@ -242,7 +242,7 @@ CalibrationResult calibrateDevice(const CalibrationRequest& req, const std::vect
   std::vector<double> values;
   for (const auto& key : candidates) {
     const FigureRange& range = rangeOf(key);
-    if (std::find(keys.begin(), keys.end(), key) != keys.end()) throw Error("--fit: '" + key + "' is named twice");
+    if (std::find(keys.begin(), keys.end(), key) != keys.end()) throw util::FieldError("fit", "'" + key + "' is named twice");
     std::string why;
     if (keys.size() + 1 > configs) {
       why = "the runs hold " + std::to_string(configs) + " distinct configuration" + (configs == 1 ? "" : "s") +
@@ -256,14 +256,14 @@ CalibrationResult calibrateDevice(const CalibrationRequest& req, const std::vect
       why = whyNotPinned(elasticities(problem, k, v, all), static_cast<Eigen::Index>(k.size() - 1), k);
     }
     if (!why.empty()) {
-      if (!automatic) throw Error("--fit: refused: " + why);
+      if (!automatic) throw util::FieldError("fit", "refused: " + why);
       res.skipped.push_back(why);
       continue;
     }
     keys.push_back(key);
     values.push_back(hw::figureValue(start, key).value_or(range.fallback));
   }
-  if (keys.empty()) throw Error("--runs: these runs pin no figure: " + (res.skipped.empty() ? std::string() : res.skipped.front()));
+  if (keys.empty()) throw util::FieldError("runs", "these runs pin no figure: " + (res.skipped.empty() ? std::string() : res.skipped.front()));
 
   const Eigen::MatrixXd s0 = elasticities(problem, keys, values, all);
   const std::vector<double> fitted = fit(problem, keys, values, all);

@@ -123,7 +123,7 @@ RunPrediction predictRun(const hw::DeviceCatalog& catalog, const hw::StackCatalo
     } else {
       const sim::Simulator sim(catalog, stacks);
       const sim::SimConfig c = simConfigOf(log, device.id, stack.id);
-      sim::requireStackCovers(stack, device);
+      hw::requireStackCovers(stack, device);
       const sim::SimReport r = sim::simulateWorkload(*sim.workload(log.model, log.dataset), device, stack, c);
       p.report = r;
       p.report.deviceName = device.name;

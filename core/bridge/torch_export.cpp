@@ -157,14 +157,15 @@ DataPlan dataPlanFor(const data::DatasetInfo& info) {
 ExportedJob exportTorchJob(const ExportRequest& r) {
   const experiment::TrainConfig& t = r.train;
   if (t.precision == util::Precision::FP8 || t.precision == util::Precision::FP4)
-    throw Error(std::string("--precision: ") + util::precisionName(t.precision) +
-                " has no PyTorch autocast path (it needs NVIDIA Transformer Engine); export bf16 or fp16");
-  if (r.count < 1) throw Error("--count: must be at least 1");
-  if (t.batch < 1) throw Error("--batch: must be at least 1");
+    throw util::FieldError("precision", std::string(util::precisionName(t.precision)) +
+                                                 " has no PyTorch autocast path (it needs NVIDIA Transformer Engine); export bf16 or fp16");
+  if (r.count < 1) throw util::FieldError("count", "must be at least 1");
+  if (t.batch < 1) throw util::FieldError("batch", "must be at least 1");
   if (t.batch % r.count != 0)
-    throw Error("--batch: the global batch " + std::to_string(t.batch) + " does not split over " + std::to_string(r.count) +
+    throw util::FieldError("batch", "the global batch " + std::to_string(t.batch) + " does not split over " + std::to_string(r.count) +
                 " devices");
-  if (r.strategy != "ddp" && r.strategy != "fsdp") throw Error("strategy '" + r.strategy + "' is not ddp or fsdp");
+  if (r.strategy != "ddp" && r.strategy != "fsdp")
+    throw util::FieldError("strategy", "'" + r.strategy + "' is not ddp or fsdp");
   const data::DatasetInfo& info = data::datasetInfo(t.datasetId);
   nn::modelInfo(t.modelId);  // names the model when unknown
   auto net = nn::buildModel(t.modelId, modelInputFor(t.modelId, info));
@@ -174,10 +175,10 @@ ExportedJob exportTorchJob(const ExportRequest& r) {
   const bool language = out.h > 1;
   const bool synthetic = info.format == data::SampleFormat::Synthetic;  // shaped to any model
   if (!synthetic && tokens != (info.format == data::SampleFormat::TokenIds))
-    throw Error("--dataset: " + t.modelId + " reads " + (tokens ? "token ids" : "images") + ", which " + t.datasetId +
+    throw util::FieldError("dataset", t.modelId + " reads " + (tokens ? "token ids" : "images") + ", which " + t.datasetId +
                 " does not hold");
   if (language && info.id != "fortunes" && info.id != "synthetic")
-    throw Error("--dataset: the language model " + t.modelId + " trains on text (fortunes)");
+    throw util::FieldError("dataset", "the language model " + t.modelId + " trains on text (fortunes)");
 
   const TorchModel model = writeTorchModel(graph, tokens);
   const std::string& modelExpr = model.expression;

@@ -51,12 +51,12 @@ fs::path cifarFolder(const fs::path& dir) {
 std::string howToGet(const std::string& id) {
   if (id == "fashion-mnist")
     return "Install the Debian package: sudo apt install dataset-fashion-mnist (files in "
-           "/usr/share/datasets/fashion-mnist), or pass --data-dir DIR with those four files.";
+           "/usr/share/datasets/fashion-mnist), or give a folder with those four files (data_dir; the CLI's --data-dir).";
   if (id == "mnist")
-    return "Download the four MNIST IDX files (plain or .gz) from the MNIST web page into that folder, or pass "
-           "--data-dir DIR.";
+    return "Download the four MNIST IDX files (plain or .gz) from the MNIST web page into that folder, or give another folder "
+           "(data_dir; the CLI's --data-dir).";
   return "Download the CIFAR-10 binary version (cifar-10-binary.tar.gz) from the CIFAR web page, extract it "
-         "into that folder (cifar-10-batches-bin/ is found too), or pass --data-dir DIR.";
+         "into that folder (cifar-10-batches-bin/ is found too), or give another folder (data_dir; the CLI's --data-dir).";
 }
 
 [[noreturn]] void throwMissing(const std::string& id, const fs::path& dir, const std::vector<std::string>& missing) {

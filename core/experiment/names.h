@@ -10,7 +10,7 @@
 
 #include "core/experiment/run_samples.h"
 #include "core/experiment/train_config.h"
-#include "core/sim/sim_report.h"
+#include "core/hw/device_spec.h"
 #include "core/util/name_table.h"
 
 namespace core::experiment {
@@ -27,8 +27,8 @@ inline constexpr NameTable<RunStatus, 7> kRunStatusNames{{{{RunStatus::NotStarte
                                                           {RunStatus::Stopped, "stopped"},
                                                           {RunStatus::Diverged, "diverged"},
                                                           {RunStatus::Failed, "failed"}}}};
-// The price a device is rented at: the simulator's table.
-using sim::kPriceKindNames;
+// The price a device is rented at: the device catalog's table.
+using hw::kPriceKindNames;
 
 inline const char* optimizerName(OptimizerKind k) { return kOptimizerNames.name(k).data(); }
 inline const char* scheduleName(Schedule s) { return kScheduleNames.name(s).data(); }

@@ -49,18 +49,7 @@ inline constexpr std::int64_t kPreciseBnSamples = 10240;
 // has fewer than kMovingAverageMinSteps steps, else 0 (the moving average).
 std::int64_t effectiveBnStatsSamples(const TrainConfig& c, std::int64_t trainSamples);
 
-// An invalid setting: `field` is the experiment file's key ("learning_rate"), so the CLI can
-// name its own flag and the GUI its own widget; what() reads "learning_rate: must be ...".
-class FieldError : public util::Error {
-public:
-  FieldError(std::string field, const std::string& what) : util::Error(field + ": " + what), m_field(std::move(field)) {}
-  const std::string& field() const { return m_field; }
-  // The message without the leading "field: ".
-  std::string problem() const { return std::string(what()).substr(m_field.size() + 2); }
-
-private:
-  std::string m_field;
-};
+using util::FieldError;  // core/util/error.h: an invalid setting, named by its field
 
 // The test subset that goes with a training subset: the same proportion of the dataset's
 // test set (at least 1), so a quick demo stays quick; 0 (whole test set) without a subset.

@@ -8,7 +8,7 @@
 
 #include "core/hw/catalog_files.h"
 #include "core/hw/host_probe.h"
-#include "core/hw/stack_catalog.h"
+#include "core/hw/software_figures.h"
 #include "core/util/error.h"
 #include "core/util/files.h"
 #include "core/util/json.h"
@@ -21,7 +21,7 @@ namespace {
 using util::Error;
 using util::Json;
 
-enum class Check { Positive, NonNegative, Fraction, Factor, Count, Text, Kind, Generation, Seller };
+enum class Check { Positive, NonNegative, Fraction, Factor, Count, Text, Choice, Generation, Seller };
 
 // One device-file key: how to check it, its plausible range in the key's own unit (what a
 // datasheet can say, from a single slow vCPU to a rack-scale device; hi 0 = text, no range)
@@ -32,10 +32,45 @@ struct KeyDef {
   bool required;
   double lo, hi;
   std::function<void(DeviceSpec&, const Json&)> set;
+  std::vector<std::string> (*choices)() = nullptr;  // Check::Choice: the names it may take
 };
+
+// A traits key: one name of its table.
+template <class E, std::size_t N>
+KeyDef traitKey(const char* name, const util::NameTable<E, N>& table, std::optional<E> DeviceSpec::*member) {
+  return KeyDef{name, Check::Choice, false, 0, 0,
+                [&table, member](DeviceSpec& s, const Json& v) { s.*member = table.parse(v.asString()); },
+                nullptr};
+}
 
 double num(const Json& v) { return v.asNumber(); }
 int integer(const Json& v) { return static_cast<int>(std::lround(v.asNumber())); }
+
+KeyDef withChoices(KeyDef def, std::vector<std::string> (*choices)()) {
+  def.choices = choices;
+  return def;
+}
+
+bool isTextCheck(Check check) {
+  return check == Check::Text || check == Check::Choice || check == Check::Generation || check == Check::Seller;
+}
+
+std::vector<std::string> choicesOf(const KeyDef& def) {
+  switch (def.check) {
+    case Check::Choice: return def.choices();
+    case Check::Generation: return hardwareGenerations();
+    case Check::Seller: return priceSellers();
+    default: return {};
+  }
+}
+
+// "\"cpu\", \"gpu\" or \"tpu\"": the names a choice key takes, for its error message.
+std::string quotedChoices(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + ("\"" + names[i] + "\"");
+  return out;
+}
 
 #define ACCELLAB_OPT(member) [](DeviceSpec& s, const Json& v) { s.member = num(v); }
 #define ACCELLAB_OPT_INT(member) [](DeviceSpec& s, const Json& v) { s.member = integer(v); }
@@ -44,11 +79,14 @@ const std::vector<KeyDef>& keyTable() {
   static const std::vector<KeyDef> table = {
       {"id", Check::Text, true, 0, 0, [](DeviceSpec& s, const Json& v) { s.id = v.asString(); }},
       {"name", Check::Text, true, 0, 0, [](DeviceSpec& s, const Json& v) { s.name = v.asString(); }},
-      {"kind", Check::Kind, true, 0, 0,
-       [](DeviceSpec& s, const Json& v) {
-         const std::string& k = v.asString();
-         s.kind = k == "cpu" ? DeviceKind::Cpu : k == "tpu" ? DeviceKind::Tpu : DeviceKind::Gpu;
-       }},
+      {"kind", Check::Choice, true, 0, 0,
+       [](DeviceSpec& s, const Json& v) { s.kind = kDeviceKinds.parse(v.asString()).value_or(DeviceKind::Gpu); },
+       [] { return kDeviceKinds.names(); }},
+      withChoices(traitKey("matrix_unit", kMatrixUnits, &DeviceSpec::matrixUnit), [] { return kMatrixUnits.names(); }),
+      withChoices(traitKey("launch_model", kLaunchModels, &DeviceSpec::launchModel),
+                  [] { return kLaunchModels.names(); }),
+      withChoices(traitKey("fusion", kFusionRules, &DeviceSpec::fusion), [] { return kFusionRules.names(); }),
+      withChoices(traitKey("replicas", kReplicaRules, &DeviceSpec::replicaRule), [] { return kReplicaRules.names(); }),
       {"generation", Check::Generation, false, 0, 0,
        [](DeviceSpec& s, const Json& v) { s.generation = v.asString(); }},
       {"release_year", Check::Count, false, 1990, 2100,
@@ -107,8 +145,7 @@ using util::failKey;
 void checkValue(const std::string& path, const KeyDef& def, const Json& v) {
   const std::string key = def.name;
   if (v.isNull()) failKey(path, key, "null is not allowed; leave the key out to mean \"not set\"");
-  if (def.check == Check::Text || def.check == Check::Kind || def.check == Check::Generation ||
-      def.check == Check::Seller) {
+  if (isTextCheck(def.check)) {
     if (!v.isString()) failKey(path, key, "must be a string");
     if (v.asString().empty()) failKey(path, key, "must not be empty");
     // Names and notes are printed by the CLI and shown in the GUI: no terminal escapes, no
@@ -118,10 +155,10 @@ void checkValue(const std::string& path, const KeyDef& def, const Json& v) {
         failKey(path, key,
              "holds a control character (code " + std::to_string(static_cast<unsigned char>(c)) +
                  "); use plain text");
-    if (def.check == Check::Kind) {
-      const std::string& k = v.asString();
-      if (k != "cpu" && k != "gpu" && k != "tpu")
-        failKey(path, key, "must be \"cpu\", \"gpu\" or \"tpu\", not \"" + k + "\"");
+    if (def.check == Check::Choice) {
+      const std::vector<std::string> names = def.choices();
+      if (std::find(names.begin(), names.end(), v.asString()) == names.end())
+        failKey(path, key, "must be " + quotedChoices(names) + ", not \"" + v.asString() + "\"");
     }
     if (def.check == Check::Seller && !isPriceSeller(v.asString()))
       failKey(path, key, "\"" + v.asString() + "\" is not a kind of seller (" + priceSellerList() + ")");
@@ -173,63 +210,9 @@ const KeyDef* findKey(const std::string& name) {
   return nullptr;
 }
 
-int kindOrder(DeviceKind k) { return k == DeviceKind::Cpu ? 0 : k == DeviceKind::Gpu ? 1 : 2; }
+int kindOrder(DeviceKind k) { return static_cast<int>(k); }  // cpu, gpu, tpu
 
 }  // namespace
-
-const char* deviceKindName(DeviceKind k) {
-  switch (k) {
-    case DeviceKind::Cpu: return "cpu";
-    case DeviceKind::Gpu: return "gpu";
-    case DeviceKind::Tpu: return "tpu";
-  }
-  return "gpu";
-}
-
-const std::vector<std::string>& hardwareGenerations() {
-  // NVIDIA, AMD, Intel Gaudi, Google TPU, CPU micro-architectures; "host" is this machine.
-  static const std::vector<std::string> g = {
-      "kepler", "maxwell", "pascal", "volta", "turing", "ampere", "ada", "hopper", "blackwell",
-      "cdna2", "cdna3", "cdna4", "gaudi2", "gaudi3",
-      "tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-v7",
-      "skylake", "cascade-lake", "ice-lake", "sapphire-rapids", "zen3", "zen4", "host"};
-  return g;
-}
-
-const std::vector<std::string>& priceSellers() {
-  // hyperscaler: AWS, Google Cloud, Azure, OCI list prices; neocloud: GPU clouds (Lambda,
-  // CoreWeave, RunPod secure cloud, ...); marketplace: peer hosts (vast.ai, RunPod community);
-  // reserved: a committed-use or reservation price.
-  static const std::vector<std::string> s = {"hyperscaler", "neocloud", "marketplace", "reserved"};
-  return s;
-}
-
-namespace {
-
-// The closed vocabularies of a device file (generations, sellers): membership and the list an
-// error message names.
-bool listed(const std::vector<std::string>& words, const std::string& name) {
-  return std::find(words.begin(), words.end(), name) != words.end();
-}
-
-std::string listText(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
-  return out;
-}
-
-}  // namespace
-
-bool isPriceSeller(const std::string& name) { return listed(priceSellers(), name); }
-std::string priceSellerList() { return listText(priceSellers()); }
-bool isHardwareGeneration(const std::string& name) { return listed(hardwareGenerations(), name); }
-std::string hardwareGenerationList() { return listText(hardwareGenerations()); }
-
-const SourcedValue* DeviceSpec::sourceOf(const std::string& key) const {
-  for (const auto& s : sources)
-    if (s.key == key) return &s;
-  return nullptr;
-}
 
 const std::vector<std::string>& deviceFileKeys() {
   static const std::vector<std::string> keys = [] {
@@ -377,19 +360,6 @@ std::string unitOfKey(const std::string& key) {
   return "";
 }
 
-std::vector<std::string> choicesOf(Check check) {
-  switch (check) {
-    case Check::Kind: return {deviceKindName(DeviceKind::Cpu), deviceKindName(DeviceKind::Gpu), deviceKindName(DeviceKind::Tpu)};
-    case Check::Generation: return hardwareGenerations();
-    case Check::Seller: return priceSellers();
-    default: return {};
-  }
-}
-
-bool isTextCheck(Check check) {
-  return check == Check::Text || check == Check::Kind || check == Check::Generation || check == Check::Seller;
-}
-
 }  // namespace
 
 const std::vector<DeviceKeyInfo>& deviceKeyInfo() {
@@ -399,7 +369,7 @@ const std::vector<DeviceKeyInfo>& deviceKeyInfo() {
       if (std::string(d.name) == "sources") continue;
       const bool text = isTextCheck(d.check);
       out.push_back({d.name, d.required, text, d.check == Check::Count, d.lo, d.hi,
-                     text ? std::string() : unitOfKey(d.name), choicesOf(d.check)});
+                     text ? std::string() : unitOfKey(d.name), choicesOf(d)});
     }
     return out;
   }();

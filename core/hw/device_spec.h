@@ -7,13 +7,62 @@
 #include <vector>
 
 #include "core/hw/software_figures.h"
+#include "core/util/name_table.h"
 #include "core/util/precision.h"
 
 namespace core::hw {
 
 enum class DeviceKind { Cpu, Gpu, Tpu };
 
-const char* deviceKindName(DeviceKind k);  // "cpu", "gpu", "tpu"
+// A kind's one name in files, the CLI and the GUI ("cpu", "gpu", "tpu"), in catalog order.
+inline constexpr util::NameTable<DeviceKind, 3> kDeviceKinds{
+    {{{DeviceKind::Cpu, "cpu"}, {DeviceKind::Gpu, "gpu"}, {DeviceKind::Tpu, "tpu"}}}};
+const char* deviceKindName(DeviceKind k);
+std::string deviceKindPlural(DeviceKind k);  // "CPUs", "GPUs", "TPUs": for explanations
+
+// The price a device is rented at: its file's usd_per_hour_on_demand (false) or
+// usd_per_hour_preemptible (true).
+inline constexpr util::NameTable<bool, 2> kPriceKindNames{{{{false, "on-demand"}, {true, "preemptible"}}}};
+
+// --- traits: how a device computes, launches and fuses ------------------------------------
+// What the cost models ask of a device beyond its figures. Each kind has defaults (a GPU:
+// SIMT cores, tensor cores where its peaks say, kernels launched one by one; a TPU: systolic
+// matrix units running one XLA-compiled program per step, one replica per core); a device
+// file may state its own (keys matrix_unit, launch_model, fusion, replicas), so a new kind of
+// accelerator is a file, not code.
+enum class MatrixUnit { Vector, Simt, Systolic };
+enum class LaunchModel { Inline, PerKernel, CompiledProgram };
+enum class FusionRule { AsStack, Compiler };
+enum class ReplicaRule { PerDevice, PerCore };
+inline constexpr util::NameTable<MatrixUnit, 3> kMatrixUnits{
+    {{{MatrixUnit::Vector, "vector"}, {MatrixUnit::Simt, "simt"}, {MatrixUnit::Systolic, "systolic"}}}};
+inline constexpr util::NameTable<LaunchModel, 3> kLaunchModels{{{{LaunchModel::Inline, "inline"},
+                                                                  {LaunchModel::PerKernel, "per-kernel"},
+                                                                  {LaunchModel::CompiledProgram, "compiled-program"}}}};
+inline constexpr util::NameTable<FusionRule, 2> kFusionRules{
+    {{{FusionRule::AsStack, "as-stack"}, {FusionRule::Compiler, "compiler"}}}};
+inline constexpr util::NameTable<ReplicaRule, 2> kReplicaRules{
+    {{{ReplicaRule::PerDevice, "per-device"}, {ReplicaRule::PerCore, "per-core"}}}};
+
+struct DeviceTraits {
+  // vector: CPU SIMD lanes; simt: GPU cores, with tensor cores where the precision's peak is
+  // above the fp32 one; systolic: weight-stationary matrix units (TPU MXU), which have no fp32
+  // or fp16 path of their own (fp32 and fp16 matmuls run as bf16 passes).
+  MatrixUnit matrixUnit = MatrixUnit::Simt;
+  // inline: ops are function calls on the host's threads (their dispatch adds); per-kernel: the
+  // host launches each kernel asynchronously (its launch overlaps running kernels, and a kernel
+  // takes at least a few microseconds); compiled-program: the step is one compiled program
+  // (XLA): no per-kernel launch, no autocast casts.
+  LaunchModel launch = LaunchModel::PerKernel;
+  // compiler: its compiler fuses element-wise work, matmul epilogues and attention whatever the
+  // stack's figures say; as-stack: the stack's fuses_elementwise / fuses_epilogues /
+  // fused_attention decide.
+  FusionRule fusion = FusionRule::AsStack;
+  // per-core: each core of a board runs its own data-parallel replica (a TPU v2/v3 board's 8
+  // TensorCores); per-device: one replica per device.
+  ReplicaRule replicas = ReplicaRule::PerDevice;
+};
+DeviceTraits defaultTraits(DeviceKind kind);
 
 // Provenance of one figure of a device file: which key, where it comes from, and when.
 struct SourcedValue {
@@ -33,6 +82,11 @@ struct DeviceSpec {
   std::string id;             // "v100", "tpu-v3-8", "cpu-skylake", "host"
   std::string name;           // "NVIDIA Tesla V100 SXM2 16 GB"
   DeviceKind kind = DeviceKind::Gpu;
+  // Traits the file states; traitsOf() fills the rest from the kind's defaults.
+  std::optional<MatrixUnit> matrixUnit;
+  std::optional<LaunchModel> launchModel;
+  std::optional<FusionRule> fusion;
+  std::optional<ReplicaRule> replicaRule;
   int releaseYear = 0;        // for ordering the catalog (0 = not given)
   std::string generation;     // "volta", "tpu-v3", ... (hardwareGenerations()); empty: its kind's
                               // figures in every stack
@@ -91,6 +145,9 @@ struct DeviceSpec {
   // Provenance of a device-file key; nullptr when the file gives none.
   const SourcedValue* sourceOf(const std::string& key) const;
 };
+
+// The device's traits: what its file states over its kind's defaults.
+DeviceTraits traitsOf(const DeviceSpec& spec);
 
 // The device's dense peak at precision `p` (TFLOP/s per unit); nullopt when the device has no
 // such units (e.g. fp32 on a TPU, fp16 tensor cores on a K80).

@@ -6,6 +6,10 @@
 // simulator resolves one set for a (stack, device) pair. std::optional = "not set": the
 // simulator then uses the documented default of the device's kind.
 #include <optional>
+#include <string>
+#include <vector>
+
+#include "core/util/json.h"
 
 namespace core::hw {
 
@@ -54,5 +58,24 @@ struct SoftwareFigures {
   std::optional<InputPipeline> inputPipeline;
   std::optional<AllReduceMode> allReduce;
 };
+
+// The figure table (core/hw/software_figures.cpp): one row per figure key of a stack file, with
+// its check and plausible range. Device files' calibrated_software reads the same keys.
+
+// The figure keys a stack file may set, in file order.
+const std::vector<std::string>& stackFigureKeys();
+bool isStackFigure(const std::string& key);
+// `over`'s set figures replace `base`'s (every key of the figure table).
+SoftwareFigures overlay(SoftwareFigures base, const SoftwareFigures& over);
+// One figure of a set, by key, as a number (bools 0/1, enums their index); nullopt when unset.
+// setFigure() writes a number back (the fit uses them).
+std::optional<double> figureValue(const SoftwareFigures& f, const std::string& key);
+void setFigure(SoftwareFigures& f, const std::string& key, double value);
+// Reads one figure from a file's JSON value, checked (type and range); throws core::util::Error
+// "<path>: key '<where>': ..." naming the range or the type it wants.
+void readFigure(SoftwareFigures& f, const std::string& path, const std::string& where, const std::string& key,
+                const util::Json& value);
+// A figure's number as its file writes it (true/false, "device-decode", 0.8).
+util::Json figureToJson(const std::string& key, double value);
 
 }  // namespace core::hw

@@ -32,9 +32,6 @@ struct StackSpec {
   const SourcedValue* sourceOf(const std::string& key) const;
 };
 
-// `over`'s set figures replace `base`'s (every key of the figure table).
-SoftwareFigures overlay(SoftwareFigures base, const SoftwareFigures& over);
-
 // The figures `device` runs with under `stack`: the stack's "default", overlaid by the device's
 // kind, then by its generation, then by what the device measured itself (host: the engine).
 SoftwareFigures figuresFor(const StackSpec& stack, const DeviceSpec& device);
@@ -59,21 +56,16 @@ private:
   std::vector<std::string> m_loadErrors;
 };
 
+// Whether `stack` has figures for `d` (its kind or its generation; a measured device brings its
+// own). requireStackCovers throws core::util::Error naming the stack, the device and the kinds
+// the stack describes.
+bool stackCovers(const StackSpec& stack, const DeviceSpec& d);
+void requireStackCovers(const StackSpec& stack, const DeviceSpec& d);
+
 // Throws core::util::Error naming the file and the key.
 StackSpec parseStackJson(const std::string& text, const std::string& path);
 StackSpec parseStackFile(const std::string& path);
 // The stack as a file (the inverse of parseStackJson, sources included).
 util::Json stackToJson(const StackSpec& spec);
-
-// The figure keys a stack file may set, in file order.
-const std::vector<std::string>& stackFigureKeys();
-// One figure of a set, by key, as a number (bools 0/1, enums their index); nullopt when unset.
-// setFigure() writes a number back (the fit uses them).
-std::optional<double> figureValue(const SoftwareFigures& f, const std::string& key);
-void setFigure(SoftwareFigures& f, const std::string& key, double value);
-// Reads one figure from a file's JSON value, checked as in a stack file (type and range); throws
-// core::util::Error "<path>: key '<where>': ..." (device files' calibrated_software uses it).
-void readFigure(SoftwareFigures& f, const std::string& path, const std::string& where, const std::string& key,
-                const util::Json& value);
 
 }  // namespace core::hw

@@ -22,10 +22,10 @@ struct Trial {
 
 BackwardsAnswer planBackwards(const LlmConfig& base, const hw::DeviceSpec& device, const hw::StackSpec& stack,
                               const BackwardsGoal& goal) {
-  if (!(goal.tokens > 0)) throw util::Error("--tokens: the tokens to train must be more than 0");
+  if (!(goal.tokens > 0)) throw util::FieldError("tokens", "the tokens to train must be more than 0");
   if (!(goal.deadlineSeconds > 0) && !(goal.budgetUsd > 0))
     throw util::Error("a backwards plan needs a deadline (--days or --deadline) or a budget (--budget-usd), or both");
-  if (goal.maxCount < 1) throw util::Error("--max-count: must be at least 1");
+  if (goal.maxCount < 1) throw util::FieldError("max_count", "must be at least 1");
   BackwardsAnswer answer;
   const int node = std::max(1, device.devicesPerNode.value_or(1));
   std::optional<LlmReport> closest;  // the count that came nearest the deadline (or budget)

@@ -10,7 +10,7 @@ namespace core::sim {
 CpuResources cpuResources(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw, double peakTflopsPerVcpu, int vcpus,
                           CpuBuild build) {
   if (vcpus < 1 || (d.vcpusMax > 0 && vcpus > d.vcpusMax))
-    throw util::Error("--vcpus: " + std::to_string(vcpus) + " is outside [1, " + std::to_string(std::max(1, d.vcpusMax)) +
+    throw util::FieldError("vcpus", std::to_string(vcpus) + " is outside [1, " + std::to_string(std::max(1, d.vcpusMax)) +
                       "] for device '" + d.id + "'");
   CpuResources r;
   r.vcpus = vcpus;

@@ -81,9 +81,9 @@ EnergySettings EnergyCatalog::settings(const std::string& regionId, const std::s
   const std::string r = regionId.empty() ? defaultRegion : regionId;
   const std::string p = pueId.empty() ? defaultPue : pueId;
   const EnergyFigure* rf = region(r);
-  if (!rf) throw util::Error("--grid: unknown region '" + r + "' (known: " + idsOf(regions) + ")");
+  if (!rf) throw util::FieldError("grid", "unknown region '" + r + "' (known: " + idsOf(regions) + ")");
   const EnergyFigure* pf = pue(p);
-  if (!pf) throw util::Error("--pue: unknown choice '" + p + "' (known: " + idsOf(pues) + ", or a number such as 1.2)");
+  if (!pf) throw util::FieldError("pue", "unknown choice '" + p + "' (known: " + idsOf(pues) + ", or a number such as 1.2)");
   return {pf->value, rf->value, pf->id, rf->id};
 }
 

@@ -25,15 +25,6 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-std::string kindPlural(hw::DeviceKind k) {
-  switch (k) {
-    case hw::DeviceKind::Cpu: return "CPUs";
-    case hw::DeviceKind::Tpu: return "TPUs";
-    case hw::DeviceKind::Gpu: break;
-  }
-  return "GPUs";
-}
-
 // The errors of the rows `keep` accepts (a row the simulator refused, or an out-of-memory row,
 // has none: those are counted apart).
 template <class Keep>
@@ -175,7 +166,7 @@ ErrorBand errorBandFor(const HeldOutErrors& errors, const std::string& modelId, 
   if (static_cast<int>(sameStack.size()) >= kMinBandRows) {
     b.rows = static_cast<int>(sameStack.size());
     b.medianAbsPct = median(sameStack);
-    b.scope = what + " on all " + kindPlural(device.kind) + " under this stack";
+    b.scope = what + " on all " + hw::deviceKindPlural(device.kind) + " under this stack";
     return b;
   }
   const auto sameKind =
@@ -183,7 +174,7 @@ ErrorBand errorBandFor(const HeldOutErrors& errors, const std::string& modelId, 
   if (!sameKind.empty()) {
     b.rows = static_cast<int>(sameKind.size());
     b.medianAbsPct = median(sameKind);
-    b.scope = what + " on all " + kindPlural(device.kind) + " under every stack";
+    b.scope = what + " on all " + hw::deviceKindPlural(device.kind) + " under every stack";
   }
   return b;
 }

@@ -1,18 +1,15 @@
 #pragma once
-// A device resolved for one configuration (precision, vCPUs, software stack): the rates and
-// overheads the cost models use, from the device file's hardware figures and the software
-// stack's figures for its generation (or the documented defaults of its kind when the stack
-// leaves one out).
+// A device resolved for one CNN configuration (precision, vCPUs, software stack): the CNN cost
+// models' view of the device's rates (device_rates.h), with the CPU's vCPU scaling and the
+// input pipeline's figures.
 #include <string>
 
 #include "core/hw/device_spec.h"
 #include "core/hw/software_figures.h"
+#include "core/sim/device_rates.h"
 #include "core/sim/sim_report.h"
 
 namespace core::sim {
-
-// Fused Adam update per fp32 parameter: read parameter, gradient, m, v; write parameter, m, v.
-inline constexpr double kFusedAdamBytesPerParam = 28.0;
 
 struct ExecutionUnit {
   hw::DeviceKind kind = hw::DeviceKind::Gpu;
@@ -55,14 +52,6 @@ struct ExecutionUnit {
   int vcpus = 0;                 // CPU
   std::string precisionNote;
 };
-
-// Defaults of the software-stack figures when a stack leaves them out, by kind.
-struct StackDefaults {
-  double gemmEfficiency, memEfficiency, kernelLaunchSeconds, stepOverheadSeconds, compileSeconds,
-      compileSecondsPerLayer, frameworkReserveGib, hostJpegMBpsPerVcpu, hostLinkGBps;
-  int tile, hostVcpus;
-};
-StackDefaults stackDefaults(hw::DeviceKind kind);
 
 // The device `d` running software with figures `sw` (hw::figuresFor: its stack's, overlaid by
 // what the device measured itself). Throws core::util::Error naming the argument for impossible values (vCPUs

@@ -7,7 +7,7 @@
 
 #include "core/nn/transformer_spec.h"
 #include "core/sim/pricing.h"
-#include "core/sim/simulator.h"
+#include "core/hw/stack_catalog.h"
 #include "core/util/error.h"
 
 namespace core::sim {
@@ -118,18 +118,18 @@ std::vector<ParallelPlan> candidatePlans(const TransformerWork& w, int chips, in
 
 LlmReport simulateLlm(const LlmConfig& c, const hw::DeviceSpec& d, const hw::StackSpec& stack) {
   const nn::TransformerSpec* spec = nn::findTransformer(c.modelId);
-  if (!spec) throw Error("--model: '" + c.modelId + "' is not a transformer (known: " + nn::transformerIdList() + ")");
-  if (c.count < 1) throw Error("--count: " + std::to_string(c.count) + " must be at least 1");
-  if (c.batch < 1) throw Error("--batch: " + std::to_string(c.batch) + " must be at least 1");
+  if (!spec) throw util::FieldError("model", "'" + c.modelId + "' is not a transformer (known: " + nn::transformerIdList() + ")");
+  if (c.count < 1) throw util::FieldError("count", std::to_string(c.count) + " must be at least 1");
+  if (c.batch < 1) throw util::FieldError("batch", std::to_string(c.batch) + " must be at least 1");
   if (d.kind == hw::DeviceKind::Cpu)
-    throw Error("--device: '" + d.id + "' is a CPU; LLM-scale simulation covers GPUs, TPUs and Gaudi (train the "
+    throw util::FieldError("device", "'" + d.id + "' is a CPU; LLM-scale simulation covers GPUs, TPUs and Gaudi (train the "
                                        "small transformers on this machine instead)");
-  requireStackCovers(stack, d);
+  hw::requireStackCovers(stack, d);
   const TransformerWork w = makeTransformerWork(*spec, c.seqLen, c.finetune, c.loraRank);
   const LlmUnit u = resolveLlmUnit(d, hw::figuresFor(stack, d), c.precision);
   const int chips = c.count * u.chipsPerDevice;
   if (chips > 1 && !d.interconnectGBps)
-    throw Error("--count: device '" + d.id + "' has no interconnect_gbps, so it cannot run over " +
+    throw util::FieldError("count", "device '" + d.id + "' has no interconnect_gbps, so it cannot run over " +
                 std::to_string(chips) + " chips");
 
   LlmReport r;
@@ -146,7 +146,7 @@ LlmReport simulateLlm(const LlmConfig& c, const hw::DeviceSpec& d, const hw::Sta
   PlanCost best;
   if (c.plan) {
     const std::string problem = planProblem(w, *c.plan, chips, c.batch);
-    if (!problem.empty()) throw Error("--parallel: " + problem);
+    if (!problem.empty()) throw util::FieldError("parallel", problem);
     r.plan = *c.plan;
     best = costPlan(w, u, r.plan, c.batch, c.perOp);
     r.plansConsidered = 1;
@@ -154,7 +154,7 @@ LlmReport simulateLlm(const LlmConfig& c, const hw::DeviceSpec& d, const hw::Sta
   } else {
     const std::vector<ParallelPlan> plans = candidatePlans(w, chips, c.batch, u.chipsPerNode);
     if (plans.empty())
-      throw Error("--batch: no parallel plan runs a global batch of " + std::to_string(c.batch) + " over " +
+      throw util::FieldError("batch", "no parallel plan runs a global batch of " + std::to_string(c.batch) + " over " +
                   std::to_string(chips) + " chips (the batch must split over the data-parallel replicas)");
     r.planSearched = true;
     r.plansConsidered = static_cast<int>(plans.size());
@@ -174,6 +174,7 @@ LlmReport simulateLlm(const LlmConfig& c, const hw::DeviceSpec& d, const hw::Sta
   }
 
   r.stepSeconds = best.stepSeconds;
+  r.evalStepSeconds = best.evalStepSeconds;
   r.bubbleSeconds = best.bubbleSeconds;
   r.tpCommSeconds = best.tpCommSeconds;
   r.ppCommSeconds = best.ppCommSeconds;

@@ -43,6 +43,7 @@ struct LlmReport {
   bool planSearched = false;
   int plansConsidered = 0, plansFitting = 0;
   double stepSeconds = 0;
+  double evalStepSeconds = 0;     // the global batch's forward alone (an evaluation step)
   StepBreakdown breakdown;        // compute, memory, overhead, communication (exposed, incl. the bubble's share: none)
   double bubbleSeconds = 0;       // pipeline fill/drain, included in compute/memory/overhead
   double tpCommSeconds = 0, ppCommSeconds = 0, epCommSeconds = 0, dpCommSeconds = 0, optimizerSeconds = 0;
@@ -76,7 +77,7 @@ struct LlmReport {
 };
 
 // Throws core::util::Error naming the argument for unknown models, impossible counts or batches,
-// a plan that cannot run ("--parallel: ...") or that no plan can. A plan that does not fit in
+// a plan that cannot run (FieldError "parallel: ...") or that no plan can. A plan that does not fit in
 // memory is a report with fitsInMemory false.
 LlmReport simulateLlm(const LlmConfig& c, const hw::DeviceSpec& device, const hw::StackSpec& stack);
 

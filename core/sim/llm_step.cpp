@@ -273,47 +273,42 @@ StageParams stageParams(const TransformerWork& w, const ParallelPlan& p) {
 }  // namespace
 
 LlmUnit resolveLlmUnit(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw, Precision precision) {
-  const StackDefaults def = stackDefaults(d.kind);
+  const DeviceRates r = resolveDeviceRates(d, sw, precision);
   LlmUnit u;
   u.id = d.id;
   u.kind = d.kind;
   u.chipsPerDevice = std::max(1, d.chipsPerDevice);
   const double chips = u.chipsPerDevice;
-  const PeakChoice peak = peakFor(d, precision);
-  u.precisionNote = peak.note;
-  u.peakFlops = peak.tflops * 1e12 / chips;
+  u.precisionNote = r.peak.note;
+  u.peakFlops = r.peak.tflops * 1e12 / chips;
   // Low-bit matmuls run where the chosen peak is the device's own fp8/fp4 one; a device that
   // falls back (fp4 on a Hopper runs fp8) takes the rules of what it runs.
   const bool fp4 = precision == Precision::FP4 && d.peakTflopsFp4.has_value();
   const bool fp8 = !fp4 && (precision == Precision::FP8 || precision == Precision::FP4) && d.peakTflopsFp8.has_value();
   u.lowBitMatmuls = fp4 || fp8;
-  double eff = sw.matmulEfficiency.value_or(kDefaultMatmulEfficiency);
-  // fp32 on a GPU's CUDA cores (no TF32): SGEMM's own efficiency.
-  if (precision == Precision::FP32 && d.kind == hw::DeviceKind::Gpu && d.peakTflopsFp32 &&
-      peak.tflops == *d.peakTflopsFp32)
-    eff = sw.matmulEfficiencyFp32.value_or(eff);
+  const double eff = r.matmulEfficiency;
   const double lowBitEff = fp4 ? sw.fp4MatmulEfficiency.value_or(sw.fp8MatmulEfficiency.value_or(eff))
                                : sw.fp8MatmulEfficiency.value_or(eff);
   u.matmulFlops = u.peakFlops * (u.lowBitMatmuls ? lowBitEff : eff);
   // Under fp8 and fp4 the attention core stays in 16 bits.
   const double attentionPeak = u.lowBitMatmuls ? peakFor(d, Precision::BF16).tflops * 1e12 / chips : u.peakFlops;
   u.attentionFlops = attentionPeak * eff;
-  u.memBytesPerSecond = d.memBandwidthGBps * 1e9 / chips * sw.memEfficiency.value_or(def.memEfficiency);
-  u.actBytes = activationBytes(precision);
+  u.memBytesPerSecond = d.memBandwidthGBps * 1e9 / chips * r.memEfficiency;
+  u.actBytes = r.activationBytes;
   // NVFP4: 4-bit values and one 8-bit scale per 16 (MXFP4: per 32; the larger figure is kept).
   u.matmulInputBytes = fp4 ? 0.5 + 1.0 / 16 : fp8 ? 1.0 : u.actBytes;
-  u.tile = d.matrixTile.value_or(def.tile);
-  u.tileMin = std::min(u.tile, sw.matrixTileMin.value_or(kMinTile));
-  u.systolic = d.kind == hw::DeviceKind::Tpu;
-  u.units = u.systolic ? 1 : d.computeUnits.value_or(100);
-  u.launchSeconds = d.kind == hw::DeviceKind::Tpu ? 0.0 : sw.kernelLaunchSeconds.value_or(def.kernelLaunchSeconds);
-  u.minKernelSeconds = d.kind == hw::DeviceKind::Tpu ? 0.0 : kMinGpuKernelSeconds;
-  u.autocast = d.kind != hw::DeviceKind::Tpu && u.actBytes < 4 && sw.autocast.value_or(false);
-  u.stepOverheadSeconds = sw.stepOverheadSeconds.value_or(def.stepOverheadSeconds);
-  u.optimizerBytesPerParam = sw.optimizerBytesPerParam.value_or(kFusedAdamBytesPerParam);
-  u.fusesElementwise = d.kind == hw::DeviceKind::Tpu || sw.fusesElementwise.value_or(false);
-  u.fusesEpilogues = u.fusesElementwise && (d.kind == hw::DeviceKind::Tpu || sw.fusesEpilogues.value_or(true));
-  u.fusedAttention = d.kind == hw::DeviceKind::Tpu || sw.fusedAttention.value_or(true);
+  u.tile = r.tile;
+  u.tileMin = r.tileMin;
+  u.systolic = r.systolic;
+  u.units = r.computeUnits;
+  u.launchSeconds = r.kernelLaunchSeconds;
+  u.minKernelSeconds = r.minKernelSeconds;
+  u.autocast = r.autocast;
+  u.stepOverheadSeconds = r.stepOverheadSeconds;
+  u.optimizerBytesPerParam = r.optimizerBytesPerParam;
+  u.fusesElementwise = r.fusesElementwise;
+  u.fusesEpilogues = r.fusesEpilogues;
+  u.fusedAttention = r.fusedAttention;
   u.overlapsCollectives = sw.allReduce.value_or(hw::AllReduceMode::Bucketed) == hw::AllReduceMode::Bucketed;
   const double comm = sw.commEfficiency.value_or(kDefaultCommEfficiency);
   // Device files give interconnects bidirectional per device: a ring moves data one way.
@@ -322,7 +317,7 @@ LlmUnit resolveLlmUnit(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw, P
   u.chipsPerNode = d.devicesPerNode.value_or(1) * u.chipsPerDevice;
   u.latencySeconds = d.allreduceLatencySeconds.value_or(1e-5);
   u.capacityBytes = d.memGib * 1024.0 * 1024 * 1024 / chips;
-  u.reserveBytes = sw.frameworkReserveGib.value_or(def.frameworkReserveGib) * 1024.0 * 1024 * 1024;
+  u.reserveBytes = r.reserveBytes;
   return u;
 }
 
@@ -498,6 +493,10 @@ PlanCost costPlan(const TransformerWork& w, const LlmUnit& u, const ParallelPlan
   c.ppCommSeconds = slots * ppComm;
   c.epCommSeconds = slots * ep;
   const double pipeline = slots * c.microBatchSeconds;
+  // Evaluation: the forward of each micro-batch through the pipeline, with the forward's half of
+  // the tensor-parallel all-reduces (two of four), of the stage hand-offs and of the all-to-alls.
+  const double tpForward = tp * 2.0 / (p.recompute == Recompute::Full ? 6.0 : 4.0);
+  c.evalStepSeconds = slots * (fwd.seconds() + tpForward + ppComm / 2 + ep / 2) + u.stepOverheadSeconds;
 
   // Data parallel: the gradients of this chip's shard reduced once per step (ZeRO-3 also
   // gathers the weights before each micro-batch's forward and backward).

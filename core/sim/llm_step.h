@@ -11,6 +11,7 @@
 
 #include "core/hw/device_spec.h"
 #include "core/hw/software_figures.h"
+#include "core/sim/device_rates.h"
 #include "core/sim/llm_workload.h"
 #include "core/sim/parallel_plan.h"
 #include "core/sim/sim_report.h"
@@ -27,13 +28,6 @@ inline constexpr double kAttentionBackwardFlopRatio = 2.5;
 // Share of tensor-parallel collectives hidden behind matmuls by stacks that overlap them
 // (Megatron-Core's tp-comm-overlap, XLA's async collectives); other stacks expose them.
 inline constexpr double kTensorParallelOverlapShare = 0.5;
-// The shortest a GPU kernel takes back to back, however little it does (launch latency and
-// the grid's ramp up and drain: about 2-3 us on V100 to H100 in Nsight traces of tiny
-// element-wise kernels without CUDA graphs).
-inline constexpr double kMinGpuKernelSeconds = 2.5e-6;
-// Of the stack's defaults when it leaves the transformer figures out.
-inline constexpr double kDefaultMatmulEfficiency = 0.6;
-inline constexpr double kDefaultCommEfficiency = 0.75;
 
 // One chip of a device under a stack at a precision: the rates the step model uses.
 struct LlmUnit {
@@ -89,6 +83,9 @@ struct PlanCost {
   double dpCommTotalSeconds = 0;
   double optimizerSeconds = 0;
   double microBatchSeconds = 0; // one micro-batch through the slowest stage, forward + backward
+  // One evaluation step of the global batch: the forward pass alone (and its share of the
+  // tensor-, pipeline- and expert-parallel traffic), no gradients, no optimizer.
+  double evalStepSeconds = 0;
   int microBatches = 0;
   MemoryBreakdown memory;       // per chip (the fullest stage)
   bool fits = true;

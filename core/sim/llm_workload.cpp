@@ -71,15 +71,15 @@ TransformerWork makeTransformerWork(const nn::TransformerSpec& spec, int seqLen,
   w.spec = &spec;
   w.seqLen = spec.tokensPerSample(seqLen);
   if (spec.kind != TransformerKind::Vision && spec.position == nn::PositionKind::Learned && w.seqLen > spec.maxPositions)
-    throw util::Error("--seq-len: " + std::to_string(w.seqLen) + " is longer than " + spec.id + "'s " +
+    throw util::FieldError("seq_len", std::to_string(w.seqLen) + " is longer than " + spec.id + "'s " +
                       std::to_string(spec.maxPositions) + " learned positions");
   if (w.seqLen < 1 || w.seqLen > (1 << 22))
-    throw util::Error("--seq-len: " + std::to_string(w.seqLen) + " must be between 1 and 4194304");
+    throw util::FieldError("seq_len", std::to_string(w.seqLen) + " must be between 1 and 4194304");
   w.causal = spec.kind == TransformerKind::Decoder;
   w.finetune = finetune;
   if (finetune == Finetune::Lora) {
     if (loraRank < 1 || loraRank > spec.dModel)
-      throw util::Error("--lora-rank: " + std::to_string(loraRank) + " must be between 1 and d_model (" +
+      throw util::FieldError("lora_rank", std::to_string(loraRank) + " must be between 1 and d_model (" +
                         std::to_string(spec.dModel) + ")");
     w.loraRank = loraRank;
     w.loraParams = loraParams(spec, loraRank);

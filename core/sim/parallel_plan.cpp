@@ -39,7 +39,7 @@ std::string ParallelPlan::describe() const {
 }
 
 ParallelPlan parseParallelPlan(const std::string& text) {
-  auto fail = [](const std::string& what) -> void { throw util::Error("--parallel: " + what); };
+  auto fail = [](const std::string& what) -> void { throw util::FieldError("parallel", what); };
   if (text.empty()) fail("is empty (give auto, or keys such as dp=8,tp=2,pp=1,zero=1)");
   ParallelPlan p;
   std::set<std::string> seen;

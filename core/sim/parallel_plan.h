@@ -34,7 +34,7 @@ struct ParallelPlan {
 };
 
 // Parses the CLI form. Keys may come in any order and any may be left out (its default above);
-// throws core::util::Error naming the key or value that is wrong ("--parallel: tp=0: ...").
+// throws core::util::Error naming the key or value that is wrong (FieldError "parallel: tp=0: ...").
 ParallelPlan parseParallelPlan(const std::string& text);
 
 }  // namespace core::sim

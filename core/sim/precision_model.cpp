@@ -6,7 +6,8 @@ namespace core::sim {
 
 PeakChoice peakFor(const hw::DeviceSpec& d, util::Precision p) {
   using util::Precision;
-  const bool tpu = d.kind == hw::DeviceKind::Tpu;
+  // Systolic matrix units (a TPU's MXU) have no fp32 or fp16 path: XLA runs those as bf16.
+  const bool tpu = hw::traitsOf(d).matrixUnit == hw::MatrixUnit::Systolic;
   const std::string name = util::precisionName(p);
   auto fallback = [&](const std::optional<double>& v, const char* why) -> PeakChoice {
     if (!v) throw util::Error("device '" + d.id + "' has no peak that applies to " + name);

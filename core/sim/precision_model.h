@@ -15,8 +15,8 @@ struct PeakChoice {
 };
 
 // The rules, in order:
-//  fp32: peak_tflops_fp32; a TPU has none, and XLA runs fp32 matmuls as bf16 passes at its
-//        default precision, so its bf16 peak applies.
+//  fp32: peak_tflops_fp32; a TPU (systolic matrix units, hw::MatrixUnit::Systolic) has none,
+//        and XLA runs fp32 matmuls as bf16 passes at its default precision: its bf16 peak.
 //  tf32: peak_tflops_tf32 (Ampere+ tensor cores); otherwise the fp32 peak.
 //  fp16: peak_tflops_fp16 (tensor cores, or P100's packed fp16); otherwise fp32 (K80, CPUs:
 //        no fp16 arithmetic, the framework computes in fp32); a TPU runs bf16 instead.

@@ -51,8 +51,7 @@ inline constexpr util::NameTable<Bound, 5> kBoundNames{{{{Bound::Compute, "compu
                                                         {Bound::Communication, "communication"}}}};
 inline const char* boundName(Bound b) { return kBoundNames.name(b).data(); }
 
-// The price a device is rented at (SimConfig::preemptible).
-inline constexpr util::NameTable<bool, 2> kPriceKindNames{{{{false, "on-demand"}, {true, "preemptible"}}}};
+using hw::kPriceKindNames;  // the price a device is rented at (SimConfig::preemptible)
 
 struct StepBreakdown {
   double computeSeconds = 0;

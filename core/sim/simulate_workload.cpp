@@ -8,6 +8,7 @@
 #include "core/sim/execution_unit.h"
 #include "core/sim/memory_model.h"
 #include "core/sim/pricing.h"
+#include "core/sim/run_cost.h"
 #include "core/sim/simulator.h"
 #include "core/sim/step_model.h"
 #include "core/util/error.h"
@@ -19,17 +20,17 @@ namespace {
 using util::Error;
 
 void checkConfig(const SimConfig& c, const hw::DeviceSpec& d) {
-  auto bad = [](const std::string& arg, const std::string& what) { throw Error(arg + ": " + what); };
-  if (c.batch < 1) bad("--batch", std::to_string(c.batch) + " must be at least 1");
-  if (c.count < 1) bad("--count", std::to_string(c.count) + " must be at least 1");
-  if (c.epochs < 1) bad("--epochs", std::to_string(c.epochs) + " must be at least 1");
-  if (c.vcpus < 0) bad("--vcpus", std::to_string(c.vcpus) + " must not be negative");
-  if (c.stepsPerEpoch < 0) bad("--steps-per-epoch", "must not be negative");
+  auto bad = [](const std::string& field, const std::string& what) { throw util::FieldError(field, what); };
+  if (c.batch < 1) bad("batch", std::to_string(c.batch) + " must be at least 1");
+  if (c.count < 1) bad("count", std::to_string(c.count) + " must be at least 1");
+  if (c.epochs < 1) bad("epochs", std::to_string(c.epochs) + " must be at least 1");
+  if (c.vcpus < 0) bad("vcpus", std::to_string(c.vcpus) + " must not be negative");
+  if (c.stepsPerEpoch < 0) bad("steps_per_epoch", "must not be negative");
   if (c.batch % c.count != 0)
-    bad("--batch", std::to_string(c.batch) + " is not divisible by --count " + std::to_string(c.count) +
-                       " (synchronous data parallel splits the global batch evenly)");
+    bad("batch", std::to_string(c.batch) + " is not divisible by the device count " + std::to_string(c.count) +
+                     " (synchronous data parallel splits the global batch evenly)");
   if (c.count > 1 && !d.interconnectGBps)
-    bad("--count", "device '" + d.id + "' has no interconnect_gbps, so it cannot run data parallel over " +
+    bad("count", "device '" + d.id + "' has no interconnect_gbps, so it cannot run data parallel over " +
                        std::to_string(c.count) + " devices");
 }
 
@@ -92,24 +93,9 @@ std::string explain(const SimReport& r, const StepEstimate& s, const ExecutionUn
 
 }  // namespace
 
-bool stackCovers(const hw::StackSpec& stack, const hw::DeviceSpec& d) {
-  return d.measured || stack.bySelector.count(hw::deviceKindName(d.kind)) ||
-         (!d.generation.empty() && stack.bySelector.count(d.generation));
-}
-
-void requireStackCovers(const hw::StackSpec& stack, const hw::DeviceSpec& d) {
-  if (!stackCovers(stack, d)) {
-    std::string kinds;
-    for (const char* k : {"cpu", "gpu", "tpu"})
-      if (stack.bySelector.count(k)) kinds += std::string(kinds.empty() ? "" : ", ") + k;
-    throw Error("stack '" + stack.id + "' has no figures for " + hw::deviceKindName(d.kind) + " devices like '" + d.id +
-                "' (it describes " + (kinds.empty() ? std::string("none") : kinds) + "); pick another stack");
-  }
-}
-
 SimReport simulateWorkload(const Workload& w, const hw::DeviceSpec& d, const hw::StackSpec& stack, const SimConfig& c) {
   checkConfig(c, d);
-  requireStackCovers(stack, d);
+  hw::requireStackCovers(stack, d);
   const ExecutionUnit u = resolveUnit(d, hw::figuresFor(stack, d), c);
   SimReport r;
   r.config = c;
@@ -128,14 +114,6 @@ SimReport simulateWorkload(const Workload& w, const hw::DeviceSpec& d, const hw:
   r.breakdown = s.breakdown();
   r.bound = s.bound();
   r.imagesPerSecond = c.batch / s.stepSeconds;
-  const std::int64_t train = std::max<std::int64_t>(1, w.feed.trainSize);
-  r.stepsPerEpoch = c.stepsPerEpoch > 0 ? c.stepsPerEpoch : (train + c.batch - 1) / c.batch;
-  const std::int64_t evalSteps = (std::max<std::int64_t>(0, w.feed.testSize) + c.batch - 1) / c.batch;
-  r.evalSecondsPerEpoch = static_cast<double>(evalSteps) * s.evalStepSeconds;
-  r.epochSeconds = static_cast<double>(r.stepsPerEpoch) * s.stepSeconds + (c.evalEachEpoch ? r.evalSecondsPerEpoch : 0.0);
-  r.compileSeconds = firstEpochExtraSeconds(w, u);
-  r.firstEpochSeconds = r.epochSeconds + r.compileSeconds;
-  r.runSeconds = r.firstEpochSeconds + (c.epochs - 1) * r.epochSeconds;
 
   const MemoryEstimate mem = replicaMemory(w, perReplica, u.activationBytes, 0.0, u.fusesElementwise);
   r.memoryBytesPerDevice = mem.total() * replicas + u.reserveBytes;
@@ -148,9 +126,7 @@ SimReport simulateWorkload(const Workload& w, const hw::DeviceSpec& d, const hw:
   r.priceSeller = price.seller;
   r.priceDate = price.date;
   r.usdPerHour = price.usdPerHour;
-  r.usdPerMillionImages = usdPerMillionImages(price.usdPerHour, r.imagesPerSecond);
-  r.usdPerRun = price.usdPerHour * r.runSeconds / 3600.0;
-  r.energy = energyFor(d, c.count, r.runSeconds, c.energy);
+  applyRunCost(r, {w.feed.trainSize, w.feed.testSize, s.evalStepSeconds, firstEpochExtraSeconds(w, u)}, d, c.count);
 
   r.size.params = w.params + w.nonTrainableParams;
   r.size.trainableParams = w.params;

@@ -47,11 +47,6 @@ private:
   mutable std::map<std::tuple<std::string, std::string, std::string>, std::shared_ptr<const Workload>> m_workloads;
 };
 
-// Whether `stack` has figures for `d`'s kind or generation (a measured device carries its own).
-bool stackCovers(const hw::StackSpec& stack, const hw::DeviceSpec& d);
-// Throws core::util::Error, naming the kinds the stack does describe, when it does not.
-void requireStackCovers(const hw::StackSpec& stack, const hw::DeviceSpec& d);
-
 // The whole simulation of a prepared workload on one device (pure; what simulate() calls).
 SimReport simulateWorkload(const Workload& w, const hw::DeviceSpec& d, const hw::StackSpec& stack, const SimConfig& c);
 

@@ -4,7 +4,8 @@
 #include <cmath>
 
 #include "core/data/dataset_info.h"
-#include "core/sim/execution_unit.h"
+#include "core/sim/device_rates.h"
+#include "core/sim/run_cost.h"
 #include "core/sim/llm_simulator.h"
 #include "core/sim/pricing.h"
 #include "core/util/error.h"
@@ -50,14 +51,7 @@ SimReport simulateTransformerRun(const nn::TransformerSpec& spec, const hw::Devi
   lc.userUsdPerHour = c.userUsdPerHour;
   lc.energy = c.energy;
   lc.perOp = true;  // the op list also counts what a compiler compiles
-  LlmReport l;
-  try {
-    l = simulateLlm(lc, device, stack);
-  } catch (const util::Error& e) {
-    // The LLM simulator speaks the CLI's flags ("--device: ..."); a run names its fields.
-    const std::string what = e.what();
-    throw util::Error(what.rfind("--", 0) == 0 ? what.substr(2) : what);
-  }
+  const LlmReport l = simulateLlm(lc, device, stack);
 
   SimReport r;
   r.config = c;
@@ -72,14 +66,6 @@ SimReport simulateTransformerRun(const nn::TransformerSpec& spec, const hw::Devi
   r.breakdown = l.breakdown;
   r.bound = l.bound;
   r.imagesPerSecond = l.samplesPerSecond;
-  r.stepsPerEpoch = c.stepsPerEpoch > 0 ? c.stepsPerEpoch : (std::max<std::int64_t>(1, info.trainSize) + c.batch - 1) / c.batch;
-  r.epochSeconds = static_cast<double>(r.stepsPerEpoch) * r.stepSeconds;
-  // The first epoch's extra (graph build, XLA compile, warm-up): the stack's figures, per
-  // operation the model's layers make, as for every other model.
-  const ExecutionUnit u = resolveUnit(device, hw::figuresFor(stack, device), c);
-  r.compileSeconds = u.compileSeconds + u.compileSecondsPerLayer * static_cast<double>(compiledOps(l, spec.layers));
-  r.firstEpochSeconds = r.epochSeconds + r.compileSeconds;
-  r.runSeconds = r.firstEpochSeconds + (c.epochs - 1) * r.epochSeconds;
   r.memoryBytesPerDevice = l.memory.total();
   r.memoryCapacityBytes = l.memoryCapacityBytes;
   r.fitsInMemory = l.fitsInMemory;
@@ -88,9 +74,12 @@ SimReport simulateTransformerRun(const nn::TransformerSpec& spec, const hw::Devi
   r.priceSeller = l.priceSeller;
   r.priceDate = l.priceDate;
   r.usdPerHour = l.usdPerHour;
-  r.usdPerMillionImages = usdPerMillionImages(l.usdPerHour, r.imagesPerSecond);
-  r.usdPerRun = l.usdPerHour * r.runSeconds / 3600.0;
-  r.energy = energyFor(device, lc.count, r.runSeconds, c.energy);
+  // The first epoch's extra (graph build, XLA compile, warm-up): the stack's figures, per
+  // operation the model's layers make, as for every other model.
+  const DeviceRates rates = resolveDeviceRates(device, hw::figuresFor(stack, device), c.precision);
+  const double compile =
+      rates.compileSeconds + rates.compileSecondsPerLayer * static_cast<double>(compiledOps(l, spec.layers));
+  applyRunCost(r, {info.trainSize, info.testSize, l.evalStepSeconds, compile}, device, lc.count);
   r.peakTflops = l.peakTflopsPerChip;
   r.utilization = l.mfu;
   r.achievedTflops = l.mfu * l.peakTflopsPerChip;

@@ -3,6 +3,7 @@
 // message that names the file, key or value and what is wrong; callers (CLI, GUI) show it.
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "core/util/printable.h"
 
@@ -21,5 +22,19 @@ public:
 [[noreturn]] inline void failKey(const std::string& path, const std::string& key, const std::string& what) {
   throw Error(path + ": key '" + key + "': " + what);
 }
+
+// An invalid setting, named by its field: the experiment file's key ("learning_rate",
+// "steps_per_epoch"), so the CLI can name its own flag (--steps-per-epoch) and the GUI its own
+// widget; what() reads "learning_rate: must be ...".
+class FieldError : public Error {
+public:
+  FieldError(std::string field, const std::string& what) : Error(field + ": " + what), m_field(std::move(field)) {}
+  const std::string& field() const { return m_field; }
+  // The message without the leading "field: ".
+  std::string problem() const { return std::string(what()).substr(m_field.size() + 2); }
+
+private:
+  std::string m_field;
+};
 
 }  // namespace core::util

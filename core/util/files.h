@@ -60,10 +60,10 @@ FileListing listFiles(const std::string& dir, const std::vector<std::string>& su
 bool isInside(const std::string& path, const std::string& dir);
 
 // `path` if it does not exist; otherwise throws Error telling to choose another name or pass
-// `forceFlag` (the CLI's "--force"). Also throws when `path` is one of `inputs` (after
+// `forceFlag` (the CLI's force flag). Also throws when `path` is one of `inputs` (after
 // resolving), whatever the flag: a command never overwrites what it reads.
 void checkOutputPath(const std::string& path, const std::vector<std::string>& inputs, bool force,
-                     const std::string& forceFlag = "--force");
+                     const std::string& forceFlag);
 
 // The folder holding devices/ and presets/. Search order: $ACCELLAB_RESOURCES, then
 // <exe>/../share/accellab (installed), then the source tree's resources/ (build tree).

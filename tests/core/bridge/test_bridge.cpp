@@ -106,7 +106,7 @@ TEST(TorchExport, RefusesWhatPyTorchCannotRun) {
   r.train.precision = core::util::Precision::FP8;
   EXPECT_NE(errorOf([&] { core::bridge::exportTorchJob(r); }).find("fp8"), std::string::npos);
   r.train.precision = core::util::Precision::FP4;
-  EXPECT_NE(errorOf([&] { core::bridge::exportTorchJob(r); }).find("--precision: fp4 has no PyTorch autocast path"),
+  EXPECT_NE(errorOf([&] { core::bridge::exportTorchJob(r); }).find("precision: fp4 has no PyTorch autocast path"),
             std::string::npos);
   r.train.precision = core::util::Precision::FP32;
   r.train.batch = 100;

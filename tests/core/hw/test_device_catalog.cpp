@@ -230,6 +230,37 @@ TEST(DeviceCatalog, IdMustMatchTheFileNameAndFractionsStayInRange) {
   EXPECT_NE(errorOf(fpga).find("\"cpu\", \"gpu\" or \"tpu\""), std::string::npos) << errorOf(fpga);
 }
 
+// Traits are data: a kind's defaults, and what a file states over them (a new accelerator is
+// a file, not code).
+TEST(DeviceCatalog, TraitsComeFromTheKindUnlessTheFileStatesThem) {
+  using namespace core::hw;
+  const DeviceTraits gpu = traitsOf(parseDeviceJson(deviceText(), "/x/lab.json"));
+  EXPECT_EQ(gpu.matrixUnit, MatrixUnit::Simt);
+  EXPECT_EQ(gpu.launch, LaunchModel::PerKernel);
+  EXPECT_EQ(gpu.fusion, FusionRule::AsStack);
+  EXPECT_EQ(gpu.replicas, ReplicaRule::PerDevice);
+  const DeviceTraits tpu = defaultTraits(DeviceKind::Tpu);
+  EXPECT_EQ(tpu.matrixUnit, MatrixUnit::Systolic);
+  EXPECT_EQ(tpu.launch, LaunchModel::CompiledProgram);
+
+  // A systolic accelerator that rides as "gpu" in the catalog states its traits.
+  const DeviceSpec npu = parseDeviceJson(
+      deviceText(R"(, "matrix_unit": "systolic", "launch_model": "compiled-program", "fusion": "compiler",
+                    "replicas": "per-core", "cores_per_device": 2)",
+                 R"(, "cores_per_device": {"ref": "datasheet", "date": "2020"})"),
+      "/x/lab.json");
+  const DeviceTraits t = traitsOf(npu);
+  EXPECT_EQ(t.matrixUnit, MatrixUnit::Systolic);
+  EXPECT_EQ(t.launch, LaunchModel::CompiledProgram);
+  EXPECT_EQ(t.fusion, FusionRule::Compiler);
+  EXPECT_EQ(t.replicas, ReplicaRule::PerCore);
+
+  const std::string bad = errorOf(deviceText(R"(, "matrix_unit": "tensor")"));
+  EXPECT_NE(bad.find("matrix_unit"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("\"vector\", \"simt\" or \"systolic\""), std::string::npos) << bad;
+  EXPECT_NE(errorOf(deviceText(R"(, "launch_model": 3)")).find("must be a string"), std::string::npos);
+}
+
 TEST(DeviceCatalog, ABrokenUserFileDoesNotStopTheOthers) {
   TempDir user;
   user.write("lab.json", deviceText());

@@ -63,7 +63,7 @@ TEST(CpuScaling, VcpusShareCoresAndSocketsAddBarrierCost) {
     cpuResources(d, sw, 0.064, 1000, CpuBuild::Compiled);
     FAIL();
   } catch (const core::util::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("--vcpus"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("vcpus: "), std::string::npos);
   }
 }
 

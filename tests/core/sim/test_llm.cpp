@@ -200,7 +200,7 @@ TEST(LlmPlan, BadPlansAreRefusedNamingWhatIsWrong) {
     simulateLlm(c, device("h100"), stack("tuned"));
     FAIL() << "accepted";
   } catch (const core::util::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("--parallel"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("parallel: "), std::string::npos) << e.what();
   }
 }
 
@@ -393,6 +393,31 @@ TEST(TransformerRun, SimulatorReadsTheLlmStepAsARun) {
   const SimReport vit = simtest::simulator().simulate(simtest::config("vit-tiny", "fashion-mnist", "t4", 128, Precision::FP16));
   EXPECT_EQ(vit.tokensPerSample, 50);
   EXPECT_EQ(vit.stepsPerEpoch, (60000 + 127) / 128);
+}
+
+// A transformer run evaluates like any other run (core/sim/run_cost): with evaluation each
+// epoch, a forward pass over the test split joins every epoch; without it, none does.
+TEST(TransformerRun, EvaluationPassJoinsTheEpochLikeAnyOtherRun) {
+  core::sim::SimConfig c = simtest::config("vit-tiny", "fashion-mnist", "a100", 128, Precision::BF16);
+  const SimReport plain = simtest::simulator().simulate(c);
+  c.evalEachEpoch = true;
+  const SimReport eval = simtest::simulator().simulate(c);
+  // 10,000 test images in 79 batches, each a forward pass alone: more than none, less than
+  // the training steps' forward and backward (this small model is launch-bound: its forward
+  // launches about half the step's kernels).
+  EXPECT_GT(eval.evalSecondsPerEpoch, 0.0);
+  EXPECT_LT(eval.evalSecondsPerEpoch, 79 * eval.stepSeconds * 0.8);
+  EXPECT_GT(eval.evalSecondsPerEpoch, 79 * eval.stepSeconds * 0.15);
+  EXPECT_DOUBLE_EQ(plain.evalSecondsPerEpoch, eval.evalSecondsPerEpoch);  // reported either way
+  EXPECT_DOUBLE_EQ(plain.epochSeconds, plain.stepsPerEpoch * plain.stepSeconds);
+  EXPECT_DOUBLE_EQ(eval.epochSeconds, plain.epochSeconds + eval.evalSecondsPerEpoch);
+  EXPECT_GT(eval.usdPerRun, plain.usdPerRun);
+  // The CNN path follows the same rule.
+  core::sim::SimConfig cnn = simtest::config("lenet5", "fashion-mnist", "a100", 128, Precision::BF16);
+  const SimReport cnnPlain = simtest::simulator().simulate(cnn);
+  cnn.evalEachEpoch = true;
+  const SimReport cnnEval = simtest::simulator().simulate(cnn);
+  EXPECT_DOUBLE_EQ(cnnEval.epochSeconds, cnnPlain.epochSeconds + cnnEval.evalSecondsPerEpoch);
 }
 
 TEST(TransformerRun, WrongKindOfDatasetNamesIt) {

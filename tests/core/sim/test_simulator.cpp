@@ -68,13 +68,21 @@ TEST(Simulator, OutOfMemoryIsAReportNotAnError) {
 }
 
 TEST(Simulator, BadConfigurationsNameTheArgument) {
-  EXPECT_NE(errorOf(simtest::config("resnet50", "imagenet", "v100", 0)).find("--batch"), std::string::npos);
-  EXPECT_NE(errorOf(simtest::config("resnet50", "imagenet", "v100", 100, Precision::FP32, 3)).find("--batch"),
+  EXPECT_NE(errorOf(simtest::config("resnet50", "imagenet", "v100", 0)).find("batch: "), std::string::npos);
+  EXPECT_NE(errorOf(simtest::config("resnet50", "imagenet", "v100", 100, Precision::FP32, 3)).find("batch: "),
             std::string::npos);
-  EXPECT_NE(errorOf(simtest::config("resnet50", "imagenet", "cpu-skylake", 64, Precision::FP32, 2)).find("--count"),
+  EXPECT_NE(errorOf(simtest::config("resnet50", "imagenet", "cpu-skylake", 64, Precision::FP32, 2)).find("count: "),
             std::string::npos);
-  EXPECT_NE(errorOf(simtest::config("resnet50", "imagenet", "cpu-skylake", 64, Precision::FP32, 1, 500)).find("--vcpus"),
+  EXPECT_NE(errorOf(simtest::config("resnet50", "imagenet", "cpu-skylake", 64, Precision::FP32, 1, 500)).find("vcpus: "),
             std::string::npos);
+  // A setting's error names its field (the experiment file's key); the CLI says its flag.
+  try {
+    simtest::simulator().simulate(simtest::config("resnet50", "imagenet", "v100", 0));
+    FAIL() << "batch 0 was simulated";
+  } catch (const core::util::FieldError& e) {
+    EXPECT_EQ(e.field(), "batch");
+    EXPECT_EQ(e.problem(), "0 must be at least 1");
+  }
   EXPECT_NE(errorOf(simtest::config("resnet51", "imagenet", "v100", 64)).find("resnet51"), std::string::npos);
   EXPECT_NE(errorOf(simtest::config("resnet50", "imagenet2", "v100", 64)).find("imagenet2"), std::string::npos);
   EXPECT_NE(errorOf(simtest::config("resnet50", "imagenet", "v200", 64)).find("v200"), std::string::npos);

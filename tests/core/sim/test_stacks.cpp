@@ -6,6 +6,8 @@
 #include <string>
 
 #include "core/hw/stack_catalog.h"
+#include "core/sim/device_rates.h"
+#include "core/sim/llm_step.h"
 #include "core/sim/row_readings.h"
 #include "core/sim/stack_fit.h"
 #include "core/util/error.h"
@@ -176,4 +178,51 @@ TEST(Stacks, NchwActivationsCostTransposesOnTensorCoresOnly) {
   EXPECT_DOUBLE_EQ(simtest::simulator().simulate(c).stepSeconds, fp32.stepSeconds);
   auto k80 = simtest::config("resnet50", "synthetic-imagenet", "k80", 64, Precision::FP16, 1, 0, "pytorch-eager");
   EXPECT_EQ(simtest::simulator().simulate(k80).explanation.find("Activations in NCHW"), std::string::npos);
+}
+
+// One device model (core/sim/device_rates): the CNN unit and the transformer unit read the same
+// rates, and a device's traits, not its kind, decide how it launches, fuses and replicates.
+TEST(DeviceRates, TraitsDecideLaunchFusionAndReplicasForBothPaths) {
+  using namespace core;
+  hw::DeviceSpec d = simtest::catalog().at("h100");
+  const hw::SoftwareFigures sw = hw::figuresFor(simtest::stacks().at("pytorch-eager"), d);
+  const sim::DeviceRates gpu = sim::resolveDeviceRates(d, sw, util::Precision::BF16);
+  EXPECT_GT(gpu.kernelLaunchSeconds, 0.0);
+  EXPECT_GT(gpu.minKernelSeconds, 0.0);
+  EXPECT_EQ(gpu.replicas, 1);
+  EXPECT_FALSE(gpu.systolic);
+
+  // The same silicon described as a compiled, systolic, per-core device.
+  d.launchModel = hw::LaunchModel::CompiledProgram;
+  d.fusion = hw::FusionRule::Compiler;
+  d.replicaRule = hw::ReplicaRule::PerCore;
+  d.matrixUnit = hw::MatrixUnit::Systolic;
+  d.coresPerDevice = 2;
+  const sim::DeviceRates npu = sim::resolveDeviceRates(d, sw, util::Precision::BF16);
+  EXPECT_EQ(npu.kernelLaunchSeconds, 0.0);
+  EXPECT_EQ(npu.minKernelSeconds, 0.0);
+  EXPECT_TRUE(npu.fusesElementwise);
+  EXPECT_TRUE(npu.fusesEpilogues);
+  EXPECT_FALSE(npu.autocast);
+  EXPECT_EQ(npu.replicas, 2);
+  EXPECT_TRUE(npu.systolic);
+
+  // Both views agree with the rates.
+  sim::SimConfig c;
+  c.precision = util::Precision::BF16;
+  const sim::ExecutionUnit u = sim::resolveUnit(d, sw, c);
+  const sim::LlmUnit l = sim::resolveLlmUnit(d, sw, util::Precision::BF16);
+  EXPECT_EQ(u.replicas, 2);
+  EXPECT_TRUE(u.systolic && l.systolic);
+  EXPECT_TRUE(u.fusesElementwise && l.fusesElementwise);
+  EXPECT_EQ(l.launchSeconds, 0.0);
+  EXPECT_DOUBLE_EQ(u.gemmEfficiency, npu.gemmEfficiency);
+  EXPECT_DOUBLE_EQ(l.matmulFlops, npu.peak.tflops * 1e12 * npu.matmulEfficiency);
+
+  // fp32 on systolic units runs as bf16 passes, named in the note, whatever the kind.
+  d.peakTflopsFp32.reset();
+  d.peakTflopsTf32.reset();
+  const sim::DeviceRates fp32 = sim::resolveDeviceRates(d, sw, util::Precision::FP32);
+  EXPECT_DOUBLE_EQ(fp32.peak.tflops, *d.peakTflopsBf16);
+  EXPECT_NE(fp32.peak.note.find("bf16"), std::string::npos) << fp32.peak.note;
 }

@@ -109,7 +109,7 @@ TEST(Validation, ARowTheSimulatorRefusesIsReportedNotFatal) {
   const ValidationResult v = validateRows(simtest::simulator(), rows);
   ASSERT_EQ(v.rows.size(), 2u);
   EXPECT_FALSE(v.rows[0].ok);
-  EXPECT_NE(v.rows[0].error.find("--batch"), std::string::npos);
+  EXPECT_NE(v.rows[0].error.find("batch: "), std::string::npos);
   EXPECT_TRUE(v.rows[1].ok);
   EXPECT_EQ(v.overall.rows, 1);
 }

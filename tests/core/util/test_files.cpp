@@ -167,22 +167,22 @@ TEST_F(FilesTest, AnOutputIsNeverAnInputAndAnExistingOneNeedsForce) {
   write("run.jsonl", "measured\n");
   fs::create_symlink(m_dir / "run.jsonl", m_dir / "alias.jsonl");
   const std::vector<std::string> inputs{path("run.jsonl")};
-  EXPECT_THROW(core::util::checkOutputPath(path("run.jsonl"), inputs, true), Error);
-  EXPECT_THROW(core::util::checkOutputPath(path("alias.jsonl"), inputs, true), Error);
+  EXPECT_THROW(core::util::checkOutputPath(path("run.jsonl"), inputs, true, "--force"), Error);
+  EXPECT_THROW(core::util::checkOutputPath(path("alias.jsonl"), inputs, true, "--force"), Error);
   try {
-    core::util::checkOutputPath(path("alias.jsonl"), inputs, false);
+    core::util::checkOutputPath(path("alias.jsonl"), inputs, false, "--force");
   } catch (const Error& e) {
     EXPECT_TRUE(contains(e.what(), "is also an input")) << e.what();
   }
   write("device.json", "{}");
   try {
-    core::util::checkOutputPath(path("device.json"), inputs, false);
+    core::util::checkOutputPath(path("device.json"), inputs, false, "--force");
     ADD_FAILURE() << "an existing output was accepted without --force";
   } catch (const Error& e) {
     EXPECT_TRUE(contains(e.what(), "--force")) << e.what();
   }
-  EXPECT_NO_THROW(core::util::checkOutputPath(path("device.json"), inputs, true));
-  EXPECT_NO_THROW(core::util::checkOutputPath(path("new.json"), inputs, false));
+  EXPECT_NO_THROW(core::util::checkOutputPath(path("device.json"), inputs, true, "--force"));
+  EXPECT_NO_THROW(core::util::checkOutputPath(path("new.json"), inputs, false, "--force"));
   EXPECT_EQ(core::util::readFile(path("run.jsonl")), "measured\n");
 }
 
