@@ -59,7 +59,11 @@ int cmdPresets(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   if (presets.empty() && library.errors().empty())
     err << "accellab-cli presets: warning: no preset found" << (a.has("dir") ? " in " + a.str("dir", "") : "") << "\n";
 
-  const core::hw::DeviceCatalog catalog = loadSimCatalog(false, err);
+  // This machine (measured once, then cached) only when a row names it.
+  bool wantHost = false;
+  for (const core::experiment::Preset* p : presets)
+    for (const auto& d : core::experiment::comparisonDevices(*p)) wantHost = wantHost || d.deviceId == "host";
+  const core::hw::DeviceCatalog catalog = loadSimCatalog(wantHost, err);
   const core::hw::StackCatalog stacks = loadSimStacks(err);
   const core::sim::Simulator sim(catalog, stacks);
   Json all = Json::array();
