@@ -26,6 +26,7 @@ const std::vector<Command>& commands() {
        kExportScriptUsage},
       {"import-run", "a measured run's log beside the simulator's prediction", cmdImportRun, kImportRunUsage},
       {"calibrate", "fit a device's efficiency figures on your measured runs", cmdCalibrate, kCalibrateUsage},
+      {"presets", "check: every preset's published comparisons against the simulator", cmdPresets, kPresetsUsage},
   };
   return table;
 }

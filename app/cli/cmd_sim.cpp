@@ -6,6 +6,7 @@
 #include <ctime>
 #include <filesystem>
 #include <iomanip>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -15,6 +16,7 @@
 #include "core/sim/sim_report_json.h"
 #include "app/cli/sim_options.h"
 #include "core/data/dataset_loader.h"
+#include "core/experiment/sim_config.h"
 #include "core/nn/transformer_spec.h"
 #include "core/nn/model_file.h"
 #include "core/nn/zoo.h"
@@ -34,7 +36,7 @@ const char* const kSimulateUsage =
     "                             [--vcpus V] [--precision fp32|tf32|fp16|bf16|fp8|fp4] [--epochs E]\n"
     "                             [--stack ID] [--cpu-build compiled|pip] [--eval]\n"
     "                             [--memory-format nchw|channels-last]\n"
-    "                             [--steps-per-epoch S] [--preemptible] [--usd-per-hour X]\n"
+    "                             [--limit N] [--steps-per-epoch S] [--preemptible] [--usd-per-hour X]\n"
     "                             [--grid R] [--pue P] [--format json|text]\n"
     "\n"
     "Predicts one training configuration from the model's layers, the device file and the\n"
@@ -50,7 +52,10 @@ const char* const kSimulateUsage =
     "  --count N          devices in synchronous data parallel (default 1)\n"
     "  --vcpus V          scalable CPUs (cpu-skylake): vCPUs used (default: the device's)\n"
     "  --precision P      fp16/bf16 = mixed precision; a device without units for P runs the\n"
-    "                     nearest precision it has (the explanation says so)\n"
+    "                     nearest precision it has (the explanation says so). Default: the run's\n"
+    "                     fp32, or where the device has no fp32 peak (a TPU) the first of bf16,\n"
+    "                     fp16, fp32, tf32 it has: the app's rule for a device without a choice\n"
+    "  --limit N          a subset: epochs of the first N training samples (as train --limit)\n"
     "  --cpu-build        CPU software stack: compiled (default) or pip (2017 TensorFlow\n"
     "                     without AVX2/FMA kernels)\n"
     "  --eval             each epoch also runs a forward pass over the test split\n"
@@ -96,17 +101,17 @@ const char* const kSimulateUsage =
 const char* const kSweepUsage =
     "Usage: accellab-cli sweep --model M|all [--dataset D] [--device a,b,...] [--batch 16,32,...]\n"
     "                          [--count 1,4] [--vcpus 8,16] [--precision fp32,bf16]\n"
-    "                          [--stack a,b] [--epochs E] [--cpu-build compiled|pip]\n"
+    "                          [--stack a,b] [--epochs E] [--limit N] [--cpu-build compiled|pip]\n"
     "                          [--memory-format nchw|channels-last]\n"
     "                          [--preemptible] [--usd-per-hour X] [--grid R] [--pue P] [--time]\n"
     "\n"
     "simulate over every combination of the lists, one JSON object per line (the keys of\n"
     "`simulate`). --model all: every zoo model on its own dataset. --time: print to stderr how\n"
     "long the simulations took (without the JSON output). Defaults: every catalog device\n"
-    "except host, batches 32,64,...,1024, count 1,\n"
-    "the device's default vCPUs, fp32, each device's default stack. A combination the simulator refuses (a batch the device\n"
-    "count cannot split, a vCPU count for a device without vCPUs) is skipped with a note on\n"
-    "stderr; configurations that do not fit are printed with fits_in_memory: false.\n";
+    "except host, batches 32,64,...,1024, count 1, the device's default vCPUs, the run's fp32\n"
+    "(bf16 on a device without fp32, as simulate), each device's default stack. A combination\n"
+    "the simulator refuses (a batch the device count cannot split, a vCPU count for a device\n"
+    "without vCPUs) is skipped with a note on stderr; configurations that do not fit are printed with fits_in_memory: false.\n";
 
 const char* const kDevicesUsage =
     "Usage: accellab-cli devices [--format text|json] [--host [--remeasure]]\n"
@@ -165,39 +170,71 @@ void printText(const core::sim::SimReport& r, std::ostream& out) {
   }
 }
 
-// The options every configuration of a run shares (not model, dataset or device).
-core::sim::SimConfig runOptions(const Args& a, std::ostream& err) {
-  core::sim::SimConfig c;
-  c.epochs = static_cast<int>(a.integer("epochs", 1, 1, 1000000));
-  c.preemptible = a.flag("preemptible");
-  const CostOptions cost = costOptions(a, err);
-  c.userUsdPerHour = cost.userUsdPerHour;
-  c.energy = cost.energy;
-  c.cpuBuild = cpuBuildOption(a);
+// The options every configuration of a run shares (not model, dataset or device): the
+// experiment's (epochs, a subset, the price) and the simulator's own knobs, which no
+// experiment carries (CPU build, memory format, evaluation, steps per epoch).
+struct RunOptions {
+  int epochs = 1;
+  std::int64_t limit = 0;
+  bool preemptible = false;
+  CostOptions cost;
+  core::sim::CpuBuild cpuBuild = core::sim::CpuBuild::Compiled;
+  std::optional<bool> channelsLast;
+  bool evalEachEpoch = false;
+  std::int64_t stepsPerEpoch = 0;
+
+  // The CLI's knobs on top of the experiment's configuration (core::experiment::simConfigFor).
+  core::sim::SimConfig apply(core::sim::SimConfig c) const {
+    c.cpuBuild = cpuBuild;
+    c.channelsLast = channelsLast;
+    c.evalEachEpoch = evalEachEpoch;
+    if (stepsPerEpoch > 0) c.stepsPerEpoch = stepsPerEpoch;  // an explicit count wins over --limit's
+    return c;
+  }
+};
+
+RunOptions runOptions(const Args& a, std::ostream& err) {
+  RunOptions o;
+  o.epochs = static_cast<int>(a.integer("epochs", 1, 1, 1000000));
+  o.limit = a.integer("limit", 0, 1, INT64_MAX / 2);
+  o.preemptible = a.flag("preemptible");
+  o.cost = costOptions(a, err);
+  o.cpuBuild = cpuBuildOption(a);
   if (a.has("memory-format")) {
     const std::string f = a.str("memory-format", "");
     if (f != "nchw" && f != "channels-last") throw Error("--memory-format: '" + f + "' is not one of nchw, channels-last");
-    c.channelsLast = f == "channels-last";
+    o.channelsLast = f == "channels-last";
   }
-  c.evalEachEpoch = a.flag("eval");
-  c.stepsPerEpoch = a.integer("steps-per-epoch", 0, 0, INT64_MAX);
-  return c;
+  o.evalEachEpoch = a.flag("eval");
+  o.stepsPerEpoch = a.integer("steps-per-epoch", 0, 0, INT64_MAX);
+  return o;
 }
 
-core::sim::SimConfig baseConfig(const Args& a, std::ostream& err) {
-  core::sim::SimConfig c = runOptions(a, err);
-  c.modelId = simModelOption(a);
-  c.datasetId = simDatasetOption(a, c.modelId);
+// The experiment's settings that the options give (batch and precision come per configuration).
+core::experiment::TrainConfig baseTrain(const Args& a, const RunOptions& options) {
+  core::experiment::TrainConfig t;
+  t.epochs = options.epochs;
+  t.limit = options.limit;
+  t.modelId = simModelOption(a);
+  t.datasetId = simDatasetOption(a, t.modelId);
   if (a.has("data-dir")) {  // your image folder: its classes and image counts make the epoch
-    c.dataDir = a.str("data-dir", "");
-    if (c.datasetId != "image-folder") throw Error("--data-dir: applies to --dataset image-folder only");
+    t.dataDir = a.str("data-dir", "");
+    if (t.datasetId != "image-folder") throw Error("--data-dir: applies to --dataset image-folder only");
     try {
-      core::data::datasetInfoIn(c.datasetId, c.dataDir);
+      core::data::datasetInfoIn(t.datasetId, t.dataDir);
     } catch (const Error& e) {
       throw Error(std::string("--data-dir: ") + e.what());
     }
   }
-  return c;
+  return t;
+}
+
+// A device choice with the options' price.
+core::experiment::DeviceChoice choiceWith(const RunOptions& options) {
+  core::experiment::DeviceChoice d;
+  d.preemptible = options.preemptible;
+  d.userUsdPerHour = options.cost.userUsdPerHour;
+  return d;
 }
 
 }  // namespace
@@ -208,22 +245,27 @@ int cmdSimulate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   if (core::nn::findTransformer(model) || core::nn::looksLikeModelPath(model)) return simulateTransformer(a, out, err);
   a.allowOnly({"model", "dataset", "device", "count", "vcpus", "batch", "precision", "epochs", "preemptible",
                "usd-per-hour", "grid", "pue",
-               "cpu-build", "eval", "steps-per-epoch", "format", "stack", "help", "memory-format", "data-dir"});
+               "cpu-build", "eval", "steps-per-epoch", "format", "stack", "help", "memory-format", "data-dir", "limit"});
   const std::string format = a.str("format", "json");
   if (format != "json" && format != "text") throw Error("--format: '" + format + "' is not one of json, text");
-  core::sim::SimConfig c = baseConfig(a, err);
+  const RunOptions options = runOptions(a, err);
+  core::experiment::TrainConfig train = baseTrain(a, options);
   const std::string device = a.required("device");
   const core::hw::DeviceCatalog cat = loadSimCatalog(device == "host", err);
-  c.deviceId = deviceIdOption("--device", device, cat);
-  c.count = static_cast<int>(a.integer("count", 1, 1, 65536));
-  c.vcpus = static_cast<int>(a.integer("vcpus", 0, 1, 100000));
-  if (a.has("vcpus") && cat.at(c.deviceId).kind != core::hw::DeviceKind::Cpu)
-    throw Error("--vcpus: device '" + c.deviceId + "' is not a scalable CPU");
-  c.batch = static_cast<int>(a.integer("batch", 0, 1, 1 << 24));
+  core::experiment::DeviceChoice choice = choiceWith(options);
+  choice.deviceId = deviceIdOption("--device", device, cat);
+  choice.count = static_cast<int>(a.integer("count", 1, 1, 65536));
+  choice.vcpus = static_cast<int>(a.integer("vcpus", 0, 1, 100000));
+  if (a.has("vcpus") && cat.at(choice.deviceId).kind != core::hw::DeviceKind::Cpu)
+    throw Error("--vcpus: device '" + choice.deviceId + "' is not a scalable CPU");
+  train.batch = static_cast<int>(a.integer("batch", 0, 1, 1 << 24));
   if (!a.has("batch")) throw Error("missing required option --batch");
-  c.precision = parsePrecisionOption("--precision", a.str("precision", "fp32"));
+  // --precision is the user's choice for the device; without it the run's fp32 follows the
+  // one precision policy (core/experiment/sim_config.h), as in the app.
+  if (a.has("precision")) choice.precision = parsePrecisionOption("--precision", a.str("precision", ""));
   const core::hw::StackCatalog stacks = loadSimStacks(err);
-  c.stackId = stackIdOption(a, stacks);
+  choice.stackId = stackIdOption(a, stacks);
+  const core::sim::SimConfig c = options.apply(core::experiment::simConfigFor(train, choice, cat.find(choice.deviceId), options.cost.energy));
   const core::sim::Simulator sim(cat, stacks);
   const core::sim::SimReport r = sim.simulate(c);
   // The simulator's held-out error for this stack on this device's generation (or, marked
@@ -244,19 +286,21 @@ int cmdSweep(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const Args a(args, {"help", "preemptible", "eval", "time"});
   a.allowOnly({"model", "dataset", "device", "count", "vcpus", "batch", "precision", "epochs", "preemptible",
                "usd-per-hour", "grid", "pue",
-               "cpu-build", "eval", "steps-per-epoch", "time", "stack", "help", "memory-format", "data-dir"});
-  std::vector<core::sim::SimConfig> bases;
+               "cpu-build", "eval", "steps-per-epoch", "time", "stack", "help", "memory-format", "data-dir", "limit"});
+  const RunOptions options = runOptions(a, err);  // grid.json read once, not per model
+  std::vector<core::experiment::TrainConfig> bases;
   if (a.str("model", "") == "all") {
     if (a.has("dataset")) throw Error("--dataset: not with --model all (each model runs on its own dataset)");
-    const core::sim::SimConfig options = runOptions(a, err);  // grid.json read once, not per model
     for (const auto& m : core::nn::modelCatalog()) {
-      core::sim::SimConfig c = options;
-      c.modelId = m.id;
-      c.datasetId = m.defaultDataset;
-      bases.push_back(c);
+      core::experiment::TrainConfig t;
+      t.epochs = options.epochs;
+      t.limit = options.limit;
+      t.modelId = m.id;
+      t.datasetId = m.defaultDataset;
+      bases.push_back(t);
     }
   } else {
-    bases.push_back(baseConfig(a, err));
+    bases.push_back(baseTrain(a, options));
   }
   const auto deviceList = a.list("device", {});
   bool wantHost = false;
@@ -272,8 +316,10 @@ int cmdSweep(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const auto batches = a.integerList("batch", {32, 64, 128, 256, 512, 1024}, 1, 1 << 24);
   const auto counts = a.integerList("count", {1}, 1, 65536);
   const auto vcpuList = a.integerList("vcpus", {0}, 1, 100000);
-  std::vector<core::util::Precision> precisions;
-  for (const auto& p : a.list("precision", {"fp32"})) precisions.push_back(parsePrecisionOption("--precision", p));
+  // Chosen precisions; none: the run's fp32 under the precision policy (a TPU runs bf16).
+  std::vector<std::optional<core::util::Precision>> precisions;
+  for (const auto& p : a.list("precision", {})) precisions.push_back(parsePrecisionOption("--precision", p));
+  if (precisions.empty()) precisions.push_back(std::nullopt);
   const core::hw::StackCatalog stacks = loadSimStacks(err);
   std::vector<std::string> stackIds;
   for (const auto& id : a.list("stack", {""})) stackIds.push_back(id.empty() ? id : stackIdOption("--stack", id, stacks));
@@ -292,13 +338,16 @@ int cmdSweep(const CommandArgs& args, std::ostream& out, std::ostream& err) {
           for (auto p : precisions)
             for (const auto& stackId : stackIds)
             for (auto b : batches) {
-              core::sim::SimConfig c = base;
-              c.stackId = stackId;
-              c.deviceId = device;
-              c.vcpus = static_cast<int>(vcpus);
-              c.count = static_cast<int>(count);
-              c.precision = p;
-              c.batch = static_cast<int>(b);
+              core::experiment::TrainConfig train = base;
+              train.batch = static_cast<int>(b);
+              core::experiment::DeviceChoice choice = choiceWith(options);
+              choice.stackId = stackId;
+              choice.deviceId = device;
+              choice.vcpus = static_cast<int>(vcpus);
+              choice.count = static_cast<int>(count);
+              choice.precision = p;
+              core::sim::SimConfig c =
+                  options.apply(core::experiment::simConfigFor(train, choice, cat.find(device), options.cost.energy));
               c.perLayer = false;
               try {
                 const auto t0 = std::chrono::steady_clock::now();

@@ -37,6 +37,9 @@ int trainLanguageModelCommand(const Args& a, std::ostream& out, std::ostream& er
 // validate for a calibration-llm.csv file (llm_validate.cpp); cmdValidate hands over to it.
 int validateLlm(const Args& a, const std::string& path, const std::string& text, std::ostream& out, std::ostream& err);
 int cmdSweep(const CommandArgs&, std::ostream&, std::ostream&);
+// Presets (app/cli/cmd_presets.cpp): `presets check`
+int cmdPresets(const CommandArgs&, std::ostream&, std::ostream&);
+extern const char* const kPresetsUsage;
 int cmdValidate(const CommandArgs&, std::ostream&, std::ostream&);
 int cmdDevices(const CommandArgs&, std::ostream&, std::ostream&);
 int cmdStacks(const CommandArgs&, std::ostream&, std::ostream&);

@@ -1,6 +1,7 @@
 #pragma once
 // Published comparisons of a preset, re-computed by the simulator at the current settings
-// ("TPU v3-8 vs P100, batch 16: published ≈3.5×, AccelLab 3.1×").
+// ("TPU v3-8 vs P100, batch 16: published ≈3.5×, AccelLab 3.1×"): core's evaluation
+// (core/experiment/comparison.h) in the app's words, and the guide text's figures.
 #include <QJsonArray>
 #include <QString>
 #include <QStringList>
@@ -41,8 +42,7 @@ QString publishedText(const Comparison& comparison);
 // AccelLab's ("448×"; "…" until computed). Rows count from 1.
 QString renderGuideText(const QString& text, const QVector<Comparison>& comparisons,
                         const QVector<ComparisonResult>& results);
-// What is wrong with a guide text's placeholders (an unknown kind, a row that does not
-// exist), each naming the placeholder; empty when all are usable.
+// core::experiment::guidePlaceholderErrors as a QStringList.
 QStringList guidePlaceholderErrors(const QString& text, int rows);
 
 // The rows as the exported data.json carries them, for a script to check the agreement:

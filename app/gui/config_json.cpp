@@ -15,42 +15,32 @@ namespace app::gui {
 
 using core::util::Json;
 
+widgets::ReferenceMark referenceMarkFromFigure(const core::experiment::PublishedFigure& f) {
+  return widgets::ReferenceMark(QString::fromStdString(f.chart), QString::fromStdString(f.deviceId), f.x, f.value,
+                                QString::fromStdString(f.label), QString::fromStdString(f.measures), f.runImages);
+}
+
+core::experiment::PublishedFigure figureFromReferenceMark(const widgets::ReferenceMark& m, const QString& source) {
+  core::experiment::PublishedFigure f;
+  f.chart = m.chart.toStdString();
+  f.deviceId = m.deviceId.toStdString();
+  f.x = m.x;
+  f.value = m.value;
+  f.label = m.label.toStdString();
+  f.measures = m.measures.toStdString();
+  f.runImages = m.runImages;
+  f.source = source.toStdString();
+  return f;
+}
+
 Json referenceMarkToJson(const widgets::ReferenceMark& m, const QString& source) {
-  Json r = Json::object();
-  r.set("chart", m.chart.toStdString());
-  r.set("device", m.deviceId.toStdString());
-  if (std::isfinite(m.x)) r.set("x", m.x);
-  r.set("value", m.value);
-  r.set("label", m.label.toStdString());
-  if (!m.measures.isEmpty()) {
-    r.set("measures", m.measures.toStdString());
-    r.set("run_images", m.runImages);
-  }
-  if (!source.isEmpty()) r.set("source", source.toStdString());
-  return r;
+  return core::experiment::publishedFigureToJson(figureFromReferenceMark(m, source));
 }
 
 widgets::ReferenceMark referenceMarkFromJson(const JsonReader& in, QString* source) {
-  widgets::ReferenceMark m;
-  m.chart = QString::fromStdString(
-      in.choice("chart", {"epoch_time", "throughput", "cost", "cost_per_million", "time_to_accuracy", "sweep"}));
-  m.deviceId = QString::fromStdString(in.string("device"));
-  m.x = in.has("x") ? in.number("x", -1e15, 1e15) : std::nan("");
-  m.value = in.number("value", 0, 1e15);
-  m.label = QString::fromStdString(in.string("label"));
-  if (in.has("measures")) {
-    const std::string what = in.choice("measures", {"steady", "whole_run"});
-    if (what == "whole_run") {
-      if (m.chart != "throughput") in.fail("measures", "\"whole_run\" is for a throughput figure (chart \"throughput\")");
-      if (!in.has("run_images")) in.fail("run_images", "is missing: a whole run's average needs the images the run trained on");
-      m.measures = QStringLiteral("whole_run");
-      m.runImages = in.number("run_images", 1, 1e15);
-    }
-  }
-  const QString s = QString::fromStdString(in.string("source", ""));
-  if (source) *source = s;
-  in.finish();
-  return m;
+  const core::experiment::PublishedFigure f = core::experiment::publishedFigureFromJson(in);
+  if (source) *source = QString::fromStdString(f.source);
+  return referenceMarkFromFigure(f);
 }
 
 void writeTextFile(const QString& path, const std::string& text) {

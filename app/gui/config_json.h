@@ -4,6 +4,7 @@
 #include <QString>
 #include <string>
 
+#include "core/experiment/preset.h"
 #include "core/util/json.h"
 #include "core/util/json_reader.h"
 #include "widgets/run_store.h"
@@ -11,6 +12,11 @@
 namespace app::gui {
 
 using core::util::JsonReader;
+
+// A published figure (core/experiment/preset.h, its one codec) as the charts' reference mark,
+// and back.
+widgets::ReferenceMark referenceMarkFromFigure(const core::experiment::PublishedFigure& figure);
+core::experiment::PublishedFigure figureFromReferenceMark(const widgets::ReferenceMark& mark, const QString& source = {});
 
 // A published reference figure: chart (one of the ids in run_store.h), device, x (absent =
 // not applicable), value, label, and where it was published (`source`, may be empty).

@@ -109,11 +109,11 @@ void GuidePanel::setPreset(const Preset* p) {
   m_table->setRowCount(static_cast<int>(p->comparisons.size()));
   for (int i = 0; i < p->comparisons.size(); ++i) {
     const Comparison& c = p->comparisons[i];
-    auto* label = new QTableWidgetItem(c.label);
-    label->setToolTip(plainToolTip(c.source));
+    auto* label = new QTableWidgetItem(QString::fromStdString(c.label));
+    label->setToolTip(plainToolTip(QString::fromStdString(c.source)));
     m_table->setItem(i, 0, label);
     auto* published = new QTableWidgetItem(publishedText(c));
-    published->setToolTip(plainToolTip(c.source));
+    published->setToolTip(plainToolTip(QString::fromStdString(c.source)));
     m_table->setItem(i, 1, published);
     m_table->setItem(i, 2, new QTableWidgetItem(tr("…")));
     m_table->setItem(i, 3, new QTableWidgetItem(QString()));
@@ -176,7 +176,8 @@ void GuidePanel::setResults(const QVector<ComparisonResult>& results, const QStr
     // The error, coloured by agreement; a disagreement's known cause goes under the label.
     QTableWidgetItem* error = m_table->item(i, 3);
     const bool computed = r.ok;
-    const bool explained = !r.agrees && !c.explanation.isEmpty();
+    const bool explained = !r.agrees && !c.explanation.empty();
+    const QString labelText = QString::fromStdString(c.label), explanation = QString::fromStdString(c.explanation);
     const QColor grey = palette().color(QPalette::Disabled, QPalette::Text);
     m_table->item(i, 1)->setForeground(comparable ? palette().color(QPalette::Text) : grey);
     if (!comparable) {
@@ -184,7 +185,7 @@ void GuidePanel::setResults(const QVector<ComparisonResult>& results, const QStr
       error->setText(QStringLiteral("–"));
       error->setForeground(grey);
       error->setToolTip(plainToolTip(tr("Not compared: the set-up differs from the preset's (%1).").arg(mismatch)));
-      m_table->item(i, 0)->setText(c.label);
+      m_table->item(i, 0)->setText(labelText);
       continue;
     }
     error->setText(!computed ? QStringLiteral("–")
@@ -198,14 +199,14 @@ void GuidePanel::setResults(const QVector<ComparisonResult>& results, const QStr
     error->setToolTip(plainToolTip(tr("Tolerance ±%1%. %2")
                                        .arg(100 * c.toleranceOrDefault(), 0, 'f', 0)
                                        .arg(r.agrees    ? tr("Agrees.")
-                                            : explained ? tr("Known cause: %1").arg(c.explanation)
+                                            : explained ? tr("Known cause: %1").arg(explanation)
                                                         : tr("Disagrees; no known cause."))));
     // Under the label the cause's first sentence; the whole of it in the tooltip.
     QTableWidgetItem* label = m_table->item(i, 0);
-    QString why = c.explanation.section(QStringLiteral(". "), 0, 0);
+    QString why = explanation.section(QStringLiteral(". "), 0, 0);
     if (why.size() > 110) why = why.left(108) + QStringLiteral("…");
-    label->setText(explained ? c.label + "\n" + tr("why: %1").arg(why) : c.label);
-    label->setToolTip(explained ? plainToolTip(c.explanation) : QString());
+    label->setText(explained ? labelText + "\n" + tr("why: %1").arg(why) : labelText);
+    label->setToolTip(explained ? plainToolTip(explanation) : QString());
   }
   fitColumns();
 }

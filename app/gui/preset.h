@@ -1,8 +1,7 @@
 #pragma once
-// Presets: a whole experiment set-up as a data file (resources/presets/<id>.json, or the
-// user's own in userDataDir()/presets). Each re-creates a published experiment: what to look
-// for, the settings, the devices, the published figures (reference marks on the charts) and
-// published comparisons the app sets beside its own simulated ones.
+// The app's view of a preset (core/experiment/preset.h holds the file format, its validation,
+// the library and the comparisons' rules): texts as QString and the published figures as the
+// charts' reference marks. Every function here converts and calls core's.
 #include <QString>
 #include <QStringList>
 #include <QPair>
@@ -12,36 +11,14 @@
 #include <vector>
 
 #include "core/experiment/experiment.h"
+#include "core/experiment/preset.h"
 #include "widgets/run_store.h"
 
 namespace app::gui {
 
-// One side of a published comparison: a device at the preset's settings, with overrides.
-struct ComparisonSide {
-  QString deviceId;
-  std::optional<int> batch, count, vcpus;
-  std::optional<std::string> datasetId;
-};
-
-// "A is N× faster than B" (speedup = run time of B / run time of A), or "A fits in memory".
-struct Comparison {
-  enum class Metric { Speedup, Fits };
-  QString label;
-  Metric metric = Metric::Speedup;
-  ComparisonSide device;
-  ComparisonSide versus;   // Speedup only
-  int epochs = 0;          // of the published runs (0 = the preset's epochs)
-  std::int64_t stepsPerEpoch = 0;  // when the article's epochs were not full passes (0 = full)
-  double published = 0;    // the ratio, or 1 = fits / 0 = out of memory
-  bool approximate = false;
-  QString source;
-  // Agreement: AccelLab's figure within this fraction of the published one (0.2 = ±20%);
-  // the default is 0.25 for an approximate figure ("≈3×"), 0.15 for an exact one.
-  double tolerance = 0;
-  // The known cause when AccelLab disagrees (shown beside the row); empty when none is known.
-  QString explanation;
-  double toleranceOrDefault() const { return tolerance > 0 ? tolerance : (approximate ? 0.25 : 0.15); }
-};
+// The rows and their sides are core's (core/experiment/preset.h): one reader, one evaluation.
+using ComparisonSide = core::experiment::ComparisonSide;
+using Comparison = core::experiment::Comparison;
 
 struct Preset {
   QString id;
@@ -59,6 +36,10 @@ struct Preset {
   QString filePath;        // where it was loaded from (empty for a new one)
   bool user = false;       // from the user's folder
 };
+
+// Between the app's view and core's preset (the same fields).
+Preset presetFromCore(const core::experiment::Preset& preset);
+core::experiment::Preset presetToCore(const Preset& preset);
 
 // Parses and validates a preset; throws core::util::Error naming `source` and the key.
 Preset parsePreset(const std::string& text, const QString& source);
@@ -91,9 +72,9 @@ public:
   QStringList ids() const;
 
 private:
+  core::experiment::PresetLibrary m_core;
   QVector<Preset> m_presets;
   QStringList m_errors;
-  QVector<QPair<QString, QString>> m_failed;  // id (file name without .json), error
 };
 
 // How `e` differs from the preset's set-up in what its published comparisons depend on

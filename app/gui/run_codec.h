@@ -1,9 +1,7 @@
 #pragma once
-// The run history's texts: a run (widgets::Run) as JSON and back. A run's record is the run
-// file's JSON ({"format": "accellab-run", ...}); a running run's finished epochs are journal
-// lines, one each ({"epoch": {...}, "batches": {...}, "device_epoch_seconds": [...],
-// "text": {...}}). The files of earlier versions (runs.json, <key>.json, <key>.jsonl) are in
-// the same formats. Every reader parses within a JSON budget for its kind of text.
+// The run history's texts for the app's runs (widgets::Run): each function converts to or from
+// core's run record and calls its codec (core/experiment/run_record.h: the formats, their
+// versions and readers live there, with no Qt, so the CLI and the fuzz targets read them too).
 #include <QString>
 #include <QStringList>
 #include <cstddef>

@@ -4,14 +4,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/data/dataset_info.h"
+#include "core/experiment/sim_config.h"
 #include "core/sim/simulator.h"
 #include "core/sim/row_readings.h"
 #include "core/sim/error_band.h"
 
 namespace app::gui {
-
-using core::util::Precision;
 
 SimService::SimService() : SimService(core::hw::DeviceCatalog::loadDefault(), core::hw::StackCatalog::loadDefault()) {}
 
@@ -70,62 +68,24 @@ QStringList SimService::loadErrors() const {
   return out;
 }
 
-Precision SimService::resolvePrecision(const core::experiment::DeviceChoice& choice, Precision runPrecision) const {
-  if (choice.precision) return *choice.precision;
-  const core::hw::DeviceSpec* spec = m_catalog.find(choice.deviceId);
-  if (!spec || core::hw::peakTflops(*spec, runPrecision)) return runPrecision;
-  for (Precision p : {Precision::BF16, Precision::FP16, Precision::FP32, Precision::TF32})
-    if (core::hw::peakTflops(*spec, p)) return p;
-  return runPrecision;
-}
-
 core::sim::SimConfig SimService::simConfig(const core::experiment::TrainConfig& config,
                                            const core::experiment::DeviceChoice& choice) const {
-  core::sim::SimConfig s;
-  s.modelId = config.modelId;
-  s.datasetId = config.datasetId;
-  s.dataDir = config.dataDir;  // your image folder's images make the epoch (other datasets ignore it)
-  s.deviceId = choice.deviceId;
-  s.count = choice.vcpus > 0 ? 1 : std::max(1, choice.count);
-  s.vcpus = choice.vcpus;
-  s.memoryGib = choice.vcpus > 0 ? choice.memoryGib : 0;
-  s.batch = config.batch;
-  s.precision = resolvePrecision(choice, config.precision);
-  s.epochs = config.epochs;
-  s.preemptible = choice.preemptible;
-  s.userUsdPerHour = choice.userUsdPerHour;
-  s.energy = m_energy;
-  s.stackId = choice.stackId;
-  return s;
+  return core::experiment::simConfigFor(config, choice, m_catalog.find(choice.deviceId), m_energy);
 }
+
+const core::sim::Simulator& SimService::simulator() const { return *m_simulator; }
 
 core::sim::SimReport SimService::simulate(const core::sim::SimConfig& config) const {
   return m_simulator->simulate(config);
 }
 
 std::int64_t SimService::imagesPerEpoch(const core::experiment::TrainConfig& config) {
-  std::int64_t size = 0;
-  try {
-    size = core::data::datasetInfo(config.datasetId).trainSize;
-  } catch (const std::exception&) {
-    return config.limit;
-  }
-  if (size <= 0) return config.limit;  // counted from your folder by the simulator (image-folder)
-  return config.limit > 0 ? std::min(config.limit, size) : size;
+  return core::experiment::imagesPerEpoch(config);
 }
 
 core::sim::SimReport SimService::simulateRun(const core::experiment::TrainConfig& config,
-                                             const core::experiment::DeviceChoice& choice, std::int64_t images) const {
-  core::sim::SimConfig sc = simConfig(config, choice);
-  if (images <= 0) images = imagesPerEpoch(config);
-  std::int64_t whole = 0;
-  try {
-    whole = core::data::datasetInfo(config.datasetId).trainSize;
-  } catch (const std::exception&) {
-  }
-  // A subset does fewer steps than the whole-dataset epoch the simulator assumes.
-  if (images > 0 && images != whole) sc.stepsPerEpoch = (images + config.batch - 1) / std::max(1, config.batch);
-  return simulate(sc);
+                                             const core::experiment::DeviceChoice& choice) const {
+  return simulate(simConfig(config, choice));
 }
 
 double SimService::epochSeconds(const core::sim::SimReport& report, int epoch, std::int64_t images) {

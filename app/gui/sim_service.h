@@ -48,19 +48,21 @@ public:
   // Device files that failed validation ("file: key: what" each).
   QStringList loadErrors() const;
 
-  // The precision a device runs at: the choice's, else the run's where the device has a
-  // peak for it, else its native one (bf16 on TPUs, fp16, then fp32).
-  core::util::Precision resolvePrecision(const core::experiment::DeviceChoice& choice, core::util::Precision runPrecision) const;
+  // The experiment's configuration on a device: core::experiment::simConfigFor (the one
+  // mapping and precision policy the CLI, the presets and import-run use too) at this
+  // catalog and the user's energy settings.
   core::sim::SimConfig simConfig(const core::experiment::TrainConfig& config, const core::experiment::DeviceChoice& choice) const;
+
+  // The simulator on this catalog (core's evaluations that need one: preset comparisons).
+  const core::sim::Simulator& simulator() const;
 
   // Throws core::util::Error (unknown device, impossible values).
   core::sim::SimReport simulate(const core::sim::SimConfig& config) const;
-  // simulate(simConfig(...)) for epochs of `imagesPerEpoch` training images (0 = the
-  // config's: its limit or the whole dataset).
-  core::sim::SimReport simulateRun(const core::experiment::TrainConfig& config, const core::experiment::DeviceChoice& choice,
-                                   std::int64_t imagesPerEpoch = 0) const;
+  // simulate(simConfig(...)): a subset (the config's limit) makes shorter epochs.
+  core::sim::SimReport simulateRun(const core::experiment::TrainConfig& config,
+                                   const core::experiment::DeviceChoice& choice) const;
 
-  // Training images one epoch reads with this config (limit or the dataset's size).
+  // Training images one epoch reads with this config (core::experiment::imagesPerEpoch).
   static std::int64_t imagesPerEpoch(const core::experiment::TrainConfig& config);
   // Seconds of epoch `epoch` (1-based) on a simulated device for `images` images: the
   // steady step time per batch, plus the first epoch's compilation / warm-up.

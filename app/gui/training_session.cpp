@@ -46,7 +46,6 @@ TrainingSession::~TrainingSession() {
 
 QVector<widgets::DeviceResult> TrainingSession::planDevices(const RunPlan& plan, QStringList& problems) const {
   QVector<widgets::DeviceResult> out;
-  const std::int64_t images = SimService::imagesPerEpoch(plan.experiment.train);
   const QString hostId = widgets::HardwarePanel::hostId();
   if (plan.experiment.trainHere) {
     widgets::DeviceResult host;
@@ -58,7 +57,7 @@ QVector<widgets::DeviceResult> TrainingSession::planDevices(const RunPlan& plan,
     choice.precision = plan.experiment.train.precision;
     if (m_sim && m_sim->catalog().find(hostId.toStdString())) {
       try {
-        host.report = m_sim->simulateRun(plan.experiment.train, choice, images);
+        host.report = m_sim->simulateRun(plan.experiment.train, choice);
       } catch (const std::exception& e) {
         // The transformer simulator covers accelerators only: a language model here is measured,
         // and its host-check chart says there is no prediction.
@@ -90,7 +89,7 @@ QVector<widgets::DeviceResult> TrainingSession::planDevices(const RunPlan& plan,
     if (!m_sim) continue;
     d.label = tr("%1 (simulated)").arg(m_sim->choiceLabel(choice));
     try {
-      d.report = m_sim->simulateRun(plan.experiment.train, choice, images);
+      d.report = m_sim->simulateRun(plan.experiment.train, choice);
       if (compare) {
         // Two series of one device: keyed and labelled by device and stack.
         const QString stack = QString::fromStdString(d.report.config.stackId);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "core/experiment/sim_config.h"
 #include "core/sim/simulator.h"
 
 namespace core::bridge {
@@ -19,13 +20,15 @@ std::string gib(double bytes) {
 
 void chooseStrategy(ExportRequest& r, const hw::DeviceCatalog& devices, const hw::StackCatalog& stacks) {
   const sim::Simulator sim(devices, stacks);
-  sim::SimConfig c;
-  c.modelId = r.train.modelId;
-  c.datasetId = r.train.datasetId;
-  c.deviceId = r.deviceId;
-  c.count = r.count;
-  c.batch = r.train.batch;
-  c.precision = r.train.precision;
+  // The one mapping; the exported job runs at the experiment's precision (a choice: PyTorch
+  // does what the script says), with whole-dataset epochs.
+  experiment::TrainConfig train = r.train;
+  train.limit = 0;
+  experiment::DeviceChoice choice;
+  choice.deviceId = r.deviceId;
+  choice.count = r.count;
+  choice.precision = r.train.precision;
+  sim::SimConfig c = experiment::simConfigFor(train, choice, devices.find(r.deviceId));
   c.perLayer = false;
   const sim::SimReport report = sim.simulate(c);
   const std::string use = gib(report.memoryBytesPerDevice) + " of " + gib(report.memoryCapacityBytes);

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <set>
 
+#include "core/experiment/sim_config.h"
 #include "core/nn/transformer_spec.h"
 #include "core/sim/llm_simulator.h"
 #include "core/sim/simulator.h"
@@ -58,14 +59,19 @@ std::string matchDevice(const hw::DeviceCatalog& catalog, const RunLog& log) {
 sim::SimConfig simConfigOf(const RunLog& log, const std::string& deviceId, const std::string& stackId) {
   const auto precision = util::parsePrecision(log.precision);
   if (!precision) throw util::Error(log.path + ": precision '" + log.precision + "' is unknown");
-  sim::SimConfig c;
-  c.modelId = log.model;
-  c.datasetId = log.dataset;
-  c.deviceId = deviceId;
-  c.stackId = stackId;
-  c.count = log.deviceCount;
-  c.batch = log.batch;
-  c.precision = *precision;
+  // The experiment the log ran, through the one mapping; its precision is the one it ran at
+  // (a choice, so no device falls back to another).
+  experiment::TrainConfig train;
+  train.modelId = log.model;
+  train.datasetId = log.dataset;
+  train.batch = log.batch;
+  train.precision = *precision;
+  experiment::DeviceChoice choice;
+  choice.deviceId = deviceId;
+  choice.stackId = stackId;
+  choice.count = log.deviceCount;
+  choice.precision = *precision;
+  sim::SimConfig c = experiment::simConfigFor(train, choice, nullptr);
   c.perLayer = false;
   return c;
 }

@@ -28,12 +28,12 @@ struct Evaluated {
 QVector<ComparisonResult> evaluate(const SimService& sim, const Preset& p) {
   QVector<core::experiment::DeviceChoice> devices(p.experiment.devices.begin(), p.experiment.devices.end());
   for (const Comparison& c : p.comparisons)
-    for (const QString& id : {c.device.deviceId, c.versus.deviceId}) {
-      if (id.isEmpty()) continue;
-      const bool chosen = std::any_of(devices.begin(), devices.end(), [&](const auto& d) { return d.deviceId == id.toStdString(); });
+    for (const std::string& id : {c.device.deviceId, c.versus.deviceId}) {
+      if (id.empty()) continue;
+      const bool chosen = std::any_of(devices.begin(), devices.end(), [&](const auto& d) { return d.deviceId == id; });
       if (!chosen) {
         core::experiment::DeviceChoice d;
-        d.deviceId = id.toStdString();
+        d.deviceId = id;
         devices << d;
       }
     }
@@ -73,11 +73,11 @@ private slots:
     for (qsizetype i = 0; i < p->comparisons.size(); ++i) {
       const Comparison& c = p->comparisons[i];
       const ComparisonResult& r = results[i];
-      QVERIFY2(r.ok, qPrintable(c.label + ": " + r.text));
+      QVERIFY2(r.ok, qPrintable(QString::fromStdString(c.label) + ": " + r.text));
       const QString line = QStringLiteral("%1: published %2, AccelLab %3, error %4, tolerance ±%5%")
-                               .arg(c.label, publishedText(c), r.text, errorText(r.error))
+                               .arg(QString::fromStdString(c.label), publishedText(c), r.text, errorText(r.error))
                                .arg(100 * c.toleranceOrDefault(), 0, 'f', 0);
-      QVERIFY2(r.agrees || !c.explanation.isEmpty(), qPrintable(line + " disagrees and gives no known cause"));
+      QVERIFY2(r.agrees || !c.explanation.empty(), qPrintable(line + " disagrees and gives no known cause"));
     }
     // 2. Every figure the guide states ("≈100×", "448×") is one of the rows' own, published
     //    or computed: no hand-typed number contradicts the table and the charts.
@@ -106,9 +106,9 @@ private slots:
         ++rows;
         agree += r.agrees;
         qInfo("%s | %s | published %s | AccelLab %s | error %s | tolerance ±%.0f%% | %s%s", qPrintable(p.id),
-              qPrintable(c.label), qPrintable(publishedText(c)), qPrintable(r.text), qPrintable(errorText(r.error)),
+              c.label.c_str(), qPrintable(publishedText(c)), qPrintable(r.text), qPrintable(errorText(r.error)),
               100 * c.toleranceOrDefault(), r.agrees ? "agrees" : "DISAGREES",
-              r.agrees || c.explanation.isEmpty() ? "" : qPrintable(" (why: " + c.explanation + ")"));
+              r.agrees || c.explanation.empty() ? "" : (" (why: " + c.explanation + ")").c_str());
       }
     }
     qInfo("%d of %d comparison rows agree within their tolerance", agree, rows);

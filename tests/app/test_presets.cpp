@@ -72,8 +72,8 @@ private slots:
         QVERIFY(r.value > 0 && !r.label.isEmpty());
       }
       for (const auto& c : p.comparisons) {
-        QVERIFY2(!c.source.isEmpty(), qPrintable(c.label));
-        QVERIFY2(c.published > 0 || c.metric == app::gui::Comparison::Metric::Fits, qPrintable(c.label));
+        QVERIFY2(!c.source.empty(), c.label.c_str());
+        QVERIFY2(c.published > 0 || c.metric == app::gui::Comparison::Metric::Fits, c.label.c_str());
       }
       // Trains for real only where the engine can load the data (ImageNet, flowers: never).
       if (p.experiment.trainHere) QVERIFY2(core::data::datasetInfo(p.experiment.train.datasetId).loadable, qPrintable(p.id));

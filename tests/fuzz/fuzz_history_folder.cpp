@@ -7,6 +7,7 @@
 #include <fstream>
 #include <unistd.h>
 
+#define ACCELLAB_FUZZ_APP_RUNS
 #include "app/gui/run_history.h"
 #include "core/util/error.h"
 #include "fuzz_run_round_trip.h"
