@@ -8,6 +8,13 @@
 #include "core/sim/sim_report.h"
 
 namespace widgets {
+namespace {
+
+// A published mark stands in the right part of its scenario's bar, so that its star and label
+// leave the bar's value label (centred over the bar) readable.
+constexpr double kMarkOffset = 0.2;
+
+}  // namespace
 
 LlmChart::LlmChart(const QString& chartId, const QString& title, QWidget* parent)
     : ChartFrame(chartId, title, parent) {
@@ -69,6 +76,7 @@ QVector<Series> LlmChart::publishedSeries(const QString& yUnit,
     if (!(v > 0)) continue;
     Series s = scenarioSeries(ref.scenario, QStringLiteral("published"), QString::fromStdString(ref.label), yUnit, v);
     s.source = SeriesSource::Reference;
+    s.plotX = {ref.scenario + kMarkOffset};
     out.push_back(s);
   }
   return out;
@@ -87,7 +95,7 @@ QCPBars* LlmChart::addBars(const QVector<Series>& all, const QString& name, cons
   auto* bars = new QCPBars(mainRect()->axis(QCPAxis::atBottom), mainRect()->axis(QCPAxis::atLeft));
   const QColor c = readable(color);
   bars->setWidth(0.6);
-  bars->setPen(QPen(c.darker(130), pen(1.0)));
+  bars->setPen(QPen(c.darker(115), pen(1.0)));
   bars->setBrush(c);
   QString yUnit;
   for (const Series& s : all) {

@@ -42,8 +42,10 @@ class TestLlmPlannerCharts : public QObject {
     QList<QColor> out;
     for (int i = 0; i < plot->plottableCount(); ++i) {
       QCPAbstractPlottable* p = plot->plottable(i);
-      if (p->pen().style() != Qt::NoPen) out << p->pen().color();
-      if (auto* g = qobject_cast<QCPGraph*>(p); g && !g->scatterStyle().isNone()) out << g->scatterStyle().pen().color();
+      auto* g = qobject_cast<QCPGraph*>(p);
+      const bool lineDrawn = !g || g->lineStyle() != QCPGraph::lsNone;  // marker-only graphs draw no line
+      if (lineDrawn && p->pen().style() != Qt::NoPen) out << p->pen().color();
+      if (g && !g->scatterStyle().isNone()) out << g->scatterStyle().pen().color();
       if (qobject_cast<QCPBars*>(p)) out << p->brush().color();
     }
     for (int i = 0; i < plot->itemCount(); ++i)
