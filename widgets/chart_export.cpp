@@ -20,7 +20,7 @@
 
 #include "core/util/files.h"
 #include "core/util/printable.h"
-#include "widgets/chart_base.h"
+#include "widgets/chart_frame.h"
 
 namespace widgets {
 
@@ -30,7 +30,7 @@ namespace {
 // puts back the screen's layout and scale.
 class ExportLayout {
 public:
-  ExportLayout(ChartBase& chart, const ExportOptions& options)
+  ExportLayout(ChartFrame& chart, const ExportOptions& options)
       : m_chart(chart), m_screenScale(chart.presentationScale()) {
     m_chart.setPresentationScale(options.fontScale);
     m_chart.layoutForSize(options.layoutSize(), /*keepLegend=*/true);
@@ -43,7 +43,7 @@ public:
   ExportLayout& operator=(const ExportLayout&) = delete;
 
 private:
-  ChartBase& m_chart;
+  ChartFrame& m_chart;
   double m_screenScale;
 };
 
@@ -54,7 +54,7 @@ QString badOptions(const ExportOptions& options, const QString& path) {
 }
 
 // The PDF page of one chart: laid out at 96 dpi on a page of the physical size, vectors kept.
-void drawChartPage(ChartBase& chart, QCPPainter& painter, const ExportOptions& options) {
+void drawChartPage(ChartFrame& chart, QCPPainter& painter, const ExportOptions& options) {
   const QSize size = options.layoutSize();
   painter.setMode(QCPPainter::pmVectorized);
   painter.setMode(QCPPainter::pmNoCaching);
@@ -64,7 +64,7 @@ void drawChartPage(ChartBase& chart, QCPPainter& painter, const ExportOptions& o
   chart.plot()->toPainter(&painter, size.width(), size.height());
 }
 
-QImage renderImage(ChartBase& chart, const ExportOptions& options) {
+QImage renderImage(ChartFrame& chart, const ExportOptions& options) {
   const QSize layoutSize = options.layoutSize(), imageSize = options.imageSize();
   const ExportLayout layout(chart, options);
   // Vectors scaled onto exactly the image's pixels (toPixmap's single scale would round the
@@ -108,7 +108,7 @@ void setUpPdf(QPdfWriter& writer, const QString& title, const ExportOptions& opt
                                    QPageLayout::Portrait, QMarginsF(0, 0, 0, 0)));
 }
 
-QByteArray renderSvg(ChartBase& chart, const ExportOptions& options) {
+QByteArray renderSvg(ChartFrame& chart, const ExportOptions& options) {
   const ExportLayout layout(chart, options);
   return renderPlotSvg(*chart.plot(), options.layoutSize(), chart.title(), chart.exportDescription());
 }
@@ -193,7 +193,7 @@ ExportResult writeFileAtomically(const QString& path, const QByteArray& bytes) {
   return {};
 }
 
-ExportResult exportChartPng(ChartBase& chart, const QString& path, const ExportOptions& options) {
+ExportResult exportChartPng(ChartFrame& chart, const QString& path, const ExportOptions& options) {
   if (QString bad = badOptions(options, path); !bad.isEmpty()) return {bad};
   chart.refreshNow();
   QImage image = renderImage(chart, options);
@@ -210,11 +210,11 @@ ExportResult exportChartPng(ChartBase& chart, const QString& path, const ExportO
   return writeFileAtomically(path, bytes);
 }
 
-ExportResult exportChartPdf(ChartBase& chart, const QString& path, const ExportOptions& options) {
+ExportResult exportChartPdf(ChartFrame& chart, const QString& path, const ExportOptions& options) {
   return exportChartsPdf({&chart}, path, options);
 }
 
-ExportResult exportChartsPdf(const QList<ChartBase*>& charts, const QString& path, const ExportOptions& options) {
+ExportResult exportChartsPdf(const QList<ChartFrame*>& charts, const QString& path, const ExportOptions& options) {
   if (QString bad = badOptions(options, path); !bad.isEmpty()) return {bad};
   if (charts.isEmpty()) return {QObject::tr("No charts to write to %1.").arg(QDir::toNativeSeparators(path))};
   QByteArray bytes;
@@ -223,7 +223,7 @@ ExportResult exportChartsPdf(const QList<ChartBase*>& charts, const QString& pat
     buffer.open(QIODevice::WriteOnly);
     QPdfWriter writer(&buffer);
     QStringList description;
-    for (ChartBase* c : charts) {
+    for (ChartFrame* c : charts) {
       c->refreshNow();
       description << c->exportDescription();
     }
@@ -245,7 +245,7 @@ ExportResult exportChartsPdf(const QList<ChartBase*>& charts, const QString& pat
   return writeFileAtomically(path, bytes);
 }
 
-ExportResult exportChartSvg(ChartBase& chart, const QString& path, const ExportOptions& options) {
+ExportResult exportChartSvg(ChartFrame& chart, const QString& path, const ExportOptions& options) {
   if (QString bad = badOptions(options, path); !bad.isEmpty()) return {bad};
   chart.refreshNow();
   const QByteArray bytes = renderSvg(chart, options);
@@ -254,7 +254,7 @@ ExportResult exportChartSvg(ChartBase& chart, const QString& path, const ExportO
   return writeFileAtomically(path, bytes);
 }
 
-ExportResult exportChart(ChartBase& chart, const QString& path, const ExportOptions& options) {
+ExportResult exportChart(ChartFrame& chart, const QString& path, const ExportOptions& options) {
   const QString suffix = QFileInfo(path).suffix().toLower();
   if (suffix == "png") return exportChartPng(chart, path, options);
   if (suffix == "pdf") return exportChartPdf(chart, path, options);
@@ -263,7 +263,7 @@ ExportResult exportChart(ChartBase& chart, const QString& path, const ExportOpti
               .arg(QDir::toNativeSeparators(path), suffix)};
 }
 
-void copyChartToClipboard(ChartBase& chart, const ExportOptions& options) {
+void copyChartToClipboard(ChartFrame& chart, const ExportOptions& options) {
   const ExportOptions usable = options.validate().isEmpty() ? options : ExportOptions::screen();
   chart.refreshNow();
   auto* mime = new QMimeData;
@@ -272,7 +272,7 @@ void copyChartToClipboard(ChartBase& chart, const ExportOptions& options) {
   QApplication::clipboard()->setMimeData(mime);
 }
 
-QString chartFileName(const QString& dir, const ChartBase& chart, ChartFormat format,
+QString chartFileName(const QString& dir, const ChartFrame& chart, ChartFormat format,
                       const QString& prefix) {
   const char* ext = format == ChartFormat::Png ? "png" : format == ChartFormat::Pdf ? "pdf" : "svg";
   return QDir(dir).filePath(QStringLiteral("%1%2.%3").arg(prefix, chart.chartId(), ext));

@@ -10,11 +10,13 @@
 
 #include "widgets/export_options.h"
 
+#include <concepts>
+
+#include "widgets/chart_frame.h"
+
 class QCustomPlot;
 
 namespace widgets {
-
-class ChartBase;
 
 struct ExportResult {
   QString error;        // empty on success
@@ -26,22 +28,31 @@ enum class ChartFormat { Png, Pdf, Svg };
 // The chart is laid out at options.layoutSize() with its fonts at options.fontScale; PNG is
 // options.imageSize() pixels and records options.dpi; a PDF page and the SVG are the physical
 // size. Options that do not validate are an error naming what is wrong.
-ExportResult exportChartPng(ChartBase& chart, const QString& path, const ExportOptions& options = {});
-ExportResult exportChartPdf(ChartBase& chart, const QString& path, const ExportOptions& options = {});
-ExportResult exportChartSvg(ChartBase& chart, const QString& path, const ExportOptions& options = {});
+ExportResult exportChartPng(ChartFrame& chart, const QString& path, const ExportOptions& options = {});
+ExportResult exportChartPdf(ChartFrame& chart, const QString& path, const ExportOptions& options = {});
+ExportResult exportChartSvg(ChartFrame& chart, const QString& path, const ExportOptions& options = {});
 // Format from the suffix (.png/.pdf/.svg); an unknown suffix is an error naming it.
-ExportResult exportChart(ChartBase& chart, const QString& path, const ExportOptions& options = {});
+ExportResult exportChart(ChartFrame& chart, const QString& path, const ExportOptions& options = {});
 // Every chart, one per page, in order.
-ExportResult exportChartsPdf(const QList<ChartBase*>& charts, const QString& path,
+ExportResult exportChartsPdf(const QList<ChartFrame*>& charts, const QString& path,
                              const ExportOptions& options = {});
+// Any list of charts (the deck's run charts, the planner's) is a list of frames.
+template <std::derived_from<ChartFrame> Chart>
+QList<ChartFrame*> chartFrames(const QList<Chart*>& charts) {
+  return QList<ChartFrame*>(charts.cbegin(), charts.cend());
+}
+template <std::derived_from<ChartFrame> Chart>
+ExportResult exportChartsPdf(const QList<Chart*>& charts, const QString& path, const ExportOptions& options = {}) {
+  return exportChartsPdf(chartFrames(charts), path, options);
+}
 // Puts the chart on the clipboard as an image and as SVG.
-void copyChartToClipboard(ChartBase& chart, const ExportOptions& options = {});
+void copyChartToClipboard(ChartFrame& chart, const ExportOptions& options = {});
 
 // File name for a chart in a folder: "<dir>/<prefix><chartId>.<ext>".
-QString chartFileName(const QString& dir, const ChartBase& chart, ChartFormat format,
+QString chartFileName(const QString& dir, const ChartFrame& chart, ChartFormat format,
                       const QString& prefix = {});
 
-// Any plot as SVG at `size` (what exportChartSvg writes for a ChartBase).
+// Any plot as SVG at `size` (what exportChartSvg writes for a ChartFrame).
 QByteArray renderPlotSvg(QCustomPlot& plot, QSize size, const QString& title, const QString& description);
 // Any plot as PNG (`size` laid out, times `scale` pixels) or as a one-page PDF of the
 // physical size at 96 dpi; empty when it cannot be rendered. Write them with

@@ -45,9 +45,9 @@ QString seriesSourceName(SeriesSource s) {
   return {};
 }
 
-QVector<Series> collectSeries(const QList<ChartBase*>& charts) {
+QVector<Series> collectSeries(const QList<ChartFrame*>& charts) {
   QVector<Series> all;
-  for (ChartBase* c : charts) {
+  for (ChartFrame* c : charts) {
     c->refreshNow();
     all += c->series();
   }
@@ -187,15 +187,21 @@ QByteArray seriesToJson(const QVector<Series>& series, const RunStore* store, co
   return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 
-ExportResult exportSeriesCsv(const QList<ChartBase*>& charts, const QString& path, bool utf8Bom) {
-  const RunStore* store = charts.isEmpty() ? nullptr : charts.front()->store();
+// The store the charts draw from: run charts have one; the planner's charts have none.
+const RunStore* storeOf(const QList<ChartFrame*>& charts) {
+  const auto* runChart = charts.isEmpty() ? nullptr : qobject_cast<const ChartBase*>(charts.front());
+  return runChart ? runChart->store() : nullptr;
+}
+
+ExportResult exportSeriesCsv(const QList<ChartFrame*>& charts, const QString& path, bool utf8Bom) {
+  const RunStore* store = storeOf(charts);
   QByteArray bytes = seriesToCsv(collectSeries(charts), store);
   if (utf8Bom) bytes.prepend("\xEF\xBB\xBF");
   return writeFileAtomically(path, bytes);
 }
 
-ExportResult exportSeriesJson(const QList<ChartBase*>& charts, const QString& path, const QJsonObject& extra) {
-  const RunStore* store = charts.isEmpty() ? nullptr : charts.front()->store();
+ExportResult exportSeriesJson(const QList<ChartFrame*>& charts, const QString& path, const QJsonObject& extra) {
+  const RunStore* store = storeOf(charts);
   return writeFileAtomically(path, seriesToJson(collectSeries(charts), store, extra));
 }
 

@@ -13,10 +13,11 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <cmath>
-#include <qcustomplot.h>
 
 #include "core/sim/sim_report.h"
-#include "widgets/palette.h"
+#include "widgets/llm_bar_charts.h"
+#include "widgets/llm_format.h"
+#include "widgets/llm_scaling_chart.h"
 
 namespace widgets {
 namespace {
@@ -32,60 +33,8 @@ enum ResultColumn {
   kResultColumns
 };
 
-QString human(double v) {
-  if (!std::isfinite(v)) return QStringLiteral("–");
-  const double a = std::abs(v);
-  if (a >= 1e9) return QString::number(v / 1e9, 'g', 3) + " B";
-  if (a >= 1e6) return QString::number(v / 1e6, 'g', 3) + " M";
-  if (a >= 1e4) return QString::number(v / 1e3, 'g', 3) + " k";
-  return QString::number(v, 'g', 3);
-}
-
-QString duration(double s) {
-  if (!std::isfinite(s) || s <= 0) return QStringLiteral("–");
-  if (s < 120) return QString::number(s, 'g', 3) + " s";
-  if (s < 7200) return QString::number(s / 60, 'f', 1) + " min";
-  if (s < 172800) return QString::number(s / 3600, 'f', 1) + " h";
-  return QString::number(s / 86400, 'f', 1) + " days";
-}
-
-QString gib(double bytes) { return QString::number(bytes / (1024.0 * 1024 * 1024), 'f', 1); }
-
-void prepare(QCustomPlot* p, const QString& title) {
-  p->plotLayout()->insertRow(0);
-  auto* t = new QCPTextElement(p, title, QFont(p->font().family(), p->font().pointSize() + 1, QFont::Bold));
-  p->plotLayout()->addElement(0, 0, t);
-  p->legend->setVisible(true);
-  p->legend->setFont(p->font());
-  p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
-  p->setMinimumHeight(260);
-}
-
-// Category axis with the scenarios' labels.
-void scenarioAxis(QCustomPlot* p, const std::vector<LlmOutcome>& outcomes) {
-  auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-  for (std::size_t i = 0; i < outcomes.size(); ++i)
-    ticker->addTick(static_cast<double>(i), QString::fromStdString(outcomes[i].scenario.label()).replace(", ", "\n"));
-  p->xAxis->setTicker(ticker);
-  p->xAxis->setNumberFormat("g");  // plain labels: "tpu-v5e-8" is a name, not 5 x 10^-8
-  p->xAxis->setScaleType(QCPAxis::stLinear);
-  p->xAxis->setRange(-0.6, static_cast<double>(outcomes.size()) - 0.4);
-  p->xAxis->grid()->setVisible(false);
-}
-
-QCPBars* bars(QCustomPlot* p, const QString& name, const QColor& color) {
-  auto* b = new QCPBars(p->xAxis, p->yAxis);
-  b->setName(name);
-  b->setWidth(0.6);
-  b->setPen(QPen(color.darker(130)));
-  b->setBrush(color);
-  return b;
-}
-
-void clearPlot(QCustomPlot* p) {
-  p->clearPlottables();
-  p->clearItems();
-}
+using llm_format::duration;
+using llm_format::gib;
 
 }  // namespace
 
@@ -231,18 +180,13 @@ QWidget* LlmPlannerPanel::createCharts() {
   layout->setContentsMargins(0, 0, 0, 0);
   m_tabs = new QTabWidget(box);
   m_tabs->setObjectName("llm_charts");
-  m_throughput = new QCustomPlot(m_tabs);
-  m_cost = new QCustomPlot(m_tabs);
-  m_memory = new QCustomPlot(m_tabs);
-  m_scaling = new QCustomPlot(m_tabs);
-  prepare(m_throughput, tr("Training throughput (simulated)"));
-  prepare(m_cost, tr("Cost per million tokens (simulated)"));
-  prepare(m_memory, tr("Memory per chip (simulated)"));
-  prepare(m_scaling, tr("Scaling with the chips (simulated)"));
-  m_tabs->addTab(m_throughput, tr("Tokens/s"));
-  m_tabs->addTab(m_cost, tr("Cost"));
-  m_tabs->addTab(m_memory, tr("Memory"));
-  m_tabs->addTab(m_scaling, tr("Scaling"));
+  m_charts = {new LlmThroughputChart(m_tabs), new LlmCostChart(m_tabs), new LlmMemoryChart(m_tabs),
+              new LlmScalingChart(m_tabs)};
+  const QStringList tabs{tr("Tokens/s"), tr("Cost"), tr("Memory"), tr("Scaling")};
+  for (int i = 0; i < m_charts.size(); ++i) {
+    m_charts[i]->setMinimumHeight(260);
+    m_tabs->addTab(m_charts[i], tabs[i]);
+  }
   layout->addWidget(m_tabs, 3);
   m_note = new QLabel(box);
   m_note->setWordWrap(true);
@@ -395,11 +339,8 @@ void LlmPlannerPanel::emitEdited() {
 void LlmPlannerPanel::showResults(const std::vector<LlmOutcome>& outcomes,
                                   const std::vector<std::vector<core::sim::ScalingPoint>>& scaling) {
   m_outcomes = outcomes;
-  m_scalingCurves = scaling;
-  drawThroughput();
-  drawCost();
-  drawMemory();
-  drawScaling();
+  const LlmChartData data{study(), outcomes, scaling};
+  for (LlmChart* c : m_charts) c->setData(data);
   fillTable();
   int refused = 0, oom = 0;
   for (const auto& o : outcomes) {
@@ -407,182 +348,10 @@ void LlmPlannerPanel::showResults(const std::vector<LlmOutcome>& outcomes,
     else if (!o.report->fitsInMemory) ++oom;
   }
   QString note = tr("All figures are simulated from the model's layers, the device files and the software stack; "
-                    "black diamonds are published measurements.");
+                    "stars are published measurements.");
   if (oom) note += " " + tr("%n scenario(s) do not fit in memory (no bar; see the Memory tab).", nullptr, oom);
   if (refused) note += " " + tr("%n scenario(s) cannot run: see the table.", nullptr, refused);
   m_note->setText(note);
-}
-
-void LlmPlannerPanel::drawThroughput() {
-  QCustomPlot* p = m_throughput;
-  clearPlot(p);
-  scenarioAxis(p, m_outcomes);
-  auto* b = bars(p, tr("simulated tokens/s"), okabeIto()[4]);
-  auto* marks = p->addGraph();
-  marks->setName(tr("published (measured)"));
-  marks->setLineStyle(QCPGraph::lsNone);
-  marks->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(Qt::black, 1.5), QBrush(Qt::black), 11));
-  double top = 0;
-  for (std::size_t i = 0; i < m_outcomes.size(); ++i) {
-    const auto& r = m_outcomes[i].report;
-    if (!r || !r->fitsInMemory) continue;
-    b->addData(static_cast<double>(i), r->tokensPerSecond);
-    top = std::max(top, r->tokensPerSecond);
-    auto* label = new QCPItemText(p);
-    label->position->setCoords(static_cast<double>(i), r->tokensPerSecond);
-    label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-    label->setText(human(r->tokensPerSecond) + "\nMFU " + QString::number(100 * r->mfu, 'f', 0) + "%");
-  }
-  const core::sim::LlmStudy current = study();
-  for (const auto& ref : current.references) {
-    if (ref.scenario < 0 || ref.scenario >= static_cast<int>(m_outcomes.size())) continue;
-    const auto& r = m_outcomes[ref.scenario].report;
-    double v = ref.value;
-    if (ref.metric == "samples_per_second") v *= r ? r->seqLen : 0;
-    else if (ref.metric == "mfu") v = r && r->mfu > 0 ? r->tokensPerSecond * ref.value / r->mfu : 0;
-    if (v <= 0) continue;
-    marks->addData(ref.scenario, v);
-    top = std::max(top, v);
-  }
-  p->yAxis->setLabel(tr("tokens per second, whole system"));
-  // Headroom for the value labels above the bars and the legend above them (at 1.3 the
-  // legend covered the tallest bar's label).
-  p->yAxis->setRange(0, top > 0 ? top * 1.6 : 1);
-  p->replot();
-}
-
-void LlmPlannerPanel::drawCost() {
-  QCustomPlot* p = m_cost;
-  clearPlot(p);
-  scenarioAxis(p, m_outcomes);
-  auto* b = bars(p, tr("simulated $ per million tokens (on-demand)"), okabeIto()[0]);
-  double top = 0;
-  const double tokens = m_tokens->value() * 1e9;
-  for (std::size_t i = 0; i < m_outcomes.size(); ++i) {
-    const auto& r = m_outcomes[i].report;
-    if (!r || !r->fitsInMemory) continue;
-    auto* label = new QCPItemText(p);
-    if (r->priceKnown) {
-      b->addData(static_cast<double>(i), r->usdPerMillionTokens);
-      top = std::max(top, r->usdPerMillionTokens);
-      label->position->setCoords(static_cast<double>(i), r->usdPerMillionTokens);
-      label->setText("$" + QString::number(r->usdPerMillionTokens, 'g', 3) + "\n" +
-                     tr("%1 B tokens: %2, $%3").arg(tokens / 1e9, 0, 'g', 3).arg(duration(r->timeToTokensSeconds),
-                                                                                human(r->usdToTokens)));
-    } else {
-      label->position->setCoords(static_cast<double>(i), 0);
-      label->setText(tr("no price known\n%1 B tokens: %2").arg(tokens / 1e9, 0, 'g', 3).arg(duration(r->timeToTokensSeconds)));
-    }
-    label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-  }
-  p->yAxis->setLabel(tr("USD per million tokens"));
-  p->yAxis->setRange(0, top > 0 ? top * 1.45 : 1);
-  p->replot();
-}
-
-void LlmPlannerPanel::drawMemory() {
-  QCustomPlot* p = m_memory;
-  clearPlot(p);
-  scenarioAxis(p, m_outcomes);
-  const auto& pal = okabeIto();
-  QCPBars* weights = bars(p, tr("weights"), pal[4]);
-  QCPBars* grads = bars(p, tr("gradients"), pal[1]);
-  QCPBars* opt = bars(p, tr("optimizer state"), pal[2]);
-  QCPBars* act = bars(p, tr("activations + reserve"), pal[5]);
-  grads->moveAbove(weights);
-  opt->moveAbove(grads);
-  act->moveAbove(opt);
-  auto* capacity = p->addGraph();
-  capacity->setName(tr("capacity per chip (OOM line)"));
-  capacity->setLineStyle(QCPGraph::lsNone);
-  capacity->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssPlus, QPen(QColor(213, 94, 0), 3), Qt::NoBrush, 26));
-  double top = 0;
-  const double g = 1024.0 * 1024 * 1024;
-  for (std::size_t i = 0; i < m_outcomes.size(); ++i) {
-    const auto& r = m_outcomes[i].report;
-    if (!r) continue;
-    const double x = static_cast<double>(i);
-    weights->addData(x, r->memory.weightBytes / g);
-    grads->addData(x, r->memory.gradientBytes / g);
-    opt->addData(x, r->memory.optimizerBytes / g);
-    act->addData(x, (r->memory.activationBytes + r->memory.reserveBytes) / g);
-    capacity->addData(x, r->memoryCapacityBytes / g);
-    top = std::max({top, r->memory.total() / g, r->memoryCapacityBytes / g});
-    if (!r->fitsInMemory) {
-      auto* label = new QCPItemText(p);
-      label->position->setCoords(x, r->memory.total() / g);
-      label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-      label->setColor(QColor(213, 94, 0));
-      label->setText(tr("out of memory"));
-    }
-  }
-  p->yAxis->setLabel(tr("GiB per chip, with the plan's sharding"));
-  p->yAxis->setRange(0, top > 0 ? top * 1.2 : 1);
-  p->replot();
-}
-
-void LlmPlannerPanel::drawScaling() {
-  QCustomPlot* p = m_scaling;
-  clearPlot(p);
-  p->xAxis->setScaleType(QCPAxis::stLogarithmic);
-  p->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
-  p->yAxis->setScaleType(QCPAxis::stLogarithmic);
-  auto logTicker = QSharedPointer<QCPAxisTickerLog>::create();
-  p->yAxis->setTicker(logTicker);
-  p->yAxis->setNumberFormat("eb");
-  p->yAxis->setNumberPrecision(0);
-  double lo = 1e300, hi = 0, xMax = 1;
-  QStringList causes;
-  for (std::size_t i = 0; i < m_scalingCurves.size() && i < m_outcomes.size(); ++i) {
-    auto* graph = p->addGraph();
-    const QColor c = deviceColor(QString::fromStdString(m_outcomes[i].scenario.deviceId));
-    graph->setPen(QPen(c, 2, i % 2 ? Qt::DashLine : Qt::SolidLine));
-    graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
-    LlmScenario label = m_outcomes[i].scenario;
-    QString name = QString::fromStdString(label.deviceId) + (label.finetune == Finetune::Lora ? tr(", LoRA") : QString());
-    int lastEff = -1;
-    const core::sim::ScalingPoint* most = nullptr;  // the point furthest above 100%, if any
-    for (const auto& pt : m_scalingCurves[i]) {
-      if (!pt.fits || pt.tokensPerSecond <= 0) continue;
-      graph->addData(pt.chips, pt.tokensPerSecond);  // chips: a TPU board counts its chips
-      lo = std::min(lo, pt.tokensPerSecond);
-      hi = std::max(hi, pt.tokensPerSecond);
-      xMax = std::max(xMax, static_cast<double>(pt.chips));
-      lastEff = static_cast<int>(std::lround(100 * pt.efficiency));
-      if (!pt.superLinearCause.empty() && (!most || pt.efficiency > most->efficiency)) most = &pt;
-    }
-    // Per-chip efficiency above 100% is shown only with its cause (one line per scenario).
-    if (most)
-      causes << tr("%1: %2% per chip at %3 chips: %4")
-                    .arg(name)
-                    .arg(std::lround(100 * most->efficiency))
-                    .arg(most->chips)
-                    .arg(QString::fromStdString(most->superLinearCause));
-    if (lastEff >= 0) name += tr(" (%1% per-chip efficiency at the largest count%2)").arg(lastEff).arg(most ? "*" : "");
-    graph->setName(name);
-  }
-  // What the curves hold the batch to, and why any point is above 100%.
-  const core::sim::LlmStudy shown = study();
-  QString caption = shown.weakScaling ? tr("Weak scaling: each scenario's sequences per chip kept as the chips grow")
-                                      : tr("Strong scaling: global batch %1 at every count (counts with more chips than "
-                                           "sequences left out)").arg(shown.batch);
-  if (!causes.isEmpty()) caption += tr("\n* more than linear where more chips leave the memory for a faster plan:\n* ") + causes.join("\n* ");
-  auto* text = new QCPItemText(p);
-  text->position->setType(QCPItemPosition::ptAxisRectRatio);
-  text->position->setCoords(0.01, 0.99);
-  text->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-  text->setTextAlignment(Qt::AlignLeft);
-  text->setText(caption);
-  text->setColor(p->xAxis->labelColor());
-  text->setObjectName("scaling_caption");
-  p->xAxis->setLabel(tr("accelerator chips (a TPU board counts its chips)"));
-  p->yAxis->setLabel(tr("tokens per second"));
-  p->xAxis->setRange(0.8, std::max(2.0, xMax * 1.5));
-  // Room under the curves for the caption's lines.
-  if (hi > 0) p->yAxis->setRange(lo / std::pow(2.0, 1 + causes.size()), hi * 2);
-  p->legend->setVisible(true);
-  p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
-  p->replot();
 }
 
 void LlmPlannerPanel::fillTable() {
@@ -603,7 +372,7 @@ void LlmPlannerPanel::fillTable() {
         set(kRFewest, tr("%1 (%2)").arg(f.count).arg(duration(f.report.timeToTokensSeconds)),
             tr("%1 devices: %2, %3%4").arg(f.count).arg(QString::fromStdString(f.report.plan.describe()),
                                                        duration(f.report.timeToTokensSeconds),
-                                                       f.report.priceKnown ? ", $" + human(f.report.usdToTokens) : QString()));
+                                                       f.report.priceKnown ? ", $" + llm_format::count(f.report.usdToTokens) : QString()));
       else
         set(kRFewest, tr("none"), QString::fromStdString(f.why));
     } else {
@@ -623,7 +392,7 @@ void LlmPlannerPanel::fillTable() {
     const QString band = o.band.known() ? QString::fromStdString(o.band.label()) : QString();
     const QString bandTip = o.band.known() ? tr("Simulated, error band %1").arg(QString::fromStdString(o.band.text()))
                                            : tr("Simulated; no error band known");
-    set(kRTokens, r.fitsInMemory ? human(r.tokensPerSecond) + (band.isEmpty() ? QString() : " " + band) : tr("out of memory"),
+    set(kRTokens, r.fitsInMemory ? llm_format::count(r.tokensPerSecond) + (band.isEmpty() ? QString() : " " + band) : tr("out of memory"),
         bandTip);
     if (o.mfuCaution.empty()) {
       set(kRMfu, r.fitsInMemory ? QString::number(100 * r.mfu, 'f', 1) + "%" : QStringLiteral("–"), bandTip);
@@ -632,11 +401,11 @@ void LlmPlannerPanel::fillTable() {
     }
     set(kRCost, r.priceKnown && r.fitsInMemory ? "$" + QString::number(r.usdPerMillionTokens, 'g', 3) : tr("no price"));
     set(kRTime, r.fitsInMemory ? duration(r.timeToTokensSeconds) : QStringLiteral("–"), bandTip);
-    set(kRCostTo, r.priceKnown && r.fitsInMemory ? "$" + human(r.usdToTokens) +
+    set(kRCostTo, r.priceKnown && r.fitsInMemory ? "$" + llm_format::count(r.usdToTokens) +
                                                       (r.priceKind == core::sim::PriceKind::User ? tr(" (yours)") : QString())
                                                 : QStringLiteral("–"));
     if (r.energy.known && r.fitsInMemory) {
-      QString e = tr("%1 kWh").arg(human(r.energy.kwh));
+      QString e = tr("%1 kWh").arg(llm_format::count(r.energy.kwh));
       if (r.config.energy.gridKgCo2ePerKwh > 0) e += tr(", %1 t CO₂e").arg(QString::number(r.energy.co2eKg / 1000, 'g', 3));
       set(kREnergy, e, e + tr(" (estimate: %1 W %2 × PUE %3)")
                               .arg(QString::number(r.energy.watts, 'f', 0),
@@ -673,15 +442,12 @@ void LlmPlannerPanel::fillTable() {
   showWhy(m_results->currentRow());
 }
 
-QCustomPlot* LlmPlannerPanel::currentChart() const { return qobject_cast<QCustomPlot*>(m_tabs->currentWidget()); }
+ChartFrame* LlmPlannerPanel::currentChart() const { return qobject_cast<ChartFrame*>(m_tabs->currentWidget()); }
 
-QVector<QCustomPlot*> LlmPlannerPanel::charts() const { return {m_throughput, m_cost, m_memory, m_scaling}; }
+QList<ChartFrame*> LlmPlannerPanel::charts() const { return {m_charts.cbegin(), m_charts.cend()}; }
 
-QString LlmPlannerPanel::chartName(QCustomPlot* chart) const {
-  if (chart == m_throughput) return QStringLiteral("llm-throughput");
-  if (chart == m_cost) return QStringLiteral("llm-cost");
-  if (chart == m_memory) return QStringLiteral("llm-memory");
-  return QStringLiteral("llm-scaling");
+void LlmPlannerPanel::setTheme(ChartTheme theme) {
+  for (LlmChart* c : m_charts) c->setTheme(theme);
 }
 
 }  // namespace widgets

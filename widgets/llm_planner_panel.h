@@ -1,11 +1,11 @@
 #pragma once
 // The LLM planner: one transformer workload (model, sequence length, batch, precision, LoRA
 // rank, tokens to train) and hardware scenarios side by side (device, count up to pods, stack,
-// pre-train or LoRA), and the simulator's answers as charts (tokens/s with the published
-// marks, $ per million tokens, time and cost to N tokens, memory per chip against its
-// capacity, scaling from 1 to 1,024 devices) and a table (plan, MFU, why). Every figure here is
-// simulated and says so. The panel edits an LlmStudy and shows what it is given; it computes
-// nothing itself. GUI thread only.
+// pre-train or LoRA), and the simulator's answers in four charts (llm_bar_charts.h,
+// llm_scaling_chart.h: tokens/s with the published marks, $ per million tokens, memory per
+// chip against its capacity, scaling from 1 to 1,024 devices) and a table (plan, MFU, why).
+// Every figure here is simulated and says so. The panel edits an LlmStudy and shows what it
+// is given; it computes nothing itself. GUI thread only.
 #include <QString>
 #include <QStringList>
 #include <QVector>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/sim/llm_study.h"
+#include "widgets/chart_theme.h"
 
 class QComboBox;
 class QSpinBox;
@@ -20,9 +21,11 @@ class QDoubleSpinBox;
 class QTableWidget;
 class QTabWidget;
 class QLabel;
-class QCustomPlot;
 
 namespace widgets {
+
+class ChartFrame;
+class LlmChart;
 
 class LlmPlannerPanel : public QWidget {
   Q_OBJECT
@@ -48,9 +51,11 @@ public:
   void showResults(const std::vector<core::sim::LlmOutcome>& outcomes,
                    const std::vector<std::vector<core::sim::ScalingPoint>>& scaling);
 
-  QCustomPlot* currentChart() const;
-  QVector<QCustomPlot*> charts() const;
-  QString chartName(QCustomPlot* chart) const;  // "throughput", "cost", ...
+  // The chart on the shown tab, and all four (throughput, cost, memory, scaling): their
+  // chartId() names their files ("llm-throughput", ...).
+  ChartFrame* currentChart() const;
+  QList<ChartFrame*> charts() const;
+  void setTheme(ChartTheme theme);
   QTableWidget* resultsTable() const { return m_results; }
 
 Q_SIGNALS:
@@ -62,10 +67,6 @@ private:
   QWidget* createCharts();
   void addScenarioRow(const core::sim::LlmScenario& s);
   void emitEdited();
-  void drawThroughput();
-  void drawCost();
-  void drawMemory();
-  void drawScaling();
   void fillTable();
   void showWhy(int row);  // the row's whole explanation under the results table
 
@@ -83,17 +84,13 @@ private:
   QComboBox* m_scalingMode = nullptr;    // the scaling chart: strong (0) or weak (1)
   QTableWidget* m_scenarios = nullptr;
   QTabWidget* m_tabs = nullptr;
-  QCustomPlot* m_throughput = nullptr;
-  QCustomPlot* m_cost = nullptr;
-  QCustomPlot* m_memory = nullptr;
-  QCustomPlot* m_scaling = nullptr;
+  QList<LlmChart*> m_charts;
   QTableWidget* m_results = nullptr;
   QLabel* m_note = nullptr;
   QLabel* m_why = nullptr;  // the selected scenario's explanation
   bool m_updating = false;
   core::sim::LlmStudy m_shown;  // references and titles the editors do not show
   std::vector<core::sim::LlmOutcome> m_outcomes;
-  std::vector<std::vector<core::sim::ScalingPoint>> m_scalingCurves;
 };
 
 }  // namespace widgets

@@ -15,7 +15,6 @@
 #include <QStatusBar>
 #include <QTableWidget>
 #include <QToolBar>
-#include <qcustomplot.h>
 
 #include "app/gui/sim_service.h"
 #include "core/nn/model_file.h"
@@ -23,6 +22,7 @@
 #include "core/sim/llm_report_json.h"
 #include "core/util/files.h"
 #include "widgets/chart_export.h"
+#include "widgets/chart_frame.h"
 #include "widgets/data_export.h"
 #include "widgets/llm_planner_panel.h"
 
@@ -31,16 +31,8 @@ namespace {
 
 using widgets::csvField;
 
-// Writes through the one checked writer; a failure names the file in `errors`.
-bool writeFile(const QString& path, const QByteArray& data, QStringList* errors) {
-  if (data.isEmpty()) {
-    if (errors) *errors << QObject::tr("Cannot write %1: it could not be rendered.").arg(QDir::toNativeSeparators(path));
-    return false;
-  }
-  const widgets::ExportResult r = widgets::writeFileAtomically(path, data);
-  if (!r.ok() && errors) *errors << r.error;
-  return r.ok();
-}
+// The results table as CSV starts with a UTF-8 byte-order mark: spreadsheets read it as UTF-8.
+QByteArray withBom(const QString& csv) { return QByteArray("\xEF\xBB\xBF") + csv.toUtf8(); }
 
 }  // namespace
 
@@ -63,6 +55,21 @@ LlmPlannerWindow::LlmPlannerWindow(const SimService* sim, QWidget* parent)
   connect(m_panel, &widgets::LlmPlannerPanel::studyEdited, this, [this] { m_debounce.start(); });
 
   loadPresets();
+  createMenus();
+  if (!m_loadErrors.isEmpty()) {
+    // Visible, not only a status tip: a study that was not loaded is named with its key.
+    statusBar()->showMessage(tr("Skipped presets: %1").arg(m_loadErrors.join("; ")));
+    statusBar()->setToolTip(Qt::convertFromPlainText(m_loadErrors.join('\n')));
+  }
+
+  if (!m_presets.empty()) openPreset(QString::fromStdString(m_presets.front().id));
+  // Most of the screen, as the main window opens (all of it up to 1280x800).
+  const QRect screen = (this->screen() ? this->screen() : QGuiApplication::primaryScreen())->availableGeometry();
+  resize(screen.size() * 0.85);
+  if (width() < 1280 || height() < 800) resize(screen.size().boundedTo(QSize(1280, 800)));
+}
+
+void LlmPlannerWindow::createMenus() {
   QMenu* presetMenu = menuBar()->addMenu(tr("&Presets"));
   for (const auto& p : m_presets) {
     QAction* a = presetMenu->addAction(QString::fromStdString(p.title));
@@ -76,27 +83,29 @@ LlmPlannerWindow::LlmPlannerWindow(const SimService* sim, QWidget* parent)
   openModelAction->setObjectName("openModelAction");
   openModelAction->setStatusTip(tr("Plan your own transformer: a Hugging Face config.json (Llama, Qwen, Mixtral, "
                                    "DeepSeek, Gemma, gpt-oss, ...) or an AccelLab model file"));
-  QMenu* file = menuBar()->addMenu(tr("&Export"));
-  QAction* chart = file->addAction(tr("Export &chart…"), this, &LlmPlannerWindow::exportChart);
+  m_exportMenu = menuBar()->addMenu(tr("&Export"));
+  QAction* chart = m_exportMenu->addAction(tr("Export &chart (PNG/PDF/SVG)…"), this, &LlmPlannerWindow::exportChart);
   chart->setShortcut(QKeySequence(tr("Ctrl+E")));
-  QAction* results = file->addAction(tr("Export &results (CSV/JSON)…"), this, &LlmPlannerWindow::exportResults);
-  file->addSeparator();
-  file->addAction(tr("&Close"), QKeySequence::Close, this, &QWidget::close);
+  chart->setStatusTip(tr("The chart shown, at the size, resolution and font scale of the Export Options"));
+  QAction* data = m_exportMenu->addAction(tr("Export chart &data (CSV/JSON)…"), this, &LlmPlannerWindow::exportData);
+  data->setStatusTip(tr("Every figure of the four charts, one row per scenario and series, as the main window's data"));
+  QAction* results = m_exportMenu->addAction(tr("Export &results table (CSV/JSON)…"), this, &LlmPlannerWindow::exportResults);
+  m_exportMenu->addSeparator();
+  m_exportMenu->addAction(tr("&Close"), QKeySequence::Close, this, &QWidget::close);
   QToolBar* bar = addToolBar(tr("Export"));
   bar->setObjectName("LlmExportToolBar");
   bar->addAction(chart);
+  bar->addAction(data);
   bar->addAction(results);
-  if (!m_loadErrors.isEmpty()) {
-    // Visible, not only a status tip: a study that was not loaded is named with its key.
-    statusBar()->showMessage(tr("Skipped presets: %1").arg(m_loadErrors.join("; ")));
-    statusBar()->setToolTip(Qt::convertFromPlainText(m_loadErrors.join('\n')));
-  }
+}
 
-  if (!m_presets.empty()) openPreset(QString::fromStdString(m_presets.front().id));
-  // Most of the screen, as the main window opens (all of it up to 1280x800).
-  const QRect screen = (this->screen() ? this->screen() : QGuiApplication::primaryScreen())->availableGeometry();
-  resize(screen.size() * 0.85);
-  if (width() < 1280 || height() < 800) resize(screen.size().boundedTo(QSize(1280, 800)));
+void LlmPlannerWindow::shareExportOptions(std::function<widgets::ExportOptions()> options, QAction* editOptions) {
+  m_exportOptions = std::move(options);
+  if (editOptions) m_exportMenu->insertAction(m_exportMenu->actions().value(3), editOptions);
+}
+
+widgets::ExportOptions LlmPlannerWindow::exportOptions() const {
+  return m_exportOptions ? m_exportOptions() : widgets::ExportOptions::screen();
 }
 
 void LlmPlannerWindow::loadPresets() {
@@ -320,53 +329,59 @@ bool LlmPlannerWindow::exportAll(const QString& dir, QStringList* errors) {
   }
   // Every file is tried; each one that fails is named.
   bool ok = true;
-  for (QCustomPlot* c : m_panel->charts()) {
-    const QString path = QDir(dir).filePath(m_panel->chartName(c) + ".png");
-    ok = writeFile(path, widgets::renderPlotPng(*c, QSize(1200, 700), 1.0), errors) && ok;
-  }
-  ok = writeFile(QDir(dir).filePath("llm-results.csv"), QByteArray("\xEF\xBB\xBF") + resultsCsv().toUtf8(), errors) && ok;
-  ok = writeFile(QDir(dir).filePath("llm-results.json"), resultsJson(), errors) && ok;
+  auto note = [&](const widgets::ExportResult& r) {
+    if (!r.ok() && errors) *errors << r.error;
+    ok = r.ok() && ok;
+  };
+  const widgets::ExportOptions options = exportOptions();
+  for (widgets::ChartFrame* c : m_panel->charts())
+    note(widgets::exportChartPng(*c, widgets::chartFileName(dir, *c, widgets::ChartFormat::Png), options));
+  note(widgets::writeFileAtomically(QDir(dir).filePath("llm-results.csv"), withBom(resultsCsv())));
+  note(widgets::writeFileAtomically(QDir(dir).filePath("llm-results.json"), resultsJson()));
   QByteArray png;
   {
     QBuffer buffer(&png);
     buffer.open(QIODevice::WriteOnly);
     if (!grab().save(&buffer, "PNG")) png.clear();
   }
-  ok = writeFile(QDir(dir).filePath("llm-window.png"), png, errors) && ok;
+  const QString shot = QDir(dir).filePath("llm-window.png");
+  note(png.isEmpty() ? widgets::ExportResult{tr("Cannot write %1: the window could not be rendered.").arg(QDir::toNativeSeparators(shot))}
+                     : widgets::writeFileAtomically(shot, png));
   return ok;
 }
 
-void LlmPlannerWindow::exportChart() {
-  QCustomPlot* c = m_panel->currentChart();
-  if (!c) return;
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), m_panel->chartName(c) + ".png",
-                                                    tr("PNG image (*.png);;PDF document (*.pdf);;SVG image (*.svg)"));
-  if (path.isEmpty()) return;
-  const QString suffix = QFileInfo(path).suffix().toLower();
-  QStringList errors;
-  const QString title = windowTitle();
-  if (suffix == "svg") {
-    writeFile(path, widgets::renderPlotSvg(*c, QSize(1200, 700), title, "AccelLab LLM planner (simulated)"), &errors);
-  } else if (suffix == "pdf") {
-    writeFile(path, widgets::renderPlotPdf(*c, QSize(1200, 700), title), &errors);
-  } else if (suffix == "png") {
-    writeFile(path, widgets::renderPlotPng(*c, QSize(1200, 700), 2.0), &errors);
-  } else {
-    errors << tr("Cannot export %1: unknown format \"%2\" (use .png, .pdf or .svg)").arg(QDir::toNativeSeparators(path), suffix);
-  }
+void LlmPlannerWindow::reportExport(const QString& path, const QStringList& errors) {
   if (!errors.isEmpty()) QMessageBox::warning(this, tr("Export failed"), errors.join('\n'));
   else statusBar()->showMessage(tr("Saved %1").arg(QFileInfo(path).fileName()), 5000);
+}
+
+void LlmPlannerWindow::exportChart() {
+  widgets::ChartFrame* c = m_panel->currentChart();
+  if (!c) return;
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), c->chartId() + ".png",
+                                                    tr("PNG image (*.png);;PDF document (*.pdf);;SVG image (*.svg)"));
+  if (path.isEmpty()) return;
+  const widgets::ExportResult r = widgets::exportChart(*c, path, exportOptions());
+  reportExport(path, r.ok() ? QStringList() : QStringList{r.error});
+}
+
+void LlmPlannerWindow::exportData() {
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export chart data"), "llm-data.csv",
+                                                    tr("CSV (*.csv);;JSON (*.json)"));
+  if (path.isEmpty()) return;
+  const widgets::ExportResult r = path.endsWith(".json", Qt::CaseInsensitive)
+                                      ? widgets::exportSeriesJson(m_panel->charts(), path)
+                                      : widgets::exportSeriesCsv(m_panel->charts(), path, /*utf8Bom=*/true);
+  reportExport(path, r.ok() ? QStringList() : QStringList{r.error});
 }
 
 void LlmPlannerWindow::exportResults() {
   const QString path = QFileDialog::getSaveFileName(this, tr("Export results"), "llm-results.csv",
                                                     tr("CSV (*.csv);;JSON (*.json)"));
   if (path.isEmpty()) return;
-  QStringList errors;
   const bool json = path.endsWith(".json", Qt::CaseInsensitive);
-  if (!writeFile(path, json ? resultsJson() : QByteArray("\xEF\xBB\xBF") + resultsCsv().toUtf8(), &errors))
-    QMessageBox::warning(this, tr("Export failed"), errors.join('\n'));
-  else statusBar()->showMessage(tr("Saved %1").arg(QFileInfo(path).fileName()), 5000);
+  const widgets::ExportResult r = widgets::writeFileAtomically(path, json ? resultsJson() : withBom(resultsCsv()));
+  reportExport(path, r.ok() ? QStringList() : QStringList{r.error});
 }
 
 }  // namespace app::gui

@@ -1,16 +1,21 @@
 #pragma once
 // The LLM training planner window (Simulate → LLM training planner…): an LlmStudy edited in
 // widgets::LlmPlannerPanel, simulated on every edit (a few milliseconds: each scenario's plan
-// search and its scaling curve), presets from resources/llm-presets, and exports of the charts
-// (PNG/PDF/SVG) and the results (CSV/JSON, every figure marked simulated). GUI thread only.
+// search and its scaling curve), presets from resources/llm-presets, and exports: the charts
+// through the one chart exporter (PNG/PDF/SVG at the Export Options, their data as the tidy
+// CSV/JSON) and the results table (CSV/JSON, every figure marked simulated). GUI thread only.
 #include <QMainWindow>
 #include <QTimer>
+#include <functional>
 #include <utility>
 #include <vector>
 
 #include "core/sim/llm_study.h"
+#include "widgets/chart_theme.h"
+#include "widgets/export_options.h"
 #include "widgets/llm_planner_panel.h"
 
+class QAction;
 class QMenu;
 
 
@@ -39,10 +44,17 @@ public:
   // Asks for a file (File > Open Model…), then openModel; a file that does not read is shown.
   void chooseModel();
   widgets::LlmPlannerPanel* panel() const { return m_panel; }
+  // The charts follow the main window's theme (View > Dark Theme).
+  void setTheme(widgets::ChartTheme theme) { m_panel->setTheme(theme); }
+  // The main window's Export Options (size, dpi, font scale) and its action to edit them; until
+  // given, charts export at ExportOptions::screen().
+  void shareExportOptions(std::function<widgets::ExportOptions()> options, QAction* editOptions);
+  widgets::ExportOptions exportOptions() const;
   // Simulates the shown study now (edits wait ~60 ms for more edits first).
   void recompute();
-  // Writes every chart (PNG), the results (CSV, JSON) and a screenshot (llm-window.png) into
-  // `dir`; every file is tried, and each one that could not be written is named in `errors`.
+  // Writes every chart (PNG at the export options), the results (CSV, JSON) and a screenshot
+  // (llm-window.png) into `dir`; every file is tried, and each one that could not be written is
+  // named in `errors`.
   bool exportAll(const QString& dir, QStringList* errors);
   QString resultsCsv() const;
   QByteArray resultsJson() const;
@@ -53,11 +65,16 @@ private:
   void loadPresets();
   // The shipped, user and imported transformers, for the model list.
   static QVector<widgets::LlmPlannerPanel::ModelItem> modelItems();
+  void createMenus();
   void exportChart();
-  void exportResults();
+  void exportData();     // the charts' data, the tidy CSV/JSON of every chart
+  void exportResults();  // the results table
+  void reportExport(const QString& path, const QStringList& errors);
 
   const SimService* m_sim;
   widgets::LlmPlannerPanel* m_panel;
+  QMenu* m_exportMenu = nullptr;
+  std::function<widgets::ExportOptions()> m_exportOptions;
   QTimer m_debounce;
   std::vector<core::sim::LlmStudy> m_presets;
   QStringList m_loadErrors;

@@ -349,6 +349,10 @@ LlmPlannerWindow* MainWindow::openLlmPlanner(const QString& presetId) {
   if (!m_llmPlanner) {
     m_llmPlanner = new LlmPlannerWindow(m_sim.get(), this);
     m_llmPlanner->setWindowFlag(Qt::Window);
+    // One theme and one set of export options for every chart, the planner's included.
+    m_llmPlanner->setTheme(m_appearance->theme());
+    connect(m_appearance, &Appearance::themeChanged, m_llmPlanner, &LlmPlannerWindow::setTheme);
+    m_llmPlanner->shareExportOptions([this] { return m_exportController->options(); }, m_actions.exportOptions);
   }
   if (!presetId.isEmpty() && !m_llmPlanner->openPreset(presetId)) return nullptr;
   m_llmPlanner->show();

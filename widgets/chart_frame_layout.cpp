@@ -1,4 +1,4 @@
-#include "widgets/chart_base.h"
+#include "widgets/chart_frame.h"
 
 #include <qcustomplot.h>
 
@@ -9,10 +9,10 @@
 #include <cmath>
 #include <limits>
 
-#include "widgets/chart_base_keys.h"
+#include "widgets/chart_keys.h"
 #include "widgets/run_data.h"
 
-// ChartBase: hover text, the empty-chart note, legend layout for a size, reference label
+// ChartFrame: hover text, the empty-chart note, legend layout for a size, reference label
 // placement.
 namespace widgets {
 
@@ -28,7 +28,7 @@ QString unitSuffix(const QString& unit) {
 
 }  // namespace
 
-QString ChartBase::hoverText(const QPointF& pixel) const {
+QString ChartFrame::hoverText(const QPointF& pixel) const {
   const double tolerance = 10.0 * m_scale;
   double best = tolerance;
   QCPAbstractPlottable* bestPlottable = nullptr;
@@ -97,24 +97,22 @@ QString ChartBase::hoverText(const QPointF& pixel) const {
   return text;
 }
 
-double ChartBase::shownValue(const QCPAbstractPlottable* p, int index) {
+double ChartFrame::shownValue(const QCPAbstractPlottable* p, int index) {
   const double v = const_cast<QCPAbstractPlottable*>(p)->interface1D()->dataMainValue(index);
   const auto* bars = qobject_cast<const QCPBars*>(p);
   return bars && !bars->barBelow() ? v + bars->baseValue() : v;
 }
 
-void ChartBase::rebaseBars(QCPBars* bars, double base) {
+void ChartFrame::rebaseBars(QCPBars* bars, double base) {
   const double delta = base - bars->baseValue();
   if (delta == 0) return;
   for (auto it = bars->data()->begin(); it != bars->data()->end(); ++it) it->value -= delta;
   bars->setBaseValue(base);
 }
 
-QString ChartBase::emptyText() const {
-  return tr("No runs to show yet: press Run, or tick a run in the runs list.");
-}
+QString ChartFrame::emptyText() const { return tr("Nothing to show yet."); }
 
-void ChartBase::setAxesShown(bool shown) {
+void ChartFrame::setAxesShown(bool shown) {
   // Hiding remembers what each axis and grid showed, so showing again restores the chart's own
   // choices (a category axis without grid lines stays without them).
   for (QCPAxisRect* rect : m_plot->axisRects())
@@ -134,7 +132,7 @@ void ChartBase::setAxesShown(bool shown) {
     }
 }
 
-void ChartBase::addEmptyNote() {
+void ChartFrame::addEmptyNote() {
   bool empty = true;
   for (int i = 0; i < m_plot->plottableCount() && empty; ++i) {
     QCPAbstractPlottable* p = m_plot->plottable(i);
@@ -176,13 +174,13 @@ void ChartBase::addEmptyNote() {
   text->setObjectName("emptyNote");
 }
 
-bool ChartBase::legendShown() const { return m_plot->legend->visible(); }
+bool ChartFrame::legendShown() const { return m_plot->legend->visible(); }
 
-QString ChartBase::legendKeyText() const { return m_key->isHidden() ? QString() : m_key->text(); }
+QString ChartFrame::legendKeyText() const { return m_key->isHidden() ? QString() : m_key->text(); }
 
 // One entry per legend item, in legend order: a short stroke in the entry's colour and pen
 // style (a marker for marker-only entries), then its name; hidden series are struck out.
-QString ChartBase::legendKeyHtml() const {
+QString ChartFrame::legendKeyHtml() const {
   QStringList entries;
   QCPLegend* legend = m_plot->legend;
   for (int i = 0; i < legend->itemCount(); ++i) {
@@ -212,7 +210,7 @@ QString ChartBase::legendKeyHtml() const {
   return entries.join(QStringLiteral(" &nbsp; "));
 }
 
-void ChartBase::layoutForSize(QSize size, bool keepLegend) {
+void ChartFrame::layoutForSize(QSize size, bool keepLegend) {
   m_layoutSize = size;
   QCPLegend* legend = m_plot->legend;
   const int n = legend->itemCount();
@@ -263,18 +261,18 @@ void ChartBase::layoutForSize(QSize size, bool keepLegend) {
   syncToRanges();
 }
 
-void ChartBase::resizeEvent(QResizeEvent* event) {
+void ChartFrame::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
   updateExplanationVisibility();
   layoutForSize(m_plot->size());
 }
 
-double ChartBase::panelWidth() const {
+double ChartFrame::panelWidth() const {
   const int width = m_layoutSize.width() > 0 ? m_layoutSize.width() : m_plot->width();
   return static_cast<double>(width) / std::max<qsizetype>(1, m_plot->axisRects().size());
 }
 
-void ChartBase::placeReferenceLabels() {
+void ChartFrame::placeReferenceLabels() {
   // Labels of marks in the right part of the plot go to the left of their star, so they
   // are not cut off at the edge, and are shortened to the room on that side (the whole text
   // stays in the star's hover). About 70 px of a panel go to its value axis.

@@ -1,5 +1,6 @@
 #pragma once
-// Property names ChartBase stores on its plottables (chart_base*.cpp only).
+// Property names ChartFrame and its charts store on their plottables (chart_frame*.cpp,
+// chart_base*.cpp only).
 namespace widgets::chart_keys {
 
 inline constexpr char kKeyProperty[] = "seriesKey";  // the series' identity
