@@ -63,7 +63,7 @@ public:
   void setTheme(ChartTheme theme);
 
   static bool isScalableCpu(const core::hw::DeviceSpec& spec);
-  static QString hostId() { return QStringLiteral("host"); }
+  static QString hostId() { return QString::fromLatin1(core::hw::kHostDeviceId); }
 
 Q_SIGNALS:
   void choicesChanged();

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/sim/sim_report.h"
+#include "core/util/units.h"
 #include "widgets/llm_format.h"
 #include "widgets/palette.h"
 
@@ -13,7 +14,7 @@ namespace widgets {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kGiB = 1024.0 * 1024 * 1024;
+constexpr double kGiB = core::util::kBytesPerGib;
 
 }  // namespace
 

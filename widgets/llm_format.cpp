@@ -1,4 +1,5 @@
 #include "widgets/llm_format.h"
+#include "core/util/units.h"
 
 #include <cmath>
 
@@ -21,6 +22,6 @@ QString duration(double s) {
   return QString::number(s / 86400, 'f', 1) + " days";
 }
 
-QString gib(double bytes) { return QString::number(bytes / (1024.0 * 1024 * 1024), 'f', 1); }
+QString gib(double bytes) { return QString::number(bytes / core::util::kBytesPerGib, 'f', 1); }
 
 }  // namespace widgets::llm_format

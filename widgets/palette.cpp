@@ -1,4 +1,5 @@
 #include "widgets/palette.h"
+#include "core/hw/device_spec.h"
 
 #include <QHash>
 #include <cmath>
@@ -51,7 +52,7 @@ QColor deviceColor(const QString& deviceId, ChartTheme theme) {
   const bool dark = theme == ChartTheme::Dark;
   const ChartColors palette = chartColors(theme);
   // The measured host stands apart from every simulated device: the theme's text colour.
-  if (deviceId == "host") return dark ? palette.text : QColor(0x33, 0x33, 0x33);
+  if (deviceId == core::hw::kHostDeviceId) return dark ? palette.text : QColor(0x33, 0x33, 0x33);
   // Catalog ids get distinct colours; the devices a preset sets side by side never share one
   // (G1: t4, a100, tpu-v5e-8; the LLM presets: h100, h200, b200, mi300x, tpu-v5e-8).
   static const QHash<QString, int> fixed = {

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "widgets/run_store.h"
+#include "core/hw/device_spec.h"
 
 namespace widgets {
 
@@ -19,7 +20,7 @@ QString deviceShortName(const DeviceResult& d) {
     if (name.endsWith(suffix)) name = name.left(name.size() - suffix.size()).trimmed();
   }
   if (name.isEmpty()) {
-    name = d.deviceId == "host" ? QObject::tr("this machine") : d.deviceId;
+    name = d.deviceId == core::hw::kHostDeviceId ? QObject::tr("this machine") : d.deviceId;
     if (d.count > 1) name = QStringLiteral("%1× %2").arg(d.count).arg(name);
     if (d.vcpus > 0) name += QObject::tr(" (%1 vCPUs)").arg(d.vcpus);
   }

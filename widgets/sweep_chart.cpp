@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "core/experiment/train_config.h"
+#include "core/hw/device_spec.h"
 #include "widgets/palette.h"
 #include "widgets/run_data.h"
 #include "widgets/run_store.h"
@@ -24,7 +25,7 @@ QString sweepKey(const core::sim::SimConfig& c) {
 }
 
 QString sweepLabel(const core::sim::SimConfig& c) {
-  QString name = c.deviceId == "host" ? SweepChart::tr("this machine")
+  QString name = c.deviceId == core::hw::kHostDeviceId ? SweepChart::tr("this machine")
                                       : QString::fromStdString(c.deviceId);
   if (c.count > 1) name = QStringLiteral("%1× %2").arg(c.count).arg(name);
   if (c.vcpus > 0) name += SweepChart::tr(" (%1 vCPUs)").arg(c.vcpus);

@@ -10,12 +10,14 @@
 #include "app/cli/commands.h"
 #include "app/cli/engine_options.h"
 #include "app/cli/sim_options.h"
+#include "core/experiment/limits.h"
 #include "core/bridge/device_calibration.h"
 #include "core/bridge/job_plan.h"
 #include "core/bridge/run_log.h"
 #include "core/bridge/run_prediction.h"
 #include "core/bridge/torch_export.h"
 #include "core/data/dataset_info.h"
+#include "core/hw/device_spec.h"
 #include "core/nn/zoo.h"
 #include "core/sim/validation.h"
 #include "core/util/error.h"
@@ -105,7 +107,7 @@ int cmdExportScript(const CommandArgs& args, std::ostream& out, std::ostream& er
   } catch (const Error& e) {
     throw Error(std::string("--dataset: ") + e.what());
   }
-  r.train.batch = static_cast<int>(a.integer("batch", r.train.modelId == "char-gpt" ? 32 : 128, 1, 1 << 24));
+  r.train.batch = static_cast<int>(a.integer("batch", r.train.modelId == "char-gpt" ? 32 : 128, 1, core::experiment::kMaxBatch));
   r.train.precision = precisionOption(a);
   r.train.epochs = static_cast<int>(a.integer("epochs", 1, 1, 100000));
   r.train.optimizer = optimizerOption(a, core::train::OptimizerKind::Adam);
@@ -115,7 +117,7 @@ int cmdExportScript(const CommandArgs& args, std::ostream& out, std::ostream& er
   r.train.limit = a.integer("limit", 0, 0, 1LL << 40);
   r.lmSteps = static_cast<int>(a.integer("steps", 2000, 1, 1 << 30));
   r.lmEvalEvery = static_cast<int>(a.integer("eval-every", 250, 1, 1 << 30));
-  r.count = static_cast<int>(a.integer("count", 1, 1, 65536));
+  r.count = static_cast<int>(a.integer("count", 1, 1, core::experiment::kMaxDeviceCount));
   const std::string dir = a.required("out");
   if (a.has("device")) {
     const core::hw::DeviceCatalog cat = loadSimCatalog(false, err);
@@ -163,7 +165,7 @@ int cmdImportRun(const CommandArgs& args, std::ostream& out, std::ostream& err) 
   }
   const core::bridge::RunLog log = core::bridge::parseRunLog(text, path);
   const core::bridge::SteadyState ss = core::bridge::steadyState(log);
-  const core::hw::DeviceCatalog cat = loadSimCatalog(log.deviceType == "cpu" || a.str("device", "") == "host", err);
+  const core::hw::DeviceCatalog cat = loadSimCatalog(log.deviceType == "cpu" || a.str("device", "") == core::hw::kHostDeviceId, err);
   const core::hw::StackCatalog stacks = loadSimStacks(err);
   const std::string deviceId =
       a.has("device") ? deviceIdOption("--device", a.str("device", ""), cat) : core::bridge::matchDevice(cat, log);
@@ -235,7 +237,7 @@ int cmdCalibrate(const CommandArgs& args, std::ostream& out, std::ostream& err) 
   core::util::checkOutputPath(outPath, files, a.flag("force"), kForceFlag);
   std::vector<core::bridge::RunLog> runs;
   for (const auto& f : files) runs.push_back(core::bridge::readRunLog(f));
-  const core::hw::DeviceCatalog cat = loadSimCatalog(a.str("device-base", "") == "host", err);
+  const core::hw::DeviceCatalog cat = loadSimCatalog(a.str("device-base", "") == core::hw::kHostDeviceId, err);
   const core::hw::StackCatalog stacks = loadSimStacks(err);
   core::bridge::CalibrationRequest req;
   req.base = cat.at(deviceIdOption("--device-base", a.required("device-base"), cat));

@@ -11,12 +11,14 @@
 #include "app/cli/commands.h"
 #include "app/cli/engine_options.h"
 #include "app/cli/sim_options.h"
+#include "core/experiment/limits.h"
 #include "core/nn/transformer_spec.h"
 #include "core/sim/backwards_plan.h"
 #include "core/sim/llm_report_json.h"
 #include "core/sim/llm_simulator.h"
 #include "core/sim/transformer_run.h"
 #include "core/util/error.h"
+#include "core/util/units.h"
 
 namespace app::cli {
 namespace {
@@ -24,7 +26,7 @@ namespace {
 using core::util::Error;
 using core::util::Json;
 
-std::string gib(double bytes) { return fmt(bytes / (1024.0 * 1024 * 1024)); }
+std::string gib(double bytes) { return fmt(bytes / core::util::kBytesPerGib); }
 
 void printText(const core::sim::LlmReport& r, std::ostream& out) {
   const auto& c = r.config;
@@ -115,9 +117,9 @@ int simulateTransformer(const Args& a, std::ostream& out, std::ostream& err) {
   const std::string device = a.required("device");
   const core::hw::DeviceCatalog cat = loadSimCatalog(false, err);
   c.deviceId = deviceIdOption("--device", device, cat);
-  c.count = static_cast<int>(a.integer("count", 1, 1, 65536));
+  c.count = static_cast<int>(a.integer("count", 1, 1, core::experiment::kMaxDeviceCount));
   if (!a.has("batch")) throw Error("missing required option --batch (global, in sequences)");
-  c.batch = static_cast<int>(a.integer("batch", 0, 1, 1 << 24));
+  c.batch = static_cast<int>(a.integer("batch", 0, 1, core::experiment::kMaxBatch));
   c.trainTokens = a.real("train-tokens", 0, 1, 1e18);
   const core::hw::StackCatalog stacks = loadSimStacks(err);
   const std::string stackId = stackIdOption(a, stacks);
@@ -196,7 +198,7 @@ int cmdPlan(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const std::string format = a.str("format", "json");
   if (format != "json" && format != "text") throw Error("--format: '" + format + "' is not one of json, text");
   core::sim::LlmConfig base = llmConfigOptions(a, err);
-  base.batch = static_cast<int>(a.integer("batch", 1024, 1, 1 << 24));
+  base.batch = static_cast<int>(a.integer("batch", 1024, 1, core::experiment::kMaxBatch));
   core::sim::BackwardsGoal goal;
   if (!a.has("tokens")) throw Error("missing required option --tokens (tokens to train, e.g. 1e12)");
   goal.tokens = a.real("tokens", 0, 1, 1e18);
@@ -204,7 +206,7 @@ int cmdPlan(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   if (a.has("days")) goal.deadlineSeconds = a.real("days", 0, 1e-3, 1e6) * 86400;
   if (a.has("deadline")) goal.deadlineSeconds = secondsUntil(a.str("deadline", ""));
   if (a.has("budget-usd")) goal.budgetUsd = a.real("budget-usd", 0, 1e-2, 1e15);
-  goal.maxCount = static_cast<int>(a.integer("max-count", 65536, 1, 65536));
+  goal.maxCount = static_cast<int>(a.integer("max-count", core::experiment::kMaxDeviceCount, 1, core::experiment::kMaxDeviceCount));
   const core::hw::DeviceCatalog cat = loadSimCatalog(false, err);
   const core::hw::StackCatalog stacks = loadSimStacks(err);
   const std::string stackId = stackIdOption(a, stacks);

@@ -7,6 +7,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/sim_options.h"
 #include "core/experiment/comparison.h"
+#include "core/hw/device_spec.h"
 #include "core/sim/simulator.h"
 #include "core/util/error.h"
 #include "core/util/json.h"
@@ -62,7 +63,7 @@ int cmdPresets(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   // This machine (measured once, then cached) only when a row names it.
   bool wantHost = false;
   for (const core::experiment::Preset* p : presets)
-    for (const auto& d : core::experiment::comparisonDevices(*p)) wantHost = wantHost || d.deviceId == "host";
+    for (const auto& d : core::experiment::comparisonDevices(*p)) wantHost = wantHost || d.deviceId == core::hw::kHostDeviceId;
   const core::hw::DeviceCatalog catalog = loadSimCatalog(wantHost, err);
   const core::hw::StackCatalog stacks = loadSimStacks(err);
   const core::sim::Simulator sim(catalog, stacks);

@@ -13,6 +13,8 @@
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
 #include "app/cli/sim_json.h"
+#include "core/experiment/limits.h"
+#include "core/hw/device_spec.h"
 #include "core/sim/sim_report_json.h"
 #include "app/cli/sim_options.h"
 #include "core/data/dataset_loader.h"
@@ -195,7 +197,7 @@ struct RunOptions {
 
 RunOptions runOptions(const Args& a, std::ostream& err) {
   RunOptions o;
-  o.epochs = static_cast<int>(a.integer("epochs", 1, 1, 1000000));
+  o.epochs = static_cast<int>(a.integer("epochs", 1, 1, core::experiment::kMaxEpochs));
   o.limit = a.integer("limit", 0, 1, INT64_MAX / 2);
   o.preemptible = a.flag("preemptible");
   o.cost = costOptions(a, err);
@@ -251,14 +253,14 @@ int cmdSimulate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const RunOptions options = runOptions(a, err);
   core::experiment::TrainConfig train = baseTrain(a, options);
   const std::string device = a.required("device");
-  const core::hw::DeviceCatalog cat = loadSimCatalog(device == "host", err);
+  const core::hw::DeviceCatalog cat = loadSimCatalog(device == core::hw::kHostDeviceId, err);
   core::experiment::DeviceChoice choice = choiceWith(options);
   choice.deviceId = deviceIdOption("--device", device, cat);
-  choice.count = static_cast<int>(a.integer("count", 1, 1, 65536));
+  choice.count = static_cast<int>(a.integer("count", 1, 1, core::experiment::kMaxDeviceCount));
   choice.vcpus = static_cast<int>(a.integer("vcpus", 0, 1, 100000));
   if (a.has("vcpus") && cat.at(choice.deviceId).kind != core::hw::DeviceKind::Cpu)
     throw Error("--vcpus: device '" + choice.deviceId + "' is not a scalable CPU");
-  train.batch = static_cast<int>(a.integer("batch", 0, 1, 1 << 24));
+  train.batch = static_cast<int>(a.integer("batch", 0, 1, core::experiment::kMaxBatch));
   if (!a.has("batch")) throw Error("missing required option --batch");
   // --precision is the user's choice for the device; without it the run's fp32 follows the
   // one precision policy (core/experiment/sim_config.h), as in the app.
@@ -304,7 +306,7 @@ int cmdSweep(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   }
   const auto deviceList = a.list("device", {});
   bool wantHost = false;
-  for (const auto& d : deviceList) wantHost = wantHost || d == "host";
+  for (const auto& d : deviceList) wantHost = wantHost || d == core::hw::kHostDeviceId;
   const core::hw::DeviceCatalog cat = loadSimCatalog(wantHost, err);
   std::vector<std::string> devices;
   if (deviceList.empty()) {
@@ -313,8 +315,8 @@ int cmdSweep(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   } else {
     for (const auto& d : deviceList) devices.push_back(deviceIdOption("--device", d, cat));
   }
-  const auto batches = a.integerList("batch", {32, 64, 128, 256, 512, 1024}, 1, 1 << 24);
-  const auto counts = a.integerList("count", {1}, 1, 65536);
+  const auto batches = a.integerList("batch", {32, 64, 128, 256, 512, 1024}, 1, core::experiment::kMaxBatch);
+  const auto counts = a.integerList("count", {1}, 1, core::experiment::kMaxDeviceCount);
   const auto vcpuList = a.integerList("vcpus", {0}, 1, 100000);
   // Chosen precisions; none: the run's fp32 under the precision policy (a TPU runs bf16).
   std::vector<std::optional<core::util::Precision>> precisions;

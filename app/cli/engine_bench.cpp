@@ -7,6 +7,7 @@
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
 #include "app/cli/engine_options.h"
+#include "core/experiment/limits.h"
 #include "core/train/benchmark.h"
 #include "core/train/optimizer.h"
 #include "core/util/error.h"
@@ -76,7 +77,7 @@ int cmdBench(const CommandArgs& args, std::ostream& out, std::ostream&) {
   const std::string format = formatOption(a, {"json", "text"});
   core::train::BenchConfig c;
   c.modelId = modelOption(a);
-  c.batch = static_cast<int>(a.integer("batch", 128, 1, 1 << 16));
+  c.batch = static_cast<int>(a.integer("batch", 128, 1, core::experiment::kMaxBatch));
   c.threads = static_cast<int>(a.integer("threads", 0, 0, 1024));
   c.steps = static_cast<int>(a.integer("steps", 50, 1, 1000000));
   c.warmup = static_cast<int>(a.integer("warmup", 10, 0, 1000000));

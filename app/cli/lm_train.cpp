@@ -8,6 +8,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
+#include "core/experiment/limits.h"
 #include "core/data/text_corpus.h"
 #include "core/nn/network.h"
 #include "core/nn/zoo.h"
@@ -39,7 +40,7 @@ int trainLanguageModelCommand(const Args& a, std::ostream& out, std::ostream& er
   core::train::LmConfig c;
   c.steps = static_cast<int>(a.integer("steps", 2000, 1, 10'000'000));
   c.evalEvery = static_cast<int>(a.integer("eval-every", 250, 1, 10'000'000));
-  c.batch = static_cast<int>(a.integer("batch", 32, 1, 65536));
+  c.batch = static_cast<int>(a.integer("batch", 32, 1, core::experiment::kMaxBatch));
   c.learningRate = a.real("lr", 1e-3, 1e-9, 9.99);
   c.minLearningRate = std::min(c.minLearningRate, c.learningRate);
   c.weightDecay = a.real("weight-decay", 0.1, 0, 1);

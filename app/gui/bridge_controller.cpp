@@ -205,7 +205,7 @@ QString BridgeController::exportJob(const QString& folder) {
     core::bridge::ExportRequest r;
     r.train = e.train;
     for (const auto& d : e.devices)
-      if (d.deviceId != "host" && m_p.sim->catalog().find(d.deviceId)) {
+      if (d.deviceId != core::hw::kHostDeviceId && m_p.sim->catalog().find(d.deviceId)) {
         r.deviceId = d.deviceId;
         r.count = d.count;
         break;

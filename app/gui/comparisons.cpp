@@ -8,6 +8,7 @@
 
 #include "app/gui/sim_service.h"
 #include "core/experiment/comparison.h"
+#include "core/util/units.h"
 #include "widgets/run_data.h"
 
 namespace app::gui {
@@ -53,8 +54,8 @@ ComparisonResult evaluateComparison(const SimService& sim, const Comparison& c, 
   if (c.metric == Comparison::Metric::Fits) {
     r.text = ra.fitsInMemory ? QObject::tr("fits") : QObject::tr("out of memory");
     r.detail = QObject::tr("%1 of %2 GiB per device")
-                   .arg(ra.memoryBytesPerDevice / (1024.0 * 1024 * 1024), 0, 'f', 1)
-                   .arg(ra.memoryCapacityBytes / (1024.0 * 1024 * 1024), 0, 'f', 1);
+                   .arg(ra.memoryBytesPerDevice / core::util::kBytesPerGib, 0, 'f', 1)
+                   .arg(ra.memoryCapacityBytes / core::util::kBytesPerGib, 0, 'f', 1);
     return r;
   }
   r.text = ratio(r.value);

@@ -17,6 +17,7 @@
 #include <optional>
 
 #include "core/hw/catalog_files.h"
+#include "core/hw/device_spec.h"
 #include "core/util/error.h"
 #include "core/util/files.h"
 
@@ -100,7 +101,7 @@ bool DeviceEditorDialog::isUserDevice(const DeviceSpec& spec) {
 }
 
 QStringList DeviceEditorDialog::builtInIds() {
-  QStringList ids{QStringLiteral("host")};  // this machine, measured: added after every file
+  QStringList ids{QString::fromLatin1(core::hw::kHostDeviceId)};  // this machine, measured: added after every file
   for (const auto& f : core::hw::jsonFilesIn(core::util::resourceDir() + "/devices").files)
     ids << QFileInfo(qs(f)).completeBaseName();
   return ids;

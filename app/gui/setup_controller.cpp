@@ -7,6 +7,7 @@
 #include "app/gui/guide_panel.h"
 #include "app/gui/sim_service.h"
 #include "core/sim/simulator.h"
+#include "core/util/units.h"
 #include "widgets/experiment_panel.h"
 #include "widgets/hardware_panel.h"
 #include "widgets/run_data.h"
@@ -15,7 +16,7 @@
 namespace app::gui {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kGiB = core::util::kBytesPerGib;
 
 widgets::DeviceStatus statusFor(const core::sim::SimReport& r, const core::sim::ErrorBand& band) {
   widgets::DeviceStatus s;

@@ -5,6 +5,7 @@
 
 #include "core/experiment/sim_config.h"
 #include "core/sim/simulator.h"
+#include "core/util/units.h"
 
 namespace core::bridge {
 namespace {
@@ -12,7 +13,7 @@ namespace {
 std::string gib(double bytes) {
   std::ostringstream s;
   s.precision(3);
-  s << bytes / (1024.0 * 1024.0 * 1024.0) << " GiB";
+  s << bytes / util::kBytesPerGib << " GiB";
   return s.str();
 }
 

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/experiment/sim_config.h"
+#include "core/hw/device_spec.h"
 #include "core/nn/transformer_spec.h"
 #include "core/sim/llm_simulator.h"
 #include "core/sim/simulator.h"
@@ -37,7 +38,7 @@ bool inName(const std::vector<std::string>& name, const std::string& t) {
 }  // namespace
 
 std::string matchDevice(const hw::DeviceCatalog& catalog, const RunLog& log) {
-  if (log.deviceType == "cpu") return catalog.find("host") ? "host" : std::string();
+  if (log.deviceType == "cpu") return catalog.find(hw::kHostDeviceId) ? hw::kHostDeviceId : std::string();
   const std::vector<std::string> name = tokens(log.deviceName);
   std::string best;
   int bestScore = -1000;

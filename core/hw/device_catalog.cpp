@@ -298,29 +298,10 @@ DeviceSpec parseDeviceJson(const std::string& text, const std::string& path) {
 
 DeviceSpec parseDeviceFile(const std::string& path) { return parseDeviceJson(util::readFile(path, util::kMaxDataFileBytes), path); }
 
-const DeviceSpec* DeviceCatalog::find(const std::string& id) const {
-  for (const auto& d : m_devices)
-    if (d.id == id) return &d;
-  return nullptr;
-}
-
-std::string DeviceCatalog::idList() const {
-  std::string out;
-  for (const auto& d : m_devices) out += (out.empty() ? "" : ", ") + d.id;
-  return out;
-}
-
-const DeviceSpec& DeviceCatalog::at(const std::string& id) const {
-  if (const DeviceSpec* d = find(id)) return *d;
-  throw Error("unknown device '" + id + "' (known: " + idList() + ")");
-}
-
 void DeviceCatalog::add(DeviceSpec spec) {
-  auto same = std::find_if(m_devices.begin(), m_devices.end(), [&](const DeviceSpec& d) { return d.id == spec.id; });
-  if (same != m_devices.end()) m_devices.erase(same);
-  m_devices.push_back(std::move(spec));
+  put(std::move(spec));
   auto year = [](const DeviceSpec& d) { return d.measured ? -1 : d.releaseYear; };
-  std::stable_sort(m_devices.begin(), m_devices.end(), [&](const DeviceSpec& a, const DeviceSpec& b) {
+  std::stable_sort(m_items.begin(), m_items.end(), [&](const DeviceSpec& a, const DeviceSpec& b) {
     return std::make_tuple(!a.measured, kindOrder(a.kind), year(a), a.id) <
            std::make_tuple(!b.measured, kindOrder(b.kind), year(b), b.id);
   });
@@ -328,18 +309,7 @@ void DeviceCatalog::add(DeviceSpec spec) {
 
 DeviceCatalog DeviceCatalog::loadDirs(const std::vector<std::string>& dirs) {
   DeviceCatalog cat;
-  for (const auto& dir : dirs)
-  {
-    const util::FileListing listing = jsonFilesIn(dir);
-    for (const auto& w : listing.warnings) cat.m_loadErrors.push_back(w);
-    for (const auto& f : listing.files) {
-      try {
-        cat.add(parseDeviceFile(f));
-      } catch (const std::exception& e) {
-        cat.m_loadErrors.emplace_back(e.what());
-      }
-    }
-  }
+  cat.loadFolders(dirs, parseDeviceFile, [&cat](DeviceSpec d) { cat.add(std::move(d)); });
   return cat;
 }
 

@@ -9,12 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "core/hw/catalog.h"
 #include "core/hw/device_spec.h"
 #include "core/util/json.h"
 
 namespace core::hw {
 
-class DeviceCatalog {
+class DeviceCatalog : public Catalog<DeviceSpec> {
 public:
   DeviceCatalog() = default;
   // resourceDir()/devices + userDataDir()/devices, plus the measured `host` (cached in
@@ -24,19 +25,12 @@ public:
   // folder is skipped silently.
   static DeviceCatalog loadDirs(const std::vector<std::string>& dirs);
 
-  const std::vector<DeviceSpec>& devices() const { return m_devices; }
-  const DeviceSpec* find(const std::string& id) const;
-  const DeviceSpec& at(const std::string& id) const;  // throws Error naming the id and the known ones
-  const std::vector<std::string>& loadErrors() const { return m_loadErrors; }
+  const std::vector<DeviceSpec>& devices() const { return m_items; }
+  // Throws core::util::Error naming the id and the known ones.
+  const DeviceSpec& at(const std::string& id) const { return atOrThrow(id, "device"); }
 
   // Adds (or replaces, by id) a device; keeps the catalog's order (kind, year, id).
   void add(DeviceSpec spec);
-  // Comma-separated ids, for error messages.
-  std::string idList() const;
-
-private:
-  std::vector<DeviceSpec> m_devices;
-  std::vector<std::string> m_loadErrors;
 };
 
 // Parses and validates one device file. Throws core::util::Error naming the file and the key

@@ -20,6 +20,10 @@ inline constexpr util::NameTable<DeviceKind, 3> kDeviceKinds{
 const char* deviceKindName(DeviceKind k);
 std::string deviceKindPlural(DeviceKind k);  // "CPUs", "GPUs", "TPUs": for explanations
 
+// The id of this machine's CPU, measured by the host probe (core/hw/host_probe) and added to the
+// catalog after every file: the one spelling of "host".
+inline constexpr const char* kHostDeviceId = "host";
+
 // The price a device is rented at: its file's usd_per_hour_on_demand (false) or
 // usd_per_hour_preemptible (true).
 inline constexpr util::NameTable<bool, 2> kPriceKindNames{{{{false, "on-demand"}, {true, "preemptible"}}}};

@@ -17,6 +17,7 @@
 #include "core/util/files.h"
 #include "core/util/json.h"
 #include "core/util/parallel.h"
+#include "core/util/units.h"
 
 namespace fs = std::filesystem;
 
@@ -78,7 +79,7 @@ CpuInfo readCpuInfo() {
 
 double ramGib() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) / (1024.0 * 1024 * 1024) : 0;
+  return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) / util::kBytesPerGib : 0;
 }
 
 // fp32 GEMM rate of `threads` threads each multiplying its own n x n matrices with the
@@ -208,7 +209,7 @@ HostMeasurement cachedHostMeasurement(const std::string& cachePath, bool remeasu
 
 DeviceSpec hostSpecFromMeasurement(const HostMeasurement& m) {
   DeviceSpec s;
-  s.id = "host";
+  s.id = kHostDeviceId;
   s.name = "This machine: " + m.cpuModel + " (" + std::to_string(m.vcpus) + " vCPUs, " + m.vectorIsa + ")";
   s.kind = DeviceKind::Cpu;
   s.measured = true;
@@ -223,7 +224,7 @@ DeviceSpec hostSpecFromMeasurement(const HostMeasurement& m) {
   s.vcpusPerCore = std::max(1, m.vcpus / m.cores);
   s.coresPerSocket = m.cores;
   s.hostVcpus = m.vcpus;
-  s.generation = "host";
+  s.generation = kHostDeviceId;
   // The AccelLab engine as the software stack. The peak and the bandwidth above are measured
   // with the engine's own GEMM kernel and a copy loop, so a large GEMM and a stream reach all
   // of them (efficiency 1); the layer shapes still cost what the utilisation model says. The

@@ -156,50 +156,16 @@ Json stackToJson(const StackSpec& s) {
   return j;
 }
 
-const StackSpec* StackCatalog::find(const std::string& id) const {
-  for (const auto& s : m_stacks)
-    if (s.id == id) return &s;
-  return nullptr;
-}
-
-std::string StackCatalog::idList() const {
-  std::string out;
-  for (const auto& s : m_stacks) out += (out.empty() ? "" : ", ") + s.id;
-  return out;
-}
-
-const StackSpec& StackCatalog::at(const std::string& id) const {
-  if (const StackSpec* s = find(id)) return *s;
-  throw Error("unknown software stack '" + id + "' (known: " + (m_stacks.empty() ? "none loaded" : idList()) + ")");
-}
-
 const StackSpec& StackCatalog::defaultFor(DeviceKind kind) const {
-  for (const auto& s : m_stacks)
+  for (const auto& s : m_items)
     if (std::find(s.defaultFor.begin(), s.defaultFor.end(), kind) != s.defaultFor.end()) return s;
   throw Error(std::string("no software stack is the default for ") + deviceKindName(kind) +
               " devices (a stack file's default_for names the kinds it serves)");
 }
 
-void StackCatalog::add(StackSpec spec) {
-  auto same = std::find_if(m_stacks.begin(), m_stacks.end(), [&](const StackSpec& s) { return s.id == spec.id; });
-  if (same != m_stacks.end()) *same = std::move(spec);
-  else m_stacks.push_back(std::move(spec));
-}
-
 StackCatalog StackCatalog::loadDirs(const std::vector<std::string>& dirs) {
   StackCatalog cat;
-  for (const auto& dir : dirs)
-  {
-    const util::FileListing listing = jsonFilesIn(dir);
-    for (const auto& w : listing.warnings) cat.m_loadErrors.push_back(w);
-    for (const auto& f : listing.files) {
-      try {
-        cat.add(parseStackFile(f));
-      } catch (const std::exception& e) {
-        cat.m_loadErrors.emplace_back(e.what());
-      }
-    }
-  }
+  cat.loadFolders(dirs, parseStackFile, [&cat](StackSpec s) { cat.add(std::move(s)); });
   return cat;
 }
 

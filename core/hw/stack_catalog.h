@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/hw/catalog.h"
 #include "core/hw/device_spec.h"
 #include "core/hw/software_figures.h"
 #include "core/util/json.h"
@@ -36,24 +37,18 @@ struct StackSpec {
 // kind, then by its generation, then by what the device measured itself (host: the engine).
 SoftwareFigures figuresFor(const StackSpec& stack, const DeviceSpec& device);
 
-class StackCatalog {
+class StackCatalog : public Catalog<StackSpec> {
 public:
   StackCatalog() = default;
   static StackCatalog loadDefault();  // resourceDir()/stacks + userDataDir()/stacks
   static StackCatalog loadDirs(const std::vector<std::string>& dirs);
 
-  const std::vector<StackSpec>& stacks() const { return m_stacks; }
-  const StackSpec* find(const std::string& id) const;
-  const StackSpec& at(const std::string& id) const;  // throws naming the id and the known ones
+  const std::vector<StackSpec>& stacks() const { return m_items; }
+  // Throws core::util::Error naming the id and the known ones.
+  const StackSpec& at(const std::string& id) const { return atOrThrow(id, "software stack"); }
   // The stack a new experiment on a device of `kind` starts with; throws when no stack says.
   const StackSpec& defaultFor(DeviceKind kind) const;
-  const std::vector<std::string>& loadErrors() const { return m_loadErrors; }
-  void add(StackSpec spec);  // adds or replaces by id; keeps file order
-  std::string idList() const;
-
-private:
-  std::vector<StackSpec> m_stacks;
-  std::vector<std::string> m_loadErrors;
+  void add(StackSpec spec) { put(std::move(spec)); }  // adds or replaces by id; keeps file order
 };
 
 // Whether `stack` has figures for `d` (its kind or its generation; a measured device brings its

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/sim/utilization.h"
+#include "core/util/units.h"
 
 namespace core::sim {
 
@@ -40,7 +41,7 @@ DeviceRates resolveDeviceRates(const hw::DeviceSpec& d, const hw::SoftwareFigure
   r.optimizerBytesPerParam = sw.optimizerBytesPerParam.value_or(kFusedAdamBytesPerParam);
   r.compileSeconds = sw.compileSeconds.value_or(def.compileSeconds);
   r.compileSecondsPerLayer = sw.compileSecondsPerLayer.value_or(def.compileSecondsPerLayer);
-  r.reserveBytes = sw.frameworkReserveGib.value_or(def.frameworkReserveGib) * 1024.0 * 1024 * 1024;
+  r.reserveBytes = sw.frameworkReserveGib.value_or(def.frameworkReserveGib) * util::kBytesPerGib;
 
   r.tile = d.matrixTile.value_or(def.tile);
   r.tileMin = std::min(r.tile, sw.matrixTileMin.value_or(kMinTile));

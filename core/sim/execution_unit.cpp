@@ -4,6 +4,7 @@
 
 #include "core/sim/cpu_scaling.h"
 #include "core/sim/utilization.h"
+#include "core/util/units.h"
 
 namespace core::sim {
 
@@ -50,7 +51,7 @@ ExecutionUnit resolveUnit(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw
     u.asyncLaunch = false;
     u.parallelUnits = vcpus;
     // The VM's RAM when the set-up states it (a Kaggle session), else the per-vCPU figure.
-    u.memCapacityBytes = (c.memoryGib > 0 ? c.memoryGib : d.memGib * vcpus) * 1024.0 * 1024 * 1024;
+    u.memCapacityBytes = (c.memoryGib > 0 ? c.memoryGib : d.memGib * vcpus) * util::kBytesPerGib;
     u.hostVcpus = d.hostVcpus.value_or(vcpus);
     return u;
   }
@@ -62,7 +63,7 @@ ExecutionUnit resolveUnit(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw
   u.replicas = r.replicas;
   u.systolic = r.systolic;
   u.parallelUnits = r.computeUnits;
-  u.memCapacityBytes = d.memGib * 1024.0 * 1024 * 1024;
+  u.memCapacityBytes = d.memGib * util::kBytesPerGib;
   u.hostVcpus = d.hostVcpus.value_or(def.hostVcpus);
   // Tensor cores run at 16 bits where the precision's peak is above the fp32 units'.
   const bool tensorCores = r.traits.matrixUnit == hw::MatrixUnit::Simt && u.activationBytes < 4 && u.peakFlops > u.vectorFlops;

@@ -9,6 +9,8 @@
 #include "core/sim/pricing.h"
 #include "core/hw/stack_catalog.h"
 #include "core/util/error.h"
+#include "core/util/numbers.h"
+#include "core/util/units.h"
 
 namespace core::sim {
 namespace {
@@ -21,15 +23,9 @@ std::vector<int> powersOfTwoUpTo(int hi) {
   return v;
 }
 
-std::string pct(double x) { return std::to_string(static_cast<int>(std::lround(100.0 * x))) + "%"; }
-std::string num(double x, int digits = 3) {
-  std::ostringstream os;
-  // 5000, not 5e+03; but 1e+20, not 21 digits
-  if (std::abs(x) >= 1000 && std::abs(x) < 1e15) os << std::fixed << std::setprecision(0) << x;
-  else os << std::setprecision(digits) << x;
-  return os.str();
-}
-std::string gib(double bytes) { return num(bytes / (1024.0 * 1024 * 1024)); }
+std::string pct(double x) { return util::percentText(x); }
+std::string num(double x, int digits = 3) { return util::explainedNumber(x, digits); }
+std::string gib(double bytes) { return num(bytes / util::kBytesPerGib); }
 
 std::string explain(const LlmReport& r, const LlmUnit& u) {
   const StepBreakdown& b = r.breakdown;

@@ -7,6 +7,7 @@
 #include "core/sim/execution_unit.h"
 #include "core/sim/precision_model.h"
 #include "core/sim/utilization.h"
+#include "core/util/units.h"
 
 namespace core::sim {
 namespace {
@@ -316,7 +317,7 @@ LlmUnit resolveLlmUnit(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw, P
   u.interBytesPerSecond = d.internodeGBps.value_or(0.0) * 1e9 / chips * comm;
   u.chipsPerNode = d.devicesPerNode.value_or(1) * u.chipsPerDevice;
   u.latencySeconds = d.allreduceLatencySeconds.value_or(1e-5);
-  u.capacityBytes = d.memGib * 1024.0 * 1024 * 1024 / chips;
+  u.capacityBytes = d.memGib * util::kBytesPerGib / chips;
   u.reserveBytes = r.reserveBytes;
   return u;
 }

@@ -13,6 +13,8 @@
 #include "core/sim/step_model.h"
 #include "core/util/error.h"
 #include "core/util/json.h"
+#include "core/util/numbers.h"
+#include "core/util/units.h"
 
 namespace core::sim {
 namespace {
@@ -34,13 +36,8 @@ void checkConfig(const SimConfig& c, const hw::DeviceSpec& d) {
                        std::to_string(c.count) + " devices");
 }
 
-std::string pct(double x) { return std::to_string(static_cast<int>(std::lround(100.0 * x))) + "%"; }
-std::string num(double x, int digits = 3) {
-  std::ostringstream os;
-  os.precision(digits);
-  os << x;
-  return os.str();
-}
+std::string pct(double x) { return util::percentText(x); }
+std::string num(double x, int digits = 3) { return util::explainedNumber(x, digits); }
 
 std::string explain(const SimReport& r, const StepEstimate& s, const ExecutionUnit& u, const Workload& w) {
   const StepBreakdown& b = r.breakdown;
@@ -81,8 +78,8 @@ std::string explain(const SimReport& r, const StepEstimate& s, const ExecutionUn
       break;
   }
   if (!r.fitsInMemory)
-    out += " It does not fit: it needs " + num(r.memoryBytesPerDevice / (1024.0 * 1024 * 1024)) + " GiB per device of " +
-           num(r.memoryCapacityBytes / (1024.0 * 1024 * 1024)) + " GiB.";
+    out += " It does not fit: it needs " + num(r.memoryBytesPerDevice / util::kBytesPerGib) + " GiB per device of " +
+           num(r.memoryCapacityBytes / util::kBytesPerGib) + " GiB.";
   if (!r.precisionNote.empty()) out += " Note: " + r.precisionNote + ".";
   out += " Software: " + r.stackName + ".";
   if (u.nchwTransposes)

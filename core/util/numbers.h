@@ -1,5 +1,5 @@
 #pragma once
-// Small numeric helpers shared by the JSON writers and the stack fit.
+// Small numeric helpers shared by the JSON writers, the stack fit and the explanations.
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -18,6 +18,20 @@ inline double roundSignificant(double v, int digits) {
 inline std::string shortNumber(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+// A fraction as an explanation shows it: 0.426 -> "43%".
+inline std::string percentText(double fraction) {
+  return std::to_string(static_cast<int>(std::lround(100.0 * fraction))) + "%";
+}
+
+// `v` as an explanation shows it: `digits` significant digits, whole thousands written out
+// ("5000", not "5e+03") and a power of ten past them ("1e+20", not 21 digits).
+inline std::string explainedNumber(double v, int digits = 3) {
+  char buf[64];
+  if (std::abs(v) >= 1000 && std::abs(v) < 1e15) std::snprintf(buf, sizeof buf, "%.0f", v);
+  else std::snprintf(buf, sizeof buf, "%.*g", digits, v);
   return buf;
 }
 

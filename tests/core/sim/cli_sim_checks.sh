@@ -82,7 +82,7 @@ case "$case_name" in
     "$cli" validate --reference "$tmp/ref.csv" >"$tmp/out" 2>"$tmp/err" || fail "a note of 3 epochs was refused" ;;
   huge-numbers)  # no number is printed with hundreds of digits (std::to_string(1e308) writes 309)
     "$cli" simulate --model resnet50 --device k80 --batch 32 --steps-per-epoch 9223372036854775807 \
-      --epochs 1000000 --format text >"$tmp/out" 2>"$tmp/err" || fail "the long run did not simulate"
+      --epochs 100000 --format text >"$tmp/out" 2>"$tmp/err" || fail "the long run did not simulate"
     ! grep -qE '[0-9]{20,}' "$tmp/out" || fail "a number of 20 digits or more was printed in full"
     header=$(head -1 "$(dirname "$0")/../../../resources/calibration/calibration.csv")
     printf '%s\n%s\n' "$header" "R9,mlp,fashion-mnist,k80,,1,128,fp32,,epoch_seconds,1e-300,,,,,,,wall time of 2 epochs,src" >"$tmp/ref.csv"
