@@ -87,6 +87,8 @@ void LlmChart::scenarioAxis() {
   auto ticker = QSharedPointer<QCPAxisTickerText>::create();
   for (int i = 0; i < scenarioCount(); ++i) ticker->addTick(i, scenarioLabel(i).replace(", ", "\n"));
   x->setTicker(ticker);
+  // Names, not numbers: "beautiful powers" would typeset tpu-v5e-8 as tpu-v5·10⁻⁸.
+  x->setNumberFormat("g");
   x->setScaleType(QCPAxis::stLinear);
   x->grid()->setVisible(false);
 }

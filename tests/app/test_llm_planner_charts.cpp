@@ -83,6 +83,20 @@ private slots:
     }
   }
 
+  // Scenario names are names: an axis of text ticks never typesets "tpu-v5e-8" as a power of
+  // ten ("beautiful powers", QCustomPlot's "gb" number format, applies to tick labels too).
+  void scenarioNamesAreNotTypesetAsNumbers() {
+    auto w = openWindow();
+    QVERIFY(w);
+    for (ChartFrame* chart : w->panel()->charts()) {
+      const QList<QCPAxis*> axes = chart->plot()->axisRect()->axes();
+      for (QCPAxis* axis : axes)
+        if (axis->ticker().dynamicCast<QCPAxisTickerText>())
+          QVERIFY2(!axis->numberFormat().contains('b'),
+                   qPrintable(chart->chartId() + ": text ticks in number format " + axis->numberFormat()));
+    }
+  }
+
   void hoverSaysTheValueOfABar() {
     auto w = openWindow();
     QVERIFY(w);
