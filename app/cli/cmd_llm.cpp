@@ -81,10 +81,10 @@ core::sim::LlmConfig llmConfigOptions(const Args& a, std::ostream& err) {
   if (!dataset.empty() && !(dataset == "text" && spec.kind != core::nn::TransformerKind::Vision)) {
     try {
       core::sim::requireTransformerDataset(spec, dataset);
+    } catch (const core::util::FieldError&) {
+      throw;  // names its field: the CLI says the flag
     } catch (const Error& e) {
-      std::string why = e.what();
-      if (why.rfind("dataset: ", 0) == 0) why = why.substr(9);
-      throw Error("--dataset: " + why);
+      throw Error("--dataset: " + std::string(e.what()));
     }
   }
   c.seqLen = static_cast<int>(a.integer("seq-len", 0, 1, 1 << 22));

@@ -257,9 +257,13 @@ int cmdSimulate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   core::experiment::DeviceChoice choice = choiceWith(options);
   choice.deviceId = deviceIdOption("--device", device, cat);
   choice.count = static_cast<int>(a.integer("count", 1, 1, core::experiment::kMaxDeviceCount));
-  choice.vcpus = static_cast<int>(a.integer("vcpus", 0, 1, 100000));
+  choice.vcpus = static_cast<int>(a.integer("vcpus", 0, 1, core::experiment::kMaxVcpus));
   if (a.has("vcpus") && cat.at(choice.deviceId).kind != core::hw::DeviceKind::Cpu)
     throw Error("--vcpus: device '" + choice.deviceId + "' is not a scalable CPU");
+  // A scalable CPU is one machine of --vcpus vCPUs: a count beside it would be dropped.
+  if (a.has("vcpus") && choice.count > 1)
+    throw Error("--count: a scalable CPU runs as one machine; give its size with --vcpus, not --count " +
+                std::to_string(choice.count));
   train.batch = static_cast<int>(a.integer("batch", 0, 1, core::experiment::kMaxBatch));
   if (!a.has("batch")) throw Error("missing required option --batch");
   // --precision is the user's choice for the device; without it the run's fp32 follows the
@@ -317,7 +321,7 @@ int cmdSweep(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   }
   const auto batches = a.integerList("batch", {32, 64, 128, 256, 512, 1024}, 1, core::experiment::kMaxBatch);
   const auto counts = a.integerList("count", {1}, 1, core::experiment::kMaxDeviceCount);
-  const auto vcpuList = a.integerList("vcpus", {0}, 1, 100000);
+  const auto vcpuList = a.integerList("vcpus", {0}, 1, core::experiment::kMaxVcpus);
   // Chosen precisions; none: the run's fp32 under the precision policy (a TPU runs bf16).
   std::vector<std::optional<core::util::Precision>> precisions;
   for (const auto& p : a.list("precision", {})) precisions.push_back(parsePrecisionOption("--precision", p));
@@ -336,7 +340,8 @@ int cmdSweep(const CommandArgs& args, std::ostream& out, std::ostream& err) {
       const bool cpu = cat.at(device).kind == core::hw::DeviceKind::Cpu;
       for (auto vcpus : vcpuList) {
         if (!cpu && vcpus != 0) continue;  // vCPU lists apply to scalable CPUs only
-        for (auto count : counts)
+        for (auto count : counts) {
+          if (vcpus != 0 && count > 1) continue;  // a scalable CPU is one machine of `vcpus`
           for (auto p : precisions)
             for (const auto& stackId : stackIds)
             for (auto b : batches) {
@@ -365,6 +370,7 @@ int cmdSweep(const CommandArgs& args, std::ostream& out, std::ostream& err) {
                     << b << ": " << cliMessage(e) << "\n";
               }
             }
+        }
       }
     }
   }

@@ -164,8 +164,7 @@ ExportedJob exportTorchJob(const ExportRequest& r) {
   if (t.batch % r.count != 0)
     throw util::FieldError("batch", "the global batch " + std::to_string(t.batch) + " does not split over " + std::to_string(r.count) +
                 " devices");
-  if (r.strategy != "ddp" && r.strategy != "fsdp")
-    throw util::FieldError("strategy", "'" + r.strategy + "' is not ddp or fsdp");
+  if (r.strategy != "ddp" && r.strategy != "fsdp") throw Error("strategy '" + r.strategy + "' is not ddp or fsdp");
   const data::DatasetInfo& info = data::datasetInfo(t.datasetId);
   nn::modelInfo(t.modelId);  // names the model when unknown
   auto net = nn::buildModel(t.modelId, modelInputFor(t.modelId, info));

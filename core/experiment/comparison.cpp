@@ -80,7 +80,11 @@ ComparisonOutcome evaluateComparison(const sim::Simulator& simulator, const Comp
   return r;
 }
 
-bool comparisonPasses(const Comparison& c, const ComparisonOutcome& o) { return o.agrees || !c.explanation.empty(); }
+// A row passes when it agrees, or when it was simulated and disagrees for a reason the preset
+// explains; a row the simulator refused never passes, explained or not.
+bool comparisonPasses(const Comparison& c, const ComparisonOutcome& o) {
+  return o.agrees || (o.status != ComparisonOutcome::Status::NotSimulated && !c.explanation.empty());
+}
 
 std::vector<ComparisonOutcome> evaluatePreset(const sim::Simulator& sim, const Preset& preset) {
   const std::vector<DeviceChoice> devices = comparisonDevices(preset);

@@ -30,7 +30,10 @@ DeviceRates resolveDeviceRates(const hw::DeviceSpec& d, const hw::SoftwareFigure
   r.gemmEfficiency = sw.gemmEfficiency.value_or(def.gemmEfficiency);
   if (r.onFp32Units && sw.gemmEfficiencyFp32) r.gemmEfficiency = *sw.gemmEfficiencyFp32;
   r.matmulEfficiency = sw.matmulEfficiency.value_or(kDefaultMatmulEfficiency);
-  if (r.onFp32Units) r.matmulEfficiency = sw.matmulEfficiencyFp32.value_or(r.matmulEfficiency);
+  // matmul_efficiency_fp32 is SGEMM with TF32 off, fitted on fp32 rows: an fp32 run on the fp32
+  // units only (a tf32 or bf16 run that falls back to the fp32 peak keeps the stack's figure).
+  if (r.onFp32Units && precision == util::Precision::FP32)
+    r.matmulEfficiency = sw.matmulEfficiencyFp32.value_or(r.matmulEfficiency);
   r.memEfficiency = sw.memEfficiency.value_or(def.memEfficiency);
 
   const bool compiled = r.traits.launch == hw::LaunchModel::CompiledProgram;

@@ -42,7 +42,8 @@ struct DeviceRates {
   StackDefaults defaults{};
   PeakChoice peak;                // TFLOP/s per device (CPU: per vCPU) at the precision, and why
   double activationBytes = 4;     // per element at the precision
-  // The precision runs on a GPU's fp32 (CUDA-core) path: SGEMM's own efficiencies apply.
+  // The precision runs on a GPU's fp32 (CUDA-core) path: gemm_efficiency_fp32 applies (the CNN
+  // path, any precision that falls back there), matmul_efficiency_fp32 to an fp32 run.
   bool onFp32Units = false;
   double gemmEfficiency = 0.5;    // convolutions and GEMMs (the CNN path)
   double matmulEfficiency = 0.6;  // plain matmuls (the transformer path)

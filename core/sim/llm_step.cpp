@@ -495,7 +495,8 @@ PlanCost costPlan(const TransformerWork& w, const LlmUnit& u, const ParallelPlan
   c.epCommSeconds = slots * ep;
   const double pipeline = slots * c.microBatchSeconds;
   // Evaluation: the forward of each micro-batch through the pipeline, with the forward's half of
-  // the tensor-parallel all-reduces (two of four), of the stage hand-offs and of the all-to-alls.
+  // the tensor-parallel all-reduces (two of four), of the stage hand-offs and of the all-to-alls
+  // (ZeRO-3's forward weight gathers are added below).
   const double tpForward = tp * 2.0 / (p.recompute == Recompute::Full ? 6.0 : 4.0);
   c.evalStepSeconds = slots * (fwd.seconds() + tpForward + ppComm / 2 + ep / 2) + u.stepOverheadSeconds;
 
@@ -522,7 +523,9 @@ PlanCost costPlan(const TransformerWork& w, const LlmUnit& u, const ParallelPlan
     // All-gathers (half an all-reduce each) of the dense weights over the dp replicas, and of
     // the experts over the dp / ep replicas holding them (none when each chip is their only one).
     const double width = u.actBytes < 4 ? 2.0 : 4.0;
-    dpComm += 2.0 * m * overReplicas(chipParams * width, sp.experts * width) / 2.0;
+    const double gather = overReplicas(chipParams * width, sp.experts * width) / 2.0;
+    dpComm += 2.0 * m * gather;
+    c.evalStepSeconds += m * gather;  // an evaluation forward gathers the weights too
     window = c.computeSeconds + c.memorySeconds;
   }
   c.dpCommTotalSeconds = dpComm;

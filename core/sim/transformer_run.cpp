@@ -17,9 +17,10 @@ namespace {
 void checkDataset(const nn::TransformerSpec& spec, const data::DatasetInfo& info) {
   const bool tokens = info.format == data::SampleFormat::TokenIds;
   if (spec.kind == nn::TransformerKind::Vision ? tokens : !tokens)
-    throw util::Error("dataset: " + spec.id + " reads " +
-                      (spec.kind == nn::TransformerKind::Vision ? "images" : "token sequences (a text dataset)") +
-                      ", not '" + info.id + "'");
+    throw util::FieldError("dataset", spec.id + " reads " +
+                                          (spec.kind == nn::TransformerKind::Vision ? "images"
+                                                                                    : "token sequences (a text dataset)") +
+                                          ", not '" + info.id + "'");
 }
 
 // Operations the compiler sees: one block's ops once per layer, the rest once.
@@ -39,7 +40,7 @@ SimReport simulateTransformerRun(const nn::TransformerSpec& spec, const hw::Devi
                                  const hw::StackSpec& stack, const SimConfig& c) {
   const data::DatasetInfo& info = data::datasetInfo(c.datasetId);
   checkDataset(spec, info);
-  if (c.epochs < 1) throw util::Error("epochs: must be at least 1, not " + std::to_string(c.epochs));
+  if (c.epochs < 1) throw util::FieldError("epochs", "must be at least 1, not " + std::to_string(c.epochs));
   LlmConfig lc;
   lc.modelId = spec.id;
   lc.deviceId = device.id;

@@ -98,12 +98,15 @@ TEST(PresetCheck, ARowThatNeitherAgreesNorExplainsFails) {
   EXPECT_TRUE(core::experiment::comparisonPasses(p.comparisons[0], o[0]));
 }
 
-TEST(PresetCheck, ARowTheSimulatorRefusesFailsUnlessExplained) {
+TEST(PresetCheck, ARowTheSimulatorRefusesFailsEvenExplained) {
   core::experiment::Preset p = core::experiment::loadPresetFile(kFailing);
   p.comparisons[0].device.deviceId = "no-such-device";
   const auto o = core::experiment::evaluatePreset(simulator(), p);
   EXPECT_EQ(o[0].status, core::experiment::ComparisonOutcome::Status::NotSimulated);
   EXPECT_NE(o[0].why.find("no-such-device"), std::string::npos) << o[0].why;
+  EXPECT_FALSE(core::experiment::comparisonPasses(p.comparisons[0], o[0]));
+  // An explanation covers a figure that disagrees, not a row that was never simulated.
+  p.comparisons[0].explanation = "a known cause";
   EXPECT_FALSE(core::experiment::comparisonPasses(p.comparisons[0], o[0]));
 }
 

@@ -29,7 +29,9 @@ case "$case_name" in
     bad --batch simulate $ok --device k80 --batch 0 --format json
     bad --batch sweep $ok --device k80 --batch 16,0 ;;
   count-zero)
-    bad --count simulate $ok --device v100 --count 0 --batch 32 --format json ;;
+    bad --count simulate $ok --device v100 --count 0 --batch 32 --format json
+    # a scalable CPU is one machine of --vcpus: a count beside it is refused, not dropped
+    bad "--count: a scalable CPU runs as one machine" simulate $ok --device cpu-skylake --vcpus 8 --count 2 --batch 32 --format json ;;
   non-numeric)
     bad --batch simulate $ok --device k80 --batch abc --format json
     bad --count simulate $ok --device v100 --count 2x --batch 32 --format json

@@ -219,6 +219,23 @@ TEST(DeviceRates, TraitsDecideLaunchFusionAndReplicasForBothPaths) {
   EXPECT_DOUBLE_EQ(u.gemmEfficiency, npu.gemmEfficiency);
   EXPECT_DOUBLE_EQ(l.matmulFlops, npu.peak.tflops * 1e12 * npu.matmulEfficiency);
 
+  // matmul_efficiency_fp32 (SGEMM, TF32 off) is an fp32 run's only: tf32 that equals the fp32
+  // peak (an RTX 4090's tensor cores) and bf16 falling back to a V100's fp32 peak keep the
+  // stack's matmul figure; the CNN's gemm figure for the fp32 units follows the units.
+  for (const auto& [id, p] : {std::pair{"rtx4090", util::Precision::TF32}, std::pair{"v100", util::Precision::BF16}}) {
+    const hw::DeviceSpec& dev = simtest::catalog().at(id);
+    const hw::SoftwareFigures f = hw::figuresFor(simtest::stacks().at("pytorch-eager"), dev);
+    ASSERT_TRUE(f.matmulEfficiency && f.matmulEfficiencyFp32) << id;
+    EXPECT_DOUBLE_EQ(sim::resolveDeviceRates(dev, f, p).matmulEfficiency, *f.matmulEfficiency) << id;
+    EXPECT_DOUBLE_EQ(sim::resolveDeviceRates(dev, f, util::Precision::FP32).matmulEfficiency, *f.matmulEfficiencyFp32)
+        << id;
+  }
+  // A GPU file without compute_units: one default for both paths.
+  hw::DeviceSpec bare = simtest::catalog().at("h100");
+  bare.computeUnits.reset();
+  EXPECT_EQ(sim::resolveDeviceRates(bare, sw, util::Precision::BF16).computeUnits, sim::kDefaultComputeUnits);
+  EXPECT_EQ(sim::resolveUnit(bare, sw, c).parallelUnits, sim::resolveLlmUnit(bare, sw, util::Precision::BF16).units);
+
   // fp32 on systolic units runs as bf16 passes, named in the note, whatever the kind.
   d.peakTflopsFp32.reset();
   d.peakTflopsTf32.reset();

@@ -1,3 +1,3 @@
 #pragma once
 // A fixture: the trainer reaching the simulator through a second header.
-#include "core/train/b.h"
+#include "core/util/b.h"
