@@ -66,10 +66,6 @@ core::train::Schedule scheduleOption(const Args& a) {
   throw Error("--schedule: '" + v + "' is not one of " + core::experiment::kScheduleNames.list());
 }
 
-void validateNamingFlags(const core::experiment::TrainConfig& config) {
-  core::experiment::validate(config);  // a FieldError: the CLI names its flag (cliMessage)
-}
-
 core::util::Precision precisionOption(const Args& a) {
   const std::string v = a.str("precision", "fp32");
   if (const auto p = core::util::parsePrecision(v)) return *p;

@@ -18,9 +18,6 @@ std::string datasetOption(const Args& a, const std::string& fallback, bool train
 core::train::OptimizerKind optimizerOption(const Args& a, core::train::OptimizerKind fallback);
 core::train::Schedule scheduleOption(const Args& a);
 core::util::Precision precisionOption(const Args& a);
-// core::experiment::validate, with the error naming the command-line flag rather than the
-// experiment file's key ("--lr: must be ..." for "learning_rate: must be ...").
-void validateNamingFlags(const core::experiment::TrainConfig& config);
 // --format: one of `allowed` (the first is the default).
 std::string formatOption(const Args& a, const std::vector<std::string>& allowed);
 

@@ -168,7 +168,7 @@ int cmdTrain(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   if (a.str("model", "") == "char-gpt") return trainLanguageModelCommand(a, out, err);
   const std::string format = formatOption(a, {"jsonl", "text"});
   const core::train::TrainConfig config = parseTrain(a);
-  validateNamingFlags(config);
+  core::experiment::validate(config);  // a FieldError: cli.cpp says the flag ("--lr: ...")
 
   core::train::Trainer trainer(config);
   if (format == "text") {

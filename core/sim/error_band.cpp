@@ -12,6 +12,7 @@
 #include "core/util/csv.h"
 #include "core/util/error.h"
 #include "core/util/files.h"
+#include "core/util/numbers.h"
 
 namespace core::sim {
 namespace {
@@ -192,9 +193,8 @@ std::optional<MfuCeiling> publishedMfuCeiling(const HeldOutErrors& errors, int c
 std::string mfuCaution(const HeldOutErrors& errors, double predictedMfu, int chips) {
   const auto ceiling = publishedMfuCeiling(errors, chips);
   if (!ceiling || predictedMfu <= ceiling->mfu + 0.02) return "";
-  auto pct = [](double x) { return std::to_string(static_cast<int>(std::lround(100 * x))) + "%"; };
-  return "MFU " + pct(predictedMfu) + " is above the highest published figure AccelLab knows at this scale: " +
-         pct(ceiling->mfu) + " (" + ceiling->id + ", " + ceiling->model + " on " + std::to_string(ceiling->chips) + " " +
+  return "MFU " + util::percentText(predictedMfu) +
+         " is above the highest published figure AccelLab knows at this scale: " + util::percentText(ceiling->mfu) + " (" + ceiling->id + ", " + ceiling->model + " on " + std::to_string(ceiling->chips) + " " +
          ceiling->device + " chips under " + ceiling->stack + "); treat it as an upper bound";
 }
 
