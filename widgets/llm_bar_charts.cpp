@@ -34,13 +34,13 @@ QVector<Series> LlmThroughputChart::series() const {
     const QString note = missingNote(i);
     const auto& r = data().outcomes[static_cast<std::size_t>(i)].report;
     out << scenarioSeries(i, QStringLiteral("tokens_per_second"), label, QStringLiteral("tokens/s"),
-                          note.isEmpty() ? r->tokensPerSecond : kNaN, note);
+                          note.isEmpty() ? r->llm->tokensPerSecond : kNaN, note);
   }
   // A published figure in samples/s or MFU is drawn in tokens/s beside the bar.
   out += publishedSeries(QStringLiteral("tokens/s"), [this](const core::sim::LlmReference& ref) {
     const auto& r = data().outcomes[static_cast<std::size_t>(ref.scenario)].report;
-    if (ref.metric == "samples_per_second") return r ? ref.value * r->seqLen : 0.0;
-    if (ref.metric == "mfu") return r && r->mfu > 0 ? r->tokensPerSecond * ref.value / r->mfu : 0.0;
+    if (ref.metric == "samples_per_second") return r ? ref.value * r->llm->seqLen : 0.0;
+    if (ref.metric == "mfu") return r && r->utilization > 0 ? r->llm->tokensPerSecond * ref.value / r->utilization : 0.0;
     return ref.value;
   });
   return out;
@@ -53,8 +53,8 @@ void LlmThroughputChart::rebuild() {
   for (int i = 0; i < scenarioCount(); ++i) {
     const auto& r = data().outcomes[static_cast<std::size_t>(i)].report;
     if (!r || !r->fitsInMemory) continue;
-    addBarLabel(i, r->tokensPerSecond,
-                llm_format::count(r->tokensPerSecond) + "\nMFU " + QString::number(100 * r->mfu, 'f', 0) + "%");
+    addBarLabel(i, r->llm->tokensPerSecond,
+                llm_format::count(r->llm->tokensPerSecond) + "\nMFU " + QString::number(100 * r->utilization, 'f', 0) + "%");
   }
   QCPAxis* y = mainRect()->axis(QCPAxis::atLeft);
   drawReferences(all, mainRect()->axis(QCPAxis::atBottom), y);
@@ -77,7 +77,7 @@ QVector<Series> LlmCostChart::series() const {
     const auto& r = data().outcomes[static_cast<std::size_t>(i)].report;
     if (note.isEmpty() && !r->priceKnown) note = tr("no price");
     out << scenarioSeries(i, QStringLiteral("usd_per_million_tokens"), label, QStringLiteral("USD"),
-                          note.isEmpty() ? r->usdPerMillionTokens : kNaN, note);
+                          note.isEmpty() ? r->llm->usdPerMillionTokens : kNaN, note);
   }
   return out;
 }
@@ -89,10 +89,10 @@ void LlmCostChart::rebuild() {
   for (int i = 0; i < scenarioCount(); ++i) {
     const auto& r = data().outcomes[static_cast<std::size_t>(i)].report;
     if (!r || !r->fitsInMemory) continue;
-    const QString toTokens = tr("%1 B tokens: %2").arg(tokens / 1e9, 0, 'g', 3).arg(llm_format::duration(r->timeToTokensSeconds));
+    const QString toTokens = tr("%1 B tokens: %2").arg(tokens / 1e9, 0, 'g', 3).arg(llm_format::duration(r->llm->timeToTokensSeconds));
     if (r->priceKnown)
-      addBarLabel(i, r->usdPerMillionTokens, "$" + QString::number(r->usdPerMillionTokens, 'g', 3) + "\n" + toTokens +
-                                                 ", $" + llm_format::count(r->usdToTokens));
+      addBarLabel(i, r->llm->usdPerMillionTokens, "$" + QString::number(r->llm->usdPerMillionTokens, 'g', 3) + "\n" + toTokens +
+                                                 ", $" + llm_format::count(r->llm->usdToTokens));
     else
       addBarLabel(i, 0, tr("no price known") + "\n" + toTokens, colors().warning);
   }
@@ -115,10 +115,10 @@ QVector<Series> LlmMemoryChart::series() const {
     auto add = [&](const char* name, const QString& label, double bytes) {
       out << scenarioSeries(i, QString::fromLatin1(name), label, QStringLiteral("GiB"), r ? bytes / kGiB : kNaN, note);
     };
-    add("weights", tr("weights"), r ? r->memory.weightBytes : 0);
-    add("gradients", tr("gradients"), r ? r->memory.gradientBytes : 0);
-    add("optimizer_state", tr("optimizer state"), r ? r->memory.optimizerBytes : 0);
-    add("activations_reserve", tr("activations + reserve"), r ? r->memory.activationBytes + r->memory.reserveBytes : 0);
+    add("weights", tr("weights"), r ? r->llm->memory.weightBytes : 0);
+    add("gradients", tr("gradients"), r ? r->llm->memory.gradientBytes : 0);
+    add("optimizer_state", tr("optimizer state"), r ? r->llm->memory.optimizerBytes : 0);
+    add("activations_reserve", tr("activations + reserve"), r ? r->llm->memory.activationBytes + r->llm->memory.reserveBytes : 0);
     add("capacity", tr("capacity per chip (OOM line)"), r ? r->memoryCapacityBytes : 0);
   }
   return out;
@@ -150,7 +150,7 @@ void LlmMemoryChart::rebuild() {
   registerPlottable(capacity, QStringLiteral("capacity"), {}, QStringLiteral("GiB"));
   for (int i = 0; i < scenarioCount(); ++i) {
     const auto& r = data().outcomes[static_cast<std::size_t>(i)].report;
-    if (r && !r->fitsInMemory) addBarLabel(i, r->memory.total() / kGiB, tr("out of memory"), colors().warning);
+    if (r && !r->fitsInMemory) addBarLabel(i, r->llm->memory.total() / kGiB, tr("out of memory"), colors().warning);
   }
   y->setLabel(tr("GiB per chip, with the plan's sharding"));
 }

@@ -369,10 +369,10 @@ void LlmPlannerPanel::fillTable() {
     if (o.fewest) {
       const auto& f = *o.fewest;
       if (f.met)
-        set(kRFewest, tr("%1 (%2)").arg(f.count).arg(duration(f.report.timeToTokensSeconds)),
-            tr("%1 devices: %2, %3%4").arg(f.count).arg(QString::fromStdString(f.report.plan.describe()),
-                                                       duration(f.report.timeToTokensSeconds),
-                                                       f.report.priceKnown ? ", $" + llm_format::count(f.report.usdToTokens) : QString()));
+        set(kRFewest, tr("%1 (%2)").arg(f.count).arg(duration(f.report.llm->timeToTokensSeconds)),
+            tr("%1 devices: %2, %3%4").arg(f.count).arg(QString::fromStdString(f.report.llm->plan.describe()),
+                                                       duration(f.report.llm->timeToTokensSeconds),
+                                                       f.report.priceKnown ? ", $" + llm_format::count(f.report.llm->usdToTokens) : QString()));
       else
         set(kRFewest, tr("none"), QString::fromStdString(f.why));
     } else {
@@ -386,22 +386,22 @@ void LlmPlannerPanel::fillTable() {
       continue;
     }
     const auto& r = *o.report;
-    set(kRPlan, QString::fromStdString(r.plan.describe()), QString::fromStdString(r.plan.text()));
+    set(kRPlan, QString::fromStdString(r.llm->plan.describe()), QString::fromStdString(r.llm->plan.text()));
     // The held-out error band beside the throughput; its text (on which rows, or uncalibrated)
     // in the tooltips of every figure it bounds.
     const QString band = o.band.known() ? QString::fromStdString(o.band.label()) : QString();
     const QString bandTip = o.band.known() ? tr("Simulated, error band %1").arg(QString::fromStdString(o.band.text()))
                                            : tr("Simulated; no error band known");
-    set(kRTokens, r.fitsInMemory ? llm_format::count(r.tokensPerSecond) + (band.isEmpty() ? QString() : " " + band) : tr("out of memory"),
+    set(kRTokens, r.fitsInMemory ? llm_format::count(r.llm->tokensPerSecond) + (band.isEmpty() ? QString() : " " + band) : tr("out of memory"),
         bandTip);
     if (o.mfuCaution.empty()) {
-      set(kRMfu, r.fitsInMemory ? QString::number(100 * r.mfu, 'f', 1) + "%" : QStringLiteral("–"), bandTip);
+      set(kRMfu, r.fitsInMemory ? QString::number(100 * r.utilization, 'f', 1) + "%" : QStringLiteral("–"), bandTip);
     } else {  // above what published runs of this scale reached: marked, and the tooltip says so
-      set(kRMfu, QString::number(100 * r.mfu, 'f', 1) + "% ⚠", QString::fromStdString(o.mfuCaution) + ".\n" + bandTip);
+      set(kRMfu, QString::number(100 * r.utilization, 'f', 1) + "% ⚠", QString::fromStdString(o.mfuCaution) + ".\n" + bandTip);
     }
-    set(kRCost, r.priceKnown && r.fitsInMemory ? "$" + QString::number(r.usdPerMillionTokens, 'g', 3) : tr("no price"));
-    set(kRTime, r.fitsInMemory ? duration(r.timeToTokensSeconds) : QStringLiteral("–"), bandTip);
-    set(kRCostTo, r.priceKnown && r.fitsInMemory ? "$" + llm_format::count(r.usdToTokens) +
+    set(kRCost, r.priceKnown && r.fitsInMemory ? "$" + QString::number(r.llm->usdPerMillionTokens, 'g', 3) : tr("no price"));
+    set(kRTime, r.fitsInMemory ? duration(r.llm->timeToTokensSeconds) : QStringLiteral("–"), bandTip);
+    set(kRCostTo, r.priceKnown && r.fitsInMemory ? "$" + llm_format::count(r.llm->usdToTokens) +
                                                       (r.priceKind == core::sim::PriceKind::User ? tr(" (yours)") : QString())
                                                 : QStringLiteral("–"));
     if (r.energy.known && r.fitsInMemory) {
@@ -431,7 +431,7 @@ void LlmPlannerPanel::fillTable() {
     }
     if (vs.isEmpty()) set(kRPublished, QStringLiteral("–"), tr("No published mark for this scenario"));
     else set(kRPublished, vs.join(", "), vsTips.join("\n\n"));
-    set(kRMemory, gib(r.memory.total()) + " / " + gib(r.memoryCapacityBytes) + " GiB");
+    set(kRMemory, gib(r.llm->memory.total()) + " / " + gib(r.memoryCapacityBytes) + " GiB");
     set(kRWhy, QString::fromStdString(o.mfuCaution.empty() ? r.explanation : "Caution: " + o.mfuCaution + ". " + r.explanation));
   }
   m_results->resizeColumnsToContents();

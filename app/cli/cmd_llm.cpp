@@ -1,5 +1,5 @@
 // accellab-cli simulate for transformers (LLM scale): the model, sequence length, device count,
-// parallel plan ("auto" searches), fine-tune mode and tokens to train, in; the LlmReport out.
+// parallel plan ("auto" searches), fine-tune mode and tokens to train, in; the SimReport out.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -14,7 +14,7 @@
 #include "core/experiment/limits.h"
 #include "core/nn/transformer_spec.h"
 #include "core/sim/backwards_plan.h"
-#include "core/sim/llm_report_json.h"
+#include "core/sim/sim_report_json.h"
 #include "core/sim/llm_simulator.h"
 #include "core/sim/transformer_run.h"
 #include "core/util/error.h"
@@ -28,36 +28,38 @@ using core::util::Json;
 
 std::string gib(double bytes) { return fmt(bytes / core::util::kBytesPerGib); }
 
-void printText(const core::sim::LlmReport& r, std::ostream& out) {
+void printText(const core::sim::SimReport& r, std::ostream& out) {
   const auto& c = r.config;
-  out << r.modelName << " (" << c.modelId << ", " << core::sim::finetuneName(c.finetune)
-      << (c.finetune == core::sim::Finetune::Lora ? " rank " + std::to_string(c.loraRank) : std::string()) << ") on "
-      << c.count << "x " << c.deviceId << " (" << r.chips << " chips), batch " << c.batch << " x " << r.seqLen
+  const core::sim::LlmPart& l = *r.llm;
+  out << l.modelName << " (" << c.modelId << ", " << core::sim::finetuneName(c.llm.finetune)
+      << (c.llm.finetune == core::sim::Finetune::Lora ? " rank " + std::to_string(c.llm.loraRank) : std::string()) << ") on "
+      << c.count << "x " << c.deviceId << " (" << l.chips << " chips), batch " << c.batch << " x " << l.seqLen
       << " tokens, " << core::util::precisionName(c.precision) << ", " << r.stackName << " [simulated]\n"
       << "  model           " << withThousands(r.size.params) << " parameters"
       << (r.size.activeParams > 0 ? ", " + withThousands(r.size.activeParams) + " active a token" : std::string())
       << ", " << fmt(r.size.forwardFlopsPerSample / 1e12, 4) << " TFLOP forward a sample\n"
-      << "  plan            " << r.plan.describe() << "  (" << r.plan.text() << ")\n"
+      << "  plan            " << l.plan.describe() << "  (" << l.plan.text() << ")\n"
       << "  step            " << duration(r.stepSeconds) << "  (" << core::sim::boundName(r.bound) << "-bound)\n"
       << "  breakdown       compute " << fmt(r.breakdown.computeSeconds) << " s, memory " << fmt(r.breakdown.memorySeconds)
       << " s, overhead " << fmt(r.breakdown.overheadSeconds) << " s, communication "
-      << fmt(r.breakdown.communicationSeconds) << " s (bubble " << fmt(r.bubbleSeconds) << " s)\n"
-      << "  throughput      " << fmt(r.tokensPerSecond, 4) << " tokens/s, " << fmt(r.samplesPerSecond, 4)
-      << " samples/s, MFU " << fmt(100 * r.mfu) << "% of " << fmt(r.peakTflopsPerChip) << " TFLOP/s per chip\n"
-      << "  memory per chip " << gib(r.memory.total()) << " of " << gib(r.memoryCapacityBytes)
-      << " GiB: weights " << gib(r.memory.weightBytes) << ", gradients " << gib(r.memory.gradientBytes)
-      << ", optimizer " << gib(r.memory.optimizerBytes) << ", activations " << gib(r.memory.activationBytes) << " -> "
+      << fmt(r.breakdown.communicationSeconds) << " s (bubble " << fmt(l.bubbleSeconds) << " s)\n"
+      << "  throughput      " << fmt(l.tokensPerSecond, 4) << " tokens/s, " << fmt(r.imagesPerSecond, 4)
+      << " samples/s, MFU " << fmt(100 * r.utilization) << "% of " << fmt(r.peakTflops) << " TFLOP/s per chip\n"
+      << "  memory per chip " << gib(l.memory.total()) << " of " << gib(r.memoryCapacityBytes)
+      << " GiB: weights " << gib(l.memory.weightBytes) << ", gradients " << gib(l.memory.gradientBytes)
+      << ", optimizer " << gib(l.memory.optimizerBytes) << ", activations " << gib(l.memory.activationBytes) << " -> "
       << (r.fitsInMemory ? "fits" : "DOES NOT FIT") << "\n"
       << "  cost            ";
   if (r.priceKnown) {
-    out << "$" << fmt(r.usdPerHour) << "/h, $" << fmt(r.usdPerMillionTokens) << " per million tokens";
-    if (c.trainTokens > 0) out << ", $" << fmt(r.usdToTokens, 4) << " for " << fmt(c.trainTokens, 4) << " tokens";
+    out << "$" << fmt(r.usdPerHour) << "/h, $" << fmt(l.usdPerMillionTokens) << " per million tokens";
+    if (c.llm.trainTokens > 0) out << ", $" << fmt(l.usdToTokens, 4) << " for " << fmt(c.llm.trainTokens, 4) << " tokens";
     out << " (" << priceLabel(r.priceKind, r.priceSeller, r.priceDate) << ")";
   } else {
     out << "no price (the device file has none; --usd-per-hour sets yours)";
   }
-  if (c.trainTokens > 0) out << "\n  time to tokens  " << duration(r.timeToTokensSeconds);
-  out << "\n  energy          " << energyText(r.energy, c.energy, r.energyPerHour ? "per hour" : "to the tokens");
+  if (c.llm.trainTokens > 0) out << "\n  time to tokens  " << duration(l.timeToTokensSeconds);
+  out << "\n  energy          "
+      << energyText(r.energy, c.energy, l.energyBasis == core::sim::EnergyBasis::OneHour ? "per hour" : "to the tokens");
   out << "\n  why             " << r.explanation << "\n";
 }
 
@@ -65,8 +67,8 @@ void printText(const core::sim::LlmReport& r, std::ostream& out) {
 
 // The options simulate and plan share for a transformer: model, dataset, sequence length,
 // precision, fine-tuning, parallel plan, price and energy (not device, count, batch or tokens).
-core::sim::LlmConfig llmConfigOptions(const Args& a, std::ostream& err) {
-  core::sim::LlmConfig c;
+core::sim::SimConfig llmConfigOptions(const Args& a, std::ostream& err) {
+  core::sim::SimConfig c;
   const core::nn::TransformerSpec& spec = [&]() -> const core::nn::TransformerSpec& {
     try {
       return core::nn::resolveTransformer(a.required("model"));
@@ -87,19 +89,19 @@ core::sim::LlmConfig llmConfigOptions(const Args& a, std::ostream& err) {
       throw Error("--dataset: " + std::string(e.what()));
     }
   }
-  c.seqLen = static_cast<int>(a.integer("seq-len", 0, 1, 1 << 22));
+  c.llm.seqLen = static_cast<int>(a.integer("seq-len", 0, 1, 1 << 22));
   if (a.has("seq-len") && spec.kind == core::nn::TransformerKind::Vision)
     throw Error("--seq-len: " + c.modelId + " reads " + std::to_string(spec.tokensPerSample(0)) +
                 " tokens (patches and a class token) per image; it has no sequence length to set");
   c.precision = parsePrecisionOption("--precision", a.str("precision", "bf16"));
   const std::string finetune = a.str("finetune", "full");
-  if (finetune == "lora") c.finetune = core::sim::Finetune::Lora;
+  if (finetune == "lora") c.llm.finetune = core::sim::Finetune::Lora;
   else if (finetune != "full") throw Error("--finetune: '" + finetune + "' is not one of full, lora");
-  c.loraRank = static_cast<int>(a.integer("lora-rank", 16, 1, 65536));
-  if (a.has("lora-rank") && c.finetune != core::sim::Finetune::Lora)
+  c.llm.loraRank = static_cast<int>(a.integer("lora-rank", 16, 1, 65536));
+  if (a.has("lora-rank") && c.llm.finetune != core::sim::Finetune::Lora)
     throw Error("--lora-rank: only with --finetune lora");
   const std::string plan = a.str("parallel", "auto");
-  if (plan != "auto") c.plan = core::sim::parseParallelPlan(plan);
+  if (plan != "auto") c.llm.plan = core::sim::parseParallelPlan(plan);
   c.preemptible = a.flag("preemptible");
   const CostOptions cost = costOptions(a, err);
   c.userUsdPerHour = cost.userUsdPerHour;
@@ -113,30 +115,30 @@ int simulateTransformer(const Args& a, std::ostream& out, std::ostream& err) {
                "seq-len", "parallel", "finetune", "lora-rank", "train-tokens"});
   const std::string format = a.str("format", "json");
   if (format != "json" && format != "text") throw Error("--format: '" + format + "' is not one of json, text");
-  core::sim::LlmConfig c = llmConfigOptions(a, err);
+  core::sim::SimConfig c = llmConfigOptions(a, err);
   const std::string device = a.required("device");
   const core::hw::DeviceCatalog cat = loadSimCatalog(false, err);
   c.deviceId = deviceIdOption("--device", device, cat);
   c.count = static_cast<int>(a.integer("count", 1, 1, core::experiment::kMaxDeviceCount));
   if (!a.has("batch")) throw Error("missing required option --batch (global, in sequences)");
   c.batch = static_cast<int>(a.integer("batch", 0, 1, core::experiment::kMaxBatch));
-  c.trainTokens = a.real("train-tokens", 0, 1, 1e18);
+  c.llm.trainTokens = a.real("train-tokens", 0, 1, 1e18);
   const core::hw::StackCatalog stacks = loadSimStacks(err);
   const std::string stackId = stackIdOption(a, stacks);
   const core::hw::DeviceSpec& d = cat.at(c.deviceId);
   const core::hw::StackSpec& stack = stackId.empty() ? stacks.defaultFor(d.kind) : stacks.at(stackId);
-  const core::sim::LlmReport r = core::sim::simulateLlm(c, d, stack);
+  const core::sim::SimReport r = core::sim::simulateLlm(c, d, stack);
   // The held-out error band of the stack on this device's generation, as for CNNs.
   // And a caution where its MFU exceeds what published runs of that scale reached.
   const auto errors = shippedHeldOutErrors(cat, err);
   const core::sim::ErrorBand band = errors ? core::sim::errorBandFor(*errors, c.modelId, stack.id, d) : core::sim::ErrorBand{};
-  const std::string caution = errors && r.fitsInMemory ? core::sim::mfuCaution(*errors, r.mfu, r.chips) : "";
+  const std::string caution = errors && r.fitsInMemory ? core::sim::mfuCaution(*errors, r.utilization, r.llm->chips) : "";
   if (format == "text") {
     printText(r, out);
     if (band.known()) out << "  error band      " << band.text() << "\n";
     if (!caution.empty()) out << "  caution         " << caution << "\n";
   } else {
-    Json j = core::sim::llmReportToJson(r);
+    Json j = core::sim::simReportToJson(r, core::sim::JsonDigits::Six, core::sim::JsonLayers::Write);
     if (band.known()) j.set("error_band", core::sim::errorBandToJson(band));
     if (!caution.empty()) j.set("mfu_caution", caution);
     out << j.dump(2) << "\n";
@@ -197,7 +199,7 @@ int cmdPlan(const CommandArgs& args, std::ostream& out, std::ostream& err) {
                "format", "help"});
   const std::string format = a.str("format", "json");
   if (format != "json" && format != "text") throw Error("--format: '" + format + "' is not one of json, text");
-  core::sim::LlmConfig base = llmConfigOptions(a, err);
+  core::sim::SimConfig base = llmConfigOptions(a, err);
   base.batch = static_cast<int>(a.integer("batch", 1024, 1, core::experiment::kMaxBatch));
   core::sim::BackwardsGoal goal;
   if (!a.has("tokens")) throw Error("missing required option --tokens (tokens to train, e.g. 1e12)");
@@ -214,7 +216,7 @@ int cmdPlan(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   if (devices.empty()) throw Error("missing required option --device (one or more, comma-separated)");
   Json all = Json::array();
   for (const auto& id : devices) {
-    core::sim::LlmConfig c = base;
+    core::sim::SimConfig c = base;
     c.deviceId = deviceIdOption("--device", id, cat);
     const core::hw::DeviceSpec& d = cat.at(c.deviceId);
     const core::hw::StackSpec& stack = stackId.empty() ? stacks.defaultFor(d.kind) : stacks.at(stackId);
@@ -223,9 +225,9 @@ int cmdPlan(const CommandArgs& args, std::ostream& out, std::ostream& err) {
       out << c.deviceId << ": ";
       if (ans.met) {
         const auto& r = ans.report;
-        out << ans.count << " devices (" << r.plan.text() << "), " << duration(r.timeToTokensSeconds);
+        out << ans.count << " devices (" << r.llm->plan.text() << "), " << duration(r.llm->timeToTokensSeconds);
         if (r.priceKnown)
-          out << ", $" << fmt(r.usdToTokens, 4) << " (" << priceLabel(r.priceKind, r.priceSeller, r.priceDate) << ")";
+          out << ", $" << fmt(r.llm->usdToTokens, 4) << " (" << priceLabel(r.priceKind, r.priceSeller, r.priceDate) << ")";
         else
           out << ", no price";
         out << "; " << energyText(r.energy, r.config.energy, "to the tokens") << "\n";
@@ -242,7 +244,7 @@ int cmdPlan(const CommandArgs& args, std::ostream& out, std::ostream& err) {
     Json tried = Json::array();
     for (int n : ans.countsTried) tried.push(n);
     j.set("counts_tried", tried);
-    j.set("report", ans.hasReport ? core::sim::llmReportToJson(ans.report) : Json());
+    j.set("report", ans.hasReport ? core::sim::simReportToJson(ans.report, core::sim::JsonDigits::Six) : Json());
     all.push(std::move(j));
   }
   if (format == "json") {

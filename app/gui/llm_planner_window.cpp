@@ -19,7 +19,7 @@
 #include "app/gui/sim_service.h"
 #include "core/nn/model_file.h"
 #include "core/nn/transformer_spec.h"
-#include "core/sim/llm_report_json.h"
+#include "core/sim/sim_report_json.h"
 #include "core/util/files.h"
 #include "widgets/chart_export.h"
 #include "widgets/chart_frame.h"
@@ -254,12 +254,13 @@ QString LlmPlannerWindow::resultsCsv() const {
       for (int i = 0; i < 20; ++i) f << QString();
     } else {
       const auto& r = *o.report;
-      f << csvField(QString::fromStdString(r.plan.text())) << QString::number(r.tokensPerSecond, 'g', 6)
-        << QString::number(r.samplesPerSecond, 'g', 6) << QString::number(r.mfu, 'g', 4)
-        << QString::number(r.stepSeconds, 'g', 6) << QString::number(r.memory.total(), 'g', 6)
+      const auto& l = *r.llm;
+      f << csvField(QString::fromStdString(l.plan.text())) << QString::number(l.tokensPerSecond, 'g', 6)
+        << QString::number(r.imagesPerSecond, 'g', 6) << QString::number(r.utilization, 'g', 4)
+        << QString::number(r.stepSeconds, 'g', 6) << QString::number(r.memoryBytesPerDevice, 'g', 6)
         << QString::number(r.memoryCapacityBytes, 'g', 6) << (r.fitsInMemory ? "true" : "false")
-        << (r.priceKnown ? QString::number(r.usdPerMillionTokens, 'g', 6) : QString())
-        << QString::number(r.timeToTokensSeconds, 'g', 6) << (r.priceKnown ? QString::number(r.usdToTokens, 'g', 6) : QString())
+        << (r.priceKnown ? QString::number(l.usdPerMillionTokens, 'g', 6) : QString())
+        << QString::number(l.timeToTokensSeconds, 'g', 6) << (r.priceKnown ? QString::number(l.usdToTokens, 'g', 6) : QString())
         << (r.priceKnown ? QString::fromLatin1(core::sim::kPriceKindLabels.name(r.priceKind).data()) : QString())
         << (r.energy.known ? QString::number(r.energy.kwh, 'g', 6) : QString())
         << (r.energy.known && r.config.energy.gridKgCo2ePerKwh > 0 ? QString::number(r.energy.co2eKg, 'g', 6) : QString());
@@ -291,7 +292,7 @@ QByteArray LlmPlannerWindow::resultsJson() const {
   core::util::Json list = core::util::Json::array();
   for (const auto& o : m_outcomes) {
     if (o.report) {
-      core::util::Json r = core::sim::llmReportToJson(*o.report);
+      core::util::Json r = core::sim::simReportToJson(*o.report, core::sim::JsonDigits::Six, core::sim::JsonLayers::Write);
       if (o.band.known()) r.set("error_band", core::sim::errorBandToJson(o.band));
       if (!o.mfuCaution.empty()) r.set("mfu_caution", o.mfuCaution);
       list.push(std::move(r));

@@ -108,25 +108,13 @@ RunPrediction predictRun(const hw::DeviceCatalog& catalog, const hw::StackCatalo
     p.stackId = stack.id;
     p.stackName = stack.name;
     if (nn::findTransformer(log.model)) {
-      sim::LlmConfig c;
-      c.modelId = log.model;
-      c.deviceId = device.id;
-      c.stackId = stack.id;
-      c.count = log.deviceCount;
-      c.batch = log.batch;
-      c.seqLen = log.seqLen;
-      c.precision = *precision;
-      c.perOp = false;
-      const sim::LlmReport r = sim::simulateLlm(c, device, stack);
-      p.stepSeconds = r.stepSeconds;
-      p.perSecond = log.unit == "tokens" ? r.tokensPerSecond : r.samplesPerSecond;
-      p.fitsInMemory = r.fitsInMemory;
-      p.report.config = simConfigOf(log, device.id, stack.id);
-      p.report.stepSeconds = r.stepSeconds;
-      p.report.imagesPerSecond = r.samplesPerSecond;
-      p.report.fitsInMemory = r.fitsInMemory;
-      p.report.deviceName = device.name;
-      p.report.stackName = stack.name;
+      sim::SimConfig c = simConfigOf(log, device.id, stack.id);
+      c.llm.seqLen = log.seqLen;
+      c.perLayer = false;
+      p.report = sim::simulateLlm(c, device, stack);
+      p.stepSeconds = p.report.stepSeconds;
+      p.perSecond = log.unit == "tokens" ? p.report.llm->tokensPerSecond : p.report.imagesPerSecond;
+      p.fitsInMemory = p.report.fitsInMemory;
     } else {
       const sim::Simulator sim(catalog, stacks);
       const sim::SimConfig c = simConfigOf(log, device.id, stack.id);

@@ -14,13 +14,13 @@ std::string days(double seconds) { return util::formatNumber(std::round(seconds 
 std::string usd(double v) { return "$" + util::formatNumber(std::round(v)); }
 
 struct Trial {
-  std::optional<LlmReport> report;  // nullopt: no plan runs at this count
+  std::optional<SimReport> report;  // nullopt: no plan runs at this count
   std::string problem;              // why it does not meet the goal ("" = it does)
 };
 
 }  // namespace
 
-BackwardsAnswer planBackwards(const LlmConfig& base, const hw::DeviceSpec& device, const hw::StackSpec& stack,
+BackwardsAnswer planBackwards(const SimConfig& base, const hw::DeviceSpec& device, const hw::StackSpec& stack,
                               const BackwardsGoal& goal) {
   if (!(goal.tokens > 0)) throw util::FieldError("tokens", "the tokens to train must be more than 0");
   if (!(goal.deadlineSeconds > 0) && !(goal.budgetUsd > 0))
@@ -28,14 +28,14 @@ BackwardsAnswer planBackwards(const LlmConfig& base, const hw::DeviceSpec& devic
   if (goal.maxCount < 1) throw util::FieldError("max_count", "must be at least 1");
   BackwardsAnswer answer;
   const int node = std::max(1, device.devicesPerNode.value_or(1));
-  std::optional<LlmReport> closest;  // the count that came nearest the deadline (or budget)
+  std::optional<SimReport> closest;  // the count that came nearest the deadline (or budget)
 
   auto trial = [&](int count) {
     answer.countsTried.push_back(count);
-    LlmConfig c = base;
+    SimConfig c = base;
     c.count = count;
-    c.trainTokens = goal.tokens;
-    c.perOp = false;
+    c.llm.trainTokens = goal.tokens;
+    c.perLayer = false;
     Trial t;
     try {
       t.report = simulateLlm(c, device, stack);
@@ -43,22 +43,23 @@ BackwardsAnswer planBackwards(const LlmConfig& base, const hw::DeviceSpec& devic
       t.problem = e.what();
       return t;
     }
-    const LlmReport& r = *t.report;
+    const SimReport& r = *t.report;
+    const LlmPart& l = *r.llm;
     if (!r.fitsInMemory) t.problem = "does not fit in memory";
-    else if (goal.deadlineSeconds > 0 && r.timeToTokensSeconds > goal.deadlineSeconds)
-      t.problem = "takes " + days(r.timeToTokensSeconds) + ", over the " + days(goal.deadlineSeconds);
+    else if (goal.deadlineSeconds > 0 && l.timeToTokensSeconds > goal.deadlineSeconds)
+      t.problem = "takes " + days(l.timeToTokensSeconds) + ", over the " + days(goal.deadlineSeconds);
     else if (goal.budgetUsd > 0 && !r.priceKnown)
       t.problem = "has no price (give yours with --usd-per-hour)";
-    else if (goal.budgetUsd > 0 && r.usdToTokens > goal.budgetUsd)
-      t.problem = "costs " + usd(r.usdToTokens) + ", over the " + usd(goal.budgetUsd) + " budget";
-    if (r.fitsInMemory && (!closest || r.timeToTokensSeconds < closest->timeToTokensSeconds)) closest = r;
+    else if (goal.budgetUsd > 0 && l.usdToTokens > goal.budgetUsd)
+      t.problem = "costs " + usd(l.usdToTokens) + ", over the " + usd(goal.budgetUsd) + " budget";
+    if (r.fitsInMemory && (!closest || l.timeToTokensSeconds < closest->llm->timeToTokensSeconds)) closest = r;
     return t;
   };
 
   // Doubling: the first count that meets the goal, and the last that did not before it.
   int lastFail = 0, firstMet = 0;
   std::string lastProblem;
-  std::optional<LlmReport> met;
+  std::optional<SimReport> met;
   for (long long count = 1; count <= goal.maxCount; count *= 2) {
     Trial t = trial(static_cast<int>(count));
     if (t.problem.empty()) {
@@ -70,7 +71,7 @@ BackwardsAnswer planBackwards(const LlmConfig& base, const hw::DeviceSpec& devic
     lastProblem = std::to_string(count) + " x " + device.id + " " + t.problem;
     // Over budget at a count that fits: more devices cost more (or as much), so stop.
     if (t.report && t.report->fitsInMemory && goal.budgetUsd > 0 && t.report->priceKnown &&
-        t.report->usdToTokens > goal.budgetUsd && !(goal.deadlineSeconds > 0))
+        t.report->llm->usdToTokens > goal.budgetUsd && !(goal.deadlineSeconds > 0))
       break;
   }
   // Doubling stepped past a --max-count that is not a power of two: try it too.

@@ -22,7 +22,7 @@ struct BackwardsGoal {
 struct BackwardsAnswer {
   bool met = false;
   int count = 0;                // the smallest count found that meets the goal (met)
-  LlmReport report;             // at that count (met), or the count that came closest
+  SimReport report;             // at that count (met), or the count that came closest
   bool hasReport = false;
   std::string why;              // when not met: what stops every count
   std::vector<int> countsTried; // in the order simulated
@@ -33,7 +33,7 @@ struct BackwardsAnswer {
 // a count spans more than one node. A count no plan can run (the batch does not split) counts
 // as not meeting. Throws core::util::Error for a goal without tokens or without a deadline or
 // a budget, and what simulateLlm throws for the configuration itself (unknown model, ...).
-BackwardsAnswer planBackwards(const LlmConfig& base, const hw::DeviceSpec& device, const hw::StackSpec& stack,
+BackwardsAnswer planBackwards(const SimConfig& base, const hw::DeviceSpec& device, const hw::StackSpec& stack,
                               const BackwardsGoal& goal);
 
 }  // namespace core::sim

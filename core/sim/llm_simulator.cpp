@@ -2,15 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iomanip>
-#include <sstream>
 
 #include "core/nn/transformer_spec.h"
+#include "core/sim/explanation.h"
 #include "core/sim/pricing.h"
 #include "core/hw/stack_catalog.h"
 #include "core/util/error.h"
-#include "core/util/numbers.h"
-#include "core/util/units.h"
 
 namespace core::sim {
 namespace {
@@ -21,59 +18,6 @@ std::vector<int> powersOfTwoUpTo(int hi) {
   std::vector<int> v;
   for (int x = 1; x <= hi && x > 0; x *= 2) v.push_back(x);
   return v;
-}
-
-std::string pct(double x) { return util::percentText(x); }
-std::string num(double x, int digits = 3) { return util::explainedNumber(x, digits); }
-std::string gib(double bytes) { return num(bytes / util::kBytesPerGib); }
-
-std::string explain(const LlmReport& r, const LlmUnit& u) {
-  const StepBreakdown& b = r.breakdown;
-  std::string out;
-  const std::string step = num(r.stepSeconds) + " s step";
-  switch (r.bound) {
-    case Bound::Compute:
-      out = "Compute binds: " + pct(b.computeSeconds / r.stepSeconds) + " of the " + step +
-            " is matmul and attention arithmetic; the model's FLOPs reach " + pct(r.mfu) + " of the " +
-            num(r.peakTflopsPerChip) + " TFLOP/s " + util::precisionName(r.config.precision) + " peak per chip (MFU).";
-      break;
-    case Bound::Memory:
-      out = "Memory bandwidth binds: " + pct(b.memorySeconds / r.stepSeconds) + " of the " + step +
-            " moves norms, activations and small matmuls at " + num(u.memBytesPerSecond / 1e9) + " GB/s per chip.";
-      break;
-    case Bound::Overhead:
-      out = "Fixed overheads bind: " + pct(b.overheadSeconds / r.stepSeconds) + " of the " + step +
-            " is kernel launches and per-step framework work the chips cannot hide at this batch.";
-      break;
-    case Bound::Communication:
-      out = "Communication binds: " + num(b.communicationSeconds) + " s of the " + step +
-            " is exposed traffic (tensor parallel " + num(r.tpCommSeconds) + " s, data parallel " +
-            num(r.dpCommSeconds) + " s, pipeline " + num(r.ppCommSeconds) + " s, experts " + num(r.epCommSeconds) +
-            " s) that the links cannot hide behind compute.";
-      break;
-    case Bound::Input: break;
-  }
-  if (r.bubbleSeconds > 0.05 * r.stepSeconds)
-    out += " The pipeline's fill and drain idle the stages " + pct(r.bubbleSeconds / r.stepSeconds) + " of the step.";
-  out += " Plan: " + r.plan.describe();
-  if (r.planSearched)
-    out += " (the fastest of " + std::to_string(r.plansFitting) + " plans that fit, of " +
-           std::to_string(r.plansConsidered) + " considered)";
-  out += ". Per chip: " + gib(r.memory.total()) + " of " + gib(r.memoryCapacityBytes) + " GiB (weights " +
-         gib(r.memory.weightBytes) + ", gradients " + gib(r.memory.gradientBytes) + ", optimizer " +
-         gib(r.memory.optimizerBytes) + ", activations " + gib(r.memory.activationBytes) + ")";
-  out += r.fitsInMemory ? "." : ": it does NOT fit.";
-  if (!r.precisionNote.empty()) out += " Note: " + r.precisionNote + ".";
-  out += " Software: " + r.stackName;
-  if (r.kernelsPerStep > 0 && r.hostSeconds > 0) {
-    // What the stack's kernel count costs: hidden while the device has queued work.
-    const double exposed = r.exposedHostSeconds;
-    out += ", " + std::to_string(r.kernelsPerStep) + " kernels a step, dispatched in " + num(r.hostSeconds) + " s of host time (" +
-           (exposed > 0.05 * r.stepSeconds ? num(exposed) + " s of it not hidden behind the device's work" : "hidden behind the device's work") +
-           ")";
-  }
-  out += ".";
-  return out;
 }
 
 }  // namespace
@@ -112,7 +56,7 @@ std::vector<ParallelPlan> candidatePlans(const TransformerWork& w, int chips, in
   return plans;
 }
 
-LlmReport simulateLlm(const LlmConfig& c, const hw::DeviceSpec& d, const hw::StackSpec& stack) {
+SimReport simulateLlm(const SimConfig& c, const hw::DeviceSpec& d, const hw::StackSpec& stack) {
   const nn::TransformerSpec* spec = nn::findTransformer(c.modelId);
   if (!spec) throw util::FieldError("model", "'" + c.modelId + "' is not a transformer (known: " + nn::transformerIdList() + ")");
   if (c.count < 1) throw util::FieldError("count", std::to_string(c.count) + " must be at least 1");
@@ -121,66 +65,70 @@ LlmReport simulateLlm(const LlmConfig& c, const hw::DeviceSpec& d, const hw::Sta
     throw util::FieldError("device", "'" + d.id + "' is a CPU; LLM-scale simulation covers GPUs, TPUs and Gaudi (train the "
                                        "small transformers on this machine instead)");
   hw::requireStackCovers(stack, d);
-  const TransformerWork w = makeTransformerWork(*spec, c.seqLen, c.finetune, c.loraRank);
+  const LlmSettings& ls = c.llm;
+  const TransformerWork w = makeTransformerWork(*spec, ls.seqLen, ls.finetune, ls.loraRank);
   const LlmUnit u = resolveLlmUnit(d, hw::figuresFor(stack, d), c.precision);
   const int chips = c.count * u.chipsPerDevice;
   if (chips > 1 && !d.interconnectGBps)
     throw util::FieldError("count", "device '" + d.id + "' has no interconnect_gbps, so it cannot run over " +
                 std::to_string(chips) + " chips");
 
-  LlmReport r;
+  SimReport r;
   r.config = c;
   r.config.stackId = stack.id;
-  r.modelName = spec->name;
+  LlmPart& l = r.llm.emplace();
+  l.modelName = spec->name;
   r.deviceName = d.name;
   r.stackName = stack.name;
   r.precisionNote = u.precisionNote;
-  r.chips = chips;
-  r.seqLen = w.seqLen;
+  l.chips = chips;
+  l.seqLen = w.seqLen;
+  r.tokensPerSample = spec->tokensPerSample(w.seqLen);
   r.size = modelSizeOf(w);
+  r.perDeviceBatch = c.batch / c.count;
 
   PlanCost best;
-  if (c.plan) {
-    const std::string problem = planProblem(w, *c.plan, chips, c.batch);
+  if (ls.plan) {
+    const std::string problem = planProblem(w, *ls.plan, chips, c.batch);
     if (!problem.empty()) throw util::FieldError("parallel", problem);
-    r.plan = *c.plan;
-    best = costPlan(w, u, r.plan, c.batch, c.perOp);
-    r.plansConsidered = 1;
-    r.plansFitting = best.fits ? 1 : 0;
+    l.plan = *ls.plan;
+    best = costPlan(w, u, l.plan, c.batch, c.perLayer);
+    l.plansConsidered = 1;
+    l.plansFitting = best.fits ? 1 : 0;
   } else {
     const std::vector<ParallelPlan> plans = candidatePlans(w, chips, c.batch, u.chipsPerNode);
     if (plans.empty())
       throw util::FieldError("batch", "no parallel plan runs a global batch of " + std::to_string(c.batch) + " over " +
                   std::to_string(chips) + " chips (the batch must split over the data-parallel replicas)");
-    r.planSearched = true;
-    r.plansConsidered = static_cast<int>(plans.size());
+    l.planSearched = true;
+    l.plansConsidered = static_cast<int>(plans.size());
     const ParallelPlan* chosen = nullptr;
     double bestSeconds = 0, leastMemory = 0;
     const ParallelPlan* smallest = nullptr;
     for (const auto& p : plans) {
       const PlanCost pc = costPlan(w, u, p, c.batch, false);
       if (pc.fits) {
-        ++r.plansFitting;
+        ++l.plansFitting;
         if (!chosen || pc.stepSeconds < bestSeconds) chosen = &p, bestSeconds = pc.stepSeconds;
       }
       if (!smallest || pc.memory.total() < leastMemory) smallest = &p, leastMemory = pc.memory.total();
     }
-    r.plan = chosen ? *chosen : *smallest;  // none fits: the plan that comes closest, reported as OOM
-    best = costPlan(w, u, r.plan, c.batch, c.perOp);
+    l.plan = chosen ? *chosen : *smallest;  // none fits: the plan that comes closest, reported as OOM
+    best = costPlan(w, u, l.plan, c.batch, c.perLayer);
   }
 
   r.stepSeconds = best.stepSeconds;
-  r.evalStepSeconds = best.evalStepSeconds;
-  r.bubbleSeconds = best.bubbleSeconds;
-  r.tpCommSeconds = best.tpCommSeconds;
-  r.ppCommSeconds = best.ppCommSeconds;
-  r.epCommSeconds = best.epCommSeconds;
-  r.dpCommSeconds = best.dpCommSeconds;
-  r.optimizerSeconds = best.optimizerSeconds;
-  r.stepOverheadSeconds = u.stepOverheadSeconds;
-  r.hostSeconds = best.hostSeconds;
-  r.exposedHostSeconds = best.exposedHostSeconds;
-  r.kernelsPerStep = best.kernelsPerMicroBatch * best.microBatches;
+  l.evalStepSeconds = best.evalStepSeconds;
+  l.bubbleSeconds = best.bubbleSeconds;
+  l.tpCommSeconds = best.tpCommSeconds;
+  l.ppCommSeconds = best.ppCommSeconds;
+  l.epCommSeconds = best.epCommSeconds;
+  l.dpCommSeconds = best.dpCommSeconds;
+  l.optimizerSeconds = best.optimizerSeconds;
+  l.stepOverheadSeconds = u.stepOverheadSeconds;
+  l.hostSeconds = best.hostSeconds;
+  l.exposedHostSeconds = best.exposedHostSeconds;
+  l.kernelsPerStep = best.kernelsPerMicroBatch * best.microBatches;
   r.breakdown.computeSeconds = best.computeSeconds;
   r.breakdown.memorySeconds = best.memorySeconds + best.optimizerSeconds;
   r.breakdown.overheadSeconds = best.overheadSeconds;
@@ -193,12 +141,14 @@ LlmReport simulateLlm(const LlmConfig& c, const hw::DeviceSpec& d, const hw::Sta
   if (b.communicationSeconds > most) r.bound = Bound::Communication;
 
   const double tokensPerStep = static_cast<double>(c.batch) * w.seqLen;
-  r.tokensPerSecond = tokensPerStep / r.stepSeconds;
-  r.samplesPerSecond = c.batch / r.stepSeconds;
-  r.modelFlopsPerToken = w.modelFlopsPerToken;
-  r.peakTflopsPerChip = u.peakFlops / 1e12;
-  r.mfu = r.modelFlopsPerToken * r.tokensPerSecond / (chips * u.peakFlops);
-  r.memory = best.memory;
+  l.tokensPerSecond = tokensPerStep / r.stepSeconds;
+  r.imagesPerSecond = c.batch / r.stepSeconds;
+  l.modelFlopsPerToken = w.modelFlopsPerToken;
+  r.peakTflops = u.peakFlops / 1e12;
+  r.utilization = l.modelFlopsPerToken * l.tokensPerSecond / (chips * u.peakFlops);  // MFU
+  r.achievedTflops = r.utilization * r.peakTflops;
+  l.memory = best.memory;
+  r.memoryBytesPerDevice = l.memory.total();
   r.memoryCapacityBytes = u.capacityBytes;
   r.fitsInMemory = best.fits;
 
@@ -208,15 +158,21 @@ LlmReport simulateLlm(const LlmConfig& c, const hw::DeviceSpec& d, const hw::Sta
   r.priceSeller = price.seller;
   r.priceDate = price.date;
   r.usdPerHour = price.usdPerHour;
-  if (price.known) r.usdPerMillionTokens = price.usdPerHour / 3600.0 / r.tokensPerSecond * 1e6;
-  if (c.trainTokens > 0) {
-    r.timeToTokensSeconds = c.trainTokens / r.tokensPerSecond;
-    r.usdToTokens = price.usdPerHour * r.timeToTokensSeconds / 3600.0;
+  if (price.known) {
+    l.usdPerMillionTokens = price.usdPerHour / 3600.0 / l.tokensPerSecond * 1e6;
+    r.usdPerMillionImages = usdPerMillionImages(price.usdPerHour, r.imagesPerSecond);
   }
-  r.energyPerHour = c.trainTokens <= 0;
-  r.energy = energyFor(d, c.count, r.energyPerHour ? 3600.0 : r.timeToTokensSeconds, c.energy);
-  r.ops = std::move(best.ops);
-  r.explanation = explain(r, u);
+  if (ls.trainTokens > 0) {
+    l.timeToTokensSeconds = ls.trainTokens / l.tokensPerSecond;
+    l.usdToTokens = price.usdPerHour * l.timeToTokensSeconds / 3600.0;
+  }
+  l.energyBasis = ls.trainTokens > 0 ? EnergyBasis::TrainTokens : EnergyBasis::OneHour;
+  r.energy = energyFor(d, c.count, ls.trainTokens > 0 ? l.timeToTokensSeconds : 3600.0, c.energy);
+  r.layers = std::move(best.ops);
+  StepFacts facts;
+  facts.memBytesPerSecond = u.memBytesPerSecond;
+  facts.systolic = u.systolic;
+  r.explanation = explainStep(r, facts);
   return r;
 }
 

@@ -64,11 +64,6 @@ struct LlmUnit {
 // Throws core::util::Error naming the device when no peak applies at the precision.
 LlmUnit resolveLlmUnit(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw, util::Precision precision);
 
-struct MemoryBreakdown {
-  double weightBytes = 0, gradientBytes = 0, optimizerBytes = 0, activationBytes = 0, reserveBytes = 0;
-  double total() const { return weightBytes + gradientBytes + optimizerBytes + activationBytes + reserveBytes; }
-};
-
 struct PlanCost {
   double stepSeconds = 0;
   double computeSeconds = 0;    // matmul and attention arithmetic, all micro-batches (incl. recompute)

@@ -22,18 +22,18 @@ std::string LlmScenario::label() const {
 
 namespace {
 
-LlmConfig configOf(const LlmStudy& s, const LlmScenario& sc) {
-  LlmConfig c;
+SimConfig configOf(const LlmStudy& s, const LlmScenario& sc) {
+  SimConfig c;
   c.modelId = s.modelId;
   c.deviceId = sc.deviceId;
   c.stackId = sc.stackId;
   c.count = sc.count;
   c.batch = s.batch;
-  c.seqLen = s.seqLen;
+  c.llm.seqLen = s.seqLen;
   c.precision = s.precision;
-  c.finetune = sc.finetune;
-  c.loraRank = s.loraRank;
-  c.trainTokens = s.trainTokens;
+  c.llm.finetune = sc.finetune;
+  c.llm.loraRank = s.loraRank;
+  c.llm.trainTokens = s.trainTokens;
   c.userUsdPerHour = sc.userUsdPerHour;
   return c;
 }
@@ -50,7 +50,7 @@ std::vector<LlmOutcome> runStudy(const LlmStudy& study, const hw::DeviceCatalog&
   for (const auto& sc : study.scenarios) {
     LlmOutcome o;
     o.scenario = sc;
-    LlmConfig config = configOf(study, sc);
+    SimConfig config = configOf(study, sc);
     config.energy = energy;
     try {
       const hw::DeviceSpec& d = devices.at(sc.deviceId);
@@ -58,7 +58,7 @@ std::vector<LlmOutcome> runStudy(const LlmStudy& study, const hw::DeviceCatalog&
       o.report = simulateLlm(config, d, stack);
       if (errors) {
         o.band = errorBandFor(*errors, study.modelId, stack.id, d);
-        if (o.report->fitsInMemory) o.mfuCaution = mfuCaution(*errors, o.report->mfu, o.report->chips);
+        if (o.report->fitsInMemory) o.mfuCaution = mfuCaution(*errors, o.report->utilization, o.report->llm->chips);
       }
     } catch (const std::exception& e) {
       o.error = e.what();
@@ -70,8 +70,8 @@ std::vector<LlmOutcome> runStudy(const LlmStudy& study, const hw::DeviceCatalog&
       goal.budgetUsd = study.budgetUsd;
       try {
         const hw::DeviceSpec& d = devices.at(sc.deviceId);
-        LlmConfig c = config;
-        c.plan.reset();  // the count changes: each count searches its own plan
+        SimConfig c = config;
+        c.llm.plan.reset();  // the count changes: each count searches its own plan
         o.fewest = planBackwards(c, d, stackOf(sc, d, stacks), goal);
       } catch (const std::exception& e) {
         BackwardsAnswer none;
@@ -100,8 +100,8 @@ std::vector<ScalingPoint> scalingCurve(const LlmStudy& study, const LlmScenario&
   for (int n = 1; n <= maxCount; n *= 2) {
     LlmScenario sc = scenario;
     sc.count = n;
-    LlmConfig c = configOf(study, sc);
-    c.perOp = false;
+    SimConfig c = configOf(study, sc);
+    c.perLayer = false;
     const int chips = n * chipsPerDevice;
     if (study.weakScaling) {
       const std::int64_t batch = static_cast<std::int64_t>(perChip) * chips;
@@ -111,15 +111,15 @@ std::vector<ScalingPoint> scalingCurve(const LlmStudy& study, const LlmScenario&
       break;  // strong scaling: the batch does not split over more chips
     }
     try {
-      const LlmReport r = simulateLlm(c, *d, stack);
+      const SimReport r = simulateLlm(c, *d, stack);
       ScalingPoint p;
       p.count = n;
-      p.chips = r.chips;
+      p.chips = r.llm->chips;
       p.batch = c.batch;
       p.fits = r.fitsInMemory;
-      p.plan = r.plan.describe();
-      p.tokensPerSecond = r.fitsInMemory ? r.tokensPerSecond : 0.0;
-      const double tokensPerChip = p.tokensPerSecond / r.chips;
+      p.plan = r.llm->plan.describe();
+      p.tokensPerSecond = r.fitsInMemory ? r.llm->tokensPerSecond : 0.0;
+      const double tokensPerChip = p.tokensPerSecond / p.chips;
       if (p.fits && basePerChip <= 0) basePerChip = tokensPerChip, basePlan = p.plan, baseChips = p.chips;
       p.efficiency = basePerChip > 0 && p.fits ? tokensPerChip / basePerChip : 0.0;
       if (p.efficiency > 1.005)
@@ -142,9 +142,9 @@ std::vector<PublishedCheck> checkReferences(const LlmStudy& study, const std::ve
     PublishedCheck c;
     c.scenario = ref.scenario;
     c.reference = &ref;
-    c.simulated = ref.metric == "mfu"                  ? o.report->mfu
-                  : ref.metric == "samples_per_second" ? o.report->samplesPerSecond
-                                                       : o.report->tokensPerSecond;
+    c.simulated = ref.metric == "mfu"                  ? o.report->utilization
+                  : ref.metric == "samples_per_second" ? o.report->imagesPerSecond
+                                                       : o.report->llm->tokensPerSecond;
     c.errorPct = (c.simulated / ref.value - 1) * 100;
     c.tolerancePct = o.band.known() ? o.band.medianAbsPct : kDefaultPublishedTolerancePct;
     c.outside = std::abs(c.errorPct) > c.tolerancePct;

@@ -61,7 +61,7 @@ struct LlmStudy {
 // Each scenario's report, or why the simulator refused it.
 struct LlmOutcome {
   LlmScenario scenario;
-  std::optional<LlmReport> report;
+  std::optional<SimReport> report;
   std::string error;
   std::optional<BackwardsAnswer> fewest;  // when the study has a deadline or a budget
   ErrorBand band;  // the held-out error of the scenario's stack on its device (unknown without `errors`)

@@ -171,31 +171,33 @@ LlmValidationResult validateLlmRows(const hw::DeviceCatalog& devices, const hw::
       const std::string stackId = !stackOverride.empty() ? stackOverride : row.stack;
       const hw::StackSpec& stack = stackId.empty() ? stacks.defaultFor(d.kind) : stacks.at(stackId);
       rr.stack = stack.id;
-      LlmConfig c;
+      SimConfig c;
       c.modelId = row.model;
       c.deviceId = row.device;
       c.count = row.count;
       c.batch = row.batch;
-      c.seqLen = row.seqLen;
+      c.llm.seqLen = row.seqLen;
       c.precision = row.precision;
-      c.finetune = row.lora ? Finetune::Lora : Finetune::Full;
-      c.plan = row.plan;
-      c.perOp = false;
-      const LlmReport r = simulateLlm(c, d, stack);
-      rr.plan = r.plan.text();
+      c.llm.finetune = row.lora ? Finetune::Lora : Finetune::Full;
+      c.llm.plan = row.plan;
+      c.perLayer = false;
+      const SimReport r = simulateLlm(c, d, stack);
+      const LlmPart& l = *r.llm;
+      const double mfu = r.utilization;
+      rr.plan = l.plan.text();
       rr.explanation = r.explanation;
-      if (row.metric == "tokens_per_second") rr.predicted = r.tokensPerSecond;
-      else if (row.metric == "samples_per_second") rr.predicted = r.samplesPerSecond;
-      else if (row.metric == "mfu") rr.predicted = r.mfu;
+      if (row.metric == "tokens_per_second") rr.predicted = l.tokensPerSecond;
+      else if (row.metric == "samples_per_second") rr.predicted = r.imagesPerSecond;
+      else if (row.metric == "mfu") rr.predicted = mfu;
       else if (row.notes.find("without the optimizer step") != std::string::npos)
-        rr.predicted = r.stepSeconds - r.optimizerSeconds - r.stepOverheadSeconds;
+        rr.predicted = r.stepSeconds - l.optimizerSeconds - l.stepOverheadSeconds;
       else rr.predicted = r.stepSeconds;
       rr.absPctError = std::abs(rr.predicted - row.value) / row.value * 100.0;
-      rr.chips = r.chips;
+      rr.chips = l.chips;
       if (row.metric == "mfu") rr.publishedMfu = row.value;
       else if (row.metric == "step_seconds" && row.notes.find("without the optimizer step") == std::string::npos)
-        rr.publishedMfu = r.mfu * rr.predicted / row.value;
-      else if (row.metric != "step_seconds") rr.publishedMfu = r.mfu * row.value / rr.predicted;
+        rr.publishedMfu = mfu * rr.predicted / row.value;
+      else if (row.metric != "step_seconds") rr.publishedMfu = mfu * row.value / rr.predicted;
       if (!r.fitsInMemory) {
         rr.ok = false;
         rr.error = "the simulator finds no plan that fits in memory (" + rr.plan + ")";

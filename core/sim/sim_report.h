@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/sim/energy.h"
+#include "core/sim/parallel_plan.h"
 #include "core/sim/pricing.h"
 
 #include "core/util/name_table.h"
@@ -19,6 +20,16 @@ namespace core::sim {
 enum class CpuBuild { Compiled, Pip };
 inline constexpr util::NameTable<CpuBuild, 2> kCpuBuildNames{{{{CpuBuild::Compiled, "compiled"}, {CpuBuild::Pip, "pip"}}}};
 inline const char* cpuBuildName(CpuBuild b) { return kCpuBuildNames.name(b).data(); }
+
+// What a transformer at LLM scale is asked beyond a run (core/sim/llm_simulator); the other
+// models leave these as they are.
+struct LlmSettings {
+  int seqLen = 0;                    // 0 = the model's own
+  Finetune finetune = Finetune::Full;
+  int loraRank = 16;
+  std::optional<ParallelPlan> plan;  // nullopt = search ("auto")
+  double trainTokens = 0;            // > 0: also the time and cost to this many tokens
+};
 
 struct SimConfig {
   std::string modelId;
@@ -41,6 +52,7 @@ struct SimConfig {
   bool evalEachEpoch = false;      // a forward pass over the test split after every epoch
   std::int64_t stepsPerEpoch = 0;  // 0 = ceil(train size / batch)
   bool perLayer = true;            // fill SimReport::layers (sweeps leave it off: faster)
+  LlmSettings llm;                 // transformers only
 };
 
 enum class Bound { Compute, Memory, Overhead, Input, Communication };
@@ -81,6 +93,44 @@ struct ModelSize {
   double forwardFlopsPerSample = 0;  // 2 x the multiply-adds of one sample's forward pass
 };
 
+// Memory per chip by kind (a transformer's plan states it).
+struct MemoryBreakdown {
+  double weightBytes = 0, gradientBytes = 0, optimizerBytes = 0, activationBytes = 0, reserveBytes = 0;
+  double total() const { return weightBytes + gradientBytes + optimizerBytes + activationBytes + reserveBytes; }
+};
+
+// What an energy figure covers: the run (every report of a run), or for a transformer's plan
+// the tokens asked for, else one hour of training.
+enum class EnergyBasis { Run, TrainTokens, OneHour };
+inline constexpr util::NameTable<EnergyBasis, 3> kEnergyBasisNames{
+    {{{EnergyBasis::Run, "run"}, {EnergyBasis::TrainTokens, "train_tokens"}, {EnergyBasis::OneHour, "one hour"}}}};
+
+// A transformer at LLM scale: the parallel plan and what it costs, beyond what every report
+// states. Its step's op list is SimReport::layers, its MFU SimReport::utilization.
+struct LlmPart {
+  std::string modelName;
+  int chips = 0;                  // devices x chips per device: what the plan spans
+  int seqLen = 0;                 // the sequence length used
+  ParallelPlan plan;
+  bool planSearched = false;
+  int plansConsidered = 0, plansFitting = 0;
+  double evalStepSeconds = 0;     // the global batch's forward alone (an evaluation step)
+  double bubbleSeconds = 0;       // pipeline fill/drain, included in compute/memory/overhead
+  double tpCommSeconds = 0, ppCommSeconds = 0, epCommSeconds = 0, dpCommSeconds = 0;  // exposed
+  double optimizerSeconds = 0;
+  double stepOverheadSeconds = 0; // the stack's fixed per-step cost, included in stepSeconds
+  double hostSeconds = 0;         // host dispatch of the step's kernels (overlaps the device's work)
+  double exposedHostSeconds = 0;  // of it, what the device waited for (in overhead)
+  std::int64_t kernelsPerStep = 0;  // kernels the slowest stage launches in a step
+  double tokensPerSecond = 0;     // global; ViT: patch tokens
+  double modelFlopsPerToken = 0;
+  MemoryBreakdown memory;         // per chip
+  double usdPerMillionTokens = 0;
+  double timeToTokensSeconds = 0; // config.llm.trainTokens > 0
+  double usdToTokens = 0;
+  EnergyBasis energyBasis = EnergyBasis::OneHour;
+};
+
 struct SimReport {
   SimConfig config;
   ModelSize size;
@@ -105,7 +155,7 @@ struct SimReport {
   double memoryCapacityBytes = 0;
   bool fitsInMemory = true;
   double achievedTflops = 0;        // per device
-  double utilization = 0;           // achieved / peak at this precision
+  double utilization = 0;           // achieved / peak at this precision (transformers: MFU, the model's FLOPs)
   // Added by the simulator:
   std::string deviceName;
   std::string stackName;            // the software stack's name (config.stackId is its id)
@@ -117,7 +167,8 @@ struct SimReport {
   double compileSeconds = 0;        // first-epoch extra (graph build, XLA compile, warm-up)
   double peakTflops = 0;            // per device at this precision (after fallbacks)
   std::string precisionNote;        // e.g. "k80 has no fp16 units: runs at its fp32 peak"
-  std::vector<LayerSeconds> layers; // per layer, in execution order
+  std::vector<LayerSeconds> layers; // per layer, in execution order (a transformer: one block's ops and the head's)
+  std::optional<LlmPart> llm;       // transformers: the plan, tokens and memory by kind
 };
 
 }  // namespace core::sim

@@ -53,6 +53,66 @@ void readEnergy(const JsonReader& in, Energy& e, EnergySettings& s) {
   e.co2eKg = e.known && std::isfinite(co2) ? co2 : 0;
 }
 
+Recompute recomputeOf(const std::string& name) {
+  for (Recompute r : {Recompute::None, Recompute::Selective, Recompute::Full})
+    if (name == recomputeName(r)) return r;
+  return Recompute::None;
+}
+
+ParallelPlan readPlan(const JsonReader& p, LlmPart& l) {
+  // The text form holds every key; the keys beside it are read to check they agree.
+  ParallelPlan plan = parseParallelPlan(p.string("text"));
+  const ParallelPlan keys{static_cast<int>(p.integer("dp", 1, kMaxCount)), static_cast<int>(p.integer("tp", 1, kMaxCount)),
+                          static_cast<int>(p.integer("pp", 1, kMaxCount)), static_cast<int>(p.integer("ep", 1, kMaxCount)),
+                          static_cast<int>(p.integer("zero", 0, 3)),
+                          recomputeOf(p.choice("recompute", {"none", "selective", "full"})),
+                          static_cast<int>(p.integer("microbatch", 1, kMaxCount))};
+  if (!(keys == plan)) p.fail("text", "'" + plan.text() + "' disagrees with the plan's keys (" + keys.text() + ")");
+  p.string("description", "");
+  l.planSearched = p.boolean("searched", false);
+  l.plansConsidered = static_cast<int>(p.integer("plans_considered", 0, 0, kMaxCount));
+  l.plansFitting = static_cast<int>(p.integer("plans_fitting", 0, 0, kMaxCount));
+  p.finish();
+  return plan;
+}
+
+// A transformer's plan part (written beside the answer's keys when the report has one).
+void readLlmPart(const JsonReader& in, SimReport& r) {
+  LlmPart& l = *r.llm;
+  SimConfig& c = r.config;
+  l.modelName = in.string("model_name", "");
+  l.chips = static_cast<int>(in.integer("chips", 1, kMaxCount));
+  l.seqLen = static_cast<int>(in.integer("seq_len", 1, kMaxCount));
+  c.llm.finetune = in.choice("finetune", {"full", "lora"}, std::string("full")) == "lora" ? Finetune::Lora : Finetune::Full;
+  c.llm.loraRank = static_cast<int>(in.integer("lora_rank", c.llm.loraRank, 1, kMaxCount));
+  if (in.has("seq_len_set")) c.llm.seqLen = static_cast<int>(in.integer("seq_len_set", 1, kMaxCount));
+  l.plan = readPlan(in.object("plan"), l);
+  if (!l.planSearched) c.llm.plan = l.plan;
+  l.tokensPerSecond = in.real("tokens_per_second", 0);
+  in.real("samples_per_second", 0);  // images_per_second under the name a language model's user looks for
+  in.real("mfu", 0);                 // utilization, likewise
+  l.modelFlopsPerToken = in.real("model_flops_per_token", 0);
+  l.evalStepSeconds = in.real("eval_step_seconds", 0);
+  const JsonReader m = in.object("memory_breakdown");
+  l.memory.weightBytes = m.real("weights_bytes", 0);
+  l.memory.gradientBytes = m.real("gradients_bytes", 0);
+  l.memory.optimizerBytes = m.real("optimizer_bytes", 0);
+  l.memory.activationBytes = m.real("activations_bytes", 0);
+  l.memory.reserveBytes = m.real("reserve_bytes", 0);
+  m.real("total_bytes", 0);
+  m.real("capacity_bytes", 0);
+  m.finish();
+  const double perMillion = in.real("usd_per_million_tokens", 0);
+  l.usdPerMillionTokens = r.priceKnown && std::isfinite(perMillion) ? perMillion : 0;
+  if (in.has("train_tokens")) {
+    c.llm.trainTokens = in.number("train_tokens", 0, 1e30);
+    l.timeToTokensSeconds = in.real("time_to_tokens_seconds", 0);
+    const double usd = in.real("usd_to_tokens", 0);
+    l.usdToTokens = r.priceKnown && std::isfinite(usd) ? usd : 0;
+  }
+  l.energyBasis = readName(in, "energy_basis", kEnergyBasisNames, EnergyBasis::OneHour);
+}
+
 // The answer's keys: the same in both forms.
 void readAnswer(const JsonReader& in, SimReport& r) {
   r.stepSeconds = in.real("step_seconds", 0);
@@ -62,6 +122,19 @@ void readAnswer(const JsonReader& in, SimReport& r) {
   r.breakdown.overheadSeconds = b.real("overhead_seconds", 0);
   r.breakdown.inputSeconds = b.real("input_seconds", 0);
   r.breakdown.communicationSeconds = b.real("communication_seconds", 0);
+  if (r.llm) {
+    LlmPart& l = *r.llm;
+    l.bubbleSeconds = b.real("bubble_seconds", 0);
+    l.tpCommSeconds = b.real("tp_comm_seconds", 0);
+    l.dpCommSeconds = b.real("dp_comm_seconds", 0);
+    l.ppCommSeconds = b.real("pp_comm_seconds", 0);
+    l.epCommSeconds = b.real("ep_comm_seconds", 0);
+    l.optimizerSeconds = b.real("optimizer_seconds", 0);
+    l.stepOverheadSeconds = b.real("step_overhead_seconds", 0);
+    l.hostSeconds = b.real("host_dispatch_seconds", 0);
+    l.exposedHostSeconds = b.real("exposed_host_dispatch_seconds", 0);
+    l.kernelsPerStep = b.integer("kernels_per_step", 0, 0, kMaxSteps);
+  }
   b.finish();
   r.bound = readName(in, "bound", kBoundNames, Bound::Compute);
   r.explanation = in.string("explanation", "");
@@ -95,6 +168,18 @@ void readAnswer(const JsonReader& in, SimReport& r) {
   r.compileSeconds = in.real("compile_seconds", 0);
   r.peakTflops = in.real("peak_tflops", 0);
   r.precisionNote = in.string("precision_note", "");
+  for (const JsonReader& o : in.objects("layers")) {
+    LayerSeconds l;
+    l.name = o.string("name");
+    l.kind = o.string("kind", "");
+    l.forwardSeconds = o.real("forward_seconds", 0);
+    l.backwardSeconds = o.real("backward_seconds", 0);
+    l.utilization = o.real("utilization", 0);
+    l.bound = readName(o, "bound", kBoundNames, Bound::Compute);
+    l.kernels = static_cast<int>(o.integer("kernels", 0, 0, kMaxCount));
+    o.finish();
+    r.layers.push_back(std::move(l));
+  }
 }
 
 // The run history's first form: the configuration nested under "config".
@@ -115,7 +200,59 @@ void readNestedConfig(const JsonReader& in, SimConfig& c) {
   n.finish();
 }
 
+// A transformer's plan part, beside the answer's keys.
+void writeLlmPart(Json& j, const SimReport& r, const std::function<Json(double)>& num) {
+  const LlmPart& l = *r.llm;
+  const LlmSettings& s = r.config.llm;
+  j.set("model_name", l.modelName);
+  j.set("chips", l.chips);
+  j.set("seq_len", l.seqLen);
+  if (s.seqLen > 0) j.set("seq_len_set", s.seqLen);
+  j.set("finetune", finetuneName(s.finetune));
+  if (s.finetune == Finetune::Lora) j.set("lora_rank", s.loraRank);
+  Json plan = planToJson(l.plan);
+  plan.set("searched", l.planSearched);
+  plan.set("plans_considered", l.plansConsidered);
+  plan.set("plans_fitting", l.plansFitting);
+  j.set("plan", std::move(plan));
+  j.set("tokens_per_second", num(l.tokensPerSecond));
+  j.set("samples_per_second", num(r.imagesPerSecond));
+  j.set("mfu", num(r.utilization));
+  j.set("model_flops_per_token", num(l.modelFlopsPerToken));
+  j.set("eval_step_seconds", num(l.evalStepSeconds));
+  Json mem = Json::object();
+  mem.set("weights_bytes", num(l.memory.weightBytes));
+  mem.set("gradients_bytes", num(l.memory.gradientBytes));
+  mem.set("optimizer_bytes", num(l.memory.optimizerBytes));
+  mem.set("activations_bytes", num(l.memory.activationBytes));
+  mem.set("reserve_bytes", num(l.memory.reserveBytes));
+  mem.set("total_bytes", num(l.memory.total()));
+  mem.set("capacity_bytes", num(r.memoryCapacityBytes));
+  j.set("memory_breakdown", std::move(mem));
+  j.set("usd_per_million_tokens", orNull(r.priceKnown, num(l.usdPerMillionTokens)));
+  if (s.trainTokens > 0) {
+    j.set("train_tokens", s.trainTokens);
+    j.set("time_to_tokens_seconds", num(l.timeToTokensSeconds));
+    j.set("usd_to_tokens", orNull(r.priceKnown, num(l.usdToTokens)));
+  }
+  j.set("energy_basis", kEnergyBasisNames.name(l.energyBasis).data());
+}
+
 }  // namespace
+
+Json planToJson(const ParallelPlan& p) {
+  Json j = Json::object();
+  j.set("dp", p.dp);
+  j.set("tp", p.tp);
+  j.set("pp", p.pp);
+  j.set("ep", p.ep);
+  j.set("zero", p.zero);
+  j.set("recompute", recomputeName(p.recompute));
+  j.set("microbatch", p.microBatch);
+  j.set("text", p.text());
+  j.set("description", p.describe());
+  return j;
+}
 
 void modelSizeToJson(Json& j, const ModelSize& size) {
   j.set("params", static_cast<long long>(size.params));
@@ -142,12 +279,15 @@ ModelSize modelSizeFromJson(const JsonReader& in) {
   return s;
 }
 
-Json simReportToJson(const SimReport& r, JsonDigits digits) {
+Json simReportToJson(const SimReport& r, JsonDigits digits, JsonLayers layers) {
   const SimConfig& c = r.config;
-  auto num = [digits](double v) { return figure(v, digits); };
+  const std::function<Json(double)> num = [digits](double v) { return figure(v, digits); };
   Json j = Json::object();
+  // A transformer's plan asked without a run (the planner, `simulate --seq-len ...`) has no
+  // dataset, epochs or run to state.
+  const bool run = !r.llm || !c.datasetId.empty();
   j.set("model", c.modelId);
-  j.set("dataset", c.datasetId);
+  if (run) j.set("dataset", c.datasetId);
   j.set("device", c.deviceId);
   j.set("device_name", r.deviceName);
   j.set("stack", c.stackId);
@@ -163,18 +303,20 @@ Json simReportToJson(const SimReport& r, JsonDigits digits) {
   j.set("per_device_batch", r.perDeviceBatch);
   j.set("precision", util::precisionName(c.precision));
   if (!r.precisionNote.empty()) j.set("precision_note", r.precisionNote);
-  j.set("epochs", c.epochs);
+  if (run) j.set("epochs", c.epochs);
   j.set("step_seconds", num(r.stepSeconds));
   j.set("images_per_second", num(r.imagesPerSecond));
   if (r.tokensPerSample > 0) j.set("tokens_per_sample", r.tokensPerSample);
-  j.set("steps_per_epoch", r.stepsPerEpoch);
-  if (c.stepsPerEpoch > 0) j.set("steps_per_epoch_set", c.stepsPerEpoch);
-  j.set("epoch_seconds", num(r.epochSeconds));
-  j.set("first_epoch_seconds", num(r.firstEpochSeconds));
-  j.set("compile_seconds", num(r.compileSeconds));
-  j.set("eval_each_epoch", c.evalEachEpoch);
-  j.set("eval_seconds_per_epoch", num(r.evalSecondsPerEpoch));
-  j.set("run_seconds", num(r.runSeconds));
+  if (run) {
+    j.set("steps_per_epoch", r.stepsPerEpoch);
+    if (c.stepsPerEpoch > 0) j.set("steps_per_epoch_set", c.stepsPerEpoch);
+    j.set("epoch_seconds", num(r.epochSeconds));
+    j.set("first_epoch_seconds", num(r.firstEpochSeconds));
+    j.set("compile_seconds", num(r.compileSeconds));
+    j.set("eval_each_epoch", c.evalEachEpoch);
+    j.set("eval_seconds_per_epoch", num(r.evalSecondsPerEpoch));
+    j.set("run_seconds", num(r.runSeconds));
+  }
   j.set("price_kind", kPriceKindLabels.name(r.priceKind).data());
   j.set("price_known", r.priceKnown);
   if (c.userUsdPerHour) j.set("usd_per_device_hour_set", num(*c.userUsdPerHour));
@@ -182,7 +324,7 @@ Json simReportToJson(const SimReport& r, JsonDigits digits) {
   if (!r.priceDate.empty()) j.set("price_date", r.priceDate);
   j.set("usd_per_hour", orNull(r.priceKnown, num(r.usdPerHour)));
   j.set("usd_per_million_images", orNull(r.priceKnown, num(r.usdPerMillionImages)));
-  j.set("usd_per_run", orNull(r.priceKnown, num(r.usdPerRun)));
+  if (run) j.set("usd_per_run", orNull(r.priceKnown, num(r.usdPerRun)));
   j.set("energy_kwh", orNull(r.energy.known, num(r.energy.kwh)));
   j.set("co2e_kg", orNull(r.energy.known && c.energy.gridKgCo2ePerKwh > 0, num(r.energy.co2eKg)));
   j.set("energy", energyToJson(r.energy, c.energy, num));
@@ -202,13 +344,42 @@ Json simReportToJson(const SimReport& r, JsonDigits digits) {
     o.set("step_seconds", num(r.contrastStepSeconds));
     j.set("other_stack", std::move(o));
   }
+  if (r.llm) writeLlmPart(j, r, num);
   Json b = Json::object();
   b.set("compute_seconds", num(r.breakdown.computeSeconds));
   b.set("memory_seconds", num(r.breakdown.memorySeconds));
   b.set("overhead_seconds", num(r.breakdown.overheadSeconds));
   b.set("input_seconds", num(r.breakdown.inputSeconds));
   b.set("communication_seconds", num(r.breakdown.communicationSeconds));
+  if (r.llm) {
+    const LlmPart& l = *r.llm;
+    b.set("bubble_seconds", num(l.bubbleSeconds));
+    b.set("tp_comm_seconds", num(l.tpCommSeconds));
+    b.set("dp_comm_seconds", num(l.dpCommSeconds));
+    b.set("pp_comm_seconds", num(l.ppCommSeconds));
+    b.set("ep_comm_seconds", num(l.epCommSeconds));
+    b.set("optimizer_seconds", num(l.optimizerSeconds));
+    b.set("step_overhead_seconds", num(l.stepOverheadSeconds));
+    b.set("host_dispatch_seconds", num(l.hostSeconds));
+    b.set("exposed_host_dispatch_seconds", num(l.exposedHostSeconds));
+    b.set("kernels_per_step", static_cast<long long>(l.kernelsPerStep));
+  }
   j.set("breakdown", std::move(b));
+  if (layers == JsonLayers::Write) {
+    Json all = Json::array();
+    for (const auto& l : r.layers) {
+      Json o = Json::object();
+      o.set("name", l.name);
+      o.set("kind", l.kind);
+      o.set("forward_seconds", num(l.forwardSeconds));
+      o.set("backward_seconds", num(l.backwardSeconds));
+      o.set("utilization", num(l.utilization));
+      o.set("bound", boundName(l.bound));
+      o.set("kernels", l.kernels);
+      all.push(std::move(o));
+    }
+    j.set("layers", std::move(all));
+  }
   return j;
 }
 
@@ -220,7 +391,9 @@ SimReport simReportFromJson(const JsonReader& in) {
     r.priceKind = c.preemptible ? PriceKind::Preemptible : PriceKind::OnDemand;
   } else {
     c.modelId = in.string("model");
-    c.datasetId = in.string("dataset");
+    if (in.has("plan")) r.llm.emplace();  // a transformer's report, with its plan part
+    // A transformer's plan, asked without a run, has no dataset and no run keys.
+    c.datasetId = r.llm ? in.string("dataset", "") : in.string("dataset");
     c.deviceId = in.string("device");
     c.stackId = in.string("stack", "");
     r.stackName = in.string("stack_name", "");
@@ -246,6 +419,7 @@ SimReport simReportFromJson(const JsonReader& in) {
     }
   }
   readAnswer(in, r);
+  if (r.llm) readLlmPart(in, r);
   if (!in.has("config")) {
     c.vcpus = r.vcpus;
     in.boolean("simulated", true);  // always true; read so that finish() accepts it

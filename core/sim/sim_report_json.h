@@ -1,8 +1,10 @@
 #pragma once
-// CONTRACT: the one JSON form of a SimReport. `accellab-cli simulate` prints it (its keys are
-// the CLI's documented contract) and the run history stores it, so a report read back is the
-// report that was written: every field of the configuration and the answer, per-layer times
-// excepted (a report's layers are recomputed, never stored).
+// CONTRACT: the one JSON form of a SimReport, whichever model it times. `accellab-cli simulate`
+// and `plan` print it (its keys are the CLI's documented contract), the run history stores it
+// and the GUI's exports write it, so a report read back is the report that was written: every
+// field of the configuration and the answer, with a transformer's plan part (r.llm: "plan",
+// "tokens_per_second", "memory_breakdown", ...). Per-layer times are written only when asked
+// (the CLI's transformer reports) and the history never stores them (they are recomputed).
 #include "core/sim/sim_report.h"
 #include "core/util/json.h"
 #include "core/util/json_reader.h"
@@ -13,13 +15,18 @@ namespace core::sim {
 // history keeps every digit.
 enum class JsonDigits { Exact, Six };
 
-util::Json simReportToJson(const SimReport& r, JsonDigits digits = JsonDigits::Exact);
+enum class JsonLayers { Omit, Write };
 
-// Reads what simReportToJson wrote, and the run history's first form (version 1: the
-// configuration nested under "config"). Strict: errors name the file and key, unknown keys
-// are refused. config.vcpus reads back as the vCPUs the report used (what 0 = "the device's
+util::Json simReportToJson(const SimReport& r, JsonDigits digits = JsonDigits::Exact, JsonLayers layers = JsonLayers::Omit);
+
+// Reads what simReportToJson wrote (a report of a run, of a transformer's plan, with or without
+// layers), and the run history's first form (the configuration nested under "config").
+// Strict: errors name the file and key, unknown keys are refused. config.vcpus reads back as the vCPUs the report used (what 0 = "the device's
 // default" resolved to).
 SimReport simReportFromJson(const util::JsonReader& in);
+
+// A parallel plan's keys (dp, tp, pp, ep, zero, recompute, microbatch, text, description).
+util::Json planToJson(const ParallelPlan& p);
 
 // The size keys every report carries: params, trainable_params, forward_flops_per_sample and,
 // for a mixture of experts, active_params with the convention it counts by.

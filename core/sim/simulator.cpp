@@ -1,11 +1,10 @@
 #include "core/sim/simulator.h"
 
-#include <sstream>
-
 #include "core/data/dataset_info.h"
 #include "core/data/dataset_loader.h"
 #include "core/nn/transformer_spec.h"
 #include "core/nn/zoo.h"
+#include "core/sim/explanation.h"
 #include "core/sim/transformer_run.h"
 
 namespace core::sim {
@@ -66,13 +65,7 @@ SimReport Simulator::simulate(const SimConfig& c) const {
       }
       r.contrastStackId = other->id;
       r.contrastStepSeconds = o.stepSeconds;
-      const double f = o.stepSeconds / r.stepSeconds;
-      std::ostringstream os;
-      const double times = f >= 1 ? f : 1.0 / f;
-      os.precision(2);
-      if (times < 1e6) os << std::fixed;  // 2.35x; an absurd stack's 1e+300x as a power of ten
-      os << times;
-      r.explanation += " With " + other->id + " it would be " + os.str() + (f >= 1 ? "x slower." : "x faster.");
+      r.explanation += contrastSentence(other->id, o.stepSeconds / r.stepSeconds);
     }
   }
   return r;

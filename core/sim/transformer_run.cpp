@@ -7,7 +7,6 @@
 #include "core/sim/device_rates.h"
 #include "core/sim/run_cost.h"
 #include "core/sim/llm_simulator.h"
-#include "core/sim/pricing.h"
 #include "core/util/error.h"
 
 namespace core::sim {
@@ -24,9 +23,9 @@ void checkDataset(const nn::TransformerSpec& spec, const data::DatasetInfo& info
 }
 
 // Operations the compiler sees: one block's ops once per layer, the rest once.
-std::int64_t compiledOps(const LlmReport& r, int layers) {
+std::int64_t compiledOps(const SimReport& r, int layers) {
   std::int64_t block = 0, other = 0;
-  for (const auto& op : r.ops) (op.name.rfind("block/", 0) == 0 ? block : other) += 1;
+  for (const auto& op : r.layers) (op.name.rfind("block/", 0) == 0 ? block : other) += 1;
   return block * layers + other;
 }
 
@@ -41,51 +40,21 @@ SimReport simulateTransformerRun(const nn::TransformerSpec& spec, const hw::Devi
   const data::DatasetInfo& info = data::datasetInfo(c.datasetId);
   checkDataset(spec, info);
   if (c.epochs < 1) throw util::FieldError("epochs", "must be at least 1, not " + std::to_string(c.epochs));
-  LlmConfig lc;
+  SimConfig lc = c;
   lc.modelId = spec.id;
-  lc.deviceId = device.id;
-  lc.stackId = stack.id;
   lc.count = c.vcpus > 0 ? 1 : c.count;
-  lc.batch = c.batch;
-  lc.precision = c.precision;
-  lc.preemptible = c.preemptible;
-  lc.userUsdPerHour = c.userUsdPerHour;
-  lc.energy = c.energy;
-  lc.perOp = true;  // the op list also counts what a compiler compiles
-  const LlmReport l = simulateLlm(lc, device, stack);
-
-  SimReport r;
+  lc.perLayer = true;  // the op list also counts what a compiler compiles
+  SimReport r = simulateLlm(lc, device, stack);
   r.config = c;
   r.config.stackId = stack.id;
-  r.deviceName = l.deviceName;
-  r.stackName = device.measured ? "AccelLab engine (measured)" : l.stackName;
-  r.precisionNote = l.precisionNote;
-  r.tokensPerSample = spec.tokensPerSample(l.seqLen);
-  r.size = l.size;
-  r.perDeviceBatch = c.batch / std::max(1, lc.count);
-  r.stepSeconds = l.stepSeconds;
-  r.breakdown = l.breakdown;
-  r.bound = l.bound;
-  r.imagesPerSecond = l.samplesPerSecond;
-  r.memoryBytesPerDevice = l.memory.total();
-  r.memoryCapacityBytes = l.memoryCapacityBytes;
-  r.fitsInMemory = l.fitsInMemory;
-  r.priceKnown = l.priceKnown;
-  r.priceKind = l.priceKind;
-  r.priceSeller = l.priceSeller;
-  r.priceDate = l.priceDate;
-  r.usdPerHour = l.usdPerHour;
+  if (device.measured) r.stackName = "AccelLab engine (measured)";
   // The first epoch's extra (graph build, XLA compile, warm-up): the stack's figures, per
   // operation the model's layers make, as for every other model.
   const DeviceRates rates = resolveDeviceRates(device, hw::figuresFor(stack, device), c.precision);
   const double compile =
-      rates.compileSeconds + rates.compileSecondsPerLayer * static_cast<double>(compiledOps(l, spec.layers));
-  applyRunCost(r, {info.trainSize, info.testSize, l.evalStepSeconds, compile}, device, lc.count);
-  r.peakTflops = l.peakTflopsPerChip;
-  r.utilization = l.mfu;
-  r.achievedTflops = l.mfu * l.peakTflopsPerChip;
-  r.layers = l.ops;
-  r.explanation = l.explanation;
+      rates.compileSeconds + rates.compileSecondsPerLayer * static_cast<double>(compiledOps(r, spec.layers));
+  applyRunCost(r, {info.trainSize, info.testSize, r.llm->evalStepSeconds, compile}, device, lc.count);
+  r.llm->energyBasis = EnergyBasis::Run;
   return r;
 }
 

@@ -26,13 +26,13 @@ const core::hw::DeviceSpec& device(const std::string& id) { return simtest::cata
 std::string configPath(const std::string& name) { return std::string(ACCELLAB_TEST_DATA) + "/hf-configs/" + name + ".json"; }
 const core::nn::TransformerSpec& imported(const std::string& name) { return core::nn::resolveTransformer(configPath(name)); }
 
-LlmConfig on(const core::nn::TransformerSpec& s, const std::string& deviceId, int count) {
-  LlmConfig c;
+SimConfig on(const core::nn::TransformerSpec& s, const std::string& deviceId, int count) {
+  SimConfig c = simtest::llmConfig();
   c.modelId = s.id;
   c.deviceId = deviceId;
   c.count = count;
   c.batch = 64;
-  c.seqLen = std::min(2048, s.tokensPerSample(0));
+  c.llm.seqLen = std::min(2048, s.tokensPerSample(0));
   c.precision = Precision::BF16;
   return c;
 }
@@ -45,7 +45,7 @@ TEST(ImportedModels, EveryConfigSimulatesOnEightH100sAndATpuV5pSlice) {
     const core::nn::TransformerSpec& s = core::nn::resolveTransformer(entry.path().string());
     for (const auto& [dev, count, stackId] : {std::tuple{"h100", 8, "pytorch-eager"}, std::tuple{"h100", 8, "tuned"},
                                               std::tuple{"tpu-v5p-8", 4, "tuned"}}) {
-      const LlmReport r = simulateLlm(on(s, dev, count), device(dev), stack(stackId));
+      const SimReport r = simulateLlm(on(s, dev, count), device(dev), stack(stackId));
       EXPECT_GT(r.stepSeconds, 0) << s.id << " on " << dev;
       EXPECT_EQ(r.size.params, s.params()) << s.id;
       if (s.moe()) {
@@ -54,8 +54,8 @@ TEST(ImportedModels, EveryConfigSimulatesOnEightH100sAndATpuV5pSlice) {
       EXPECT_GT(r.size.forwardFlopsPerSample, 0) << s.id;
       // A model that fits has a throughput and an MFU below what hardware allows.
       if (r.fitsInMemory) {
-        EXPECT_GT(r.tokensPerSecond, 0) << s.id << " on " << dev;
-        EXPECT_LT(r.mfu, 0.8) << s.id << " on " << dev;
+        EXPECT_GT(r.llm->tokensPerSecond, 0) << s.id << " on " << dev;
+        EXPECT_LT(r.utilization, 0.8) << s.id << " on " << dev;
       }
     }
   }
@@ -112,8 +112,8 @@ TEST(ImportedModels, ASlidingWindowShortensLongAttention) {
   full.slidingLayerShare = 0;
   EXPECT_NEAR(windowed.attentionPairShare(16384) / full.attentionPairShare(16384), 0.44, 0.02);
   full.id = "mistral-no-window";
-  LlmConfig c = on(windowed, "h100", 8);
-  c.seqLen = 16384;
+  SimConfig c = on(windowed, "h100", 8);
+  c.llm.seqLen = 16384;
   c.batch = 8;
   const double withWindow = simulateLlm(c, device("h100"), stack("tuned")).stepSeconds;
   // The same config on the imported copy without the window.

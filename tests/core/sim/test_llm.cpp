@@ -9,13 +9,14 @@
 #include "core/nn/transformer_spec.h"
 #include "core/sim/backwards_plan.h"
 #include "core/sim/data_parallel.h"
-#include "core/sim/llm_report_json.h"
+#include "core/sim/sim_report_json.h"
 #include "core/sim/llm_simulator.h"
 #include "core/sim/llm_study.h"
 #include "core/sim/llm_validation.h"
 #include "core/util/error.h"
 #include "core/util/files.h"
 #include "core/util/json.h"
+#include "core/util/numbers.h"
 #include "sim_test_support.h"
 
 using namespace core::sim;
@@ -28,12 +29,12 @@ const core::hw::StackSpec& stack(const std::string& id) { return simtest::stacks
 const core::hw::DeviceSpec& device(const std::string& id) { return simtest::catalog().at(id); }
 
 // Llama-3-8B on 8 devices, batch 64 of 4,096 tokens: the precision tests' set-up.
-LlmConfig llama8bOn(const std::string& deviceId, Precision p = Precision::BF16) {
-  LlmConfig c;
+SimConfig llama8bOn(const std::string& deviceId, Precision p = Precision::BF16) {
+  SimConfig c = simtest::llmConfig();
   c.modelId = "llama3-8b";
   c.count = 8;
   c.batch = 64;
-  c.seqLen = 4096;
+  c.llm.seqLen = 4096;
   c.deviceId = deviceId;
   c.precision = p;
   return c;
@@ -126,17 +127,17 @@ TEST(LlmLora, AdapterCountsMatchPeft) {
 }
 
 TEST(LlmLora, FineTuningIsCheaperThanPretrainingTheSameStep) {
-  LlmConfig c;
+  SimConfig c = simtest::llmConfig();
   c.modelId = "llama3-8b";
   c.deviceId = "h100";
   c.count = 8;
   c.batch = 64;
-  c.seqLen = 4096;
-  const LlmReport full = simulateLlm(c, device("h100"), stack("tuned"));
-  c.finetune = Finetune::Lora;
-  const LlmReport lora = simulateLlm(c, device("h100"), stack("tuned"));
+  c.llm.seqLen = 4096;
+  const SimReport full = simulateLlm(c, device("h100"), stack("tuned"));
+  c.llm.finetune = Finetune::Lora;
+  const SimReport lora = simulateLlm(c, device("h100"), stack("tuned"));
   EXPECT_LT(lora.stepSeconds, full.stepSeconds * 0.85);
-  EXPECT_LT(lora.memory.total(), full.memory.total());
+  EXPECT_LT(lora.llm->memory.total(), full.llm->memory.total());
 }
 
 TEST(LlmPlan, AutoNeverReturnsAPlanThatDoesNotFitAndIsTheFastestThatDoes) {
@@ -147,37 +148,37 @@ TEST(LlmPlan, AutoNeverReturnsAPlanThatDoesNotFitAndIsTheFastestThatDoes) {
   } cases[] = {{"llama3-70b", "h100", 64, 128, 8192}, {"llama2-7b", "a100-80", 8, 64, 4096},
                {"mixtral-8x7b", "h100", 16, 64, 4096}, {"llama3-8b", "tpu-v5e-8", 4, 64, 4096}};
   for (const auto& k : cases) {
-    LlmConfig c;
+    SimConfig c = simtest::llmConfig();
     c.modelId = k.model;
     c.deviceId = k.device;
     c.count = k.count;
     c.batch = k.batch;
-    c.seqLen = k.seq;
-    c.perOp = false;
+    c.llm.seqLen = k.seq;
+    c.perLayer = false;
     const auto& d = device(k.device);
     const auto& s = simtest::stacks().defaultFor(d.kind);
-    const LlmReport r = simulateLlm(c, d, s);
+    const SimReport r = simulateLlm(c, d, s);
     ASSERT_TRUE(r.fitsInMemory) << k.model << " on " << k.device;
     const TransformerWork w = makeTransformerWork(transformerSpec(k.model), k.seq, Finetune::Full, 0);
     const LlmUnit u = resolveLlmUnit(d, core::hw::figuresFor(s, d), c.precision);
     int fitting = 0;
-    for (const auto& p : candidatePlans(w, r.chips, k.batch, u.chipsPerNode)) {
+    for (const auto& p : candidatePlans(w, r.llm->chips, k.batch, u.chipsPerNode)) {
       const PlanCost pc = costPlan(w, u, p, k.batch, false);
       if (!pc.fits) continue;
       ++fitting;
-      EXPECT_GE(pc.stepSeconds, r.stepSeconds * (1 - 1e-12)) << k.model << ": " << p.text() << " beats " << r.plan.text();
+      EXPECT_GE(pc.stepSeconds, r.stepSeconds * (1 - 1e-12)) << k.model << ": " << p.text() << " beats " << r.llm->plan.text();
     }
-    EXPECT_EQ(fitting, r.plansFitting);
+    EXPECT_EQ(fitting, r.llm->plansFitting);
   }
 }
 
 TEST(LlmPlan, NothingFitsIsReportedAsOutOfMemory) {
-  LlmConfig c;
+  SimConfig c = simtest::llmConfig();
   c.modelId = "llama31-405b";
   c.deviceId = "l4";
   c.count = 1;
   c.batch = 1;
-  const LlmReport r = simulateLlm(c, device("l4"), stack("pytorch-eager"));
+  const SimReport r = simulateLlm(c, device("l4"), stack("pytorch-eager"));
   EXPECT_FALSE(r.fitsInMemory);
   EXPECT_NE(r.explanation.find("does NOT fit"), std::string::npos);
 }
@@ -190,12 +191,12 @@ TEST(LlmPlan, BadPlansAreRefusedNamingWhatIsWrong) {
   const ParallelPlan p = parseParallelPlan("tp=2,dp=4,zero=1,recompute=selective,microbatch=2");
   EXPECT_EQ(p.text(), "dp=4,tp=2,pp=1,ep=1,zero=1,recompute=selective,microbatch=2");
   EXPECT_EQ(parseParallelPlan(p.text()), p);
-  LlmConfig c;
+  SimConfig c = simtest::llmConfig();
   c.modelId = "llama3-8b";
   c.deviceId = "h100";
   c.count = 8;
   c.batch = 64;
-  c.plan = parseParallelPlan("dp=2,tp=3");  // 6 chips of 8, and 3 does not divide 32 heads
+  c.llm.plan = parseParallelPlan("dp=2,tp=3");  // 6 chips of 8, and 3 does not divide 32 heads
   try {
     simulateLlm(c, device("h100"), stack("tuned"));
     FAIL() << "accepted";
@@ -205,29 +206,29 @@ TEST(LlmPlan, BadPlansAreRefusedNamingWhatIsWrong) {
 }
 
 TEST(LlmPrecision, Fp8IsFasterWhereTheHardwareHasItAndSaysSoWhereNot) {
-  LlmConfig c = llama8bOn("h100");
-  const LlmReport bf16 = simulateLlm(c, device("h100"), stack("tuned"));
+  SimConfig c = llama8bOn("h100");
+  const SimReport bf16 = simulateLlm(c, device("h100"), stack("tuned"));
   c.precision = Precision::FP8;
-  const LlmReport fp8 = simulateLlm(c, device("h100"), stack("tuned"));
+  const SimReport fp8 = simulateLlm(c, device("h100"), stack("tuned"));
   EXPECT_LT(fp8.stepSeconds, bf16.stepSeconds);
   EXPECT_GT(fp8.stepSeconds, bf16.stepSeconds / 2);  // casts, 16-bit attention and norms remain
   c.deviceId = "a100-80";
-  const LlmReport ampere = simulateLlm(c, device("a100-80"), stack("tuned"));
+  const SimReport ampere = simulateLlm(c, device("a100-80"), stack("tuned"));
   EXPECT_NE(ampere.precisionNote.find("no fp8"), std::string::npos) << ampere.precisionNote;
 }
 
 // fp4 runs NVFP4/MXFP4 matmuls where the device has them (B200), fp8 where it has only those
 // (H100), and says which; the 16-bit attention and the casts keep it short of twice fp8.
 TEST(LlmPrecision, Fp4RunsOnBlackwellAndFallsBackToFp8WhereItIsMissing) {
-  LlmConfig c = llama8bOn("b200", Precision::FP8);
-  const LlmReport fp8 = simulateLlm(c, device("b200"), stack("tuned"));
+  SimConfig c = llama8bOn("b200", Precision::FP8);
+  const SimReport fp8 = simulateLlm(c, device("b200"), stack("tuned"));
   c.precision = Precision::FP4;
-  const LlmReport fp4 = simulateLlm(c, device("b200"), stack("tuned"));
+  const SimReport fp4 = simulateLlm(c, device("b200"), stack("tuned"));
   EXPECT_LT(fp4.stepSeconds, fp8.stepSeconds);
   EXPECT_GT(fp4.stepSeconds, fp8.stepSeconds / 2);
   EXPECT_TRUE(fp4.precisionNote.empty()) << fp4.precisionNote;
   c.deviceId = "h100";
-  const LlmReport hopper = simulateLlm(c, device("h100"), stack("tuned"));
+  const SimReport hopper = simulateLlm(c, device("h100"), stack("tuned"));
   EXPECT_NE(hopper.precisionNote.find("no fp4 units: runs its fp8 peak"), std::string::npos) << hopper.precisionNote;
   c.precision = Precision::FP8;
   EXPECT_DOUBLE_EQ(simulateLlm(c, device("h100"), stack("tuned")).stepSeconds, hopper.stepSeconds);
@@ -237,10 +238,10 @@ TEST(LlmPrecision, Fp4RunsOnBlackwellAndFallsBackToFp8WhereItIsMissing) {
 // the smallest count it found, and that count meets the deadline while the count below it
 // (the last tried that failed) does not.
 TEST(BackwardsPlan, Llama3_8bOnATrillionTokensInThirtyDaysAnswersPerDevice) {
-  LlmConfig c;
+  SimConfig c = simtest::llmConfig();
   c.modelId = "llama3-8b";
   c.batch = 1024;
-  c.seqLen = 8192;
+  c.llm.seqLen = 8192;
   BackwardsGoal goal;
   goal.tokens = 1e12;
   goal.deadlineSeconds = 30 * 86400.0;
@@ -250,16 +251,16 @@ TEST(BackwardsPlan, Llama3_8bOnATrillionTokensInThirtyDaysAnswersPerDevice) {
     const auto& s = simtest::stacks().defaultFor(d.kind);
     const BackwardsAnswer a = planBackwards(c, d, s, goal);
     ASSERT_TRUE(a.met) << id << ": " << a.why;
-    EXPECT_LE(a.report.timeToTokensSeconds, goal.deadlineSeconds) << id;
+    EXPECT_LE(a.report.llm->timeToTokensSeconds, goal.deadlineSeconds) << id;
     EXPECT_TRUE(a.report.fitsInMemory) << id;
     EXPECT_GT(a.count, 1) << id;  // one device would take years
     // A count below the answer misses: simulate the one just under it.
-    LlmConfig below = c;
+    SimConfig below = c;
     below.count = a.count - (a.count > d.devicesPerNode.value_or(1) ? d.devicesPerNode.value_or(1) : 1);
-    below.trainTokens = goal.tokens;
+    below.llm.trainTokens = goal.tokens;
     try {
-      const LlmReport r = simulateLlm(below, d, s);
-      EXPECT_TRUE(!r.fitsInMemory || r.timeToTokensSeconds > goal.deadlineSeconds)
+      const SimReport r = simulateLlm(below, d, s);
+      EXPECT_TRUE(!r.fitsInMemory || r.llm->timeToTokensSeconds > goal.deadlineSeconds)
           << id << ": " << below.count << " devices also meet it";
     } catch (const core::util::Error&) {
       // no plan runs the batch at that count: it does not meet it either
@@ -302,20 +303,20 @@ TEST(LlmValidation, CalibrationRowsStayWithinTheBar) {
 }
 
 TEST(LlmSpeed, AutoPlanForLlama70bOn512DevicesIsInteractive) {
-  LlmConfig c;
+  SimConfig c = simtest::llmConfig();
   c.modelId = "llama3-70b";
   c.deviceId = "h100";
   c.count = 512;
   c.batch = 1024;
-  c.seqLen = 8192;
+  c.llm.seqLen = 8192;
   c.precision = Precision::FP8;
   const auto t0 = std::chrono::steady_clock::now();
-  const LlmReport r = simulateLlm(c, device("h100"), stack("tuned"));
+  const SimReport r = simulateLlm(c, device("h100"), stack("tuned"));
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  EXPECT_GT(r.plansConsidered, 100);
+  EXPECT_GT(r.llm->plansConsidered, 100);
   EXPECT_TRUE(r.fitsInMemory);
   // The bar (about 1 ms in a release build, well under it with sanitizers).
-  EXPECT_LT(ms, 200.0) << ms << " ms for " << r.plansConsidered << " plans";
+  EXPECT_LT(ms, 200.0) << ms << " ms for " << r.llm->plansConsidered << " plans";
 }
 
 // Golden reports: fixed configurations whose answers only change on purpose
@@ -333,20 +334,21 @@ TEST(LlmGolden, ThreeReportsMatchTheirGoldenFile) {
                {"gpt2-small", "tpu-v6e-8", "tuned", 1, 256, 1024, Precision::BF16, Finetune::Full}};
   core::util::Json all = core::util::Json::array();
   for (const auto& k : cases) {
-    LlmConfig c;
+    SimConfig c = simtest::llmConfig();
     c.modelId = k.model;
     c.deviceId = k.device;
     c.count = k.count;
     c.batch = k.batch;
-    c.seqLen = k.seq;
+    c.llm.seqLen = k.seq;
     c.precision = k.precision;
-    c.finetune = k.finetune;
-    c.perOp = false;
-    core::util::Json j = llmReportToJson(simulateLlm(c, device(k.device), stack(k.stack)));
+    c.llm.finetune = k.finetune;
+    c.perLayer = false;
+    core::util::Json j = simReportToJson(simulateLlm(c, device(k.device), stack(k.stack)));
     core::util::Json g = core::util::Json::object();
+    // Four significant digits, as the file was first written with.
     for (const char* key : {"model", "device", "stack", "step_seconds", "tokens_per_second", "mfu", "memory_bytes_per_device",
                             "fits_in_memory", "bound"})
-      g.set(key, j.at(key));
+      g.set(key, j.at(key).isNumber() ? core::util::Json(core::util::roundSignificant(j.at(key).asNumber(), 4)) : j.at(key));
     g.set("plan", j.at("plan").at("text"));
     all.push(g);
   }
@@ -367,15 +369,15 @@ TEST(TransformerRun, SimulatorReadsTheLlmStepAsARun) {
   c.epochs = 3;
   c.stepsPerEpoch = 250;
   const SimReport r = simtest::simulator().simulate(c);
-  LlmConfig lc;
+  SimConfig lc = simtest::llmConfig();
   lc.modelId = "char-gpt";
   lc.deviceId = "a100";
   lc.batch = 32;
   lc.precision = Precision::BF16;
-  const LlmReport l = simulateLlm(lc, device("a100"), simtest::stacks().defaultFor(device("a100").kind));
+  const SimReport l = simulateLlm(lc, device("a100"), simtest::stacks().defaultFor(device("a100").kind));
   EXPECT_DOUBLE_EQ(r.stepSeconds, l.stepSeconds);
   EXPECT_EQ(r.tokensPerSample, 128);
-  EXPECT_NEAR(r.imagesPerSecond * r.tokensPerSample, l.tokensPerSecond, 1e-6 * l.tokensPerSecond);
+  EXPECT_NEAR(r.imagesPerSecond * r.tokensPerSample, l.llm->tokensPerSecond, 1e-6 * l.llm->tokensPerSecond);
   EXPECT_EQ(r.stepsPerEpoch, 250);
   EXPECT_DOUBLE_EQ(r.epochSeconds, 250 * r.stepSeconds);
   EXPECT_DOUBLE_EQ(r.runSeconds, r.firstEpochSeconds + 2 * r.epochSeconds);

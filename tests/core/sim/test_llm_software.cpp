@@ -27,24 +27,24 @@ namespace {
 const core::hw::StackSpec& stack(const std::string& id) { return simtest::stacks().at(id); }
 const core::hw::DeviceSpec& device(const std::string& id) { return simtest::catalog().at(id); }
 
-LlmConfig oneGpu(const std::string& model, int batch, int seq) {
-  LlmConfig c;
+SimConfig oneGpu(const std::string& model, int batch, int seq) {
+  SimConfig c = simtest::llmConfig();
   c.modelId = model;
   c.deviceId = "h100";
   c.count = 1;
   c.batch = batch;
-  c.seqLen = seq;
+  c.llm.seqLen = seq;
   c.precision = Precision::BF16;
   ParallelPlan p;
   p.microBatch = batch;  // the whole batch in one micro-batch, as a plain training loop runs it
-  c.plan = p;
+  c.llm.plan = p;
   return c;
 }
 
 // Kernels one transformer block launches per micro-batch, forward and backward.
-int blockKernels(const LlmReport& r) {
+int blockKernels(const SimReport& r) {
   int n = 0;
-  for (const auto& op : r.ops)
+  for (const auto& op : r.layers)
     if (op.name.rfind("block/", 0) == 0) n += op.kernels;
   return n;
 }
@@ -57,63 +57,63 @@ TEST(LlmSoftware, KernelsPerBlockFollowTheStack) {
   //   compile: norms fused with their cast and the residual add before them (1 + 1 each), the
   //            matmuls and attention as eager, GELU with its bias in one kernel: 4 + 16 + 4 + 2 = 26;
   //   tuned:   GELU and the bias gradients in the matmuls' epilogues: 4 + 12 + 4 = 20.
-  LlmConfig c = oneGpu("gpt2-small", 8, 1024);
+  SimConfig c = oneGpu("gpt2-small", 8, 1024);
   EXPECT_EQ(blockKernels(simulateLlm(c, device("h100"), stack("pytorch-eager"))), 36);
   EXPECT_EQ(blockKernels(simulateLlm(c, device("h100"), stack("pytorch-compile"))), 26);
   EXPECT_EQ(blockKernels(simulateLlm(c, device("h100"), stack("tuned"))), 20);
 
   // The step's count is every layer's block plus the ends (embedding, final norm, head, loss)
   // and autocast's weight casts: nothing dropped, nothing counted twice.
-  const LlmReport r = simulateLlm(c, device("h100"), stack("pytorch-eager"));
+  const SimReport r = simulateLlm(c, device("h100"), stack("pytorch-eager"));
   std::int64_t perOp = 0;
-  for (const auto& op : r.ops) perOp += op.name.rfind("block/", 0) == 0 ? 12 * op.kernels : op.kernels;
-  EXPECT_EQ(perOp, r.kernelsPerStep);  // one micro-batch: the whole batch
+  for (const auto& op : r.layers) perOp += op.name.rfind("block/", 0) == 0 ? 12 * op.kernels : op.kernels;
+  EXPECT_EQ(perOp, r.llm->kernelsPerStep);  // one micro-batch: the whole batch
   // GPT-2's head has no bias (tied to the embedding): no bias-gradient kernel for it.
-  for (const auto& op : r.ops)
+  for (const auto& op : r.layers)
     if (op.name == "lm_head") {
       EXPECT_EQ(op.kernels, 3);  // forward, input and weight gradients
     }
 
   // Llama's block under eager: RMSNorm written in PyTorch ops is 7 kernels, rotary 10, SwiGLU 2.
-  LlmConfig l = oneGpu("llama2-7b", 1, 1024);
-  const LlmReport eager = simulateLlm(l, device("h100"), stack("pytorch-eager"));
-  const LlmReport tuned = simulateLlm(l, device("h100"), stack("tuned"));
+  SimConfig l = oneGpu("llama2-7b", 1, 1024);
+  const SimReport eager = simulateLlm(l, device("h100"), stack("pytorch-eager"));
+  const SimReport tuned = simulateLlm(l, device("h100"), stack("tuned"));
   EXPECT_GT(blockKernels(eager), 2 * blockKernels(tuned));
 }
 
 TEST(LlmSoftware, EagerIsLaunchBoundAtSmallBatchesAndNotAtLargeOnes) {
   // One sequence of 128 tokens: hundreds of microsecond kernels, each dispatched for ~10 us.
-  const LlmReport small = simulateLlm(oneGpu("gpt2-small", 1, 128), device("h100"), stack("pytorch-eager"));
+  const SimReport small = simulateLlm(oneGpu("gpt2-small", 1, 128), device("h100"), stack("pytorch-eager"));
   EXPECT_EQ(small.bound, Bound::Overhead) << small.explanation;
-  EXPECT_GT(small.hostSeconds, small.breakdown.computeSeconds + small.breakdown.memorySeconds);
+  EXPECT_GT(small.llm->hostSeconds, small.breakdown.computeSeconds + small.breakdown.memorySeconds);
   EXPECT_NE(small.explanation.find("not hidden"), std::string::npos) << small.explanation;
   // 32 x 1024 tokens: the same kernels now take longer than their dispatch: hidden.
-  const LlmReport large = simulateLlm(oneGpu("gpt2-small", 32, 1024), device("h100"), stack("pytorch-eager"));
+  const SimReport large = simulateLlm(oneGpu("gpt2-small", 32, 1024), device("h100"), stack("pytorch-eager"));
   EXPECT_NE(large.bound, Bound::Overhead) << large.explanation;
   EXPECT_LT(large.breakdown.overheadSeconds, 0.1 * large.stepSeconds);
   // torch.compile launches fewer kernels, so the small step waits less for the host.
-  const LlmReport compiled = simulateLlm(oneGpu("gpt2-small", 1, 128), device("h100"), stack("pytorch-compile"));
-  EXPECT_LT(compiled.kernelsPerStep, small.kernelsPerStep);
+  const SimReport compiled = simulateLlm(oneGpu("gpt2-small", 1, 128), device("h100"), stack("pytorch-compile"));
+  EXPECT_LT(compiled.llm->kernelsPerStep, small.llm->kernelsPerStep);
   EXPECT_LT(compiled.stepSeconds, small.stepSeconds);
   // Throughput grows with the batch while launch-bound (the same dispatch, more tokens).
-  const LlmReport four = simulateLlm(oneGpu("gpt2-small", 4, 128), device("h100"), stack("pytorch-eager"));
-  EXPECT_GT(four.tokensPerSecond, 2.5 * small.tokensPerSecond);
+  const SimReport four = simulateLlm(oneGpu("gpt2-small", 4, 128), device("h100"), stack("pytorch-eager"));
+  EXPECT_GT(four.llm->tokensPerSecond, 2.5 * small.llm->tokensPerSecond);
 }
 
 TEST(LlmSoftware, EagerCompiledAndTunedAreThreeAnswersInTheirPublishedOrder) {
   // Llama-3-8B on 8 H100s: stock eager < torch.compile < Megatron/NeMo-tuned, each clearly apart
   // (published: NeMo 8B on 8 H100 about 96 k tokens/s in bf16-class recipes; eager PyTorch runs
   // at 57-75% of compiled on one H100 in calibration-gpu-single.csv).
-  LlmConfig c;
+  SimConfig c = simtest::llmConfig();
   c.modelId = "llama3-8b";
   c.deviceId = "h100";
   c.count = 8;
   c.batch = 128;
-  c.seqLen = 8192;
+  c.llm.seqLen = 8192;
   c.precision = Precision::BF16;
-  const double eager = simulateLlm(c, device("h100"), stack("pytorch-eager")).tokensPerSecond;
-  const double compiled = simulateLlm(c, device("h100"), stack("pytorch-compile")).tokensPerSecond;
-  const double tuned = simulateLlm(c, device("h100"), stack("tuned")).tokensPerSecond;
+  const double eager = simulateLlm(c, device("h100"), stack("pytorch-eager")).llm->tokensPerSecond;
+  const double compiled = simulateLlm(c, device("h100"), stack("pytorch-compile")).llm->tokensPerSecond;
+  const double tuned = simulateLlm(c, device("h100"), stack("tuned")).llm->tokensPerSecond;
   EXPECT_GT(compiled, 1.08 * eager);
   EXPECT_GT(tuned, 1.08 * compiled);
 }
@@ -121,15 +121,15 @@ TEST(LlmSoftware, EagerCompiledAndTunedAreThreeAnswersInTheirPublishedOrder) {
 TEST(LlmSoftware, AutocastMovesFp32TensorsAndCastsWeights) {
   // The same eager stack without autocast (16-bit activations, no weight casts) is faster, and
   // its step has no weight-cast row.
-  LlmConfig c = oneGpu("gpt2-medium", 8, 1024);
-  c.perOp = true;
+  SimConfig c = oneGpu("gpt2-medium", 8, 1024);
+  c.perLayer = true;
   core::hw::StackSpec plain = stack("pytorch-eager");
   for (auto& [selector, figures] : plain.bySelector) figures.autocast = false;
-  const LlmReport withAmp = simulateLlm(c, device("h100"), stack("pytorch-eager"));
-  const LlmReport without = simulateLlm(c, device("h100"), plain);
+  const SimReport withAmp = simulateLlm(c, device("h100"), stack("pytorch-eager"));
+  const SimReport without = simulateLlm(c, device("h100"), plain);
   EXPECT_GT(withAmp.stepSeconds, without.stepSeconds);
-  auto hasCasts = [](const LlmReport& r) {
-    return std::any_of(r.ops.begin(), r.ops.end(), [](const LayerSeconds& l) { return l.name == "weight_casts"; });
+  auto hasCasts = [](const SimReport& r) {
+    return std::any_of(r.layers.begin(), r.layers.end(), [](const LayerSeconds& l) { return l.name == "weight_casts"; });
   };
   EXPECT_TRUE(hasCasts(withAmp));
   EXPECT_FALSE(hasCasts(without));
