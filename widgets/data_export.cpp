@@ -7,6 +7,7 @@
 
 #include "core/experiment/experiment_json.h"
 #include "core/experiment/names.h"
+#include "core/sim/sim_report_json.h"
 #include "widgets/chart_base.h"
 #include "widgets/run_data.h"
 #include "widgets/run_store.h"
@@ -165,17 +166,11 @@ QByteArray seriesToJson(const QVector<Series>& series, const RunStore* store, co
         o["measured"] = d.measured;
         o["count"] = d.count;
         if (d.vcpus > 0) o["vcpus"] = d.vcpus;
-        if (!d.measured) {
-          o["precision"] = QString::fromLatin1(core::util::precisionName(d.report.config.precision));
-          o["stack"] = QString::fromStdString(d.report.config.stackId);
-          o["price"] = QString::fromLatin1(core::sim::kPriceKindLabels.name(d.report.priceKind).data());
-          o["usd_per_hour"] = d.report.priceKnown ? QJsonValue(d.report.usdPerHour) : QJsonValue();
-          // Estimates beside the cost (null when the device file has no power figure).
-          o["energy_kwh"] = d.report.energy.known ? QJsonValue(d.report.energy.kwh) : QJsonValue();
-          o["co2e_kg"] = d.report.energy.known && d.report.config.energy.gridKgCo2ePerKwh > 0
-                             ? QJsonValue(d.report.energy.co2eKg)
-                             : QJsonValue();
-        }
+        // A simulated device's whole report, in the one form the CLI prints and the history keeps.
+        if (!d.measured)
+          o["report"] = QJsonDocument::fromJson(QByteArray::fromStdString(
+                                                    core::sim::simReportToJson(d.report, core::sim::JsonDigits::Six).dump()))
+                            .object();
         devices.append(o);
       }
       r["devices"] = devices;

@@ -93,10 +93,14 @@ const char* const kSimulateUsage =
     "  --finetune MODE    full (pre-training, default) or lora (frozen base, adapters on q,k,v,o)\n"
     "  --lora-rank R      LoRA rank (default 16)\n"
     "  --train-tokens N   also report time_to_tokens_seconds and usd_to_tokens for N tokens\n"
-    "JSON keys add: tokens_per_second, samples_per_second, mfu, plan {dp, tp, pp, ep, zero,\n"
-    "recompute, microbatch}, memory_breakdown {weights_bytes, gradients_bytes, optimizer_bytes,\n"
-    "activations_bytes, ...} per chip, usd_per_million_tokens, params, trainable_params,\n"
-    "forward_flops_per_sample, active_params (a mixture of experts), and \"simulated\": true.\n"
+    "JSON: the report every simulation prints (step_seconds, images_per_second = sequences/s,\n"
+    "utilization = MFU, memory_bytes_per_device, bound, explanation, ...) with a transformer's\n"
+    "keys added: tokens_per_second, samples_per_second, mfu, plan {dp, tp, pp, ep, zero,\n"
+    "recompute, microbatch, text, searched, ...}, memory_breakdown {weights_bytes, ...} per chip,\n"
+    "usd_per_million_tokens, kernels and communication in breakdown, layers (each op of a block\n"
+    "and the head, per micro-batch), params, trainable_params, forward_flops_per_sample,\n"
+    "active_params (a mixture of experts), and \"simulated\": true. No dataset, epoch or run\n"
+    "keys: this is a step, not a run.\n"
     "Example: accellab-cli simulate --model llama3-8b --device h100 --count 8 --batch 128 \\\n"
     "           --seq-len 8192 --precision fp8 --train-tokens 1e9 --format text\n";
 

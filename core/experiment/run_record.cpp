@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "core/experiment/experiment_json.h"
 #include "core/sim/sim_report_json.h"
@@ -18,6 +19,16 @@ using util::JsonReader;
 namespace {
 
 constexpr int kFormatVersion = kRunHistoryFormatVersion;
+
+// The record's format version: one this codec reads, or an error naming it.
+int readVersion(const JsonReader& in) {
+  const std::int64_t v = in.integer("version", kOldestRunHistoryFormatVersion, std::numeric_limits<int>::max());
+  if (v > kFormatVersion)
+    in.fail("version", std::to_string(v) + " is newer than this AccelLab reads (" +
+                           std::to_string(kOldestRunHistoryFormatVersion) + " to " + std::to_string(kFormatVersion) +
+                           "): a later AccelLab wrote it");
+  return static_cast<int>(v);
+}
 
 Json numbers(const std::vector<double>& v) {
   Json a = Json::array();
@@ -156,7 +167,7 @@ Json runToJson(const RunRecord& run) {
   return j;
 }
 
-RunRecord runFromJson(const JsonReader& in) {
+RunRecord runFromJson(const JsonReader& in, int version) {
   RunRecord run;
   run.name = in.string("name");
   run.color = in.string("color", "");
@@ -181,7 +192,10 @@ RunRecord runFromJson(const JsonReader& in) {
     r.vcpus = static_cast<int>(d.integer("vcpus", 0, 0, 1 << 20));
     r.measured = d.boolean("measured", false);
     r.errorBand = d.string("error_band", "");
-    r.report = sim::simReportFromJson(d.object("report"));
+    const JsonReader report = d.object("report");
+    // Version 1 wrote a transformer's report without its plan part.
+    if (version < 2 && report.has("plan")) report.fail("plan", "a version 1 record has no plan part");
+    r.report = sim::simReportFromJson(report);
     r.epochSeconds = d.numbers("epoch_seconds");
     d.finish();
     run.devices.push_back(std::move(r));
@@ -209,11 +223,11 @@ std::vector<RunRecord> runsFromJson(const std::string& text, const std::string& 
   const Json root = Json::parse(text, source);
   const JsonReader in(root, source);
   in.choice("format", {"accellab-runs"});
-  in.integer("version", kFormatVersion, kFormatVersion);
+  const int version = readVersion(in);
   std::vector<RunRecord> runs;
   for (const JsonReader& r : in.objects("runs")) {
     try {
-      runs.push_back(runFromJson(r));
+      runs.push_back(runFromJson(r, version));
     } catch (const std::exception& e) {
       if (!skipped) throw;
       skipped->emplace_back(e.what());
@@ -245,8 +259,8 @@ RunRecord runFromFile(const std::string& text, const std::string& source) {
   const Json root = Json::parse(text, source, recordLimits(text.size()));
   const JsonReader in(root, source);
   in.choice("format", {"accellab-run"});
-  in.integer("version", kFormatVersion, kFormatVersion);
-  RunRecord run = runFromJson(in.object("run"));
+  const int version = readVersion(in);
+  RunRecord run = runFromJson(in.object("run"), version);
   in.finish();
   return run;
 }
@@ -281,7 +295,7 @@ RunRecord runFromJournal(const std::string& text, const std::string& source) {
   const Json head = Json::parse(first, source + ":1", recordLimits(first.size()));
   const JsonReader h(head, source + ":1");
   h.choice("format", {"accellab-journal"});
-  RunRecord run = runFromJson(h.object("run"));
+  RunRecord run = runFromJson(h.object("run"), kOldestRunHistoryFormatVersion);  // journals predate version 2
   h.finish();
   int line = 1;
   while (lineEnd + 1 < text.size()) {

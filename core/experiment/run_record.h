@@ -1,11 +1,14 @@
 #pragma once
 // CONTRACT: a run of the history as plain values, and its texts (the one codec of the run
 // history; the app converts its widgets::Run to and from it, app/gui/run_codec.h). A run's
-// record is the run file's JSON ({"format": "accellab-run", "version": 1, "run": {...}}); a
+// record is the run file's JSON ({"format": "accellab-run", "version": 2, "run": {...}}); a
 // running run's finished epochs are journal lines, one each ({"epoch": {...}, "batches":
 // {...}, "device_epoch_seconds": [...], "text": {...}}). The files of earlier versions
-// (runs.json, <key>.json, <key>.jsonl) are in the same formats, version 1 (the format has
-// not changed since; a new version gets its own reader beside this one). Every reader parses
+// (runs.json, <key>.json, <key>.jsonl) are in the same formats, version 1. Version 2
+// (2026-11-27): a device's report is the one report of core/sim/sim_report_json, so a
+// transformer's carries its plan part (plan, tokens_per_second, memory_breakdown, ...); a
+// version 1 record has none, and one that claims version 1 with a plan part is refused. A
+// version newer than this codec's is refused, naming it. Every reader parses
 // within a JSON budget for its kind of text and throws core::util::Error naming the source
 // and the key.
 #include <cstddef>
@@ -23,8 +26,9 @@
 
 namespace core::experiment {
 
-// The history format this codec writes (and the one it reads).
-inline constexpr int kRunHistoryFormatVersion = 1;
+// The history format this codec writes, and the oldest it reads.
+inline constexpr int kRunHistoryFormatVersion = 2;
+inline constexpr int kOldestRunHistoryFormatVersion = 1;
 
 // One device's figures within a run: measured (the host) or simulated from its report.
 struct DeviceRecord {

@@ -5,6 +5,8 @@
 #include <qcustomplot.h>
 #include <sys/resource.h>
 
+#include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <functional>
 
@@ -279,6 +281,22 @@ private slots:
     QCOMPARE(runs[0].toObject()["config"].toObject()["batch"].toInt(), run.config.batch);
     QCOMPARE(runs[0].toObject()["config"].toObject()["model"].toString(), model);
     QCOMPARE(runs[0].toObject()["devices"].toArray().size(), run.devices.size());
+    // Each simulated device carries its whole report, in the CLI's and the history's form.
+    bool sawV100 = false;
+    for (const auto& v : runs[0].toObject()["devices"].toArray()) {
+      const QJsonObject d = v.toObject();
+      if (d["device"].toString() != "v100") continue;
+      sawV100 = true;
+      const QJsonObject report = d["report"].toObject();
+      const auto it = std::find_if(run.devices.begin(), run.devices.end(), [](const DeviceResult& r) { return r.deviceId == "v100"; });
+      QVERIFY(it != run.devices.end());
+      QVERIFY(report["simulated"].toBool());
+      QCOMPARE(report["count"].toInt(), 4);
+      QCOMPARE(report["usd_per_hour"].toDouble(), 12.24);
+      QVERIFY(std::abs(report["step_seconds"].toDouble() / it->report.stepSeconds - 1) < 1e-5);
+      QCOMPARE(report["breakdown"].toObject().size(), 5);  // a CNN's: no transformer plan part
+    }
+    QVERIFY(sawV100);
     // SVG description, PNG text chunk and the PDF's XMP metadata.
     QVERIFY(exportChartSvg(*m_epoch, m_dir.filePath("config.svg")).ok());
     const QByteArray svg = readAll(m_dir.filePath("config.svg"));

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/experiment/run_record.h"
+#include "core/sim/parallel_plan.h"
 #include "core/util/error.h"
 #include "core/util/files.h"
 
@@ -56,7 +57,7 @@ TEST(RunRecord, AnUnknownVersionIsRefusedNamingTheFileAndKey) {
   std::string text = seed("run-file.bin");
   const std::size_t at = text.find("\"version\":1");
   ASSERT_NE(at, std::string::npos);
-  text.replace(at, 11, "\"version\":2");
+  text.replace(at, 11, "\"version\":3");
   try {
     runFromFile(text, "future.json");
     FAIL() << "read a version it does not know";
@@ -64,5 +65,44 @@ TEST(RunRecord, AnUnknownVersionIsRefusedNamingTheFileAndKey) {
     const std::string what = e.what();
     EXPECT_NE(what.find("future.json"), std::string::npos) << what;
     EXPECT_NE(what.find("version"), std::string::npos) << what;
+    EXPECT_NE(what.find("newer"), std::string::npos) << what;
+  }
+}
+
+// Version 2 writes a device's report in the one report form: a transformer's carries its plan
+// part, and it reads back whole. A record that says version 1 has none and is refused with one.
+TEST(RunRecord, Version2KeepsATransformersPlanPartAndVersion1HasNone) {
+  RunRecord run = runFromFile(seed("run-file.bin"), "run-file.json");
+  ASSERT_FALSE(run.devices.empty());
+  core::sim::LlmPart& part = run.devices.front().report.llm.emplace();
+  part.modelName = "char-gpt";
+  part.chips = 1;
+  part.seqLen = 128;
+  part.plan = core::sim::parseParallelPlan("dp=1,microbatch=4");
+  part.tokensPerSecond = 123456;
+  part.memory.weightBytes = 1e6;
+  part.kernelsPerStep = 345;
+  const std::string text = runFileJson(run);
+  const std::string version2 = "\"version\": 2";  // as runFileJson indents it
+  ASSERT_NE(text.find(version2), std::string::npos);
+  const RunRecord back = runFromFile(text, "v2.json");
+  ASSERT_TRUE(back.devices.front().report.llm.has_value());
+  const core::sim::LlmPart& b = *back.devices.front().report.llm;
+  EXPECT_EQ(b.plan, part.plan);
+  EXPECT_EQ(b.tokensPerSecond, part.tokensPerSecond);
+  EXPECT_EQ(b.memory.weightBytes, part.memory.weightBytes);
+  EXPECT_EQ(b.kernelsPerStep, part.kernelsPerStep);
+  EXPECT_EQ(runFileJson(back), text);
+  // The version 1 seed has no plan part; the same text saying version 1 is refused, naming the key.
+  EXPECT_FALSE(runFromFile(seed("run-file.bin"), "v1.json").devices.front().report.llm.has_value());
+  std::string v1 = text;
+  v1.replace(v1.find(version2), version2.size(), "\"version\": 1");
+  try {
+    runFromFile(v1, "v1.json");
+    FAIL() << "read a plan part in a version 1 record";
+  } catch (const core::util::Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("v1.json"), std::string::npos) << what;
+    EXPECT_NE(what.find("plan"), std::string::npos) << what;
   }
 }

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "core/sim/llm_simulator.h"
 #include "core/sim/sim_report_json.h"
 #include "core/util/error.h"
 #include "sim_test_support.h"
@@ -80,6 +81,61 @@ void expectSameReport(const SimReport& a, const SimReport& b) {
   EXPECT_EQ(a.config.energy.pue, b.config.energy.pue);
   EXPECT_EQ(a.config.energy.gridKgCo2ePerKwh, b.config.energy.gridKgCo2ePerKwh);
   EXPECT_EQ(a.config.energy.regionId, b.config.energy.regionId);
+  // A transformer's plan part and its settings.
+  EXPECT_EQ(a.config.llm.seqLen, b.config.llm.seqLen);
+  EXPECT_EQ(a.config.llm.finetune, b.config.llm.finetune);
+  EXPECT_EQ(a.config.llm.loraRank, b.config.llm.loraRank);
+  EXPECT_EQ(a.config.llm.plan, b.config.llm.plan);
+  EXPECT_EQ(a.config.llm.trainTokens, b.config.llm.trainTokens);
+  ASSERT_EQ(a.llm.has_value(), b.llm.has_value());
+  if (!a.llm) return;
+  const core::sim::LlmPart &x = *a.llm, &y = *b.llm;
+  EXPECT_EQ(x.modelName, y.modelName);
+  EXPECT_EQ(x.chips, y.chips);
+  EXPECT_EQ(x.seqLen, y.seqLen);
+  EXPECT_EQ(x.plan, y.plan);
+  EXPECT_EQ(x.planSearched, y.planSearched);
+  EXPECT_EQ(x.plansConsidered, y.plansConsidered);
+  EXPECT_EQ(x.plansFitting, y.plansFitting);
+  EXPECT_EQ(x.evalStepSeconds, y.evalStepSeconds);
+  EXPECT_EQ(x.bubbleSeconds, y.bubbleSeconds);
+  EXPECT_EQ(x.tpCommSeconds, y.tpCommSeconds);
+  EXPECT_EQ(x.ppCommSeconds, y.ppCommSeconds);
+  EXPECT_EQ(x.epCommSeconds, y.epCommSeconds);
+  EXPECT_EQ(x.dpCommSeconds, y.dpCommSeconds);
+  EXPECT_EQ(x.optimizerSeconds, y.optimizerSeconds);
+  EXPECT_EQ(x.stepOverheadSeconds, y.stepOverheadSeconds);
+  EXPECT_EQ(x.hostSeconds, y.hostSeconds);
+  EXPECT_EQ(x.exposedHostSeconds, y.exposedHostSeconds);
+  EXPECT_EQ(x.kernelsPerStep, y.kernelsPerStep);
+  EXPECT_EQ(x.tokensPerSecond, y.tokensPerSecond);
+  EXPECT_EQ(x.modelFlopsPerToken, y.modelFlopsPerToken);
+  EXPECT_EQ(x.memory.weightBytes, y.memory.weightBytes);
+  EXPECT_EQ(x.memory.gradientBytes, y.memory.gradientBytes);
+  EXPECT_EQ(x.memory.optimizerBytes, y.memory.optimizerBytes);
+  EXPECT_EQ(x.memory.activationBytes, y.memory.activationBytes);
+  EXPECT_EQ(x.memory.reserveBytes, y.memory.reserveBytes);
+  EXPECT_EQ(x.usdPerMillionTokens, y.usdPerMillionTokens);
+  EXPECT_EQ(x.timeToTokensSeconds, y.timeToTokensSeconds);
+  EXPECT_EQ(x.usdToTokens, y.usdToTokens);
+  EXPECT_EQ(x.energyBasis, y.energyBasis);
+}
+
+// A transformer at LLM scale, asked as the planner and `simulate --seq-len` ask: no run.
+SimReport llamaPlan() {
+  core::sim::SimConfig c = simtest::llmConfig();
+  c.modelId = "llama3-8b";
+  c.deviceId = "h100";
+  c.count = 8;
+  c.batch = 64;
+  c.precision = core::util::Precision::FP8;
+  c.llm.seqLen = 4096;
+  c.llm.finetune = core::sim::Finetune::Lora;
+  c.llm.loraRank = 32;
+  c.llm.plan = core::sim::parseParallelPlan("dp=4,tp=2,zero=1,recompute=selective,microbatch=2");
+  c.llm.trainTokens = 1e10;
+  const auto& d = simtest::catalog().at("h100");
+  return core::sim::simulateLlm(c, d, simtest::stacks().at("tuned"));
 }
 
 }  // namespace
@@ -198,4 +254,53 @@ TEST(SimReportJson, BadInputNamesTheKey) {
   Json extra = core::sim::simReportToJson(r);
   extra.set("typo_key", 1);
   EXPECT_THROW(core::sim::simReportFromJson(JsonReader(extra, "x.json")), core::util::Error);
+}
+
+// One report for every model: a transformer's run (the app trains char-gpt) and a plan asked
+// without a run both carry the plan part, and read back whole.
+TEST(SimReportJson, ATransformerRunKeepsItsPlanPart) {
+  const SimReport r =
+      simtest::simulator().simulate(simtest::config("char-gpt", "fortunes", "a100", 32, core::util::Precision::BF16));
+  ASSERT_TRUE(r.llm.has_value());
+  EXPECT_EQ(r.llm->energyBasis, core::sim::EnergyBasis::Run);
+  const Json j = core::sim::simReportToJson(r);
+  EXPECT_TRUE(j.contains("plan") && j.contains("tokens_per_second") && j.contains("memory_breakdown") && j.contains("dataset"));
+  expectSameReport(r, roundTrip(r));
+}
+
+TEST(SimReportJson, APlanWithoutARunRoundTripsWithItsSettingsAndLayers) {
+  const SimReport r = llamaPlan();
+  ASSERT_TRUE(r.llm.has_value());
+  ASSERT_FALSE(r.layers.empty());
+  const Json j = core::sim::simReportToJson(r, core::sim::JsonDigits::Exact, core::sim::JsonLayers::Write);
+  // A plan has no dataset, epochs or run to state; the CLI's keys for it are there.
+  for (const char* key : {"dataset", "epochs", "epoch_seconds", "run_seconds", "usd_per_run"}) EXPECT_FALSE(j.contains(key)) << key;
+  for (const char* key : {"mfu", "samples_per_second", "time_to_tokens_seconds", "usd_to_tokens", "lora_rank"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j.at("plan").at("text").asString(), r.llm->plan.text());
+  EXPECT_EQ(j.at("energy_basis").asString(), "train_tokens");
+  const Json parsed = Json::parse(j.dump(), "plan.json");
+  const SimReport back = core::sim::simReportFromJson(JsonReader(parsed, "plan.json"));
+  expectSameReport(r, back);
+  ASSERT_EQ(back.layers.size(), r.layers.size());
+  EXPECT_EQ(back.layers.front().name, r.layers.front().name);
+  EXPECT_EQ(back.layers.back().kernels, r.layers.back().kernels);
+  EXPECT_EQ(back.layers.back().bound, r.layers.back().bound);
+  // Without layers asked, none are written (the history recomputes them).
+  EXPECT_FALSE(core::sim::simReportToJson(r).contains("layers"));
+}
+
+TEST(SimReportJson, APlanWhoseTextDisagreesWithItsKeysIsRefused) {
+  Json j = core::sim::simReportToJson(llamaPlan());
+  Json plan = j.at("plan");
+  plan.set("tp", 4);
+  j.set("plan", plan);
+  try {
+    core::sim::simReportFromJson(JsonReader(j, "runs/x.json", "devices[0].report"));
+    FAIL() << "read a plan whose keys disagree";
+  } catch (const core::util::Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("runs/x.json"), std::string::npos) << what;
+    EXPECT_NE(what.find("plan.text"), std::string::npos) << what;
+  }
 }
