@@ -78,7 +78,7 @@ QWidget* LlmPlannerPanel::createWorkload() {
                              "fp8 (or bf16) and says so"));
   m_loraRank = new QSpinBox(box);
   m_loraRank->setObjectName("llm_lora_rank");
-  m_loraRank->setRange(1, 65536);
+  m_loraRank->setRange(1, core::sim::kMaxLoraRank);
   m_loraRank->setToolTip(tr("Rank of the LoRA adapters on q, k, v, o (scenarios in LoRA mode)"));
   m_tokens = new QDoubleSpinBox(box);
   m_tokens->setObjectName("llm_train_tokens");

@@ -109,14 +109,14 @@ int cmdExportScript(const CommandArgs& args, std::ostream& out, std::ostream& er
   }
   r.train.batch = static_cast<int>(a.integer("batch", r.train.modelId == "char-gpt" ? 32 : 128, 1, core::experiment::kMaxBatch));
   r.train.precision = precisionOption(a);
-  r.train.epochs = static_cast<int>(a.integer("epochs", 1, 1, 100000));
+  r.train.epochs = static_cast<int>(a.integer("epochs", 1, 1, core::experiment::kMaxEpochs));
   r.train.optimizer = optimizerOption(a, core::train::OptimizerKind::Adam);
   r.train.learningRate = a.real("lr", r.train.optimizer == core::train::OptimizerKind::SGD ? 0.01 : 1e-3, 1e-12, 100);
   r.train.momentum = a.real("momentum", 0.9, 0, 1);
-  r.train.seed = static_cast<std::uint64_t>(a.integer("seed", 0, 0, (1LL << 53)));
-  r.train.limit = a.integer("limit", 0, 0, 1LL << 40);
-  r.lmSteps = static_cast<int>(a.integer("steps", 2000, 1, 1 << 30));
-  r.lmEvalEvery = static_cast<int>(a.integer("eval-every", 250, 1, 1 << 30));
+  r.train.seed = static_cast<std::uint64_t>(a.integer("seed", 0, 0, static_cast<std::int64_t>(core::experiment::kMaxSeed)));
+  r.train.limit = a.integer("limit", 0, 0, core::experiment::kMaxSamples);
+  r.lmSteps = static_cast<int>(a.integer("steps", 2000, 1, core::experiment::kMaxLmSteps));
+  r.lmEvalEvery = static_cast<int>(a.integer("eval-every", 250, 1, core::experiment::kMaxLmSteps));
   r.count = static_cast<int>(a.integer("count", 1, 1, core::experiment::kMaxDeviceCount));
   const std::string dir = a.required("out");
   if (a.has("device")) {

@@ -89,7 +89,7 @@ core::sim::SimConfig llmConfigOptions(const Args& a, std::ostream& err) {
       throw Error("--dataset: " + std::string(e.what()));
     }
   }
-  c.llm.seqLen = static_cast<int>(a.integer("seq-len", 0, 1, 1 << 22));
+  c.llm.seqLen = static_cast<int>(a.integer("seq-len", 0, 1, core::nn::kMaxSeqLen));
   if (a.has("seq-len") && spec.kind == core::nn::TransformerKind::Vision)
     throw Error("--seq-len: " + c.modelId + " reads " + std::to_string(spec.tokensPerSample(0)) +
                 " tokens (patches and a class token) per image; it has no sequence length to set");
@@ -97,7 +97,7 @@ core::sim::SimConfig llmConfigOptions(const Args& a, std::ostream& err) {
   const std::string finetune = a.str("finetune", "full");
   if (finetune == "lora") c.llm.finetune = core::sim::Finetune::Lora;
   else if (finetune != "full") throw Error("--finetune: '" + finetune + "' is not one of full, lora");
-  c.llm.loraRank = static_cast<int>(a.integer("lora-rank", 16, 1, 65536));
+  c.llm.loraRank = static_cast<int>(a.integer("lora-rank", 16, 1, core::sim::kMaxLoraRank));
   if (a.has("lora-rank") && c.llm.finetune != core::sim::Finetune::Lora)
     throw Error("--lora-rank: only with --finetune lora");
   const std::string plan = a.str("parallel", "auto");

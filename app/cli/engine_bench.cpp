@@ -78,7 +78,7 @@ int cmdBench(const CommandArgs& args, std::ostream& out, std::ostream&) {
   core::train::BenchConfig c;
   c.modelId = modelOption(a);
   c.batch = static_cast<int>(a.integer("batch", 128, 1, core::experiment::kMaxBatch));
-  c.threads = static_cast<int>(a.integer("threads", 0, 0, 1024));
+  c.threads = static_cast<int>(a.integer("threads", 0, 0, core::experiment::kMaxThreads));
   c.steps = static_cast<int>(a.integer("steps", 50, 1, 1000000));
   c.warmup = static_cast<int>(a.integer("warmup", 10, 0, 1000000));
   if (a.has("optimizer")) c.optimizer = optimizerOption(a, core::train::OptimizerKind::Adam);
@@ -86,7 +86,7 @@ int cmdBench(const CommandArgs& args, std::ostream& out, std::ostream&) {
     c.learningRate = a.real("lr", 0, 0);
     if (*c.learningRate <= 0) throw Error("--lr: must be positive, got " + a.str("lr", ""));
   }
-  c.seed = static_cast<std::uint64_t>(a.integer("seed", 0, 0));
+  c.seed = static_cast<std::uint64_t>(a.integer("seed", 0, 0, static_cast<std::int64_t>(core::experiment::kMaxSeed)));
   c.precision = precisionOption(a);
   c.dataDir = a.str("data-dir", "");
 

@@ -38,14 +38,14 @@ int trainLanguageModelCommand(const Args& a, std::ostream& out, std::ostream& er
     throw Error("--dataset: " + model + " is a byte-level language model: it trains on fortunes (or any text with "
                 "--data-dir), not '" + dataset + "'");
   core::train::LmConfig c;
-  c.steps = static_cast<int>(a.integer("steps", 2000, 1, 10'000'000));
-  c.evalEvery = static_cast<int>(a.integer("eval-every", 250, 1, 10'000'000));
+  c.steps = static_cast<int>(a.integer("steps", 2000, 1, core::experiment::kMaxLmSteps));
+  c.evalEvery = static_cast<int>(a.integer("eval-every", 250, 1, core::experiment::kMaxLmSteps));
   c.batch = static_cast<int>(a.integer("batch", 32, 1, core::experiment::kMaxBatch));
   c.learningRate = a.real("lr", 1e-3, 1e-9, 9.99);
   c.minLearningRate = std::min(c.minLearningRate, c.learningRate);
   c.weightDecay = a.real("weight-decay", 0.1, 0, 1);
-  c.seed = static_cast<std::uint64_t>(a.integer("seed", 0, 0, 1LL << 53));
-  c.threads = static_cast<int>(a.integer("threads", 0, 0, 1024));
+  c.seed = static_cast<std::uint64_t>(a.integer("seed", 0, 0, static_cast<std::int64_t>(core::experiment::kMaxSeed)));
+  c.threads = static_cast<int>(a.integer("threads", 0, 0, core::experiment::kMaxThreads));
   c.sampleChars = static_cast<int>(a.integer("sample-chars", 200, 0, 100000));
   c.temperature = a.real("temperature", 0.8, 1e-3, 10);
   c.prompt = a.str("prompt", "%\n");

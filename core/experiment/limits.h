@@ -8,6 +8,7 @@ namespace core::experiment {
 
 inline constexpr int kMaxBatch = 1 << 20;           // global batch (images or sequences per step)
 inline constexpr int kMaxEpochs = 100000;
+inline constexpr int kMaxLmSteps = 10'000'000;     // a language model's training steps (and eval interval)
 inline constexpr int kMaxThreads = 1024;            // 0 = all cores
 inline constexpr int kMaxDeviceCount = 65536;       // devices in data parallel
 inline constexpr int kMaxVcpus = 4096;              // a scalable CPU's vCPUs

@@ -29,6 +29,9 @@ const char* normKindName(NormKind k);                // "layernorm", "rmsnorm"
 const char* positionKindName(PositionKind k);        // "learned", "rotary"
 const char* qkNormName(QkNorm k);                    // "none", "per_head", "full"
 
+// The longest sequence (and widest dimension) a transformer may state: model files, the CLI.
+inline constexpr int kMaxSeqLen = 1 << 22;
+
 struct TransformerSpec {
   std::string id;            // zoo id: "llama3-8b"
   std::string name;          // "Llama 3 8B"

@@ -220,7 +220,7 @@ LlmStudy studyFromJson(const Json& j, const std::string& source) {
   s.seqLen = static_cast<int>(in.integer("seq_len", 0, 0, 1 << 22));
   s.batch = static_cast<int>(in.integer("batch", 128, 1, 1 << 24));
   s.precision = *util::parsePrecision(in.choice("precision", {"fp32", "tf32", "fp16", "bf16", "fp8"}, std::string("bf16")));
-  s.loraRank = static_cast<int>(in.integer("lora_rank", 16, 1, 65536));
+  s.loraRank = static_cast<int>(in.integer("lora_rank", 16, 1, kMaxLoraRank));
   s.trainTokens = in.number("train_tokens", 1e9, 0, 1e18);
   s.deadlineDays = in.number("deadline_days", 0, 0, 1e6);
   s.budgetUsd = in.number("budget_usd", 0, 0, 1e15);

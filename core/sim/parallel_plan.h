@@ -16,6 +16,7 @@ const char* recomputeName(Recompute r);  // "none", "selective", "full"
 
 enum class Finetune { Full, Lora };
 const char* finetuneName(Finetune f);    // "full", "lora"
+inline constexpr int kMaxLoraRank = 65536;  // LoRA's rank: the CLI, the planner and their files
 
 struct ParallelPlan {
   int dp = 1;          // data-parallel replicas

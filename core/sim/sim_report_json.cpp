@@ -84,7 +84,7 @@ void readLlmPart(const JsonReader& in, SimReport& r) {
   l.chips = static_cast<int>(in.integer("chips", 1, kMaxCount));
   l.seqLen = static_cast<int>(in.integer("seq_len", 1, kMaxCount));
   c.llm.finetune = in.choice("finetune", {"full", "lora"}, std::string("full")) == "lora" ? Finetune::Lora : Finetune::Full;
-  c.llm.loraRank = static_cast<int>(in.integer("lora_rank", c.llm.loraRank, 1, kMaxCount));
+  c.llm.loraRank = static_cast<int>(in.integer("lora_rank", c.llm.loraRank, 1, kMaxLoraRank));
   if (in.has("seq_len_set")) c.llm.seqLen = static_cast<int>(in.integer("seq_len_set", 1, kMaxCount));
   l.plan = readPlan(in.object("plan"), l);
   if (!l.planSearched) c.llm.plan = l.plan;
