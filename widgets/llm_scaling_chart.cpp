@@ -68,11 +68,13 @@ QStringList LlmScalingChart::superLinearCauses() const {
     const ScalingPoint* most = mostSuperLinear(curves[static_cast<std::size_t>(i)]);
     if (!most) continue;
     const auto& sc = data().outcomes[static_cast<std::size_t>(i)].scenario;
-    causes << tr("%1: %2% per chip at %3 chips: %4")
+    // Two lines a cause (the plan that needs the memory, then the one more chips allow), so a
+    // long plan is not cut at the plot's edge.
+    causes << tr("%1: %2% per chip at %3 chips:\n     %4")
                   .arg(QString::fromStdString(sc.deviceId) + (sc.finetune == Finetune::Lora ? tr(", LoRA") : QString()))
                   .arg(std::lround(100 * most->efficiency))
                   .arg(most->chips)
-                  .arg(QString::fromStdString(most->superLinearCause));
+                  .arg(QString::fromStdString(most->superLinearCause).replace(QStringLiteral("; "), QStringLiteral(";\n     ")));
   }
   return causes;
 }
@@ -126,7 +128,9 @@ void LlmScalingChart::adjustFit() {
   QCPAxis* y = mainRect()->axis(QCPAxis::atLeft);
   x->setRange(0.8, std::max(2.0, x->range().upper));
   const QCPRange r = y->range();
-  if (r.lower > 0) y->setRangeLower(r.lower / std::pow(2.0, 1 + superLinearCauses().size()));
+  const QStringList causes = superLinearCauses();
+  const double lines = causes.isEmpty() ? 0.0 : static_cast<double>(causes.join('\n').count('\n') + 1);
+  if (r.lower > 0) y->setRangeLower(r.lower / std::pow(2.0, 1 + 0.7 * lines));
 }
 
 }  // namespace widgets

@@ -103,14 +103,8 @@ widgets::Run runFromJournal(const std::string& text, const QString& source) {
 }
 
 void applyEpochLine(widgets::Run& run, std::string_view text, const std::string& where) {
-  const core::experiment::EpochLine line = core::experiment::epochLineFromJson(text, where);
-  // Only a whole line changes the run (it was read whole above).
-  run.epochs.push_back(line.epoch);
-  run.batches.insert(run.batches.end(), line.batches.begin(), line.batches.end());
-  if (line.text) run.texts.push_back(*line.text);
-  for (int d = 0; d < run.devices.size() && static_cast<std::size_t>(d) < line.deviceSeconds.size(); ++d)
-    if (std::isfinite(line.deviceSeconds[static_cast<std::size_t>(d)]))
-      run.devices[d].epochSeconds << line.deviceSeconds[static_cast<std::size_t>(d)];
+  // Only a whole line changes the run (it is read whole first).
+  core::experiment::applyEpochLine(run, core::experiment::epochLineFromJson(text, where));
 }
 
 QString interruptedMessage(std::size_t epochs) { return q(core::experiment::interruptedMessage(epochs)); }

@@ -277,14 +277,6 @@ EpochLine epochLineFromJson(std::string_view text, const std::string& where) {
   return line;
 }
 
-void applyEpochLine(RunRecord& run, const EpochLine& line) {
-  run.epochs.push_back(line.epoch);
-  run.batches.insert(run.batches.end(), line.batches.begin(), line.batches.end());
-  if (line.text) run.texts.push_back(*line.text);
-  for (std::size_t d = 0; d < run.devices.size() && d < line.deviceSeconds.size(); ++d)
-    if (std::isfinite(line.deviceSeconds[d])) run.devices[d].epochSeconds.push_back(line.deviceSeconds[d]);
-}
-
 // A journal: line 1 {"format": "accellab-journal", "run": {...}}, then one line per epoch
 // {"epoch": {...}, "batches": {...}, "device_epoch_seconds": [...]}. A last line cut short
 // by a kill is ignored; the run comes back interrupted with every whole epoch.

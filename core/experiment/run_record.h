@@ -11,6 +11,8 @@
 // version newer than this codec's is refused, naming it. Every reader parses
 // within a JSON budget for its kind of text and throws core::util::Error naming the source
 // and the key.
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <optional>
 #include <span>
@@ -86,7 +88,16 @@ struct EpochLine {
 std::string epochLineJson(const EpochSample& epoch, std::span<const BatchSample> batches,
                           const std::vector<double>& deviceSeconds, const TextSample* text);
 EpochLine epochLineFromJson(std::string_view line, const std::string& where);
-// Adds a line to the run, all of it or nothing.
-void applyEpochLine(RunRecord& run, const EpochLine& line);
+// Adds a whole line to a run: the record, or the app's run of the same shape (epochs, batches,
+// texts, devices[].epochSeconds). A device's NaN (no figure that epoch) adds nothing.
+template <class RunLike>
+void applyEpochLine(RunLike& run, const EpochLine& line) {
+  run.epochs.push_back(line.epoch);
+  run.batches.insert(run.batches.end(), line.batches.begin(), line.batches.end());
+  if (line.text) run.texts.push_back(*line.text);
+  const std::size_t devices = std::min(static_cast<std::size_t>(run.devices.size()), line.deviceSeconds.size());
+  for (std::size_t d = 0; d < devices; ++d)
+    if (std::isfinite(line.deviceSeconds[d])) run.devices[d].epochSeconds.push_back(line.deviceSeconds[d]);
+}
 
 }  // namespace core::experiment
