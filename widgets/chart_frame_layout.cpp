@@ -35,7 +35,9 @@ QString ChartFrame::hoverText(const QPointF& pixel) const {
   int bestIndex = -1;
   for (int i = 0; i < m_plot->plottableCount(); ++i) {
     QCPAbstractPlottable* p = m_plot->plottable(i);
-    if (!p->visible() || p->property(kKeyProperty).toString().isEmpty() || !p->interface1D())
+    // Error bars belong to the bars they whisker: the bar's value is what a hover says.
+    if (!p->visible() || p->property(kKeyProperty).toString().isEmpty() || !p->interface1D() ||
+        qobject_cast<QCPErrorBars*>(p))
       continue;
     QVariant details;
     const double d = p->selectTest(pixel, false, &details);

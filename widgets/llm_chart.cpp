@@ -2,6 +2,7 @@
 
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -108,6 +109,30 @@ QCPBars* LlmChart::addBars(const QVector<Series>& all, const QString& name, cons
   }
   registerPlottable(bars, name, {}, yUnit);
   return bars;
+}
+
+void LlmChart::addBandWhiskers(QCPBars* bars) {
+  QVector<double> errors;
+  bool any = false;
+  for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it) {
+    const int i = static_cast<int>(std::lround(it->key));
+    const auto& band = m_data.outcomes[static_cast<std::size_t>(std::clamp(i, 0, scenarioCount() - 1))].band;
+    errors << (band.known() ? it->value * band.pct / 100.0 : 0.0);
+    any = any || band.known();
+  }
+  if (!any) return;
+  auto* whiskers = new QCPErrorBars(bars->keyAxis(), bars->valueAxis());
+  whiskers->setDataPlottable(bars);
+  whiskers->setData(errors);
+  whiskers->setPen(QPen(textColor(), pen(1.2)));
+  whiskers->setWhiskerWidth(10 * presentationScale());
+  whiskers->setName(tr("error band (held-out error of the stack on the device)"));
+  registerPlottable(whiskers, QStringLiteral("error_band"), {}, {});
+}
+
+QString LlmChart::bandLabel(int i) const {
+  const auto& band = m_data.outcomes[static_cast<std::size_t>(i)].band;
+  return band.known() ? QString::fromStdString(band.label()) : QString();
 }
 
 void LlmChart::addBarLabel(double x, double y, const QString& text, const QColor& color) {

@@ -394,16 +394,21 @@ void LlmPlannerPanel::fillTable() {
                                            : tr("Simulated; no error band known");
     set(kRTokens, r.fitsInMemory ? llm_format::count(r.llm->tokensPerSecond) + (band.isEmpty() ? QString() : " " + band) : tr("out of memory"),
         bandTip);
+    // Every simulated figure of the row carries the band (its ± only; "uncalibrated" is in the
+    // tokens cell and every tooltip).
+    const QString pm = o.band.known() ? " " + QString::fromStdString(o.band.percent()) : QString();
     if (o.mfuCaution.empty()) {
-      set(kRMfu, r.fitsInMemory ? QString::number(100 * r.utilization, 'f', 1) + "%" : QStringLiteral("–"), bandTip);
+      set(kRMfu, r.fitsInMemory ? QString::number(100 * r.utilization, 'f', 1) + "%" + pm : QStringLiteral("–"), bandTip);
     } else {  // above what published runs of this scale reached: marked, and the tooltip says so
-      set(kRMfu, QString::number(100 * r.utilization, 'f', 1) + "% ⚠", QString::fromStdString(o.mfuCaution) + ".\n" + bandTip);
+      set(kRMfu, QString::number(100 * r.utilization, 'f', 1) + "%" + pm + " ⚠", QString::fromStdString(o.mfuCaution) + ".\n" + bandTip);
     }
-    set(kRCost, r.priceKnown && r.fitsInMemory ? "$" + QString::number(r.llm->usdPerMillionTokens, 'g', 3) : tr("no price"));
-    set(kRTime, r.fitsInMemory ? duration(r.llm->timeToTokensSeconds) : QStringLiteral("–"), bandTip);
-    set(kRCostTo, r.priceKnown && r.fitsInMemory ? "$" + llm_format::count(r.llm->usdToTokens) +
+    set(kRCost, r.priceKnown && r.fitsInMemory ? "$" + QString::number(r.llm->usdPerMillionTokens, 'g', 3) + pm : tr("no price"),
+        bandTip);
+    set(kRTime, r.fitsInMemory ? duration(r.llm->timeToTokensSeconds) + pm : QStringLiteral("–"), bandTip);
+    set(kRCostTo, r.priceKnown && r.fitsInMemory ? "$" + llm_format::count(r.llm->usdToTokens) + pm +
                                                       (r.priceKind == core::sim::PriceKind::User ? tr(" (yours)") : QString())
-                                                : QStringLiteral("–"));
+                                                : QStringLiteral("–"),
+        bandTip);
     if (r.energy.known && r.fitsInMemory) {
       QString e = tr("%1 kWh").arg(llm_format::count(r.energy.kwh));
       if (r.config.energy.gridKgCo2ePerKwh > 0) e += tr(", %1 t CO₂e").arg(QString::number(r.energy.co2eKg / 1000, 'g', 3));

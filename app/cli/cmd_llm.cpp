@@ -122,7 +122,7 @@ int simulateTransformer(const Args& a, std::ostream& out, std::ostream& err) {
   c.count = static_cast<int>(a.integer("count", 1, 1, core::experiment::kMaxDeviceCount));
   if (!a.has("batch")) throw Error("missing required option --batch (global, in sequences)");
   c.batch = static_cast<int>(a.integer("batch", 0, 1, core::experiment::kMaxBatch));
-  c.llm.trainTokens = a.real("train-tokens", 0, 1, 1e18);
+  c.llm.trainTokens = a.real("train-tokens", 0, 1, core::sim::kMaxTrainTokens);
   const core::hw::StackCatalog stacks = loadSimStacks(err);
   const std::string stackId = stackIdOption(a, stacks);
   const core::hw::DeviceSpec& d = cat.at(c.deviceId);
@@ -132,7 +132,7 @@ int simulateTransformer(const Args& a, std::ostream& out, std::ostream& err) {
   // And a caution where its MFU exceeds what published runs of that scale reached.
   const auto errors = shippedHeldOutErrors(cat, err);
   const core::sim::ErrorBand band = errors ? core::sim::errorBandFor(*errors, c.modelId, stack.id, d) : core::sim::ErrorBand{};
-  const std::string caution = errors && r.fitsInMemory ? core::sim::mfuCaution(*errors, r.utilization, r.llm->chips) : "";
+  const std::string caution = errors && r.fitsInMemory ? core::sim::mfuCaution(*errors, r.utilization, r.llm->chips, d.kind) : "";
   if (format == "text") {
     printText(r, out);
     if (band.known()) out << "  error band      " << band.text() << "\n";
@@ -169,7 +169,8 @@ const char* const kPlanUsage =
     ACCELLAB_COST_OPTIONS_USAGE
     "JSON: one object per device: device, met, count (null when not met), why, counts_tried,\n"
     "and the simulate keys at that count under \"report\" (time_to_tokens_seconds, usd_to_tokens,\n"
-    "plan, energy_kwh, ...; the closest count tried when not met).\n"
+    "plan, energy_kwh, ...; the closest count tried when not met), and error_band: the held-out\n"
+    "error of the stack on the device's generation (as simulate gives it).\n"
     "Example: accellab-cli plan --model llama3-8b --device h100,mi300x,tpu-v5p-8 --tokens 1e12 --days 30\n";
 
 namespace {
@@ -203,7 +204,7 @@ int cmdPlan(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   base.batch = static_cast<int>(a.integer("batch", 1024, 1, core::experiment::kMaxBatch));
   core::sim::BackwardsGoal goal;
   if (!a.has("tokens")) throw Error("missing required option --tokens (tokens to train, e.g. 1e12)");
-  goal.tokens = a.real("tokens", 0, 1, 1e18);
+  goal.tokens = a.real("tokens", 0, 1, core::sim::kMaxTrainTokens);
   if (a.has("days") && a.has("deadline")) throw Error("--deadline: give --days or --deadline, not both");
   if (a.has("days")) goal.deadlineSeconds = a.real("days", 0, 1e-3, 1e6) * 86400;
   if (a.has("deadline")) goal.deadlineSeconds = secondsUntil(a.str("deadline", ""));
@@ -214,6 +215,7 @@ int cmdPlan(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const std::string stackId = stackIdOption(a, stacks);
   const auto devices = a.list("device", {});
   if (devices.empty()) throw Error("missing required option --device (one or more, comma-separated)");
+  const auto errors = shippedHeldOutErrors(cat, err);  // each device's error band
   Json all = Json::array();
   for (const auto& id : devices) {
     core::sim::SimConfig c = base;
@@ -221,6 +223,7 @@ int cmdPlan(const CommandArgs& args, std::ostream& out, std::ostream& err) {
     const core::hw::DeviceSpec& d = cat.at(c.deviceId);
     const core::hw::StackSpec& stack = stackId.empty() ? stacks.defaultFor(d.kind) : stacks.at(stackId);
     const core::sim::BackwardsAnswer ans = core::sim::planBackwards(c, d, stack, goal);
+    const core::sim::ErrorBand band = errors ? core::sim::errorBandFor(*errors, c.modelId, stack.id, d) : core::sim::ErrorBand{};
     if (format == "text") {
       out << c.deviceId << ": ";
       if (ans.met) {
@@ -230,7 +233,9 @@ int cmdPlan(const CommandArgs& args, std::ostream& out, std::ostream& err) {
           out << ", $" << fmt(r.llm->usdToTokens, 4) << " (" << priceLabel(r.priceKind, r.priceSeller, r.priceDate) << ")";
         else
           out << ", no price";
-        out << "; " << energyText(r.energy, r.config.energy, "to the tokens") << "\n";
+        out << "; " << energyText(r.energy, r.config.energy, "to the tokens");
+        if (band.known()) out << "; error band " << band.label();
+        out << "\n";
       } else {
         out << "none: " << ans.why << "\n";
       }
@@ -245,6 +250,7 @@ int cmdPlan(const CommandArgs& args, std::ostream& out, std::ostream& err) {
     for (int n : ans.countsTried) tried.push(n);
     j.set("counts_tried", tried);
     j.set("report", ans.hasReport ? core::sim::simReportToJson(ans.report, core::sim::JsonDigits::Six) : Json());
+    if (band.known()) j.set("error_band", core::sim::errorBandToJson(band));
     all.push(std::move(j));
   }
   if (format == "json") {

@@ -334,6 +334,7 @@ int cmdSweep(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   std::vector<std::string> stackIds;
   for (const auto& id : a.list("stack", {""})) stackIds.push_back(id.empty() ? id : stackIdOption("--stack", id, stacks));
   const core::sim::Simulator sim(cat, stacks);
+  const auto errors = shippedHeldOutErrors(cat, err);  // each row's error band
   double simSeconds = 0;
   std::size_t done = 0, skipped = 0;
   const std::clock_t cpu0 = std::clock();
@@ -366,7 +367,11 @@ int cmdSweep(const CommandArgs& args, std::ostream& out, std::ostream& err) {
                 simSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                 ++done;
                 const std::clock_t w0 = std::clock();
-                out << core::sim::simReportToJson(r, core::sim::JsonDigits::Six).dump() << "\n";
+                core::util::Json j = core::sim::simReportToJson(r, core::sim::JsonDigits::Six);
+                if (errors)
+                  if (const auto band = core::sim::errorBandFor(*errors, c.modelId, r.config.stackId, cat.at(device)); band.known())
+                    j.set("error_band", core::sim::errorBandToJson(band));
+                out << j.dump() << "\n";
                 cpuOutsideSims += static_cast<double>(std::clock() - w0) / CLOCKS_PER_SEC;
               } catch (const Error& e) {
                 ++skipped;

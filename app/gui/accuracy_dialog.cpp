@@ -27,7 +27,7 @@ QString qs(const std::string& s) { return QString::fromStdString(s); }
 AccuracyDialog::AccuracyDialog(const core::sim::HeldOutErrors& errors, QWidget* parent, bool calibration)
     : QDialog(parent) {
   setWindowTitle(tr("How accurate is this?"));
-  const core::sim::Scoreboard board = core::sim::scoreboardOf(errors);
+  const core::sim::Scoreboard board = core::sim::scoreboardOf(errors, 5);
   auto* layout = new QVBoxLayout(this);
   QString overall;
   for (const auto& w : board.workloads)
@@ -67,10 +67,15 @@ AccuracyDialog::AccuracyDialog(const core::sim::HeldOutErrors& errors, QWidget* 
   table->horizontalHeader()->setStretchLastSection(true);
   layout->addWidget(table, 1);
 
-  QString misses = tr("Largest misses (held out):");
-  for (const auto* r : board.largestMisses)
-    misses += QStringLiteral("\n• %1 (%2, %3 on %4): %5")
-                  .arg(qs(r->id), qs(r->workload), qs(r->stack), qs(r->device), pct(*r->absPctError));
+  QString misses;
+  std::string workload;
+  for (const auto* r : board.largestMisses) {
+    if (r->workload != workload) {
+      workload = r->workload;
+      misses += (misses.isEmpty() ? QString() : QStringLiteral("\n")) + tr("Largest misses, %1 (held out):").arg(qs(workload));
+    }
+    misses += QStringLiteral("\n• %1 (%2 on %3): %4").arg(qs(r->id), qs(r->stack), qs(r->device), pct(*r->absPctError));
+  }
   if (board.refused > 0) misses += tr("\n%n row(s) the simulator refuses (no plan fits) are not counted.", "", board.refused);
   auto* missLabel = new QLabel(misses, this);
   missLabel->setWordWrap(true);

@@ -268,7 +268,7 @@ QString LlmPlannerWindow::resultsCsv() const {
       f << (o.fewest && o.fewest->met ? QString::number(o.fewest->count) : QString());
       // The held-out error band (empty: none known), and whether the stack has rows on this
       // device's generation.
-      f << (o.band.known() ? QString::number(o.band.medianAbsPct, 'f', 1) : QString())
+      f << (o.band.known() ? QString::number(o.band.pct, 'f', 1) : QString())
         << (o.band.known() ? (o.band.calibrated ? "true" : "false") : QString());
       // The scenario's published mark (the first, where the study has one) and the simulator's error on it.
       const auto check = std::find_if(checks.begin(), checks.end(),

@@ -110,7 +110,6 @@ RunPrediction predictRun(const hw::DeviceCatalog& catalog, const hw::StackCatalo
     if (nn::findTransformer(log.model)) {
       sim::SimConfig c = simConfigOf(log, device.id, stack.id);
       c.llm.seqLen = log.seqLen;
-      c.perLayer = false;
       p.report = sim::simulateLlm(c, device, stack);
       p.stepSeconds = p.report.stepSeconds;
       p.perSecond = log.unit == "tokens" ? p.report.llm->tokensPerSecond : p.report.imagesPerSecond;

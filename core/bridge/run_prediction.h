@@ -28,8 +28,8 @@ struct RunPrediction {
   double perSecond = 0;       // the log's unit per second
   double error = 0;           // predicted / measured - 1 (positive: the simulator is slower)
   bool fitsInMemory = true;
-  // The simulator's report for it (the CNN/MLP step model; for a transformer, the LLM model's
-  // step time and throughput only), for charts that set prediction beside measurement.
+  // The simulator's report for it (the CNN/MLP step model, or a transformer's step with its plan
+  // part, no run), for charts that set prediction beside measurement.
   sim::SimReport report;
 };
 

@@ -49,11 +49,12 @@ double numberIn(const std::string& cell, const std::string& at, const char* colu
   throw Error(at + ": " + column + ": '" + cell.substr(0, 24) + "' is not " + what);
 }
 
-std::string bandPercent(double pct) { return "±" + std::to_string(static_cast<int>(std::lround(pct))) + "%"; }
+std::string wholePercent(double pct) { return std::to_string(static_cast<int>(std::lround(pct))) + "%"; }
+std::string bandPercent(double pct) { return "±" + wholePercent(pct); }
 
 }  // namespace
 
-std::string ErrorBand::percent() const { return known() ? bandPercent(medianAbsPct) : ""; }
+std::string ErrorBand::percent() const { return known() ? bandPercent(pct) : ""; }
 
 std::string ErrorBand::label() const {
   if (!known()) return "";
@@ -65,9 +66,11 @@ std::string ErrorBand::text() const {
   const std::string n = "n=" + std::to_string(rows);
   if (calibrated) return percent() + " (median held-out error of " + scope + ", " + n + ")";
   const std::string own = ownRows == 0 ? "no measured " : "only " + std::to_string(ownRows) + " measured ";
+  const std::string miss =
+      ownWorstPct > rowsMedianPct ? (ownRows == 1 ? ", off by " : ", off by up to ") + wholePercent(ownWorstPct) : "";
   return percent() + " uncalibrated: " + own + (workload == "transformer" ? "transformer" : "CNN/RNN") +
-         (ownRows == 1 ? " row for " : " rows for ") + generation + " under " + stackId + "; " + scope + ": " + percent() +
-         " (" + n + ")";
+         (ownRows == 1 ? " row for " : " rows for ") + generation + " under " + stackId + miss + "; " + scope + ": " +
+         bandPercent(rowsMedianPct) + " (" + n + ")";
 }
 
 HeldOutErrors parseHeldOutErrors(const std::string& text, const std::string& path, const hw::DeviceCatalog& devices) {
@@ -157,41 +160,45 @@ ErrorBand errorBandFor(const HeldOutErrors& errors, const std::string& modelId, 
   if (b.ownRows >= kMinBandRows) {
     b.calibrated = true;
     b.rows = static_cast<int>(own.size());
-    b.medianAbsPct = median(own);
+    b.pct = b.rowsMedianPct = median(own);
     b.scope = what + " under " + stackId + " on " + b.generation;
     return b;
   }
+  // Too few to be a band, but never a band narrower than what they show.
+  for (double e : own) b.ownWorstPct = std::max(b.ownWorstPct, e);
   const auto sameStack = errorsWhere(errors, [&](const HeldOutRow& r) {
     return r.workload == b.workload && r.stack == stackId && r.kind == device.kind;
   });
   if (static_cast<int>(sameStack.size()) >= kMinBandRows) {
     b.rows = static_cast<int>(sameStack.size());
-    b.medianAbsPct = median(sameStack);
+    b.rowsMedianPct = median(sameStack);
     b.scope = what + " on all " + hw::deviceKindPlural(device.kind) + " under this stack";
+    b.pct = std::max(b.rowsMedianPct, b.ownWorstPct);
     return b;
   }
   const auto sameKind =
       errorsWhere(errors, [&](const HeldOutRow& r) { return r.workload == b.workload && r.kind == device.kind; });
   if (!sameKind.empty()) {
     b.rows = static_cast<int>(sameKind.size());
-    b.medianAbsPct = median(sameKind);
+    b.rowsMedianPct = median(sameKind);
     b.scope = what + " on all " + hw::deviceKindPlural(device.kind) + " under every stack";
+    b.pct = std::max(b.rowsMedianPct, b.ownWorstPct);
   }
   return b;
 }
 
-std::optional<MfuCeiling> publishedMfuCeiling(const HeldOutErrors& errors, int chips) {
+std::optional<MfuCeiling> publishedMfuCeiling(const HeldOutErrors& errors, int chips, hw::DeviceKind kind) {
   std::optional<MfuCeiling> best;
   for (const auto& r : errors.rows) {
-    if (r.publishedMfu <= 0 || r.chips <= 0) continue;
+    if (r.publishedMfu <= 0 || r.chips <= 0 || r.kind != kind) continue;
     if (r.chips * 8 < chips || r.chips > chips * 8) continue;  // another scale
     if (!best || r.publishedMfu > best->mfu) best = MfuCeiling{r.publishedMfu, r.chips, r.id, r.model, r.stack, r.device};
   }
   return best;
 }
 
-std::string mfuCaution(const HeldOutErrors& errors, double predictedMfu, int chips) {
-  const auto ceiling = publishedMfuCeiling(errors, chips);
+std::string mfuCaution(const HeldOutErrors& errors, double predictedMfu, int chips, hw::DeviceKind kind) {
+  const auto ceiling = publishedMfuCeiling(errors, chips, kind);
   if (!ceiling || predictedMfu <= ceiling->mfu + 0.02) return "";
   return "MFU " + util::percentText(predictedMfu) +
          " is above the highest published figure AccelLab knows at this scale: " + util::percentText(ceiling->mfu) + " (" + ceiling->id + ", " + ceiling->model + " on " + std::to_string(ceiling->chips) + " " +
@@ -200,7 +207,8 @@ std::string mfuCaution(const HeldOutErrors& errors, double predictedMfu, int chi
 
 util::Json errorBandToJson(const ErrorBand& band) {
   util::Json b = util::Json::object();
-  b.set("median_abs_pct_error", std::round(band.medianAbsPct * 10) / 10);
+  b.set("band_pct", std::round(band.pct * 10) / 10);
+  b.set("median_abs_pct_error", std::round(band.rowsMedianPct * 10) / 10);  // of the rows it quotes
   b.set("rows", band.rows);
   b.set("scope", band.scope);
   b.set("calibrated", band.calibrated);
@@ -255,9 +263,13 @@ Scoreboard scoreboardOf(const HeldOutErrors& errors, int misses) {
   for (const auto& [k, v] : groups) s.groups.push_back(group(std::get<0>(k), std::get<1>(k), std::get<2>(k), v));
   for (const auto& [k, v] : workloads) s.workloads.push_back(group(k, "", "", v));
   if (!all.empty()) s.workloads.push_back(group("all", "", "", all));
-  std::sort(s.largestMisses.begin(), s.largestMisses.end(),
-            [](const HeldOutRow* a, const HeldOutRow* b) { return *a->absPctError > *b->absPctError; });
-  if (static_cast<int>(s.largestMisses.size()) > misses) s.largestMisses.resize(static_cast<std::size_t>(misses));
+  // Each workload's own worst rows (the CNN rows outnumber the transformers' and would crowd
+  // them out of one list), workload by workload.
+  std::stable_sort(s.largestMisses.begin(), s.largestMisses.end(), [](const HeldOutRow* a, const HeldOutRow* b) {
+    return a->workload != b->workload ? a->workload < b->workload : *a->absPctError > *b->absPctError;
+  });
+  std::map<std::string, int> kept;
+  std::erase_if(s.largestMisses, [&](const HeldOutRow* r) { return ++kept[r->workload] > misses; });
   return s;
 }
 

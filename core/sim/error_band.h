@@ -8,7 +8,8 @@
 // generation; where there are fewer than kMinBandRows of them the prediction is *uncalibrated*,
 // and the band says so and quotes what the stack's rows of that workload on other devices of the
 // kind (or, without those, every row of the workload and kind) reach instead of borrowing a
-// tighter figure.
+// tighter figure. An uncalibrated band is never narrower than its own few rows: where one of
+// them misses by more than the borrowed median, the band is that miss.
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,7 +22,9 @@ namespace core::sim {
 inline constexpr int kMinBandRows = 3;
 
 struct ErrorBand {
-  double medianAbsPct = 0;
+  double pct = 0;           // the band: ± this many percent
+  double rowsMedianPct = 0; // the median of the `rows` it quotes (the band unless widened)
+  double ownWorstPct = 0;   // uncalibrated: the largest miss of its own rows (0: none)
   int rows = 0;
   std::string scope;        // "pytorch-eager on hopper", "other GPUs under tuned", ...
   bool calibrated = false;  // rows of the prediction's own stack and generation
@@ -30,8 +33,10 @@ struct ErrorBand {
   bool known() const { return rows > 0; }
   std::string percent() const;  // "±12%" (empty when unknown)
   std::string label() const;    // for legends: "±12%", or "±25%, uncalibrated"
-  // "±12% (median held-out error of tuned on hopper, n=10)" or "±25% uncalibrated: no measured
-  // rows for h100 under pytorch-eager; other GPUs under this stack: ±25% (n=7)".
+  // "±12% (median held-out error of tuned on hopper, n=10)", "±25% uncalibrated: no measured
+  // rows for h100 under pytorch-eager; other GPUs under this stack: ±25% (n=7)" or, where its
+  // own row misses by more, "±66% uncalibrated: only 1 measured row for cdna3 under mlperf,
+  // off by 66%; ...: ±17% (n=9)".
   std::string text() const;
 };
 
@@ -67,15 +72,16 @@ ErrorBand errorBandFor(const HeldOutErrors& errors, const std::string& modelId, 
                        const hw::DeviceSpec& device);
 
 // The highest MFU a published transformer run of about this scale (chips within a factor of 8)
-// reached, among the rows; and the caution to show when a prediction exceeds it by more than 2
-// points ("" when it does not, or when no row is of that scale).
+// on the same kind of device reached, among the rows (a TPU pod's MFU is no ceiling for GPUs);
+// and the caution to show when a prediction exceeds it by more than 2 points ("" when it does
+// not, or when no row is of that scale and kind).
 struct MfuCeiling {
   double mfu = 0;
   int chips = 0;
   std::string id, model, stack, device;
 };
-std::optional<MfuCeiling> publishedMfuCeiling(const HeldOutErrors& errors, int chips);
-std::string mfuCaution(const HeldOutErrors& errors, double predictedMfu, int chips);
+std::optional<MfuCeiling> publishedMfuCeiling(const HeldOutErrors& errors, int chips, hw::DeviceKind kind);
+std::string mfuCaution(const HeldOutErrors& errors, double predictedMfu, int chips, hw::DeviceKind kind);
 
 // {"median_abs_pct_error", "rows", "scope", "calibrated", "text"}
 util::Json errorBandToJson(const ErrorBand& band);
@@ -90,7 +96,7 @@ struct BandGroup {
 struct Scoreboard {
   std::vector<BandGroup> groups;   // sorted by workload, stack, generation
   std::vector<BandGroup> workloads;  // one per workload, then "all"
-  std::vector<const HeldOutRow*> largestMisses;  // worst first
+  std::vector<const HeldOutRow*> largestMisses;  // per workload (in its order), its worst `misses` first
   int refused = 0;
 };
 Scoreboard scoreboardOf(const HeldOutErrors& errors, int misses = 8);

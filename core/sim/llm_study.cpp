@@ -58,7 +58,7 @@ std::vector<LlmOutcome> runStudy(const LlmStudy& study, const hw::DeviceCatalog&
       o.report = simulateLlm(config, d, stack);
       if (errors) {
         o.band = errorBandFor(*errors, study.modelId, stack.id, d);
-        if (o.report->fitsInMemory) o.mfuCaution = mfuCaution(*errors, o.report->utilization, o.report->llm->chips);
+        if (o.report->fitsInMemory) o.mfuCaution = mfuCaution(*errors, o.report->utilization, o.report->llm->chips, d.kind);
       }
     } catch (const std::exception& e) {
       o.error = e.what();
@@ -146,7 +146,7 @@ std::vector<PublishedCheck> checkReferences(const LlmStudy& study, const std::ve
                   : ref.metric == "samples_per_second" ? o.report->imagesPerSecond
                                                        : o.report->llm->tokensPerSecond;
     c.errorPct = (c.simulated / ref.value - 1) * 100;
-    c.tolerancePct = o.band.known() ? o.band.medianAbsPct : kDefaultPublishedTolerancePct;
+    c.tolerancePct = o.band.known() ? o.band.pct : kDefaultPublishedTolerancePct;
     c.outside = std::abs(c.errorPct) > c.tolerancePct;
     out.push_back(c);
   }
@@ -217,11 +217,11 @@ LlmStudy studyFromJson(const Json& j, const std::string& source) {
     }
   }
   if (!nn::findTransformer(s.modelId)) in.fail("model", "'" + s.modelId + "' is not a transformer (" + nn::transformerIdList() + ")");
-  s.seqLen = static_cast<int>(in.integer("seq_len", 0, 0, 1 << 22));
+  s.seqLen = static_cast<int>(in.integer("seq_len", 0, 0, nn::kMaxSeqLen));
   s.batch = static_cast<int>(in.integer("batch", 128, 1, 1 << 24));
   s.precision = *util::parsePrecision(in.choice("precision", {"fp32", "tf32", "fp16", "bf16", "fp8"}, std::string("bf16")));
   s.loraRank = static_cast<int>(in.integer("lora_rank", 16, 1, kMaxLoraRank));
-  s.trainTokens = in.number("train_tokens", 1e9, 0, 1e18);
+  s.trainTokens = in.number("train_tokens", 1e9, 0, kMaxTrainTokens);
   s.deadlineDays = in.number("deadline_days", 0, 0, 1e6);
   s.budgetUsd = in.number("budget_usd", 0, 0, 1e15);
   s.weakScaling = in.choice("scaling", {"strong", "weak"}, std::string("strong")) == "weak";

@@ -7,6 +7,12 @@
 
 namespace core::sim {
 
+std::optional<Recompute> parseRecompute(std::string_view name) {
+  for (Recompute r : {Recompute::None, Recompute::Selective, Recompute::Full})
+    if (name == recomputeName(r)) return r;
+  return std::nullopt;
+}
+
 const char* recomputeName(Recompute r) {
   switch (r) {
     case Recompute::None: return "none";
@@ -54,10 +60,9 @@ ParallelPlan parseParallelPlan(const std::string& text) {
     const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
     if (!seen.insert(key).second) fail(key + " is given twice");
     if (key == "recompute") {
-      if (value == "none") p.recompute = Recompute::None;
-      else if (value == "selective") p.recompute = Recompute::Selective;
-      else if (value == "full") p.recompute = Recompute::Full;
-      else fail("recompute=" + value + ": must be none, selective or full");
+      const auto r = parseRecompute(value);
+      if (!r) fail("recompute=" + value + ": must be none, selective or full");
+      p.recompute = *r;
       continue;
     }
     const int hi = key == "zero" ? 3 : 1 << 20;

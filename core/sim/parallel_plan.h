@@ -3,7 +3,9 @@
 // Megatron-style tensor parallel, 1F1B pipeline parallel, expert parallel for a mixture of
 // experts, activation recomputation and the micro-batch. The text form is what the CLI takes
 // and prints: "dp=8,tp=2,pp=1,ep=1,zero=1,recompute=selective,microbatch=2".
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace core::sim {
 
@@ -13,6 +15,7 @@ enum class Recompute {
   Full,       // keep only each layer's input; the backward pass re-runs the layer's forward
 };
 const char* recomputeName(Recompute r);  // "none", "selective", "full"
+std::optional<Recompute> parseRecompute(std::string_view name);  // the inverse; nullopt for another name
 
 enum class Finetune { Full, Lora };
 const char* finetuneName(Finetune f);    // "full", "lora"

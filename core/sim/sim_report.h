@@ -28,8 +28,9 @@ struct LlmSettings {
   Finetune finetune = Finetune::Full;
   int loraRank = 16;
   std::optional<ParallelPlan> plan;  // nullopt = search ("auto")
-  double trainTokens = 0;            // > 0: also the time and cost to this many tokens
+  double trainTokens = 0;            // > 0: also the time and cost to this many tokens (at most kMaxTrainTokens)
 };
+inline constexpr double kMaxTrainTokens = 1e18;
 
 struct SimConfig {
   std::string modelId;

@@ -6,6 +6,8 @@
 #include <limits>
 #include <string>
 
+#include "core/nn/transformer_spec.h"
+#include "core/util/error.h"
 #include "core/util/numbers.h"
 
 namespace core::sim {
@@ -32,6 +34,33 @@ util::Precision readPrecision(const JsonReader& in, const std::string& key) {
   return *util::parsePrecision(in.choice(key, {"fp32", "tf32", "fp16", "bf16", "fp8", "fp4"}));
 }
 
+Json planToJson(const ParallelPlan& p) {
+  Json j = Json::object();
+  j.set("dp", p.dp);
+  j.set("tp", p.tp);
+  j.set("pp", p.pp);
+  j.set("ep", p.ep);
+  j.set("zero", p.zero);
+  j.set("recompute", recomputeName(p.recompute));
+  j.set("microbatch", p.microBatch);
+  j.set("text", p.text());
+  j.set("description", p.describe());
+  return j;
+}
+
+ModelSize modelSizeFromJson(const JsonReader& in) {
+  // Reports written before the size was stated read as 0 (unknown).
+  ModelSize s;
+  constexpr std::int64_t kMax = std::int64_t{1} << 53;
+  s.params = in.integer("params", 0, 0, kMax);
+  s.trainableParams = in.integer("trainable_params", 0, 0, kMax);
+  s.activeParams = in.integer("active_params", 0, 0, kMax);
+  in.string("active_params_convention", "");
+  s.inputEmbeddingParams = s.activeParams - in.integer("active_params_without_input_embedding", s.activeParams, 0, kMax);
+  s.forwardFlopsPerSample = in.number("forward_flops_per_sample", 0, 0, 1e30);
+  return s;
+}
+
 // A price or an energy figure that is not known is null in the JSON, never 0 (which reads as free).
 Json orNull(bool known, const Json& v) { return known ? v : Json(); }
 
@@ -53,19 +82,18 @@ void readEnergy(const JsonReader& in, Energy& e, EnergySettings& s) {
   e.co2eKg = e.known && std::isfinite(co2) ? co2 : 0;
 }
 
-Recompute recomputeOf(const std::string& name) {
-  for (Recompute r : {Recompute::None, Recompute::Selective, Recompute::Full})
-    if (name == recomputeName(r)) return r;
-  return Recompute::None;
-}
-
 ParallelPlan readPlan(const JsonReader& p, LlmPart& l) {
   // The text form holds every key; the keys beside it are read to check they agree.
-  ParallelPlan plan = parseParallelPlan(p.string("text"));
+  ParallelPlan plan;
+  try {
+    plan = parseParallelPlan(p.string("text"));
+  } catch (const util::Error& e) {
+    p.fail("text", e.what());
+  }
   const ParallelPlan keys{static_cast<int>(p.integer("dp", 1, kMaxCount)), static_cast<int>(p.integer("tp", 1, kMaxCount)),
                           static_cast<int>(p.integer("pp", 1, kMaxCount)), static_cast<int>(p.integer("ep", 1, kMaxCount)),
                           static_cast<int>(p.integer("zero", 0, 3)),
-                          recomputeOf(p.choice("recompute", {"none", "selective", "full"})),
+                          *parseRecompute(p.choice("recompute", {"none", "selective", "full"})),
                           static_cast<int>(p.integer("microbatch", 1, kMaxCount))};
   if (!(keys == plan)) p.fail("text", "'" + plan.text() + "' disagrees with the plan's keys (" + keys.text() + ")");
   p.string("description", "");
@@ -82,10 +110,10 @@ void readLlmPart(const JsonReader& in, SimReport& r) {
   SimConfig& c = r.config;
   l.modelName = in.string("model_name", "");
   l.chips = static_cast<int>(in.integer("chips", 1, kMaxCount));
-  l.seqLen = static_cast<int>(in.integer("seq_len", 1, kMaxCount));
+  l.seqLen = static_cast<int>(in.integer("seq_len", 1, nn::kMaxSeqLen));
   c.llm.finetune = in.choice("finetune", {"full", "lora"}, std::string("full")) == "lora" ? Finetune::Lora : Finetune::Full;
   c.llm.loraRank = static_cast<int>(in.integer("lora_rank", c.llm.loraRank, 1, kMaxLoraRank));
-  if (in.has("seq_len_set")) c.llm.seqLen = static_cast<int>(in.integer("seq_len_set", 1, kMaxCount));
+  if (in.has("seq_len_set")) c.llm.seqLen = static_cast<int>(in.integer("seq_len_set", 1, nn::kMaxSeqLen));
   l.plan = readPlan(in.object("plan"), l);
   if (!l.planSearched) c.llm.plan = l.plan;
   l.tokensPerSecond = in.real("tokens_per_second", 0);
@@ -105,7 +133,7 @@ void readLlmPart(const JsonReader& in, SimReport& r) {
   const double perMillion = in.real("usd_per_million_tokens", 0);
   l.usdPerMillionTokens = r.priceKnown && std::isfinite(perMillion) ? perMillion : 0;
   if (in.has("train_tokens")) {
-    c.llm.trainTokens = in.number("train_tokens", 0, 1e30);
+    c.llm.trainTokens = in.number("train_tokens", 1, kMaxTrainTokens);
     l.timeToTokensSeconds = in.real("time_to_tokens_seconds", 0);
     const double usd = in.real("usd_to_tokens", 0);
     l.usdToTokens = r.priceKnown && std::isfinite(usd) ? usd : 0;
@@ -201,7 +229,8 @@ void readNestedConfig(const JsonReader& in, SimConfig& c) {
 }
 
 // A transformer's plan part, beside the answer's keys.
-void writeLlmPart(Json& j, const SimReport& r, const std::function<Json(double)>& num) {
+void writeLlmPart(Json& j, const SimReport& r, const std::function<Json(double)>& num,
+                  const std::function<Json(double)>& bytes) {
   const LlmPart& l = *r.llm;
   const LlmSettings& s = r.config.llm;
   j.set("model_name", l.modelName);
@@ -221,13 +250,13 @@ void writeLlmPart(Json& j, const SimReport& r, const std::function<Json(double)>
   j.set("model_flops_per_token", num(l.modelFlopsPerToken));
   j.set("eval_step_seconds", num(l.evalStepSeconds));
   Json mem = Json::object();
-  mem.set("weights_bytes", num(l.memory.weightBytes));
-  mem.set("gradients_bytes", num(l.memory.gradientBytes));
-  mem.set("optimizer_bytes", num(l.memory.optimizerBytes));
-  mem.set("activations_bytes", num(l.memory.activationBytes));
-  mem.set("reserve_bytes", num(l.memory.reserveBytes));
-  mem.set("total_bytes", num(l.memory.total()));
-  mem.set("capacity_bytes", num(r.memoryCapacityBytes));
+  mem.set("weights_bytes", bytes(l.memory.weightBytes));
+  mem.set("gradients_bytes", bytes(l.memory.gradientBytes));
+  mem.set("optimizer_bytes", bytes(l.memory.optimizerBytes));
+  mem.set("activations_bytes", bytes(l.memory.activationBytes));
+  mem.set("reserve_bytes", bytes(l.memory.reserveBytes));
+  mem.set("total_bytes", bytes(l.memory.total()));
+  mem.set("capacity_bytes", bytes(r.memoryCapacityBytes));
   j.set("memory_breakdown", std::move(mem));
   j.set("usd_per_million_tokens", orNull(r.priceKnown, num(l.usdPerMillionTokens)));
   if (s.trainTokens > 0) {
@@ -239,20 +268,6 @@ void writeLlmPart(Json& j, const SimReport& r, const std::function<Json(double)>
 }
 
 }  // namespace
-
-Json planToJson(const ParallelPlan& p) {
-  Json j = Json::object();
-  j.set("dp", p.dp);
-  j.set("tp", p.tp);
-  j.set("pp", p.pp);
-  j.set("ep", p.ep);
-  j.set("zero", p.zero);
-  j.set("recompute", recomputeName(p.recompute));
-  j.set("microbatch", p.microBatch);
-  j.set("text", p.text());
-  j.set("description", p.describe());
-  return j;
-}
 
 void modelSizeToJson(Json& j, const ModelSize& size) {
   j.set("params", static_cast<long long>(size.params));
@@ -266,28 +281,18 @@ void modelSizeToJson(Json& j, const ModelSize& size) {
   j.set("forward_flops_per_sample", util::roundSignificant(size.forwardFlopsPerSample, 6));
 }
 
-ModelSize modelSizeFromJson(const JsonReader& in) {
-  // Reports written before the size was stated read as 0 (unknown).
-  ModelSize s;
-  constexpr std::int64_t kMax = std::int64_t{1} << 53;
-  s.params = in.integer("params", 0, 0, kMax);
-  s.trainableParams = in.integer("trainable_params", 0, 0, kMax);
-  s.activeParams = in.integer("active_params", 0, 0, kMax);
-  in.string("active_params_convention", "");
-  s.inputEmbeddingParams = s.activeParams - in.integer("active_params_without_input_embedding", s.activeParams, 0, kMax);
-  s.forwardFlopsPerSample = in.number("forward_flops_per_sample", 0, 0, 1e30);
-  return s;
-}
 
 Json simReportToJson(const SimReport& r, JsonDigits digits, JsonLayers layers) {
   const SimConfig& c = r.config;
   const std::function<Json(double)> num = [digits](double v) { return figure(v, digits); };
+  // Bytes are whole in the CLI's form (every memory figure rounded alike, so they add up).
+  const std::function<Json(double)> bytes = [digits](double v) { return Json(digits == JsonDigits::Six ? std::round(v) : v); };
   Json j = Json::object();
-  // A transformer's plan asked without a run (the planner, `simulate --seq-len ...`) has no
-  // dataset, epochs or run to state.
-  const bool run = !r.llm || !c.datasetId.empty();
+  // A transformer's plan asked without a run (the planner, `simulate --seq-len ...`, a log's
+  // step predicted by the bridge) has no epochs or run to state.
+  const bool run = !r.llm || r.llm->energyBasis == EnergyBasis::Run;
   j.set("model", c.modelId);
-  if (run) j.set("dataset", c.datasetId);
+  if (run || !c.datasetId.empty()) j.set("dataset", c.datasetId);
   j.set("device", c.deviceId);
   j.set("device_name", r.deviceName);
   j.set("stack", c.stackId);
@@ -328,8 +333,8 @@ Json simReportToJson(const SimReport& r, JsonDigits digits, JsonLayers layers) {
   j.set("energy_kwh", orNull(r.energy.known, num(r.energy.kwh)));
   j.set("co2e_kg", orNull(r.energy.known && c.energy.gridKgCo2ePerKwh > 0, num(r.energy.co2eKg)));
   j.set("energy", energyToJson(r.energy, c.energy, num));
-  j.set("memory_bytes_per_device", digits == JsonDigits::Six ? std::round(r.memoryBytesPerDevice) : r.memoryBytesPerDevice);
-  j.set("memory_capacity_bytes", digits == JsonDigits::Six ? std::round(r.memoryCapacityBytes) : r.memoryCapacityBytes);
+  j.set("memory_bytes_per_device", bytes(r.memoryBytesPerDevice));
+  j.set("memory_capacity_bytes", bytes(r.memoryCapacityBytes));
   j.set("fits_in_memory", r.fitsInMemory);
   modelSizeToJson(j, r.size);
   j.set("peak_tflops", num(r.peakTflops));
@@ -344,7 +349,7 @@ Json simReportToJson(const SimReport& r, JsonDigits digits, JsonLayers layers) {
     o.set("step_seconds", num(r.contrastStepSeconds));
     j.set("other_stack", std::move(o));
   }
-  if (r.llm) writeLlmPart(j, r, num);
+  if (r.llm) writeLlmPart(j, r, num, bytes);
   Json b = Json::object();
   b.set("compute_seconds", num(r.breakdown.computeSeconds));
   b.set("memory_seconds", num(r.breakdown.memorySeconds));

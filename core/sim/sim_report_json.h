@@ -21,12 +21,9 @@ util::Json simReportToJson(const SimReport& r, JsonDigits digits = JsonDigits::E
 
 // Reads what simReportToJson wrote (a report of a run, of a transformer's plan, with or without
 // layers), and the run history's first form (the configuration nested under "config").
-// Strict: errors name the file and key, unknown keys are refused. config.vcpus reads back as the vCPUs the report used (what 0 = "the device's
-// default" resolved to).
+// Strict: errors name the file and key, unknown keys are refused. config.vcpus reads back as
+// the vCPUs the report used (what 0 = "the device's default" resolved to).
 SimReport simReportFromJson(const util::JsonReader& in);
-
-// A parallel plan's keys (dp, tp, pp, ep, zero, recompute, microbatch, text, description).
-util::Json planToJson(const ParallelPlan& p);
 
 // The size keys every report carries: params, trainable_params, forward_flops_per_sample and,
 // for a mixture of experts, active_params with the convention it counts by.
@@ -34,6 +31,5 @@ void modelSizeToJson(util::Json& j, const ModelSize& size);
 inline constexpr const char* kActiveParamsConvention =
     "all parameters but the routed experts a token is not sent to; the input embedding counts (as Mistral, "
     "DeepSeek and Qwen count it); active_params_without_input_embedding leaves it out (as OpenAI counts gpt-oss)";
-ModelSize modelSizeFromJson(const util::JsonReader& in);
 
 }  // namespace core::sim

@@ -20,6 +20,9 @@ void requireTransformerDataset(const nn::TransformerSpec& spec, const std::strin
 
 // Throws core::util::Error naming the argument for an unknown dataset, a dataset of the wrong
 // kind (a language model needs token sequences; a ViT needs images) or a plan that cannot run.
+// The configuration's transformer settings (c.llm: sequence length, fine-tuning, plan) apply as
+// they do to a plan; the app leaves them at their defaults (the model's own length, full
+// training, the plan searched).
 SimReport simulateTransformerRun(const nn::TransformerSpec& spec, const hw::DeviceSpec& device,
                                  const hw::StackSpec& stack, const SimConfig& c);
 

@@ -14,6 +14,7 @@
 #include "core/hw/catalog_files.h"
 #include "core/nn/network.h"
 #include "core/nn/zoo.h"
+#include "core/sim/sim_report_json.h"
 #include "core/sim/simulator.h"
 #include "core/util/csv.h"
 #include "core/util/error.h"
@@ -229,6 +230,23 @@ TEST(RunPrediction, RealGpuLogsMatchTheirHeldOutReferenceRows) {
     ++checked;
   }
   EXPECT_EQ(checked, 12);
+}
+
+// A transformer's log (char-gpt on an H100) is predicted as a step with its plan part, not as a
+// run: its report states no epochs or run (zeros there would read as a free, instant run).
+TEST(RunPrediction, ATransformerLogIsPredictedAsAStepWithItsPlan) {
+  const RunLog log = core::bridge::readRunLog(std::string(ACCELLAB_TEST_DATA) + "/h100-2026-11/chargpt.jsonl");
+  const auto p = core::bridge::predictRun(devices(), stacks(), log, "h100");
+  ASSERT_TRUE(p.why.empty()) << p.why;
+  ASSERT_TRUE(p.report.llm.has_value());
+  EXPECT_DOUBLE_EQ(p.report.stepSeconds, p.stepSeconds);
+  const core::util::Json j = core::sim::simReportToJson(p.report);
+  EXPECT_EQ(j.at("dataset").asString(), log.dataset);
+  for (const char* key : {"epochs", "epoch_seconds", "run_seconds", "usd_per_run"}) EXPECT_FALSE(j.contains(key)) << key;
+  EXPECT_EQ(j.at("energy_basis").asString(), "one hour");
+  const core::util::Json back = core::util::Json::parse(j.dump(), "report.json");
+  const auto again = core::sim::simReportFromJson(core::util::JsonReader(back, "report.json"));
+  EXPECT_EQ(core::sim::simReportToJson(again).dump(), j.dump());
 }
 
 // --- calibration on synthetic measurements --------------------------------------------------------

@@ -43,7 +43,6 @@ inline core::sim::SimConfig config(const std::string& model, const std::string& 
   return c;
 }
 
-// The device under `stack` ("" = its kind's default), as the simulator resolves it.
 // A transformer at LLM scale as the planner and the CLI start one: bf16, the plan searched.
 inline core::sim::SimConfig llmConfig() {
   core::sim::SimConfig c;
@@ -51,6 +50,7 @@ inline core::sim::SimConfig llmConfig() {
   return c;
 }
 
+// The device under `stack` ("" = its kind's default), as the simulator resolves it.
 inline core::sim::ExecutionUnit unit(const std::string& device, core::util::Precision p = core::util::Precision::FP32,
                                      int vcpus = 0, const std::string& stack = "") {
   core::sim::SimConfig c;

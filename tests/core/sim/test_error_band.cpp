@@ -34,7 +34,7 @@ TEST(ErrorBand, ThreeRowsOfTheStackOnTheGenerationMakeItsBand) {
   const ErrorBand b = errorBandFor(e, "gpt2-small", "pytorch-eager", device("h200"));
   EXPECT_TRUE(b.calibrated);
   EXPECT_EQ(b.rows, 3);
-  EXPECT_DOUBLE_EQ(b.medianAbsPct, 10.0);
+  EXPECT_DOUBLE_EQ(b.pct, 10.0);
   EXPECT_EQ(b.percent(), "±10%");
   EXPECT_EQ(b.label(), "±10%");
   EXPECT_NE(b.text().find("transformers under pytorch-eager on hopper"), std::string::npos) << b.text();
@@ -55,7 +55,7 @@ TEST(ErrorBand, TooFewRowsIsUncalibratedAndSaysWhatItBorrows) {
   // the text says the figure is uncalibrated. The tuned A100 rows' 3% is never borrowed.
   const ErrorBand b = errorBandFor(e, "llama3-8b", "pytorch-eager", device("h100"));
   EXPECT_FALSE(b.calibrated);
-  EXPECT_DOUBLE_EQ(b.medianAbsPct, 30.0);
+  EXPECT_DOUBLE_EQ(b.pct, 30.0);
   EXPECT_EQ(b.label(), "±30%, uncalibrated");
   const std::string text = b.text();
   EXPECT_NE(text.find("uncalibrated: only 1 measured transformer row for hopper under pytorch-eager"), std::string::npos)
@@ -68,6 +68,35 @@ TEST(ErrorBand, TooFewRowsIsUncalibratedAndSaysWhatItBorrows) {
   EXPECT_NE(none.text().find("transformers on all GPUs under every stack"), std::string::npos) << none.text();
   // No TPU rows: no band rather than a GPU's.
   EXPECT_FALSE(errorBandFor(e, "llama3-8b", "tuned", device("tpu-v5p-8")).known());
+}
+
+// An uncalibrated band is never narrower than its own rows: one MI300X row under mlperf that
+// misses by 66% makes the band ±66%, though the stack's other GPU rows have a median of 10%.
+TEST(ErrorBand, TooFewOwnRowsStillWidenTheBandToTheirWorstMiss) {
+  const HeldOutErrors e = rows(
+      "a,calibration-llm.csv,llama2-70b,mlperf,mi300x,step_seconds,66\n"
+      "b,calibration-llm.csv,llama2-70b,mlperf,h100,step_seconds,5\n"
+      "c,calibration-llm.csv,llama2-70b,mlperf,h200,step_seconds,10\n"
+      "d,calibration-llm.csv,llama2-70b,mlperf,b200,step_seconds,12\n");
+  const ErrorBand b = errorBandFor(e, "llama2-70b", "mlperf", device("mi300x"));
+  EXPECT_FALSE(b.calibrated);
+  EXPECT_DOUBLE_EQ(b.rowsMedianPct, 11.0);  // the four GPU rows under mlperf
+  EXPECT_DOUBLE_EQ(b.ownWorstPct, 66.0);
+  EXPECT_DOUBLE_EQ(b.pct, 66.0);
+  EXPECT_EQ(b.label(), "±66%, uncalibrated");
+  const std::string text = b.text();
+  EXPECT_NE(text.find("only 1 measured transformer row for"), std::string::npos) << text;
+  EXPECT_NE(text.find("off by 66%"), std::string::npos) << text;
+  EXPECT_NE(text.find("under this stack: ±11% (n=4)"), std::string::npos) << text;
+  // Where its own rows miss by less than the borrowed median, the median stands.
+  const HeldOutErrors close = rows(
+      "a,calibration-llm.csv,llama2-70b,mlperf,mi300x,step_seconds,2\n"
+      "b,calibration-llm.csv,llama2-70b,mlperf,h100,step_seconds,5\n"
+      "c,calibration-llm.csv,llama2-70b,mlperf,h200,step_seconds,10\n"
+      "d,calibration-llm.csv,llama2-70b,mlperf,b200,step_seconds,12\n");
+  const ErrorBand c = errorBandFor(close, "llama2-70b", "mlperf", device("mi300x"));
+  EXPECT_DOUBLE_EQ(c.pct, c.rowsMedianPct);
+  EXPECT_EQ(c.text().find("off by"), std::string::npos) << c.text();
 }
 
 TEST(ErrorBand, RefusedAndOutOfMemoryRowsMakeNoBandAndTheHostHasNone) {
@@ -87,6 +116,22 @@ TEST(ErrorBand, RefusedAndOutOfMemoryRowsMakeNoBandAndTheHostHasNone) {
   EXPECT_EQ(s.refused, 1);
   ASSERT_EQ(s.largestMisses.size(), 1u);
   EXPECT_EQ(s.largestMisses[0]->id, "d");
+}
+
+// The largest misses are each workload's own: ten CNN rows that miss by more do not crowd the
+// transformers' worst out of the list.
+TEST(ErrorBand, TheLargestMissesAreListedPerWorkload) {
+  std::string body;
+  for (int i = 0; i < 10; ++i)
+    body += "cnn" + std::to_string(i) + ",calibration.csv,resnet50,tuned,v100,images_per_second," + std::to_string(40 + i) + "\n";
+  body += "t1,calibration-llm.csv,llama3-8b,tuned,h100,tokens_per_second,12\n";
+  body += "t2,calibration-llm.csv,llama3-8b,tuned,h100,tokens_per_second,20\n";
+  const Scoreboard s = scoreboardOf(rows(body), 3);
+  ASSERT_EQ(s.largestMisses.size(), 5u);
+  EXPECT_EQ(s.largestMisses[0]->id, "cnn9");  // the CNN/RNN rows' worst three, worst first
+  EXPECT_EQ(s.largestMisses[2]->id, "cnn7");
+  EXPECT_EQ(s.largestMisses[3]->id, "t2");    // then the transformers', worst first
+  EXPECT_EQ(s.largestMisses[4]->id, "t1");
 }
 
 TEST(ErrorBand, BadFilesNameTheLineAndColumn) {
@@ -147,7 +192,7 @@ TEST(ErrorBand, TheShippedHeldOutErrorsCoverEveryCalibrationRow) {
   // eager PyTorch on a Hopper: ResNet-50 in NCHW is still 26% off there, and the band shows it.
   const ErrorBand resnet = errorBandFor(e, "resnet50", "pytorch-eager", device("h100"));
   EXPECT_TRUE(resnet.calibrated);
-  EXPECT_GE(resnet.medianAbsPct, 10.0);
+  EXPECT_GE(resnet.pct, 10.0);
   // The held-out bar of the issue: transformer rows' median within 20%.
   const Scoreboard s = scoreboardOf(e);
   for (const auto& w : s.workloads)
@@ -165,19 +210,24 @@ TEST(MfuCaution, AMfuAboveWhatPublishedRunsOfThatScaleReachedIsFlagged) {
   const HeldOutErrors e = parseHeldOutErrors(header +
                                                  "small,calibration-gpu-single.csv,gpt2-large,pytorch-eager,h100,tokens_per_second,10,0.30,1\n"
                                                  "big,calibration-llm.csv,llama3-70b,tuned,h100,tokens_per_second,5,0.42,64\n"
-                                                 "cnn,calibration.csv,resnet50,tuned,v100,images_per_second,5,,\n",
+                                                 "cnn,calibration.csv,resnet50,tuned,v100,images_per_second,5,,\n"
+                                                 "pod,calibration-llm.csv,llama3-70b,tuned,tpu-v5p-8,tokens_per_second,5,0.71,64\n",
                                              "held-out.csv", simtest::catalog());
   // 64 chips: the 64-chip row's 42% is the ceiling (the 1-chip row is another scale).
-  const auto ceiling = publishedMfuCeiling(e, 64);
+  // A TPU pod's 71% is a TPU's ceiling, not a GPU's.
+  const auto Gpu = core::hw::DeviceKind::Gpu;
+  const auto ceiling = publishedMfuCeiling(e, 64, Gpu);
   ASSERT_TRUE(ceiling.has_value());
   EXPECT_EQ(ceiling->id, "big");
-  EXPECT_TRUE(mfuCaution(e, 0.43, 64).empty());  // within 2 points
-  const std::string caution = mfuCaution(e, 0.59, 64);
+  EXPECT_EQ(publishedMfuCeiling(e, 64, core::hw::DeviceKind::Tpu)->id, "pod");
+  EXPECT_TRUE(mfuCaution(e, 0.43, 64, Gpu).empty());  // within 2 points
+  EXPECT_TRUE(mfuCaution(e, 0.70, 64, core::hw::DeviceKind::Tpu).empty());
+  const std::string caution = mfuCaution(e, 0.59, 64, Gpu);
   EXPECT_NE(caution.find("MFU 59% is above the highest published figure"), std::string::npos) << caution;
   EXPECT_NE(caution.find("42% (big, llama3-70b on 64 h100 chips under tuned)"), std::string::npos) << caution;
   // One chip: the single-GPU row is the ceiling; 4,096 chips: no row of that scale, no caution.
-  EXPECT_FALSE(mfuCaution(e, 0.35, 1).empty());
-  EXPECT_TRUE(mfuCaution(e, 0.9, 4096).empty());
+  EXPECT_FALSE(mfuCaution(e, 0.35, 1, Gpu).empty());
+  EXPECT_TRUE(mfuCaution(e, 0.9, 4096, Gpu).empty());
   // An implied MFU above 1 is refused, naming the column.
   EXPECT_THROW(parseHeldOutErrors(header + "x,calibration-llm.csv,gpt2-large,tuned,h100,tokens_per_second,5,1.3,8\n",
                                   "held-out.csv", simtest::catalog()),

@@ -281,7 +281,7 @@ TEST(LlmPublished, AMarkOutsideTheBandIsFlaggedWithItsKnownCause) {
     const double published = c.reference->value;
     EXPECT_NEAR(c.errorPct, (c.simulated / published - 1) * 100, 1e-9);
     EXPECT_DOUBLE_EQ(c.tolerancePct, outcomes[static_cast<std::size_t>(c.scenario)].band.known()
-                                         ? outcomes[static_cast<std::size_t>(c.scenario)].band.medianAbsPct
+                                         ? outcomes[static_cast<std::size_t>(c.scenario)].band.pct
                                          : core::sim::kDefaultPublishedTolerancePct);
     EXPECT_EQ(c.outside, std::abs(c.errorPct) > c.tolerancePct);
     // Where the preset's simulated and published figures disagree beyond the band, it says why.
@@ -290,12 +290,27 @@ TEST(LlmPublished, AMarkOutsideTheBandIsFlaggedWithItsKnownCause) {
     }
   }
   // MI300X is simulated ahead of H200 where the published marks put H200 ahead (2.56 vs 2.03
-  // samples/s): both outside their band, each with its cause.
+  // samples/s). Each has a single calibration row of its own under mlperf, and the band is never
+  // narrower than that row's held-out miss (39% and 66%): the marks fall within those honest
+  // bands, so neither is flagged, and each band says why it is that wide.
   EXPECT_LT(checks[0].errorPct, -10);
   EXPECT_GT(checks[1].errorPct, 20);
-  EXPECT_TRUE(checks[0].outside);
-  EXPECT_TRUE(checks[1].outside);
+  for (const auto& c : checks) {
+    const auto& band = outcomes[static_cast<std::size_t>(c.scenario)].band;
+    EXPECT_FALSE(band.calibrated);
+    EXPECT_GT(band.ownWorstPct, band.rowsMedianPct);
+    EXPECT_DOUBLE_EQ(c.tolerancePct, band.ownWorstPct);
+    EXPECT_FALSE(c.outside);
+    EXPECT_NE(band.text().find("off by"), std::string::npos) << band.text();
+  }
   EXPECT_GT(checks[1].simulated, checks[0].simulated);
+  // Against a band narrower than the misses (±5%), both marks are flagged, each with its cause.
+  auto tight = outcomes;
+  for (auto& o : tight) o.band.pct = 5;
+  for (const auto& c : core::sim::checkReferences(study, tight)) {
+    EXPECT_TRUE(c.outside);
+    EXPECT_FALSE(c.reference->knownCause.empty()) << c.reference->label;
+  }
   // The cause survives the study file.
   const auto back = core::sim::studyFromJson(core::sim::studyToJson(study), "study.json");
   EXPECT_EQ(back.references[1].knownCause, study.references[1].knownCause);

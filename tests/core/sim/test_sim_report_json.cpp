@@ -288,6 +288,14 @@ TEST(SimReportJson, APlanWithoutARunRoundTripsWithItsSettingsAndLayers) {
   EXPECT_EQ(back.layers.back().bound, r.layers.back().bound);
   // Without layers asked, none are written (the history recomputes them).
   EXPECT_FALSE(core::sim::simReportToJson(r).contains("layers"));
+  // The CLI's form: the keys a script reads, every memory figure in whole bytes that add up.
+  const Json cli = core::sim::simReportToJson(r, core::sim::JsonDigits::Six, core::sim::JsonLayers::Write);
+  for (const char* key : {"step_seconds", "images_per_second", "samples_per_second", "tokens_per_second", "mfu",
+                          "utilization", "peak_tflops", "plan", "memory_breakdown", "memory_bytes_per_device",
+                          "usd_per_million_tokens", "layers", "bound", "explanation", "simulated"})
+    EXPECT_TRUE(cli.contains(key)) << key;
+  EXPECT_EQ(cli.at("memory_breakdown").at("total_bytes").asNumber(), cli.at("memory_bytes_per_device").asNumber());
+  EXPECT_EQ(cli.at("memory_breakdown").at("capacity_bytes").asNumber(), cli.at("memory_capacity_bytes").asNumber());
 }
 
 TEST(SimReportJson, APlanWhoseTextDisagreesWithItsKeysIsRefused) {
