@@ -126,6 +126,7 @@ void LlmChart::addBandWhiskers(QCPBars* bars) {
   whiskers->setData(errors);
   whiskers->setPen(QPen(textColor(), pen(1.2)));
   whiskers->setWhiskerWidth(10 * presentationScale());
+  whiskers->setSymbolGap(0);  // one line through the bar's top
   whiskers->setName(tr("error band (held-out error of the stack on the device)"));
   registerPlottable(whiskers, QStringLiteral("error_band"), {}, {});
 }

@@ -385,10 +385,16 @@ MemoryBreakdown planMemory(const TransformerWork& w, const LlmUnit& u, const Par
     kept = layersPerStage * inFlight * tokens * s.dModel / p.tp * u.actBytes + perLayer;
   else
     kept = layersPerStage * inFlight * perLayer;
-  // The logits and their fp32 gradient on the last stage (vocabulary-parallel over tp).
+  // The logits at the loss on the last stage (vocabulary-parallel over tp). A fused loss keeps
+  // the logits and their fp32 gradient. Unfused (eager PyTorch's cross_entropy(logits.float())),
+  // the loss's backward holds three fp32 tensors of the logits' size at once: the saved
+  // log-softmax output, its gradient and the gradient of the fp32 logits (the 16-bit logits
+  // were freed by the cast). Measured on one H100 (calibration-gpu-single.csv): eager GPT-2
+  // large peaks 2.4 GB above torch.compile, 5.8 bytes per logit.
+  const double bytesPerLogit = u.fusesElementwise ? u.actBytes + 4.0 : 3 * 4.0;
   double logits = 0;
   for (const auto& op : w.post)
-    if (op.kind == OpKind::Matmul) logits = tokens * op.tokenShare * op.rows / (op.splitByTp ? p.tp : 1) * (u.actBytes + 4.0);
+    if (op.kind == OpKind::Matmul) logits = tokens * op.tokenShare * op.rows / (op.splitByTp ? p.tp : 1) * bytesPerLogit;
   m.activationBytes = kept + logits;
   m.reserveBytes = u.reserveBytes;
   return m;
