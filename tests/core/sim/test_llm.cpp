@@ -295,10 +295,11 @@ TEST(LlmStudy, AScenariosOwnPriceIsKeptAndUsed) {
 }
 
 TEST(LlmValidation, CalibrationRowsStayWithinTheBar) {
-  // The bar: median absolute error <= 20% on calibration-llm.csv, <= 5% unsupported.
+  // The bar: median absolute error <= 15% on calibration-llm.csv (11.1% on 2026-11-27), <= 5%
+  // unsupported.
   const auto rows = readLlmReferenceCsv(std::string(ACCELLAB_SOURCE_RESOURCES) + "/calibration/calibration-llm.csv");
   const LlmValidationResult v = validateLlmRows(simtest::catalog(), simtest::stacks(), rows);
-  EXPECT_LE(v.overall.medianAbsPct, 20.0);
+  EXPECT_LE(v.overall.medianAbsPct, 15.0);
   EXPECT_LE(v.unsupported, static_cast<int>(rows.size()) / 20 + 1);
 }
 
