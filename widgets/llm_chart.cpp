@@ -112,18 +112,22 @@ QCPBars* LlmChart::addBars(const QVector<Series>& all, const QString& name, cons
 }
 
 void LlmChart::addBandWhiskers(QCPBars* bars) {
-  QVector<double> errors;
+  // A held-out error p reads both ways: the truth lies between v / (1 + p) and v (1 + p), so the
+  // whisker is multiplicative (never below zero, however wide the band).
+  QVector<double> below, above;
   bool any = false;
   for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it) {
     const int i = static_cast<int>(std::lround(it->key));
     const auto& band = m_data.outcomes[static_cast<std::size_t>(std::clamp(i, 0, scenarioCount() - 1))].band;
-    errors << (band.known() ? it->value * band.pct / 100.0 : 0.0);
+    const double p = band.pct / 100.0;
+    below << (band.known() ? it->value * p / (1 + p) : qQNaN());  // NaN: no whisker at all
+    above << (band.known() ? it->value * p : qQNaN());
     any = any || band.known();
   }
   if (!any) return;
   auto* whiskers = new QCPErrorBars(bars->keyAxis(), bars->valueAxis());
   whiskers->setDataPlottable(bars);
-  whiskers->setData(errors);
+  whiskers->setData(below, above);
   whiskers->setPen(QPen(textColor(), pen(1.2)));
   whiskers->setWhiskerWidth(10 * presentationScale());
   whiskers->setSymbolGap(0);  // one line through the bar's top

@@ -49,8 +49,8 @@ protected:
   void scenarioAxis();
   // One bar per scenario for the series named `name` among `all`, one legend entry.
   QCPBars* addBars(const QVector<Series>& all, const QString& name, const QColor& color);
-  // Whiskers of each scenario's error band (±band% of the bar) on `bars`; scenarios without a
-  // band get none. One legend entry says what they are.
+  // Whiskers of each scenario's error band on `bars`, from v / (1 + p) to v (1 + p); scenarios
+  // without a band get none. One legend entry says what they are.
   void addBandWhiskers(QCPBars* bars);
   // "±16%" (or "±22%, uncalibrated") of scenario `i`'s band, or empty when none is known.
   QString bandLabel(int i) const;

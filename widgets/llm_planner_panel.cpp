@@ -395,12 +395,14 @@ void LlmPlannerPanel::fillTable() {
     set(kRTokens, r.fitsInMemory ? llm_format::count(r.llm->tokensPerSecond) + (band.isEmpty() ? QString() : " " + band) : tr("out of memory"),
         bandTip);
     // Every simulated figure of the row carries the band (its ± only; "uncalibrated" is in the
-    // tokens cell and every tooltip).
+    // tokens cell and every tooltip). MFU is itself a percentage: its band is in points.
     const QString pm = o.band.known() ? " " + QString::fromStdString(o.band.percent()) : QString();
+    const QString mfu = QString::number(100 * r.utilization, 'f', 1) + "%" +
+                        (o.band.known() ? tr(" ±%1 pts").arg(r.utilization * o.band.pct, 0, 'f', 1) : QString());
     if (o.mfuCaution.empty()) {
-      set(kRMfu, r.fitsInMemory ? QString::number(100 * r.utilization, 'f', 1) + "%" + pm : QStringLiteral("–"), bandTip);
+      set(kRMfu, r.fitsInMemory ? mfu : QStringLiteral("–"), bandTip);
     } else {  // above what published runs of this scale reached: marked, and the tooltip says so
-      set(kRMfu, QString::number(100 * r.utilization, 'f', 1) + "%" + pm + " ⚠", QString::fromStdString(o.mfuCaution) + ".\n" + bandTip);
+      set(kRMfu, mfu + " ⚠", QString::fromStdString(o.mfuCaution) + ".\n" + bandTip);
     }
     set(kRCost, r.priceKnown && r.fitsInMemory ? "$" + QString::number(r.llm->usdPerMillionTokens, 'g', 3) + pm : tr("no price"),
         bandTip);

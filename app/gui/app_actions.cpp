@@ -74,6 +74,9 @@ AppActions AppActions::create(QObject* parent) {
   a.presentation->setShortcuts(keys(QKeySequence::FullScreen, QKeySequence(Qt::Key_F11)));
   a.showAllCharts = make(parent, icon("view-grid", "grid"), tr("Show All &Charts"), tr("Leave the maximised chart and show every chart"));
   a.showAllCharts->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+  a.resetLayout = make(parent, QIcon(), tr("&Reset Layout"),
+                       tr("Put the panels back where a first start has them and fit the window to the screen"));
+  a.resetLayout->setObjectName("resetLayoutAction");
 
   a.newDevice = make(parent, icon("list-add", "add-device"), tr("&New Device…"),
                      tr("Describe a device (GPU, TPU, CPU) in a form, starting from one in the catalog; it is saved as your own device file"));

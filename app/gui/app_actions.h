@@ -29,6 +29,7 @@ struct AppActions {
   QAction* darkTheme = nullptr;
   QAction* presentation = nullptr;
   QAction* showAllCharts = nullptr;
+  QAction* resetLayout = nullptr;      // the panels as a first start has them, the window fitted to the screen
   // Hardware
   QAction* newDevice = nullptr;        // a device file from a form, starting from a catalog device
   QAction* editDevice = nullptr;       // one of the user's device files (built-in ones: read-only)

@@ -1,4 +1,5 @@
 #include "app/gui/llm_planner_window.h"
+#include "app/gui/window_fit.h"
 
 #include <algorithm>
 #include <cmath>
@@ -63,10 +64,8 @@ LlmPlannerWindow::LlmPlannerWindow(const SimService* sim, QWidget* parent)
   }
 
   if (!m_presets.empty()) openPreset(QString::fromStdString(m_presets.front().id));
-  // Most of the screen, as the main window opens (all of it up to 1280x800).
-  const QRect screen = (this->screen() ? this->screen() : QGuiApplication::primaryScreen())->availableGeometry();
-  resize(screen.size() * 0.85);
-  if (width() < 1280 || height() < 800) resize(screen.size().boundedTo(QSize(1280, 800)));
+  // Where the main window opens at a first start (a small screen: maximised).
+  fitToScreen(this);
 }
 
 void LlmPlannerWindow::createMenus() {

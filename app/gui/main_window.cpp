@@ -46,6 +46,7 @@
 #include "app/gui/setup_controller.h"
 #include "app/gui/sim_service.h"
 #include "app/gui/training_session.h"
+#include "app/gui/window_fit.h"
 #include "core/data/dataset_info.h"
 #include "core/experiment/experiment_json.h"
 #include "core/nn/zoo.h"
@@ -90,6 +91,7 @@ MainWindow::MainWindow(QWidget* parent)
   createControllers();
   createMenus();
   createToolBars();
+  m_defaultLayout = saveState();  // what View > Reset Layout puts back
   setAcceptDrops(true);
   connect(m_actions.openModel, &QAction::triggered, this, [this] { openLlmPlanner()->chooseModel(); });
   readSettings();
@@ -172,9 +174,27 @@ void MainWindow::createDocks() {
   addDockWidget(Qt::BottomDockWidgetArea, m_samplesDock);
   tabifyDockWidget(m_guideDock, m_samplesDock);
   m_guideDock->raise();
+  sizeDocks();
+}
+
+void MainWindow::sizeDocks() {
   resizeDocks({m_experimentDock, m_hardwareDock, m_runsDock}, {305, 270, 125}, Qt::Vertical);
   resizeDocks({m_experimentDock}, {440}, Qt::Horizontal);
   resizeDocks({m_guideDock}, {150}, Qt::Vertical);
+}
+
+void MainWindow::resetLayout() {
+  if (m_appearance->presentation()) m_appearance->setPresentation(false);
+  restoreState(m_defaultLayout);
+  for (QDockWidget* d : {m_experimentDock, m_hardwareDock, m_runsDock, m_guideDock, m_samplesDock}) {
+    d->setFloating(false);
+    d->show();
+  }
+  m_guideDock->raise();
+  m_deck->maximise(nullptr);  // every chart, none maximised
+  fitToScreen(this);
+  sizeDocks();
+  statusBar()->showMessage(tr("The panels are back where a first start has them."), 5000);
 }
 
 void MainWindow::createControllers() {
@@ -201,6 +221,7 @@ void MainWindow::createControllers() {
     m_hardware->setTheme(t);
   });
   connect(m_actions.presentation, &QAction::toggled, m_appearance, &Appearance::setPresentation);
+  connect(m_actions.resetLayout, &QAction::triggered, this, &MainWindow::resetLayout);
   connect(m_appearance, &Appearance::presentationChanged, m_actions.presentation, &QAction::setChecked);
   connect(m_runController, &RunController::runFinished, this, [this] {
     if (m_closeRequested) close();
@@ -250,6 +271,7 @@ void MainWindow::createMenus() {
   view->addAction(m_actions.showAllCharts);
   addChartsShownMenu(view);
   view->addAction(m_actions.presentation);
+  view->addAction(m_actions.resetLayout);
 
   QMenu* hardware = menuBar()->addMenu(tr("Hard&ware"));
   hardware->addAction(m_actions.newDevice);
@@ -363,14 +385,7 @@ LlmPlannerWindow* MainWindow::openLlmPlanner(const QString& presetId) {
 
 void MainWindow::readSettings() {
   QSettings s;
-  if (!restoreGeometry(s.value(keys::kGeometry).toByteArray())) {
-    // First start: most of the screen (85%), centred; on a small screen (up to 1280x800)
-    // all of it, since the panels and four charts need that much.
-    const QRect screen = (this->screen() ? this->screen() : QGuiApplication::primaryScreen())->availableGeometry();
-    resize(screen.size() * 0.85);
-    if (width() < 1280 || height() < 800) resize(screen.size().boundedTo(QSize(1280, 800)));
-    move(screen.center() - QPoint(width() / 2, height() / 2));
-  }
+  if (!restoreGeometry(s.value(keys::kGeometry).toByteArray())) fitToScreen(this);  // a first start
   restoreState(s.value(keys::kWindowState).toByteArray());
   m_appearance->setTheme(Appearance::themeFromName(s.value(keys::kTheme, "light").toString()));
   m_exportController->readSettings(s);

@@ -3,6 +3,7 @@
 // application example); the work lives in the parts it wires: the panels (widgets/), the
 // chart deck, the training session and one controller per responsibility (runs, presets,
 // exports, what-if estimates, appearance).
+#include <QByteArray>
 #include <QMainWindow>
 #include <memory>
 
@@ -98,6 +99,8 @@ private:
   void addChartsShownMenu(QMenu* view);
   void createToolBars();
   void readSettings();
+  void sizeDocks();    // the panels' first-start sizes
+  void resetLayout();  // View > Reset Layout
   void showPreferences();
   void about();
 
@@ -129,6 +132,7 @@ private:
   Appearance* m_appearance = nullptr;
   LlmPlannerWindow* m_llmPlanner = nullptr;
   bool m_closeRequested = false;
+  QByteArray m_defaultLayout;  // the docks as built, before the saved layout (View > Reset Layout)
 };
 
 }  // namespace app::gui

@@ -69,6 +69,7 @@ const std::vector<FigureDef>& figureTable() {
       flagFigure("fused_attention", &SoftwareFigures::fusedAttention),
       flagFigure("fuses_elementwise", &SoftwareFigures::fusesElementwise),
       flagFigure("autocast", &SoftwareFigures::autocast),
+      flagFigure("fused_loss", &SoftwareFigures::fusedLoss),
       flagFigure("fuses_epilogues", &SoftwareFigures::fusesEpilogues),
       flagFigure("channels_last", &SoftwareFigures::channelsLast),
       FigureDef{"input_pipeline", Check::Pipeline, 0, 1,

@@ -48,6 +48,10 @@ struct SoftwareFigures {
   // PyTorch autocast over fp32 modules at 16-bit precisions: fp32 residual stream and norms,
   // weights cast to 16 bits every forward and their gradients back (transformers).
   std::optional<bool> autocast;
+  // The loss over the vocabulary as one fused kernel that keeps the logits and their fp32
+  // gradient (default: true); false: eager PyTorch's cross_entropy(logits.float()), whose
+  // backward holds three fp32 tensors of the logits' size at once.
+  std::optional<bool> fusedLoss;
   // Activations and bias gradients fused into the matmuls' epilogues (cuBLASLt epilogues in
   // Transformer Engine, XLA); default: as fuses_elementwise. torch.compile's default mode: no.
   std::optional<bool> fusesEpilogues;

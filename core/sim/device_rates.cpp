@@ -58,6 +58,7 @@ DeviceRates resolveDeviceRates(const hw::DeviceSpec& d, const hw::SoftwareFigure
   r.fusedAttention = compilerFuses || sw.fusedAttention.value_or(true);
   // One compiled program has no autocast casts: it keeps the precision it was traced at.
   r.autocast = !compiled && r.activationBytes < 4 && sw.autocast.value_or(false);
+  r.fusedLoss = compilerFuses || sw.fusedLoss.value_or(true);
   return r;
 }
 

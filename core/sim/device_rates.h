@@ -63,6 +63,7 @@ struct DeviceRates {
   bool fusesEpilogues = false;    // activations and bias gradients in the matmuls' epilogues
   bool fusedAttention = true;     // FlashAttention-style kernels: no T x T matrix in memory
   bool autocast = false;          // PyTorch AMP over fp32 modules (16-bit precisions only)
+  bool fusedLoss = true;          // the vocabulary's loss as one kernel (SoftwareFigures::fusedLoss)
 };
 
 // Throws core::util::Error naming the device when no peak applies at the precision.

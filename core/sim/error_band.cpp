@@ -269,7 +269,10 @@ Scoreboard scoreboardOf(const HeldOutErrors& errors, int misses) {
     return a->workload != b->workload ? a->workload < b->workload : *a->absPctError > *b->absPctError;
   });
   std::map<std::string, int> kept;
-  std::erase_if(s.largestMisses, [&](const HeldOutRow* r) { return ++kept[r->workload] > misses; });
+  std::vector<const HeldOutRow*> worst;
+  for (const HeldOutRow* r : s.largestMisses)
+    if (++kept[r->workload] <= misses) worst.push_back(r);
+  s.largestMisses = std::move(worst);
   return s;
 }
 

@@ -9,7 +9,8 @@
 // and the band says so and quotes what the stack's rows of that workload on other devices of the
 // kind (or, without those, every row of the workload and kind) reach instead of borrowing a
 // tighter figure. An uncalibrated band is never narrower than its own few rows: where one of
-// them misses by more than the borrowed median, the band is that miss.
+// them misses by more than the borrowed median, the band is that miss. (So the band can narrow
+// when a third row arrives: three rows make a median, which one bad row no longer sets.)
 #include <optional>
 #include <string>
 #include <vector>
@@ -83,7 +84,8 @@ struct MfuCeiling {
 std::optional<MfuCeiling> publishedMfuCeiling(const HeldOutErrors& errors, int chips, hw::DeviceKind kind);
 std::string mfuCaution(const HeldOutErrors& errors, double predictedMfu, int chips, hw::DeviceKind kind);
 
-// {"median_abs_pct_error", "rows", "scope", "calibrated", "text"}
+// {"band_pct" (the band), "median_abs_pct_error" (of the rows it quotes), "rows", "scope",
+// "calibrated", "text"}
 util::Json errorBandToJson(const ErrorBand& band);
 
 // The scoreboard of Help -> How accurate is this?: per workload (CNN/RNN or transformer rows),

@@ -309,6 +309,7 @@ LlmUnit resolveLlmUnit(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw, P
   u.optimizerBytesPerParam = r.optimizerBytesPerParam;
   u.fusesElementwise = r.fusesElementwise;
   u.fusesEpilogues = r.fusesEpilogues;
+  u.fusedLoss = r.fusedLoss;
   u.fusedAttention = r.fusedAttention;
   u.overlapsCollectives = sw.allReduce.value_or(hw::AllReduceMode::Bucketed) == hw::AllReduceMode::Bucketed;
   const double comm = sw.commEfficiency.value_or(kDefaultCommEfficiency);
@@ -380,22 +381,25 @@ MemoryBreakdown planMemory(const TransformerWork& w, const LlmUnit& u, const Par
   const double layersPerStage = std::ceil(static_cast<double>(s.layers) / p.pp);
   const int microBatches = globalBatch / p.dp / p.microBatch;
   const double inFlight = p.pp > 1 ? std::min<double>(p.pp, microBatches) : 1.0;
-  double kept = 0;
-  if (p.recompute == Recompute::Full)  // each layer's input, plus one layer re-run at a time
-    kept = layersPerStage * inFlight * tokens * s.dModel / p.tp * u.actBytes + perLayer;
-  else
-    kept = layersPerStage * inFlight * perLayer;
+  // A stage's activations with `inFlight` micro-batches begun and not yet finished (1F1B: the
+  // first stage holds pp of them, the last stage one).
+  auto keptWith = [&](double inFlight) {
+    if (p.recompute == Recompute::Full)  // each layer's input, plus one layer re-run at a time
+      return layersPerStage * inFlight * tokens * s.dModel / p.tp * u.actBytes + perLayer;
+    return layersPerStage * inFlight * perLayer;
+  };
   // The logits at the loss on the last stage (vocabulary-parallel over tp). A fused loss keeps
   // the logits and their fp32 gradient. Unfused (eager PyTorch's cross_entropy(logits.float())),
   // the loss's backward holds three fp32 tensors of the logits' size at once: the saved
   // log-softmax output, its gradient and the gradient of the fp32 logits (the 16-bit logits
   // were freed by the cast). Measured on one H100 (calibration-gpu-single.csv): eager GPT-2
   // large peaks 2.4 GB above torch.compile, 5.8 bytes per logit.
-  const double bytesPerLogit = u.fusesElementwise ? u.actBytes + 4.0 : 3 * 4.0;
+  const double bytesPerLogit = u.fusedLoss ? u.actBytes + 4.0 : 3 * 4.0;
   double logits = 0;
   for (const auto& op : w.post)
     if (op.kind == OpKind::Matmul) logits = tokens * op.tokenShare * op.rows / (op.splitByTp ? p.tp : 1) * bytesPerLogit;
-  m.activationBytes = kept + logits;
+  // The fullest stage: the first (most micro-batches in flight) or the last (the logits too).
+  m.activationBytes = p.pp > 1 ? std::max(keptWith(inFlight), keptWith(1) + logits) : keptWith(1) + logits;
   m.reserveBytes = u.reserveBytes;
   return m;
 }

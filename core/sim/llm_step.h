@@ -50,6 +50,7 @@ struct LlmUnit {
   double optimizerBytesPerParam = 28;
   bool fusesElementwise = false;
   bool fusesEpilogues = false;  // activations and bias gradients in the matmuls' epilogues
+  bool fusedLoss = true;        // the vocabulary's loss as one kernel (logits + fp32 gradient kept)
   bool fusedAttention = true;
   bool overlapsCollectives = true;  // bucketed data-parallel reduction, overlapped TP
   double intraBytesPerSecond = 0;   // per chip, one direction, effective

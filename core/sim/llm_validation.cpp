@@ -154,6 +154,21 @@ std::string shippedLlmCalibrationCsv() {
   return (std::filesystem::path(util::resourceDir()) / "calibration" / "calibration-llm.csv").string();
 }
 
+SimConfig simConfigOf(const LlmReferenceRow& row) {
+  SimConfig c;
+  c.modelId = row.model;
+  c.deviceId = row.device;
+  c.stackId = row.stack;
+  c.count = row.count;
+  c.batch = row.batch;
+  c.precision = row.precision;
+  c.llm.seqLen = row.seqLen;
+  c.llm.finetune = row.lora ? Finetune::Lora : Finetune::Full;
+  c.llm.plan = row.plan;
+  c.perLayer = false;
+  return c;
+}
+
 LlmValidationResult validateLlmRows(const hw::DeviceCatalog& devices, const hw::StackCatalog& stacks,
                                     const std::vector<LlmReferenceRow>& rows, const std::string& stackOverride) {
   LlmValidationResult v;
@@ -171,17 +186,7 @@ LlmValidationResult validateLlmRows(const hw::DeviceCatalog& devices, const hw::
       const std::string stackId = !stackOverride.empty() ? stackOverride : row.stack;
       const hw::StackSpec& stack = stackId.empty() ? stacks.defaultFor(d.kind) : stacks.at(stackId);
       rr.stack = stack.id;
-      SimConfig c;
-      c.modelId = row.model;
-      c.deviceId = row.device;
-      c.count = row.count;
-      c.batch = row.batch;
-      c.llm.seqLen = row.seqLen;
-      c.precision = row.precision;
-      c.llm.finetune = row.lora ? Finetune::Lora : Finetune::Full;
-      c.llm.plan = row.plan;
-      c.perLayer = false;
-      const SimReport r = simulateLlm(c, d, stack);
+      const SimReport r = simulateLlm(simConfigOf(row), d, stack);
       const LlmPart& l = *r.llm;
       const double mfu = r.utilization;
       rr.plan = l.plan.text();

@@ -38,6 +38,10 @@ std::vector<LlmReferenceRow> readLlmReferenceCsv(const std::string& path);
 // The shipped copy (resourceDir()/calibration/calibration-llm.csv).
 std::string shippedLlmCalibrationCsv();
 
+// The configuration a row ran (its model, device, count, batch, sequence length, precision,
+// fine-tuning and plan), as the simulator takes it; no per-op list.
+SimConfig simConfigOf(const LlmReferenceRow& row);
+
 struct LlmRowResult {
   LlmReferenceRow row;
   std::string family;       // the device's generation ("hopper", "tpu-v6e", ...), else its id

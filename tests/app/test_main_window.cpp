@@ -37,6 +37,7 @@
 #include "widgets/chart_deck.h"
 #include "widgets/experiment_panel.h"
 #include "widgets/hardware_panel.h"
+#include "app/gui/window_fit.h"
 #include "widgets/run_store.h"
 
 using app::gui::MainWindow;
@@ -80,6 +81,7 @@ private slots:
   // horizontal scrolling ("$0.0398/h", "8 vCPU" were cut).
   void theDeviceTableFitsAt1280x800() {
     MainWindow w;
+    w.setWindowState(Qt::WindowNoState);  // a first start maximises on the test's small screen
     w.resize(1280, 800);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
@@ -298,6 +300,40 @@ private slots:
     QTRY_COMPARE(w.geometry(), geometry);
     QTRY_COMPARE(w.experimentDock()->width(), dockWidth);
     QCOMPARE(w.saveState(), layout);
+  }
+
+  // View > Reset Layout puts back what a first start has: every panel docked where it was built
+  // and shown, every chart, and the window inside its screen.
+  void resetLayoutPutsThePanelsBack() {
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.experimentDock()->hide();
+    w.runsDock()->hide();
+    w.hardwareDock()->setFloating(true);
+    w.removeDockWidget(w.guideDock());
+    w.addDockWidget(Qt::RightDockWidgetArea, w.guideDock());
+    w.actions().resetLayout->trigger();
+    QTRY_VERIFY(w.experimentDock()->isVisible());
+    QVERIFY(w.runsDock()->isVisible());
+    QVERIFY(w.hardwareDock()->isVisible());
+    QVERIFY(!w.hardwareDock()->isFloating());
+    QCOMPARE(w.dockWidgetArea(w.hardwareDock()), Qt::LeftDockWidgetArea);
+    QCOMPARE(w.dockWidgetArea(w.guideDock()), Qt::BottomDockWidgetArea);
+    const QRect available = w.screen()->availableGeometry();
+    QVERIFY2((w.windowState() & Qt::WindowMaximized) || available.contains(w.frameGeometry()),
+             qPrintable(QStringLiteral("%1x%2").arg(w.frameGeometry().width()).arg(w.frameGeometry().height())));
+  }
+
+  // A first start on a screen too small for 85% of it to hold the panels and four charts opens
+  // maximised (its frame inside the screen); a larger screen gets 85% of it, centred.
+  void aFirstStartFitsItsScreen() {
+    QWidget window;
+    app::gui::fitToScreen(&window);
+    const QRect available = window.screen()->availableGeometry();
+    const bool small = available.width() * 0.85 < 1280 || available.height() * 0.85 < 800;
+    QCOMPARE(bool(window.windowState() & Qt::WindowMaximized), small);
+    if (!small) QVERIFY(available.contains(window.geometry()));
   }
 
   void themeAndSettingsAreReadBackAsWritten() {

@@ -49,7 +49,14 @@ case "$case_name" in
     done
     "$cli" simulate --model mixtral-8x7b --device tpu-v5p-8 --count 16 --batch 256 --seq-len 4096 \
       --finetune lora --format text >"$tmp/out" 2>"$tmp/err" || fail "the MoE LoRA simulate failed"
-    grep -q "tokens/s" "$tmp/out" || fail "no tokens/s in the text" ;;
+    grep -q "tokens/s" "$tmp/out" || fail "no tokens/s in the text"
+    # plan and sweep state each figure's error band, as simulate does.
+    "$cli" plan --model llama3-8b --device h100 --tokens 1e10 --days 30 --format json >"$tmp/out" 2>"$tmp/err" \
+      || fail "plan failed"
+    grep -q '"error_band"' "$tmp/out" || fail "plan prints no error_band"
+    grep -q '"band_pct"' "$tmp/out" || fail "plan's error_band has no band_pct"
+    "$cli" sweep --model mlp --device v100 --batch 64 >"$tmp/out" 2>"$tmp/err" || fail "sweep failed"
+    grep -q '"error_band"' "$tmp/out" || fail "sweep prints no error_band" ;;
   llm-bad)
     bad --parallel simulate --model llama3-8b --device h100 --count 8 --batch 64 --parallel dp=4,tp=3 --format json
     bad --parallel simulate --model llama3-8b --device h100 --count 8 --batch 64 --parallel dp=8,tq=1 --format json

@@ -126,7 +126,8 @@ TEST(ErrorBand, TheLargestMissesAreListedPerWorkload) {
     body += "cnn" + std::to_string(i) + ",calibration.csv,resnet50,tuned,v100,images_per_second," + std::to_string(40 + i) + "\n";
   body += "t1,calibration-llm.csv,llama3-8b,tuned,h100,tokens_per_second,12\n";
   body += "t2,calibration-llm.csv,llama3-8b,tuned,h100,tokens_per_second,20\n";
-  const Scoreboard s = scoreboardOf(rows(body), 3);
+  const HeldOutErrors e = rows(body);  // the scoreboard points into it
+  const Scoreboard s = scoreboardOf(e, 3);
   ASSERT_EQ(s.largestMisses.size(), 5u);
   EXPECT_EQ(s.largestMisses[0]->id, "cnn9");  // the CNN/RNN rows' worst three, worst first
   EXPECT_EQ(s.largestMisses[2]->id, "cnn7");

@@ -175,19 +175,14 @@ TEST(LlmSoftware, PeakMemoryMatchesWhatPyTorchAllocatedOnOneH100) {
   for (const auto& row : rows) {
     std::smatch m;
     if (!std::regex_search(row.notes, m, peak)) continue;
-    SimConfig c = simtest::llmConfig();
-    c.modelId = row.model;
-    c.deviceId = row.device;
-    c.batch = row.batch;
-    c.llm.seqLen = row.seqLen;
-    c.precision = row.precision;
-    c.llm.finetune = row.lora ? Finetune::Lora : Finetune::Full;
-    c.llm.plan = row.plan;
-    c.perLayer = false;
-    const SimReport r = simulateLlm(c, device(row.device), stack(row.stack));
+    const SimReport r = simulateLlm(simConfigOf(row), device(row.device), stack(row.stack));
     const double allocated = r.memoryBytesPerDevice - r.llm->memory.reserveBytes;
     const double measured = std::stod(m[1]) * 1e9;
     EXPECT_NEAR(allocated / measured, 1.0, 0.2) << row.id << ": " << allocated / 1e9 << " GB";
+    // The language models, whose loss over 50,257 logits is most of the difference: within 8%.
+    if (row.model.rfind("gpt2", 0) == 0) {
+      EXPECT_NEAR(allocated / measured, 1.0, 0.08) << row.id << ": " << allocated / 1e9 << " GB";
+    }
     predicted[row.id] = allocated;
     ++checked;
   }
@@ -319,7 +314,7 @@ TEST(LlmPublished, AMarkOutsideTheBandIsFlaggedWithItsKnownCause) {
     const double published = c.reference->value;
     EXPECT_NEAR(c.errorPct, (c.simulated / published - 1) * 100, 1e-9);
     EXPECT_DOUBLE_EQ(c.tolerancePct, outcomes[static_cast<std::size_t>(c.scenario)].band.known()
-                                         ? outcomes[static_cast<std::size_t>(c.scenario)].band.pct
+                                         ? outcomes[static_cast<std::size_t>(c.scenario)].band.rowsMedianPct
                                          : core::sim::kDefaultPublishedTolerancePct);
     EXPECT_EQ(c.outside, std::abs(c.errorPct) > c.tolerancePct);
     // Where the preset's simulated and published figures disagree beyond the band, it says why.
@@ -328,17 +323,16 @@ TEST(LlmPublished, AMarkOutsideTheBandIsFlaggedWithItsKnownCause) {
     }
   }
   // MI300X is simulated ahead of H200 where the published marks put H200 ahead (2.56 vs 2.03
-  // samples/s). Each has a single calibration row of its own under mlperf, and the band is never
-  // narrower than that row's held-out miss (39% and 66%): the marks fall within those honest
-  // bands, so neither is flagged, and each band says why it is that wide.
+  // samples/s): both outside the tolerance, each with its cause. Each device's only calibration
+  // row is that same measurement, so the band shown is widened to its held-out miss ("off by"),
+  // while the tolerance stays the median of the band's rows (a mark's own miss cannot excuse it).
   EXPECT_LT(checks[0].errorPct, -10);
   EXPECT_GT(checks[1].errorPct, 20);
   for (const auto& c : checks) {
     const auto& band = outcomes[static_cast<std::size_t>(c.scenario)].band;
     EXPECT_FALSE(band.calibrated);
-    EXPECT_GT(band.ownWorstPct, band.rowsMedianPct);
-    EXPECT_DOUBLE_EQ(c.tolerancePct, band.ownWorstPct);
-    EXPECT_FALSE(c.outside);
+    EXPECT_GT(band.pct, band.rowsMedianPct);
+    EXPECT_TRUE(c.outside) << c.reference->label;
     EXPECT_NE(band.text().find("off by"), std::string::npos) << band.text();
   }
   EXPECT_GT(checks[1].simulated, checks[0].simulated);
