@@ -237,7 +237,9 @@ int cmdPlan(const CommandArgs& args, std::ostream& out, std::ostream& err) {
         if (band.known()) out << "; error band " << band.label();
         out << "\n";
       } else {
-        out << "none: " << ans.why << "\n";
+        out << "none: " << ans.why;
+        if (band.known()) out << " (error band " << band.label() << ")";
+        out << "\n";
       }
       continue;
     }
