@@ -204,7 +204,9 @@ QString ChartFrame::legendKeyHtml() const {
       glyph = QStringLiteral("■");
     }
     const bool hidden = m_hidden.contains(p->property(kKeyProperty).toString());
-    QString name = p->name().toHtmlEscaped();
+    // Qt's rich text wraps at a hyphen whatever the span's white-space says: device ids
+    // ("tpu-v5e-8") keep whole with non-breaking hyphens.
+    QString name = p->name().toHtmlEscaped().replace(QLatin1Char('-'), QChar(0x2011));
     if (hidden) name = "<s>" + name + "</s>";
     entries << QStringLiteral("<span style='white-space:nowrap'><span style='color:%1'>%2</span>&nbsp;%3</span>")
                    .arg(color.name(), glyph, name);

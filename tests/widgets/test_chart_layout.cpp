@@ -142,6 +142,9 @@ private slots:
     const QString key = c->legendKeyText();
     QVERIFY2(key.contains("this machine (measured)") && key.contains("(simulated"), qPrintable(key));
     for (const widgets::Run& r : m_store->runs()) QVERIFY2(key.contains(QStringLiteral("#%1").arg(r.id)), qPrintable(key));
+    // A name is never broken at its hyphens (Qt's rich text would wrap "tpu-v5e-8" there).
+    QVERIFY2(key.contains(QStringLiteral("tpu") + QChar(0x2011) + QStringLiteral("v2")) && !key.contains("tpu-v2"),
+             qPrintable(key));
     // Exported at full size, the legend is in the plot and the key is not needed.
     c->layoutForSize(QSize(1000, 620));
     QVERIFY(c->legendShown());
