@@ -22,6 +22,11 @@ QString csvField(const QString& s) {
 
 namespace {
 
+// Core's JSON (the experiment's and the report's own codecs) as a Qt JSON object.
+QJsonObject qtObject(const core::util::Json& j) {
+  return QJsonDocument::fromJson(QByteArray::fromStdString(j.dump())).object();
+}
+
 const DeviceResult* deviceOf(const Run* run, const QString& id) {
   if (!run) return nullptr;
   for (const DeviceResult& d : run->devices)
@@ -158,7 +163,7 @@ QByteArray seriesToJson(const QVector<Series>& series, const RunStore* store, co
       r["name"] = run->name;
       r["status"] = QString::fromLatin1(core::experiment::runStatusName(run->status));
       r["description"] = runConfigurationText(*run);
-      r["config"] = QJsonDocument::fromJson(QByteArray::fromStdString(core::experiment::trainConfigToJson(run->config).dump())).object();
+      r["config"] = qtObject(core::experiment::trainConfigToJson(run->config));
       QJsonArray devices;
       for (const DeviceResult& d : run->devices) {
         QJsonObject o;
@@ -168,9 +173,7 @@ QByteArray seriesToJson(const QVector<Series>& series, const RunStore* store, co
         if (d.vcpus > 0) o["vcpus"] = d.vcpus;
         // A simulated device's whole report, in the one form the CLI prints and the history keeps.
         if (!d.measured)
-          o["report"] = QJsonDocument::fromJson(QByteArray::fromStdString(
-                                                    core::sim::simReportToJson(d.report, core::sim::JsonDigits::Six).dump()))
-                            .object();
+          o["report"] = qtObject(core::sim::simReportToJson(d.report, core::sim::JsonDigits::Six));
         devices.append(o);
       }
       r["devices"] = devices;

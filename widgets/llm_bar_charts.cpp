@@ -54,9 +54,8 @@ void LlmThroughputChart::rebuild() {
     const auto& r = data().outcomes[static_cast<std::size_t>(i)].report;
     if (!r || !r->fitsInMemory) continue;
     // Over the whisker's top, so the label never sits on it.
-    const double band = data().outcomes[static_cast<std::size_t>(i)].band.known() ? data().outcomes[static_cast<std::size_t>(i)].band.pct : 0.0;
-    const QString pm = bandLabel(i).section(',', 0, 0);
-    addBarLabel(i, r->llm->tokensPerSecond * (1 + band / 100.0),
+    const QString pm = QString::fromStdString(band(i).percent());
+    addBarLabel(i, bandTop(i, r->llm->tokensPerSecond),
                 llm_format::count(r->llm->tokensPerSecond) + (pm.isEmpty() ? QString() : " " + pm) + "\nMFU " +
                     QString::number(100 * r->utilization, 'f', 0) + "%");
   }
@@ -94,9 +93,8 @@ void LlmCostChart::rebuild() {
     const auto& r = data().outcomes[static_cast<std::size_t>(i)].report;
     if (!r || !r->fitsInMemory) continue;
     const QString toTokens = tr("%1 B tokens: %2").arg(tokens / 1e9, 0, 'g', 3).arg(llm_format::duration(r->llm->timeToTokensSeconds));
-    const double band = data().outcomes[static_cast<std::size_t>(i)].band.known() ? data().outcomes[static_cast<std::size_t>(i)].band.pct : 0.0;
     if (r->priceKnown)
-      addBarLabel(i, r->llm->usdPerMillionTokens * (1 + band / 100.0), "$" + QString::number(r->llm->usdPerMillionTokens, 'g', 3) + "\n" + toTokens +
+      addBarLabel(i, bandTop(i, r->llm->usdPerMillionTokens), "$" + QString::number(r->llm->usdPerMillionTokens, 'g', 3) + "\n" + toTokens +
                                                  ", $" + llm_format::count(r->llm->usdToTokens));
     else
       addBarLabel(i, 0, tr("no price known") + "\n" + toTokens, colors().warning);

@@ -117,12 +117,11 @@ void LlmChart::addBandWhiskers(QCPBars* bars) {
   QVector<double> below, above;
   bool any = false;
   for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it) {
-    const int i = static_cast<int>(std::lround(it->key));
-    const auto& band = m_data.outcomes[static_cast<std::size_t>(std::clamp(i, 0, scenarioCount() - 1))].band;
-    const double p = band.pct / 100.0;
-    below << (band.known() ? it->value * p / (1 + p) : qQNaN());  // NaN: no whisker at all
-    above << (band.known() ? it->value * p : qQNaN());
-    any = any || band.known();
+    const int i = std::clamp(static_cast<int>(std::lround(it->key)), 0, scenarioCount() - 1);
+    const double p = band(i).pct / 100.0;
+    below << (band(i).known() ? it->value * p / (1 + p) : qQNaN());  // NaN: no whisker at all
+    above << (band(i).known() ? bandTop(i, it->value) - it->value : qQNaN());
+    any = any || band(i).known();
   }
   if (!any) return;
   auto* whiskers = new QCPErrorBars(bars->keyAxis(), bars->valueAxis());
@@ -135,10 +134,9 @@ void LlmChart::addBandWhiskers(QCPBars* bars) {
   registerPlottable(whiskers, QStringLiteral("error_band"), {}, {});
 }
 
-QString LlmChart::bandLabel(int i) const {
-  const auto& band = m_data.outcomes[static_cast<std::size_t>(i)].band;
-  return band.known() ? QString::fromStdString(band.label()) : QString();
-}
+const core::sim::ErrorBand& LlmChart::band(int i) const { return m_data.outcomes[static_cast<std::size_t>(i)].band; }
+
+double LlmChart::bandTop(int i, double v) const { return band(i).known() ? v * (1 + band(i).pct / 100.0) : v; }
 
 void LlmChart::addBarLabel(double x, double y, const QString& text, const QColor& color) {
   auto* label = new QCPItemText(plot());

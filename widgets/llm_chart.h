@@ -52,8 +52,11 @@ protected:
   // Whiskers of each scenario's error band on `bars`, from v / (1 + p) to v (1 + p); scenarios
   // without a band get none. One legend entry says what they are.
   void addBandWhiskers(QCPBars* bars);
-  // "±16%" (or "±22%, uncalibrated") of scenario `i`'s band, or empty when none is known.
-  QString bandLabel(int i) const;
+  // Scenario `i`'s error band (not known: none).
+  const core::sim::ErrorBand& band(int i) const;
+  // The top of scenario `i`'s band over a value v: v (1 + p), v itself without a band (where a
+  // label over the bar and its whisker sits).
+  double bandTop(int i, double v) const;
   // Text over a bar (its value), in the theme's text colour.
   void addBarLabel(double x, double y, const QString& text, const QColor& color = {});
   // The categories with half a slot of margin; values from zero with room above for labels.

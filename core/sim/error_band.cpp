@@ -200,8 +200,9 @@ std::optional<MfuCeiling> publishedMfuCeiling(const HeldOutErrors& errors, int c
 std::string mfuCaution(const HeldOutErrors& errors, double predictedMfu, int chips, hw::DeviceKind kind) {
   const auto ceiling = publishedMfuCeiling(errors, chips, kind);
   if (!ceiling || predictedMfu <= ceiling->mfu + 0.02) return "";
-  return "MFU " + util::percentText(predictedMfu) +
-         " is above the highest published figure AccelLab knows at this scale: " + util::percentText(ceiling->mfu) + " (" + ceiling->id + ", " + ceiling->model + " on " + std::to_string(ceiling->chips) + " " +
+  return "MFU " + util::percentText(predictedMfu) + " is above the highest published figure AccelLab knows at this scale: " +
+         util::percentText(ceiling->mfu) + " (" + ceiling->id + ", " + ceiling->model + " on " +
+         std::to_string(ceiling->chips) + " " +
          ceiling->device + " chips under " + ceiling->stack + "); treat it as an upper bound";
 }
 

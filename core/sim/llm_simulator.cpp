@@ -12,8 +12,6 @@
 namespace core::sim {
 namespace {
 
-using util::Error;
-
 std::vector<int> powersOfTwoUpTo(int hi) {
   std::vector<int> v;
   for (int x = 1; x <= hi && x > 0; x *= 2) v.push_back(x);

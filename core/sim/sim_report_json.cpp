@@ -281,7 +281,6 @@ void modelSizeToJson(Json& j, const ModelSize& size) {
   j.set("forward_flops_per_sample", util::roundSignificant(size.forwardFlopsPerSample, 6));
 }
 
-
 Json simReportToJson(const SimReport& r, JsonDigits digits, JsonLayers layers) {
   const SimConfig& c = r.config;
   const std::function<Json(double)> num = [digits](double v) { return figure(v, digits); };

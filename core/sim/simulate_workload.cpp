@@ -16,8 +16,6 @@
 namespace core::sim {
 namespace {
 
-using util::Error;
-
 void checkConfig(const SimConfig& c, const hw::DeviceSpec& d) {
   auto bad = [](const std::string& field, const std::string& what) { throw util::FieldError(field, what); };
   if (c.batch < 1) bad("batch", std::to_string(c.batch) + " must be at least 1");
