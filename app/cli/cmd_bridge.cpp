@@ -18,6 +18,8 @@
 #include "core/bridge/torch_export.h"
 #include "core/data/dataset_info.h"
 #include "core/hw/device_spec.h"
+#include "core/nn/onnx_model.h"
+#include "core/nn/transformer_spec.h"
 #include "core/nn/zoo.h"
 #include "core/sim/validation.h"
 #include "core/util/error.h"
@@ -40,8 +42,21 @@ const char* const kExportScriptUsage =
     "when the simulator says the model does not fit one device. --steps sets a language model's\n"
     "optimizer updates (char-gpt: 2000, the peer's protocol). A DIR that already holds train.py or\n"
     "README.md is refused unless --force (then both are replaced).\n\n"
+    "Any transformer (a built-in id such as gpt2-small or llama3-8b, a model file or a Hugging Face\n"
+    "config.json) exports too, built from AccelLab's description of it, trained on synthetic tokens\n"
+    "(--dataset synthetic, the default) or a text's bytes (--dataset fortunes), with the options\n"
+    "simulate takes:\n"
+    "  --seq-len T        tokens per sequence (default: the model's own)\n"
+    "  --parallel PLAN    dp=2,zero=1,recompute=selective,microbatch=2 (default: with --device, the\n"
+    "                     simulator's fastest plan a plain PyTorch job runs: data parallel, ZeRO-1,\n"
+    "                     FSDP, recomputation, micro-batches; no tp, pp or ep)\n"
+    "  --finetune MODE    full (default) or lora (--lora-rank R, default 16: adapters on q,k,v,o)\n"
+    "  --stack ID         pytorch-eager or pytorch-compile (torch.compile); default: the device's\n"
+    "The job runs under `torchrun --standalone --nproc_per_node N train.py` and logs the plan it ran.\n\n"
     "  accellab-cli export-script --model resnet20 --dataset cifar10 --batch 128 --device a100 --out job/\n"
-    "  python3 job/train.py --steps 50 --log run.jsonl && accellab-cli import-run run.jsonl\n";
+    "  python3 job/train.py --steps 50 --log run.jsonl && accellab-cli import-run run.jsonl\n"
+    "  accellab-cli export-script --model gpt2-small --batch 4 --seq-len 128 --device h100 --count 2 --out gpt/\n"
+    "  torchrun --standalone --nproc_per_node 2 gpt/train.py --steps 20 --log run.jsonl\n";
 
 const char* const kImportRunUsage =
     "Usage: accellab-cli import-run FILE [--device ID] [--stack ID] [--format text|json]\n\n"
@@ -92,14 +107,89 @@ std::string shellQuoted(const std::string& text) {
   return out + "'";
 }
 
+// The output of export-script, either kind of job.
+void printExport(const core::bridge::ExportRequest& r, const core::bridge::ExportedJob& job, const std::string& py,
+                 const std::string& dir, const std::string& format, std::ostream& out) {
+  const std::string launcher = r.count > 1 ? "torchrun --standalone --nproc_per_node " + std::to_string(r.count) + " " : "python3 ";
+  if (format == "json") {
+    Json j = Json::object();
+    j.set("train_py", py);
+    j.set("readme", (std::filesystem::path(dir) / "README.md").string());
+    j.set("model", job.modelId);
+    j.set("params", static_cast<double>(job.params));
+    if (r.llm) j.set("total_params", static_cast<double>(job.totalParams));
+    j.set("unit", job.unit);
+    if (r.llm) {
+      j.set("parallel", job.plan);
+      j.set("plan_reason", r.llm->planReason);
+      j.set("stack", r.llm->stackId);
+      j.set("compile", r.llm->compile);
+    } else {
+      j.set("strategy", r.count > 1 ? r.strategy : "single");
+      if (!r.strategyReason.empty()) j.set("strategy_reason", r.strategyReason);
+    }
+    j.set("run", launcher + shellQuoted(py) + " --steps 50 --log run.jsonl");
+    out << j.dump(2) << "\n";
+    return;
+  }
+  out << "wrote " << py << " and README.md (" << job.modelId << ", " << withThousands(job.params)
+      << " trainable parameters)\n";
+  if (r.llm) out << "plan:    " << job.plan << " (" << r.llm->planReason << ")\nstack:   " << r.llm->stackId
+                 << (r.llm->compile ? " (torch.compile)" : " (eager)") << "\n";
+  else if (r.count > 1) out << "multi-device: torchrun --nproc_per_node=" << r.count << " train.py (" << r.strategy << ": " << r.strategyReason << ")\n";
+  out << "run it:  " << launcher << shellQuoted(py) << " --steps 50 --log run.jsonl\nthen:    accellab-cli import-run run.jsonl\n";
+}
+
+// export-script for a transformer AccelLab describes: the options simulate takes.
+int exportTransformer(const Args& a, std::ostream& out, std::ostream& err) {
+  const core::sim::SimConfig c = llmConfigOptions(a, err);  // model, seq-len, precision, finetune, parallel
+  const core::nn::TransformerSpec& spec = core::nn::transformerSpec(c.modelId);
+  core::bridge::ExportRequest r;
+  r.train.modelId = c.modelId;
+  const bool vision = spec.kind == core::nn::TransformerKind::Vision;
+  r.train.datasetId = a.str("dataset", vision ? "synthetic-imagenet" : "synthetic");
+  r.train.precision = c.precision;
+  r.train.batch = static_cast<int>(a.integer("batch", 8, 1, core::experiment::kMaxBatch));
+  r.train.seed = static_cast<std::uint64_t>(a.integer("seed", 0, 0, static_cast<std::int64_t>(core::experiment::kMaxSeed)));
+  r.lmSteps = static_cast<int>(a.integer("steps", 200, 1, core::experiment::kMaxLmSteps));
+  r.lmEvalEvery = static_cast<int>(a.integer("eval-every", r.lmSteps, 1, core::experiment::kMaxLmSteps));
+  r.count = static_cast<int>(a.integer("count", 1, 1, core::experiment::kMaxDeviceCount));
+  for (const char* engineOnly : {"epochs", "optimizer", "lr", "momentum", "limit"})
+    if (a.has(engineOnly))
+      throw Error(std::string("--") + engineOnly + ": a transformer's job trains with AdamW and the LM schedule (--steps)");
+  core::bridge::LlmExport l;
+  l.seqLen = c.llm.seqLen;
+  l.finetune = c.llm.finetune;
+  l.loraRank = c.llm.loraRank;
+  if (c.llm.plan) l.plan = *c.llm.plan, l.planGiven = true;
+  const core::hw::StackCatalog stacks = loadSimStacks(err);
+  l.stackId = stackIdOption(a, stacks);
+  r.llm = l;
+  const std::string dir = a.required("out");
+  const core::hw::DeviceCatalog cat = loadSimCatalog(false, err);
+  if (a.has("device")) r.deviceId = deviceIdOption("--device", a.str("device", ""), cat);
+  core::bridge::chooseLlmPlan(r, cat, stacks);
+  const core::bridge::ExportedJob job = core::bridge::exportTorchJob(r);
+  for (const auto& f : core::bridge::torchJobFiles(dir)) core::util::checkOutputPath(f, {}, a.flag("force"), kForceFlag);
+  printExport(r, job, core::bridge::writeTorchJob(job, dir), dir, a.str("format", "text"), out);
+  return 0;
+}
+
 }  // namespace
 
 int cmdExportScript(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const Args a(args, {"help", "force"});
   a.allowOnly({"model", "dataset", "batch", "precision", "device", "count", "epochs", "optimizer", "lr", "momentum",
-               "seed", "limit", "steps", "eval-every", "out", "force", "format", "help"});
+               "seed", "limit", "steps", "eval-every", "out", "force", "format", "help", "seq-len", "parallel", "finetune",
+               "lora-rank", "stack"});
   const std::string format = formatOption(a, {"text", "json"});
   core::bridge::ExportRequest r;
+  const std::string model = a.required("model");
+  if (!core::nn::findModel(model) && !core::nn::isOnnxPath(model)) return exportTransformer(a, out, err);
+  for (const char* llmOnly : {"seq-len", "parallel", "finetune", "lora-rank", "stack"})
+    if (a.has(llmOnly))
+      throw Error(std::string("--") + llmOnly + ": for a transformer AccelLab describes (gpt2-small, llama3-8b, a config.json); " +
+                  model + " is one of the engine's models");
   r.train.modelId = modelOption(a);
   r.train.datasetId = a.str("dataset", core::nn::modelInfo(r.train.modelId).defaultDataset);
   try {
@@ -129,24 +219,7 @@ int cmdExportScript(const CommandArgs& args, std::ostream& out, std::ostream& er
   }
   const core::bridge::ExportedJob job = core::bridge::exportTorchJob(r);
   for (const auto& f : core::bridge::torchJobFiles(dir)) core::util::checkOutputPath(f, {}, a.flag("force"), kForceFlag);
-  const std::string py = core::bridge::writeTorchJob(job, dir);
-  if (format == "json") {
-    Json j = Json::object();
-    j.set("train_py", py);
-    j.set("readme", (std::filesystem::path(dir) / "README.md").string());
-    j.set("model", job.modelId);
-    j.set("params", static_cast<double>(job.params));
-    j.set("unit", job.unit);
-    j.set("strategy", r.count > 1 ? r.strategy : "single");
-    if (!r.strategyReason.empty()) j.set("strategy_reason", r.strategyReason);
-    out << j.dump(2) << "\n";
-  } else {
-    out << "wrote " << py << " and README.md (" << job.modelId << ", " << withThousands(job.params)
-        << " trainable parameters)\n";
-    if (r.count > 1) out << "multi-device: torchrun --nproc_per_node=" << r.count << " train.py (" << r.strategy << ": " << r.strategyReason << ")\n";
-    out << "run it:  python3 " << shellQuoted(py)
-        << " --steps 50 --log run.jsonl\nthen:    accellab-cli import-run run.jsonl\n";
-  }
+  printExport(r, job, core::bridge::writeTorchJob(job, dir), dir, format, out);
   return 0;
 }
 
@@ -189,8 +262,17 @@ int cmdImportRun(const CommandArgs& args, std::ostream& out, std::ostream& err) 
     m.set("steps", ss.steps);
     m.set("warmup_only", ss.warmupOnly);
     if (log.finished) m.set("peak_memory_bytes", log.peakMemoryBytes);
+    if (log.unit == "tokens") m.set("tokens_per_second", ss.perSecond);
+    if (log.plan && p.known && p.report.llm)
+      m.set("mfu", p.report.utilization * ss.perSecond / p.perSecond);  // the simulator's FLOPs and peak
     m.set("measured", true);
     j.set("measured", m);
+    if (log.plan) {
+      j.set("parallel", log.plan->text());
+      j.set("finetune", core::sim::finetuneName(log.finetune));
+      j.set("compiled", log.compiled);
+      j.set("seq_len", log.seqLen);
+    }
     Json pr = Json::object();
     pr.set("device", p.deviceId);
     if (p.known) {
@@ -199,8 +281,15 @@ int cmdImportRun(const CommandArgs& args, std::ostream& out, std::ostream& err) 
       pr.set("step_seconds", p.stepSeconds);
       pr.set("per_second", p.perSecond);
       pr.set("fits_in_memory", p.fitsInMemory);
+      if (p.report.llm) {
+        pr.set("tokens_per_second", p.report.llm->tokensPerSecond);
+        pr.set("mfu", p.report.utilization);
+        pr.set("memory_bytes_per_device", p.report.memoryBytesPerDevice);
+      }
       pr.set("simulated", true);
       j.set("error", std::round(p.error * 10000) / 10000);
+      j.set("error_basis", "simulated throughput / measured throughput - 1");
+      j.set("error_words", core::bridge::errorInWords(p.error));
     } else {
       pr.set("why_none", p.why);
     }
@@ -213,10 +302,21 @@ int cmdImportRun(const CommandArgs& args, std::ostream& out, std::ostream& err) 
       << log.deviceCount << "x " << log.deviceName << " (PyTorch " << log.torchVersion << ")\n"
       << "  measured   " << fmt(ss.stepSeconds * 1e3, 4) << " ms/step, " << fmt(ss.perSecond, 4) << " " << log.unit
       << "/s (median of " << ss.steps << (ss.warmupOnly ? " steps, all warm-up" : " steps after warm-up") << ")\n";
+  if (log.plan)
+    out << "  plan       " << log.plan->text() << ", " << core::sim::finetuneName(log.finetune) << ", "
+        << (log.compiled ? "torch.compile" : "eager") << ", " << log.seqLen << " tokens a sequence\n";
   if (p.known) {
     out << "  simulated  " << fmt(p.stepSeconds * 1e3, 4) << " ms/step, " << fmt(p.perSecond, 4) << " " << log.unit
         << "/s on " << p.deviceId << " under " << p.stackId << (p.fitsInMemory ? "" : " (predicted: does NOT fit in memory)")
-        << "\n  error      " << pct(p.error) << " (simulated / measured - 1)\n";
+        << "\n  error      " << pct(p.error) << ": " << core::bridge::errorInWords(p.error)
+        << " (simulated / measured throughput - 1)\n";
+    if (log.plan && p.report.llm)
+      out << "  MFU        measured " << fmt(100 * p.report.utilization * ss.perSecond / p.perSecond, 3) << "%, simulated "
+          << fmt(100 * p.report.utilization, 3) << "%\n"
+          << "  memory     " << (log.finished ? "measured " + fmt(log.peakMemoryBytes / 1073741824.0, 3) + " GiB peak (" +
+                                                    log.memoryKind + "), "
+                                              : std::string())
+          << "simulated " << fmt(p.report.memoryBytesPerDevice / 1073741824.0, 3) << " GiB per device\n";
   } else {
     out << "  simulated  none: " << p.why << "\n";
   }

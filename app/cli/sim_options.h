@@ -32,6 +32,11 @@ std::string deviceIdOption(const std::string& option, const std::string& id, con
 core::util::Precision parsePrecisionOption(const std::string& option, const std::string& value);
 core::sim::CpuBuild cpuBuildOption(const Args& a);
 
+// The options simulate, plan and export-script share for a transformer (cmd_llm.cpp): --model (an
+// id, a model file or a config.json), --dataset, --seq-len, --precision (default bf16),
+// --finetune, --lora-rank, --parallel ("auto": none), price and energy.
+core::sim::SimConfig llmConfigOptions(const Args& a, std::ostream& err);
+
 // What a configuration pays and emits: --usd-per-hour (the user's own $/h per device),
 // --grid REGION|KG_PER_KWH and --pue CHOICE|NUMBER (resources/energy/grid.json; defaults: its
 // defaults). A missing or broken grid.json is a warning on `err` and leaves PUE 1, no CO2e.

@@ -141,7 +141,8 @@ widgets::Run measuredRun(const core::bridge::RunLog& log, const core::bridge::Ru
   if (p.known)
     run.statusMessage += QObject::tr("; simulated %1 ms/step on %2, error %3")
                              .arg(p.stepSeconds * 1e3, 0, 'f', 2)
-                             .arg(QString::fromStdString(p.deviceId), signedPercent(p.error));
+                             .arg(QString::fromStdString(p.deviceId),
+                                  QString::fromStdString(core::bridge::errorInWords(p.error)));
   else
     run.statusMessage += QObject::tr("; no prediction: %1").arg(QString::fromStdString(p.why));
 
@@ -243,8 +244,9 @@ int BridgeController::importRun(const QString& path) {
     const core::bridge::RunPrediction p = core::bridge::predictRun(m_p.sim->catalog(), m_p.sim->stacks(), log, device);
     const int id = m_p.runs->addRun(measuredRun(log, p));
     m_p.messages->showMessage(MessageBar::Level::Info, tr("Imported a run measured on %1").arg(QString::fromStdString(log.deviceName)),
-                              p.known ? tr("Simulated / measured step time: %1 (on %2).")
-                                            .arg(signedPercent(p.error), QString::fromStdString(p.deviceId))
+                              p.known ? tr("%1 (%2, simulated / measured throughput - 1, on %3).")
+                                            .arg(QString::fromStdString(core::bridge::errorInWords(p.error)),
+                                                 signedPercent(p.error), QString::fromStdString(p.deviceId))
                                       : tr("No prediction: %1").arg(QString::fromStdString(p.why)));
     return id;
   } catch (const std::exception& e) {

@@ -1,10 +1,14 @@
 #include "core/bridge/job_plan.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
 #include "core/experiment/sim_config.h"
+#include "core/hw/software_figures.h"
+#include "core/sim/llm_simulator.h"
 #include "core/sim/simulator.h"
+#include "core/util/error.h"
 #include "core/util/units.h"
 
 namespace core::bridge {
@@ -41,6 +45,58 @@ void chooseStrategy(ExportRequest& r, const hw::DeviceCatalog& devices, const hw
     r.strategyReason = "the simulator's plan: FSDP, data parallel does not fit one " + r.deviceId + " (" + use +
                        " per device), so weights, gradients and optimizer state are sharded";
   }
+}
+
+void chooseLlmPlan(ExportRequest& r, const hw::DeviceCatalog& devices, const hw::StackCatalog& stacks) {
+  LlmExport& l = *r.llm;
+  const hw::DeviceSpec* device = r.deviceId.empty() ? nullptr : devices.find(r.deviceId);
+  if (!r.deviceId.empty() && !device) throw util::FieldError("device", "'" + r.deviceId + "' is not in the catalog");
+  if (device && device->kind != hw::DeviceKind::Gpu)
+    throw util::FieldError("device", r.deviceId + " is not a GPU: the exported job is PyTorch on CUDA or ROCm (or this CPU); "
+                                     "a TPU runs JAX or PyTorch/XLA");
+  const hw::StackSpec& stack =
+      l.stackId.empty() ? stacks.defaultFor(device ? device->kind : hw::DeviceKind::Gpu) : stacks.at(l.stackId);
+  const bool fuses = device && hw::figuresFor(stack, *device).fusesElementwise.value_or(false);
+  if (stack.id == "pytorch-eager" || stack.id == "pytorch-compile") {
+    l.stackId = stack.id;
+    l.compile = stack.id == "pytorch-compile";
+  } else {
+    l.stackId = fuses ? "pytorch-compile" : "pytorch-eager";
+    l.compile = fuses;
+    l.stackNote = "the stack " + stack.id + " (" + stack.name + ") is not plain PyTorch; the job runs " + l.stackId +
+                  ", its nearest, and is judged as " + l.stackId;
+  }
+  if (l.planGiven) {
+    l.planReason = "given with --parallel";
+    return;
+  }
+  if (!device) {
+    l.plan = sim::ParallelPlan{};
+    l.plan.dp = r.count;
+    l.plan.microBatch = std::max(1, r.train.batch / r.count);
+    l.planReason = "data parallel over the " + std::to_string(r.count) + " processes (name --device for the simulator's plan)";
+    return;
+  }
+  sim::SimConfig c;
+  c.modelId = r.train.modelId;
+  c.deviceId = device->id;
+  c.stackId = l.stackId;
+  c.count = r.count;
+  c.batch = r.train.batch;
+  c.precision = r.train.precision;
+  c.llm.seqLen = l.seqLen;
+  c.llm.finetune = l.finetune;
+  c.llm.loraRank = l.loraRank;
+  c.llm.dataParallelOnly = true;
+  const sim::SimReport report = sim::simulateLlm(c, *device, stacks.at(l.stackId));
+  l.plan = report.llm->plan;
+  const std::string use = gib(report.memoryBytesPerDevice) + " of " + gib(report.memoryCapacityBytes);
+  l.planReason = report.fitsInMemory
+                     ? "the simulator's fastest plan for " + std::to_string(r.count) + "x " + device->id + " under " +
+                           l.stackId + " among the " + std::to_string(report.llm->plansConsidered) +
+                           " a plain PyTorch job can run (" + use + " per device)"
+                     : "no plan a plain PyTorch job can run fits " + std::to_string(r.count) + "x " + device->id + " (" +
+                           use + " per device at the closest): expect out-of-memory there";
 }
 
 }  // namespace core::bridge

@@ -12,4 +12,12 @@ namespace core::bridge {
 // Throws core::util::Error naming the device when the simulator cannot run the configuration.
 void chooseStrategy(ExportRequest& request, const hw::DeviceCatalog& devices, const hw::StackCatalog& stacks);
 
+// A transformer job (request.llm): the stack it stands for (the one named, else the device
+// kind's default; a stack plain PyTorch is not, such as NeMo's, becomes pytorch-compile or
+// pytorch-eager by whether it fuses, with a note) and, unless request.llm->planGiven, the plan:
+// the fastest the exported job can run (tp = pp = ep = 1) that fits request.count devices, from
+// the simulator's own search; without a device, dp = count, one micro-batch per replica.
+// Throws core::util::Error naming the option when the simulator cannot run the configuration.
+void chooseLlmPlan(ExportRequest& request, const hw::DeviceCatalog& devices, const hw::StackCatalog& stacks);
+
 }  // namespace core::bridge

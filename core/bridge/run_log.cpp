@@ -5,7 +5,10 @@
 
 #include "core/bridge/torch_export.h"
 #include "core/data/dataset_info.h"
+#include "core/nn/model_file.h"
 #include "core/nn/network.h"
+#include "core/nn/transformer_spec.h"
+#include "core/sim/llm_workload.h"
 #include "core/nn/zoo.h"
 #include "core/util/error.h"
 #include "core/util/files.h"
@@ -76,6 +79,49 @@ private:
   int m_line;
 };
 
+// A transformer job's start record: its plan, fine-tuning, stack and the model itself.
+void readTransformerJob(const Record& r, RunLog& log) {
+  const Json* plan = r.json().find("plan");
+  if (!plan) return;
+  if (!plan->isObject()) r.fail("plan", "must be an object");
+  const Record pr(*plan, r.path(), r.line());
+  sim::ParallelPlan p;
+  p.dp = pr.integer("dp", 1, 1 << 20);
+  p.tp = pr.integer("tp", 1, 1 << 16);
+  p.pp = pr.integer("pp", 1, 1 << 16);
+  p.ep = pr.integerOr("ep", 1, 1, 1 << 16);
+  p.zero = pr.integer("zero", 0, 3);
+  const std::string recompute = pr.text("recompute");
+  const auto rc = sim::parseRecompute(recompute);
+  if (!rc) pr.fail("recompute", "'" + recompute + "' is not one of none, selective, full");
+  p.recompute = *rc;
+  p.microBatch = pr.integer("micro_batch", 1, 1 << 24);
+  if (p.chips() != log.deviceCount)
+    r.fail("plan", "dp x tp x pp = " + std::to_string(p.chips()) + " processes, but device_count is " +
+                       std::to_string(log.deviceCount));
+  log.plan = p;
+  const std::string finetune = r.text("finetune");
+  if (finetune != "full" && finetune != "lora") r.fail("finetune", "'" + finetune + "' is not full or lora");
+  log.finetune = finetune == "lora" ? sim::Finetune::Lora : sim::Finetune::Full;
+  log.loraRank = r.integerOr("lora_rank", 0, 0, sim::kMaxLoraRank);
+  if (log.finetune == sim::Finetune::Lora && log.loraRank < 1) r.fail("lora_rank", "a LoRA run needs a rank of at least 1");
+  log.stackId = r.text("stack");
+  log.compiled = r.boolean("compiled");
+  log.totalParams = static_cast<std::int64_t>(r.number("total_params", 1, 1e15));
+  // The model the job built, as AccelLab describes it: known ids must match their dimensions
+  // (else the model joins under a new id), unknown ones (a config.json's) join the known models.
+  if (const Json* spec = r.json().find("model_spec")) {
+    if (!spec->isObject()) r.fail("model_spec", "must be a model file's object");
+    try {
+      nn::TransformerSpec s = nn::transformerFromModelJson(*spec, r.path() + ":" + std::to_string(r.line()) + ": model_spec");
+      nn::validate(s);
+      log.model = nn::addImportedTransformer(std::move(s)).id;
+    } catch (const Error& e) {
+      r.fail("model_spec", e.what());
+    }
+  }
+}
+
 void readStart(const Record& r, RunLog& log) {
   if (r.text("format") != "accellab-run-log") r.fail("format", "is not \"accellab-run-log\"");
   const int version = r.integer("version", 1, 1000);
@@ -105,10 +151,23 @@ void readStart(const Record& r, RunLog& log) {
   log.pythonVersion = r.textOrNull("python");
   log.started = r.textOrNull("started");
   log.threads = r.integerOr("threads", 0, 0, 1 << 16);
+  readTransformerJob(r, log);
 }
 
 // The log's model must be the zoo's: known id, known dataset, the same trainable parameters.
+// A transformer job's: its description's parameters (LoRA: the adapters').
 void checkModel(const RunLog& log, const Record& start) {
+  if (log.plan) {
+    const nn::TransformerSpec* spec = nn::findTransformer(log.model);
+    if (!spec) start.fail("model", "'" + log.model + "' is not a transformer AccelLab knows, and the log has no model_spec");
+    const std::int64_t expected =
+        log.finetune == sim::Finetune::Lora ? sim::loraParams(*spec, log.loraRank) : spec->params();
+    if (expected != log.params)
+      start.fail("params", std::to_string(log.params) + " trainable parameters, but AccelLab's " + log.model + " (" +
+                               sim::finetuneName(log.finetune) + ") has " + std::to_string(expected) +
+                               ": the log is of another model");
+    return;
+  }
   try {
     nn::modelInfo(log.model);
   } catch (const Error& e) {
@@ -193,6 +252,8 @@ RunLog parseRunLog(const std::string& text, const std::string& path) {
       st.perSecond = r.number("per_second", 0, 1e15);
       st.loss = r.json().find("loss") && r.json().at("loss").isNumber() ? r.json().at("loss").asNumber() : std::nan("");
       st.warmup = r.boolean("warmup");
+      st.peakMemoryBytes = r.numberOr("peak_memory_bytes", 0);
+      if (st.peakMemoryBytes < 0 || st.peakMemoryBytes > 1e15) r.fail("peak_memory_bytes", "must be between 0 and 10^15");
       if (!log.steps.empty() && st.step <= log.steps.back().step)
         r.fail("step", std::to_string(st.step) + " does not follow step " + std::to_string(log.steps.back().step));
       log.steps.push_back(st);

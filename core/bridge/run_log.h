@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/sim/parallel_plan.h"
+
 namespace core::bridge {
 
 struct LoggedStep {
@@ -19,6 +21,7 @@ struct LoggedStep {
   double perSecond = 0;   // the log's unit (images or tokens) per second
   double loss = 0;
   bool warmup = false;
+  double peakMemoryBytes = 0; // a transformer job: the peak so far (device memory, or the host's RSS)
 };
 
 struct LoggedEpoch {
@@ -51,6 +54,15 @@ struct RunLog {
   int exportedForCount = 1;
   std::string torchVersion, cudaVersion, hipVersion, pythonVersion, started;
   int threads = 0;
+  // A transformer job (exported from a model description): the plan as it ran, fine-tuning, the
+  // stack it stands for and whether torch.compile ran. Its model is in the log (model_spec) and
+  // joins the known transformers when read, so a log of a config.json's model imports anywhere.
+  std::optional<sim::ParallelPlan> plan;
+  sim::Finetune finetune = sim::Finetune::Full;
+  int loraRank = 0;
+  std::string stackId;
+  bool compiled = false;
+  std::int64_t totalParams = 0;
   // What it measured.
   std::vector<LoggedStep> steps;
   std::vector<LoggedEpoch> epochs;

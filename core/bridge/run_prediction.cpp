@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <iomanip>
+#include <sstream>
 #include <set>
 
 #include "core/experiment/sim_config.h"
@@ -104,12 +107,21 @@ RunPrediction predictRun(const hw::DeviceCatalog& catalog, const hw::StackCatalo
     return p;
   }
   try {
-    const hw::StackSpec& stack = stackId.empty() ? stacks.defaultFor(device.kind) : stacks.at(stackId);
+    // A transformer job says what ran: eager or torch.compile.
+    std::string ran = stackId;
+    if (ran.empty() && log.plan) ran = log.compiled ? "pytorch-compile" : "pytorch-eager";
+    if (!ran.empty() && !stacks.find(ran)) ran = stackId;
+    const hw::StackSpec& stack = ran.empty() ? stacks.defaultFor(device.kind) : stacks.at(ran);
     p.stackId = stack.id;
     p.stackName = stack.name;
     if (nn::findTransformer(log.model)) {
       sim::SimConfig c = simConfigOf(log, device.id, stack.id);
       c.llm.seqLen = log.seqLen;
+      if (log.plan) {  // the plan as it ran
+        c.llm.plan = *log.plan;
+        c.llm.finetune = log.finetune;
+        if (log.finetune == sim::Finetune::Lora) c.llm.loraRank = log.loraRank;
+      }
       p.report = sim::simulateLlm(c, device, stack);
       p.stepSeconds = p.report.stepSeconds;
       p.perSecond = log.unit == "tokens" ? p.report.llm->tokensPerSecond : p.report.imagesPerSecond;
@@ -136,8 +148,17 @@ RunPrediction predictRun(const hw::DeviceCatalog& catalog, const hw::StackCatalo
   }
   p.known = true;
   const SteadyState ss = steadyState(log);
-  p.error = p.stepSeconds / ss.stepSeconds - 1;
+  p.error = p.perSecond / ss.perSecond - 1;
   return p;
+}
+
+std::string errorInWords(double error) {
+  const double pct = std::abs(error) * 100;
+  if (pct < 0.05) return "AccelLab's prediction matches the measurement";
+  std::ostringstream s;
+  s << "AccelLab predicted " << std::fixed << std::setprecision(pct < 10 ? 1 : 0) << pct << "% "
+    << (error < 0 ? "slower" : "faster") << " than measured";
+  return s.str();
 }
 
 }  // namespace core::bridge

@@ -26,12 +26,18 @@ struct RunPrediction {
   std::string deviceId, deviceName, stackId, stackName;
   double stepSeconds = 0;     // predicted steady-state step
   double perSecond = 0;       // the log's unit per second
-  double error = 0;           // predicted / measured - 1 (positive: the simulator is slower)
+  // Simulated throughput / measured throughput - 1, the project's one sign convention: negative,
+  // AccelLab predicted slower than measured; positive, faster (errorInWords says it).
+  double error = 0;
   bool fitsInMemory = true;
   // The simulator's report for it (the CNN/MLP step model, or a transformer's step with its plan
   // part, no run), for charts that set prediction beside measurement.
   sim::SimReport report;
 };
+
+// "AccelLab predicted 31% slower than measured" (error < 0), "... 12% faster ..." (error > 0),
+// "AccelLab's prediction matches the measurement" (|error| < 0.05%).
+std::string errorInWords(double error);
 
 // The prediction for the log's model, dataset, global batch, precision and device count on
 // `deviceId` under `stackId` ("" = the device kind's default: pytorch-eager on CPUs and GPUs).

@@ -10,12 +10,30 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
 #include "core/experiment/train_config.h"
+#include "core/sim/parallel_plan.h"
 
 namespace core::bridge {
 
 // The version of the run-log format the exported jobs write (run_log.h accepts it).
 inline constexpr int kRunLogVersion = 1;
+
+// A transformer AccelLab describes (built-in, a model file or a Hugging Face config.json) as a
+// PyTorch job: the model written from its model file, trained on tokens (synthetic, or the bytes
+// of a text file) under the plan the simulator chose or the one given.
+struct LlmExport {
+  int seqLen = 0;                                 // 0 = the model's own
+  sim::Finetune finetune = sim::Finetune::Full;
+  int loraRank = 16;
+  sim::ParallelPlan plan;                         // dp x tp x pp = ExportRequest::count
+  bool planGiven = false;                         // --parallel named it (else the simulator chose)
+  std::string planReason;                         // one line: why this plan
+  std::string stackId = "pytorch-eager";          // the stack the prediction is for
+  bool compile = false;                           // that stack compiles the model (torch.compile)
+  std::string stackNote;                          // how the job stands for a stack plain PyTorch is not
+};
 
 struct ExportRequest {
   experiment::TrainConfig train;  // model, dataset, batch (global), epochs, optimizer, seed, precision
@@ -27,6 +45,7 @@ struct ExportRequest {
   int lmSteps = 2000;
   int lmEvalEvery = 250;
   std::string generatedOn;        // "YYYY-MM-DD"; empty = today (UTC)
+  std::optional<LlmExport> llm;   // a transformer from its model description (train.modelId names it)
 };
 
 struct ExportedJob {
@@ -35,6 +54,8 @@ struct ExportedJob {
   std::string modelId;
   std::int64_t params = 0;        // trainable parameters, as the engine counts them
   std::string unit;               // "images" or "tokens"
+  std::int64_t totalParams = 0;   // all of them (LoRA: the frozen base too)
+  std::string plan;               // a transformer job's plan, the CLI form ("" for the engine's models)
 };
 
 // Throws core::util::Error naming the option when the request cannot be exported (a precision

@@ -94,7 +94,9 @@ SimReport simulateLlm(const SimConfig& c, const hw::DeviceSpec& d, const hw::Sta
     l.plansConsidered = 1;
     l.plansFitting = best.fits ? 1 : 0;
   } else {
-    const std::vector<ParallelPlan> plans = candidatePlans(w, chips, c.batch, u.chipsPerNode);
+    std::vector<ParallelPlan> plans = candidatePlans(w, chips, c.batch, u.chipsPerNode);
+    if (ls.dataParallelOnly)
+      std::erase_if(plans, [](const ParallelPlan& p) { return p.tp > 1 || p.pp > 1 || p.ep > 1; });
     if (plans.empty())
       throw util::FieldError("batch", "no parallel plan runs a global batch of " + std::to_string(c.batch) + " over " +
                   std::to_string(chips) + " chips (the batch must split over the data-parallel replicas)");

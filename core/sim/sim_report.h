@@ -29,6 +29,9 @@ struct LlmSettings {
   int loraRank = 16;
   std::optional<ParallelPlan> plan;  // nullopt = search ("auto")
   double trainTokens = 0;            // > 0: also the time and cost to this many tokens (at most kMaxTrainTokens)
+  // The search keeps tp = pp = ep = 1: the plans a plain PyTorch job runs (DDP, ZeRO, FSDP,
+  // recomputation, micro-batches), for an exported job.
+  bool dataParallelOnly = false;
 };
 inline constexpr double kMaxTrainTokens = 1e18;
 

@@ -195,7 +195,12 @@ TEST(RunPrediction, PredictsTheSameConfigurationWithTheError) {
   const auto p = core::bridge::predictRun(devices(), stacks(), log, "v100");
   ASSERT_TRUE(p.known) << p.why;
   EXPECT_EQ(p.stackId, "pytorch-eager");
-  EXPECT_NEAR(p.error, p.stepSeconds / 0.010 - 1, 1e-12);
+  // One sign convention: simulated throughput / measured - 1 (a slower prediction is negative).
+  EXPECT_NEAR(p.error, 0.010 / p.stepSeconds - 1, 1e-9);
+  EXPECT_EQ(p.error < 0, p.stepSeconds > 0.010);
+  EXPECT_NE(core::bridge::errorInWords(-0.31).find("31% slower than measured"), std::string::npos);
+  EXPECT_NE(core::bridge::errorInWords(0.124).find("12% faster than measured"), std::string::npos);
+  EXPECT_NE(core::bridge::errorInWords(0.0001).find("matches"), std::string::npos);
   const auto none = core::bridge::predictRun(devices(), stacks(), log, "");
   EXPECT_FALSE(none.known);
   EXPECT_NE(none.why.find("--device"), std::string::npos);
