@@ -80,7 +80,10 @@ const char* const kCalibrateUsage =
     "the order gemm_efficiency, step_overhead_seconds, mem_efficiency, kernel_launch_seconds);\n"
     "it refuses more figures than the runs can pin, and says why. Prints the fit error and, with\n"
     "4 runs or more, the leave-one-out error. An existing --out file is refused unless --force; the\n"
-    "out file is never one of the runs or the base device's file, --force or not.\n";
+    "out file is never one of the runs or the base device's file, --force or not. A run that ran on\n"
+    "another catalog device than X is refused, naming both, unless --other-device (you are fitting\n"
+    "X's datasheet to a device the catalog lacks); the same run given twice counts once; a noisy\n"
+    "run (two kinds of step, or a wide spread) is named.\n";
 
 namespace {
 
@@ -242,6 +245,9 @@ int cmdImportRun(const CommandArgs& args, std::ostream& out, std::ostream& err) 
   const core::hw::StackCatalog stacks = loadSimStacks(err);
   const std::string deviceId =
       a.has("device") ? deviceIdOption("--device", a.str("device", ""), cat) : core::bridge::matchDevice(cat, log);
+  // Judged where it ran unless the user names the device; then the output says which is which.
+  const std::string mismatch = a.has("device") ? core::bridge::deviceMismatch(cat, log, deviceId) : std::string();
+  const std::string noise = core::bridge::noiseWarning(ss);
   const std::string stackId = stackIdOption(a, stacks);
   const core::bridge::RunPrediction p = core::bridge::predictRun(cat, stacks, log, deviceId, stackId);
 
@@ -260,7 +266,11 @@ int cmdImportRun(const CommandArgs& args, std::ostream& out, std::ostream& err) 
     m.set("step_seconds", ss.stepSeconds);
     m.set("per_second", ss.perSecond);
     m.set("steps", ss.steps);
+    m.set("first_step", ss.firstStep);
+    m.set("last_step", ss.lastStep);
+    m.set("spread", ss.spread);
     m.set("warmup_only", ss.warmupOnly);
+    if (!noise.empty()) m.set("noisy", noise);
     if (log.finished) m.set("peak_memory_bytes", log.peakMemoryBytes);
     if (log.unit == "tokens") m.set("tokens_per_second", ss.perSecond);
     if (log.plan && p.known && p.report.llm)
@@ -294,6 +304,7 @@ int cmdImportRun(const CommandArgs& args, std::ostream& out, std::ostream& err) 
       pr.set("why_none", p.why);
     }
     j.set("predicted", pr);
+    if (!mismatch.empty()) j.set("device_note", mismatch + "; judged on " + deviceId + " as --device asks");
     j.set("finished", log.finished);
     out << j.dump(2) << "\n";
     return 0;
@@ -301,7 +312,10 @@ int cmdImportRun(const CommandArgs& args, std::ostream& out, std::ostream& err) 
   out << log.model << " on " << log.dataset << ", batch " << log.batch << ", " << log.precision << ", "
       << log.deviceCount << "x " << log.deviceName << " (PyTorch " << log.torchVersion << ")\n"
       << "  measured   " << fmt(ss.stepSeconds * 1e3, 4) << " ms/step, " << fmt(ss.perSecond, 4) << " " << log.unit
-      << "/s (median of " << ss.steps << (ss.warmupOnly ? " steps, all warm-up" : " steps after warm-up") << ")\n";
+      << "/s (median of " << ss.steps << (ss.warmupOnly ? " steps, all warm-up" : " steps after warm-up") << ", steps "
+      << ss.firstStep << "-" << ss.lastStep << ")\n";
+  if (!noise.empty()) out << "  noisy      " << noise << "\n";
+  if (!mismatch.empty()) out << "  device     " << mismatch << "; judged on " << deviceId << " as --device asks\n";
   if (log.plan)
     out << "  plan       " << log.plan->text() << ", " << core::sim::finetuneName(log.finetune) << ", "
         << (log.compiled ? "torch.compile" : "eager") << ", " << log.seqLen << " tokens a sequence\n";
@@ -325,8 +339,8 @@ int cmdImportRun(const CommandArgs& args, std::ostream& out, std::ostream& err) 
 }
 
 int cmdCalibrate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
-  const Args a(args, {"help", "force"});
-  a.allowOnly({"device-base", "runs", "out", "force", "id", "name", "fit", "stack", "format", "help"});
+  const Args a(args, {"help", "force", "other-device"});
+  a.allowOnly({"device-base", "runs", "out", "force", "id", "name", "fit", "stack", "format", "help", "other-device"});
   const std::string format = formatOption(a, {"text", "json"});
   // --runs a.jsonl b.jsonl ... (the files after the first arrive as positional arguments) or a,b.
   std::vector<std::string> files = a.list("runs", {});
@@ -343,6 +357,7 @@ int cmdCalibrate(const CommandArgs& args, std::ostream& out, std::ostream& err) 
   req.base = cat.at(deviceIdOption("--device-base", a.required("device-base"), cat));
   req.stackId = stackIdOption(a, stacks);
   req.figures = a.list("fit", {});
+  req.otherDevice = a.flag("other-device");
   if (!req.base.filePath.empty()) core::util::checkOutputPath(outPath, {req.base.filePath}, a.flag("force"), kForceFlag);
   req.id = a.str("id", std::filesystem::path(outPath).stem().string());
   req.name = a.str("name", req.base.name + " (calibrated on your runs)");
@@ -361,6 +376,8 @@ int cmdCalibrate(const CommandArgs& args, std::ostream& out, std::ostream& err) 
   for (const auto& f : r.figures)
     out << "  " << std::left << std::setw(24) << f.key << std::right << fmt(f.value, 4) << "  (was " << fmt(f.start, 4)
         << ")\n";
+  for (const auto& d : r.duplicates) out << "  duplicate       " << d << "\n";
+  for (const auto& n : r.noisy) out << "  noisy           " << n << "\n";
   out << "  fit error       median " << fmt(r.fitMedianAbsPct, 3) << "%, worst " << fmt(r.fitMaxAbsPct, 3) << "%\n";
   if (r.leaveOneOutMedianAbsPct)
     out << "  leave-one-out   median " << fmt(*r.leaveOneOutMedianAbsPct, 3) << "% (" << runs.size() << " fits, each predicting the run it left out)\n";

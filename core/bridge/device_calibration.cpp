@@ -205,8 +205,34 @@ const std::vector<std::string>& calibratableFigures() {
   return kKeys;
 }
 
-CalibrationResult calibrateDevice(const CalibrationRequest& req, const std::vector<RunLog>& runs,
+namespace {
+
+// The same run passed twice (or copied under another name) is one run: its start time, device
+// and every step time agree.
+bool sameRun(const RunLog& a, const RunLog& b) {
+  if (a.started != b.started || a.deviceName != b.deviceName || a.model != b.model || a.steps.size() != b.steps.size())
+    return false;
+  for (std::size_t i = 0; i < a.steps.size(); ++i)
+    if (a.steps[i].seconds != b.steps[i].seconds || a.steps[i].step != b.steps[i].step) return false;
+  return true;
+}
+
+}  // namespace
+
+CalibrationResult calibrateDevice(const CalibrationRequest& req, const std::vector<RunLog>& given,
                                   const hw::DeviceCatalog& devices, const hw::StackCatalog& stacks) {
+  std::vector<RunLog> runs;
+  std::vector<std::string> duplicates;
+  for (const auto& log : given) {
+    const auto same = std::find_if(runs.begin(), runs.end(), [&](const RunLog& r) { return sameRun(r, log); });
+    if (same != runs.end()) duplicates.push_back(log.path + " is " + same->path + " again: counted once");
+    else runs.push_back(log);
+  }
+  for (const auto& log : runs)
+    if (!req.otherDevice)
+      if (const std::string m = deviceMismatch(devices, log, req.base.id); !m.empty())
+        throw util::FieldError("device_base", m + ": calibrate from that device, or say the runs are of another device "
+                                                  "(--other-device) to fit " + req.base.id + "'s datasheet to them");
   if (runs.empty()) throw util::FieldError("runs", "no runs to calibrate on");
   if (req.base.filePath.empty())
     throw util::FieldError("device_base", "'" + req.base.id + "' has no datasheet file to start from (the host is measured by its "
@@ -230,6 +256,9 @@ CalibrationResult calibrateDevice(const CalibrationRequest& req, const std::vect
   const std::size_t configs = distinctConfigurations(problem, all);
 
   CalibrationResult res;
+  res.duplicates = duplicates;
+  for (const auto& log : runs)
+    if (const std::string w = noiseWarning(steadyState(log)); !w.empty()) res.noisy.push_back(log.path + ": " + w);
   res.baseId = req.base.id;
   res.baseFile = req.base.filePath;
   res.stackId = stack.id;
@@ -358,6 +387,12 @@ Json calibrationReportJson(const CalibrationResult& r) {
   Json skipped = Json::array();
   for (const auto& s : r.skipped) skipped.push(s);
   j.set("skipped", skipped);
+  Json duplicates = Json::array();
+  for (const auto& s : r.duplicates) duplicates.push(s);
+  j.set("duplicates", duplicates);
+  Json noisy = Json::array();
+  for (const auto& s : r.noisy) noisy.push(s);
+  j.set("noisy", noisy);
   return j;
 }
 

@@ -28,6 +28,9 @@ struct CalibrationRequest {
   std::vector<std::string> figures;  // to fit; empty = as many as the runs can pin
   std::string id, name;              // of the new device
   std::string date;                  // "YYYY-MM-DD"; empty = today (UTC)
+  // The runs ran on another device than the base (a lab's card fitted from a similar datasheet):
+  // without it, a run whose device is another catalog device than the base is refused.
+  bool otherDevice = false;
 };
 
 struct CalibratedFigure {
@@ -53,6 +56,8 @@ struct CalibrationResult {
   double fitMedianAbsPct = 0, fitMaxAbsPct = 0;
   std::optional<double> leaveOneOutMedianAbsPct;  // 4 runs or more
   std::vector<std::string> skipped;               // automatic fit: figures left out, and why
+  std::vector<std::string> duplicates;            // "b.jsonl is a.jsonl again: counted once"
+  std::vector<std::string> noisy;                 // "a.jsonl: two kinds of step: ..."
 };
 
 // Throws core::util::Error saying why when the runs cannot be used (none; different devices;

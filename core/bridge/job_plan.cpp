@@ -6,6 +6,7 @@
 
 #include "core/experiment/sim_config.h"
 #include "core/hw/software_figures.h"
+#include "core/nn/transformer_spec.h"
 #include "core/sim/llm_simulator.h"
 #include "core/sim/simulator.h"
 #include "core/util/error.h"
@@ -90,6 +91,11 @@ void chooseLlmPlan(ExportRequest& r, const hw::DeviceCatalog& devices, const hw:
   c.llm.dataParallelOnly = true;
   const sim::SimReport report = sim::simulateLlm(c, *device, stacks.at(l.stackId));
   l.plan = report.llm->plan;
+  if (nn::transformerSpec(c.modelId).kind == nn::TransformerKind::Vision) {
+    // A vision transformer's job runs the classifier loop: DDP or FSDP, one micro-batch a step.
+    l.plan.zero = l.plan.zero == 3 ? 3 : 0;
+    l.plan.microBatch = r.train.batch / l.plan.dp;
+  }
   const std::string use = gib(report.memoryBytesPerDevice) + " of " + gib(report.memoryCapacityBytes);
   l.planReason = report.fitsInMemory
                      ? "the simulator's fastest plan for " + std::to_string(r.count) + "x " + device->id + " under " +

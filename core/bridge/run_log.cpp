@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "core/bridge/torch_export.h"
 #include "core/data/dataset_info.h"
@@ -84,19 +85,21 @@ void readTransformerJob(const Record& r, RunLog& log) {
   const Json* plan = r.json().find("plan");
   if (!plan) return;
   if (!plan->isObject()) r.fail("plan", "must be an object");
+  // Read through the one plan parser (its keys, bounds and checks), as the CLI's --parallel is.
   const Record pr(*plan, r.path(), r.line());
+  const std::string text = "dp=" + std::to_string(pr.integer("dp", 1, 1 << 20)) +
+                           ",tp=" + std::to_string(pr.integer("tp", 1, 1 << 20)) +
+                           ",pp=" + std::to_string(pr.integer("pp", 1, 1 << 20)) +
+                           ",ep=" + std::to_string(pr.integerOr("ep", 1, 1, 1 << 20)) +
+                           ",zero=" + std::to_string(pr.integer("zero", 0, 3)) + ",recompute=" + pr.text("recompute") +
+                           ",microbatch=" + std::to_string(pr.integer("micro_batch", 1, 1 << 24));
   sim::ParallelPlan p;
-  p.dp = pr.integer("dp", 1, 1 << 20);
-  p.tp = pr.integer("tp", 1, 1 << 16);
-  p.pp = pr.integer("pp", 1, 1 << 16);
-  p.ep = pr.integerOr("ep", 1, 1, 1 << 16);
-  p.zero = pr.integer("zero", 0, 3);
-  const std::string recompute = pr.text("recompute");
-  const auto rc = sim::parseRecompute(recompute);
-  if (!rc) pr.fail("recompute", "'" + recompute + "' is not one of none, selective, full");
-  p.recompute = *rc;
-  p.microBatch = pr.integer("micro_batch", 1, 1 << 24);
-  if (p.chips() != log.deviceCount)
+  try {
+    p = sim::parseParallelPlan(text);
+  } catch (const Error& e) {
+    r.fail("plan", e.what());
+  }
+  if (static_cast<long long>(p.dp) * p.tp * p.pp != log.deviceCount)
     r.fail("plan", "dp x tp x pp = " + std::to_string(p.chips()) + " processes, but device_count is " +
                        std::to_string(log.deviceCount));
   log.plan = p;
@@ -105,11 +108,13 @@ void readTransformerJob(const Record& r, RunLog& log) {
   log.finetune = finetune == "lora" ? sim::Finetune::Lora : sim::Finetune::Full;
   log.loraRank = r.integerOr("lora_rank", 0, 0, sim::kMaxLoraRank);
   if (log.finetune == sim::Finetune::Lora && log.loraRank < 1) r.fail("lora_rank", "a LoRA run needs a rank of at least 1");
+  if (log.unit == "tokens" && log.seqLen < 1) r.fail("seq_len", "a transformer job's log states its sequence length");
   log.stackId = r.text("stack");
   log.compiled = r.boolean("compiled");
   log.totalParams = static_cast<std::int64_t>(r.number("total_params", 1, 1e15));
-  // The model the job built, as AccelLab describes it: known ids must match their dimensions
-  // (else the model joins under a new id), unknown ones (a config.json's) join the known models.
+  // The model the job built, as AccelLab describes it, joins the known transformers: a known id
+  // with the same dimensions is that model; other dimensions join under a new id ("-2"), and
+  // the log is judged as the model it built.
   if (const Json* spec = r.json().find("model_spec")) {
     if (!spec->isObject()) r.fail("model_spec", "must be a model file's object");
     try {
@@ -247,9 +252,23 @@ RunLog parseRunLog(const std::string& text, const std::string& path) {
       st.epoch = r.integer("epoch", 0, 1 << 20);
       st.seconds = r.number("seconds", 0, 1e7);
       if (st.seconds <= 0) r.fail("seconds", "must be positive");
+      // No device runs a training step (a kernel launch, at the least) in under a microsecond.
+      if (st.seconds < kShortestStepSeconds)
+        r.fail("seconds", util::formatNumber(st.seconds) + " s is shorter than any device's kernel launch (1 us): not a real step");
       st.samples = r.number("samples", 0, 1e12);
+      if (st.samples > log.batch)
+        r.fail("samples", util::formatNumber(st.samples) + " samples in one step, but the global batch is " +
+                              std::to_string(log.batch));
       st.tokens = r.numberOr("tokens", 0);
+      if (st.tokens < 0) r.fail("tokens", "must not be negative");
+      if (log.unit == "tokens" && log.seqLen > 0 && std::abs(st.tokens - st.samples * log.seqLen) > 0.5)
+        r.fail("tokens", util::formatNumber(st.tokens) + " tokens, but " + util::formatNumber(st.samples) + " sequences of " +
+                             std::to_string(log.seqLen) + " are " + util::formatNumber(st.samples * log.seqLen));
       st.perSecond = r.number("per_second", 0, 1e15);
+      const double units = log.unit == "tokens" ? st.tokens : st.samples;
+      if (std::abs(st.perSecond * st.seconds - units) > 0.01 * units + 1e-9)
+        r.fail("per_second", util::formatNumber(st.perSecond) + " " + log.unit + "/s, but " + util::formatNumber(units) +
+                                 " in " + util::formatNumber(st.seconds) + " s is " + util::formatNumber(units / st.seconds));
       st.loss = r.json().find("loss") && r.json().at("loss").isNumber() ? r.json().at("loss").asNumber() : std::nan("");
       st.warmup = r.boolean("warmup");
       st.peakMemoryBytes = r.numberOr("peak_memory_bytes", 0);
@@ -289,6 +308,18 @@ RunLog parseRunLog(const std::string& text, const std::string& path) {
   return log;
 }
 
+std::string noiseWarning(const SteadyState& ss) {
+  if (!ss.noisy) return {};
+  std::ostringstream s;
+  s.precision(3);
+  if (ss.bimodal)
+    s << "two kinds of step: " << ss.fastSteps << " near " << ss.fastSeconds * 1e3 << " ms and " << ss.steps - ss.fastSteps
+      << " near " << ss.slowSeconds * 1e3 << " ms (a busy machine, or the log mixes two runs); the median stands for neither";
+  else
+    s << "the steps spread " << ss.spread * 100 << "% of the median (10th to 90th percentile): a noisy machine";
+  return s.str();
+}
+
 RunLog readRunLog(const std::string& path) { return parseRunLog(util::readFile(path, util::kMaxRunLogBytes), path); }
 
 SteadyState steadyState(const RunLog& log) {
@@ -312,10 +343,31 @@ SteadyState steadyState(const RunLog& log) {
     ss.warmupOnly = true;
     take(true);
   }
+  for (const auto& s : log.steps)
+    if (ss.warmupOnly || !s.warmup) {
+      if (!ss.firstStep) ss.firstStep = s.step;
+      ss.lastStep = s.step;
+    }
   std::sort(seconds.begin(), seconds.end());
   const std::size_t n = seconds.size();
   ss.stepSeconds = n % 2 ? seconds[n / 2] : 0.5 * (seconds[n / 2 - 1] + seconds[n / 2]);
   ss.steps = counted;
+  // How far the steps spread: the middle 80% around the median, and two clusters where the
+  // sorted times jump by more than 2x with a tenth of the steps or more on each side.
+  if (n >= 5) {
+    const double p10 = seconds[n / 10], p90 = seconds[n - 1 - n / 10];
+    ss.spread = (p90 - p10) / ss.stepSeconds;
+    const std::size_t least = std::max<std::size_t>(1, n / 10);
+    for (std::size_t i = least; i + least <= n; ++i)
+      if (seconds[i] > 2 * seconds[i - 1]) {
+        ss.bimodal = true;
+        ss.fastSteps = static_cast<int>(i);
+        ss.fastSeconds = seconds[(i - 1) / 2];
+        ss.slowSeconds = seconds[i + (n - i) / 2];
+        break;
+      }
+    ss.noisy = ss.bimodal || ss.spread > kNoisySpread;
+  }
   const double samplesPerStep = samples / counted, unitsPerStep = units / counted;
   ss.samplesPerSecond = samplesPerStep / ss.stepSeconds;
   ss.perSecond = unitsPerStep / ss.stepSeconds;

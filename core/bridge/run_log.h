@@ -85,9 +85,25 @@ struct SteadyState {
   double perSecond = 0;      // the unit per second at that step time (global batch / step)
   double samplesPerSecond = 0;
   int steps = 0;             // steps the median is taken over
+  int firstStep = 0, lastStep = 0;  // the window they come from
   bool warmupOnly = false;   // every logged step was warm-up
+  // How much to trust the median (5 steps or more): the 10th-90th percentile spread as a share of
+  // the median; two clusters (a jump of more than 2x in the sorted times, a tenth of the steps or
+  // more on each side) with their typical times.
+  double spread = 0;
+  bool bimodal = false;
+  int fastSteps = 0;
+  double fastSeconds = 0, slowSeconds = 0;
+  bool noisy = false;        // bimodal, or a spread over kNoisySpread
 };
+inline constexpr double kNoisySpread = 0.25;
 SteadyState steadyState(const RunLog& log);
+// One sentence on a noisy steady state ("two kinds of step: 12 near 4 ms and 8 near 390 ms ..."),
+// "" when it is not.
+std::string noiseWarning(const SteadyState& ss);
+
+// A step shorter than this is not a step on any device (a kernel launch takes longer).
+inline constexpr double kShortestStepSeconds = 1e-6;
 
 // True when the text looks like a run log (its first non-empty line is a start record), so a
 // caller can route .jsonl logs and reference CSVs apart.

@@ -56,8 +56,13 @@ std::string matchDevice(const hw::DeviceCatalog& catalog, const RunLog& log) {
       bestScore = score;
     }
   }
-  if (best.empty() && catalog.find(log.exportedForDevice)) return log.exportedForDevice;
-  return best;
+  return best;  // never the device it was exported for: a log is judged where it ran
+}
+
+std::string deviceMismatch(const hw::DeviceCatalog& catalog, const RunLog& log, const std::string& deviceId) {
+  const std::string ran = matchDevice(catalog, log);
+  if (ran.empty() || ran == deviceId) return {};
+  return log.path + " ran on '" + log.deviceName + "', which is " + ran + " in the catalog, not " + deviceId;
 }
 
 sim::SimConfig simConfigOf(const RunLog& log, const std::string& deviceId, const std::string& stackId) {
@@ -86,7 +91,10 @@ RunPrediction predictRun(const hw::DeviceCatalog& catalog, const hw::StackCatalo
   p.deviceId = deviceId;
   const hw::DeviceSpec* found = catalog.find(deviceId);
   if (!found) {
-    p.why = deviceId.empty() ? "no catalog device matches '" + log.deviceName + "' (name one with --device)"
+    p.why = deviceId.empty() ? "no catalog device matches '" + log.deviceName + "'" +
+                                   (log.exportedForDevice.empty() ? std::string()
+                                                                  : " (it was exported for " + log.exportedForDevice + ")") +
+                                   ": name the device it ran on with --device"
                              : "device '" + deviceId + "' is not in the catalog";
     return p;
   }
@@ -148,6 +156,11 @@ RunPrediction predictRun(const hw::DeviceCatalog& catalog, const hw::StackCatalo
   }
   p.known = true;
   const SteadyState ss = steadyState(log);
+  if (!(ss.perSecond > 0)) {
+    p.known = false;
+    p.why = "the log measured no throughput (zero " + log.unit + " a step)";
+    return p;
+  }
   p.error = p.perSecond / ss.perSecond - 1;
   return p;
 }

@@ -12,8 +12,12 @@ namespace core::bridge {
 
 // The catalog device a log ran on: "host" for this machine's CPU (when the catalog has it), a
 // GPU by the name PyTorch reported ("NVIDIA H100 80GB HBM3" -> h100; "NVIDIA A100-SXM4-80GB" ->
-// the 80 GB SXM A100), else the device it was exported for. Empty when nothing matches.
+// the 80 GB SXM A100). Empty when nothing matches: never the device it was exported for (a
+// job exported for an H100 and run on an RTX card is judged where it ran, or where the user says).
 std::string matchDevice(const hw::DeviceCatalog& catalog, const RunLog& log);
+// "" when the log ran on `deviceId` or on no catalog device; else one line saying which is which:
+// "a.jsonl ran on 'NVIDIA H100 80GB HBM3', which is h100 in the catalog, not t4".
+std::string deviceMismatch(const hw::DeviceCatalog& catalog, const RunLog& log, const std::string& deviceId);
 
 // The simulator's configuration of a logged run on `deviceId` under `stackId`: model, dataset,
 // global batch, precision and device count (no per-layer detail). Throws core::util::Error

@@ -34,9 +34,10 @@ QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArra
 QByteArray goodLog() {
   QByteArray t = QByteArray(kStart) + "\n";
   for (int i = 1; i <= 6; ++i)
-    t += QString(R"({"record": "step", "step": %1, "epoch": 0, "seconds": %2, "samples": 128, "per_second": 1000, "loss": 2.0, "warmup": %3})")
+    t += QString(R"({"record": "step", "step": %1, "epoch": 0, "seconds": %2, "samples": 128, "per_second": %3, "loss": 2.0, "warmup": %4})")
              .arg(i)
              .arg(i <= 2 ? 0.05 : 0.002)
+             .arg(i <= 2 ? 128 / 0.05 : 128 / 0.002)
              .arg(i <= 2 ? "true" : "false")
              .toUtf8() +
          "\n";

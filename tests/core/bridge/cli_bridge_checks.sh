@@ -257,6 +257,9 @@ PY
     grep -q '"error_basis": "simulated throughput / measured throughput - 1"' "$tmp/out" || fail "no error basis"
     grep -q '"error_words": "AccelLab predicted [0-9.]*% faster than measured"' "$tmp/out" || fail "an H100 is not predicted faster than this CPU"
     grep -q '"mfu": ' "$tmp/out" || fail "no MFU beside the measurement"
+    # A log whose tokens are not its sequences x their length is refused, naming the record.
+    sed '3s/"tokens": 256,/"tokens": 300,/' "$tmp/run.jsonl" >"$tmp/tampered.jsonl"
+    bad "tampered.jsonl:3: field 'tokens': 300 tokens, but 8 sequences of 32 are 256" import-run "$tmp/tampered.jsonl"
     run 0 export-script --model "$data/llm-export/tiny-llama/config.json" --dataset fortunes --batch 4 --seq-len 64 --count 2 \
       --precision fp32 --parallel dp=2,recompute=full,microbatch=2 --out "$tmp/b"
     torchrun_job "$tmp/b" 4 || fail "torchrun of the config.json's job failed: $(tail -5 "$tmp/py")"

@@ -348,3 +348,81 @@ TEST(Calibration, RefusesToFitMoreFiguresThanTheRunsPin) {
 }
 
 }  // namespace
+
+// --- trusting what comes back -------------------------------------------------------------------
+
+TEST(RunTrust, ImpossibleFiguresAreRefusedNamingTheRecord) {
+  auto refused = [](const std::string& step) {
+    return errorOf([&] { core::bridge::parseRunLog(startLine() + "\n" + step + "\n", "run.jsonl"); });
+  };
+  // A step shorter than any kernel launch (a denormal's worth of seconds).
+  std::string e = refused(R"({"record": "step", "step": 1, "epoch": 0, "seconds": 5e-324, "samples": 128, "per_second": 1e15, "warmup": false})");
+  EXPECT_NE(e.find("run.jsonl:2: field 'seconds'"), std::string::npos) << e;
+  EXPECT_NE(e.find("shorter than any device's kernel launch"), std::string::npos) << e;
+  // More samples in a step than the global batch.
+  e = refused(R"({"record": "step", "step": 1, "epoch": 0, "seconds": 0.1, "samples": 256, "per_second": 2560, "warmup": false})");
+  EXPECT_NE(e.find("field 'samples'"), std::string::npos) << e;
+  // A throughput that is not samples over seconds.
+  e = refused(R"({"record": "step", "step": 1, "epoch": 0, "seconds": 0.1, "samples": 128, "per_second": 99999, "warmup": false})");
+  EXPECT_NE(e.find("field 'per_second'"), std::string::npos) << e;
+  // (tokens that are not sequences x sequence length: cli.bridge.export-llm-ddp, on a real log)
+  // A good log still reads.
+  EXPECT_NO_THROW(core::bridge::parseRunLog(goodLog(), "run.jsonl"));
+}
+
+TEST(RunTrust, ABimodalOrWideLogIsFlaggedWithItsWindow) {
+  std::string t = startLine() + "\n";
+  for (int i = 1; i <= 20; ++i) t += stepLine(i, i <= 2 ? 0.5 : (i % 3 == 0 ? 0.390 : 0.004), i <= 2) + "\n";
+  const RunLog log = core::bridge::parseRunLog(t, "busy.jsonl");
+  const auto ss = core::bridge::steadyState(log);
+  EXPECT_EQ(ss.firstStep, 3);
+  EXPECT_EQ(ss.lastStep, 20);
+  EXPECT_TRUE(ss.bimodal);
+  EXPECT_TRUE(ss.noisy);
+  EXPECT_EQ(ss.fastSteps, 12);  // 12 steps near 4 ms, 6 near 390 ms
+  const std::string w = core::bridge::noiseWarning(ss);
+  EXPECT_NE(w.find("two kinds of step: 12 near 4 ms and 6 near 390 ms"), std::string::npos) << w;
+  // A steady log is not flagged.
+  const auto quiet = core::bridge::steadyState(core::bridge::parseRunLog(goodLog(), "run.jsonl"));
+  EXPECT_FALSE(quiet.noisy) << core::bridge::noiseWarning(quiet);
+  EXPECT_EQ(core::bridge::noiseWarning(quiet), "");
+}
+
+TEST(RunTrust, ALogIsJudgedWhereItRanNotWhereItWasExportedFor) {
+  const auto cat = devices();
+  RunLog log = core::bridge::parseRunLog(goodLog(), "card.jsonl");
+  log.deviceType = "cuda";
+  log.deviceName = "Some Future Chip";
+  log.exportedForDevice = "h100";
+  EXPECT_EQ(core::bridge::matchDevice(cat, log), "");
+  const auto p = core::bridge::predictRun(cat, stacks(), log, core::bridge::matchDevice(cat, log));
+  EXPECT_FALSE(p.known);
+  EXPECT_NE(p.why.find("exported for h100"), std::string::npos) << p.why;
+  EXPECT_NE(p.why.find("--device"), std::string::npos) << p.why;
+  log.deviceName = "NVIDIA H100 80GB HBM3";
+  EXPECT_EQ(core::bridge::deviceMismatch(cat, log, "h100"), "");
+  const std::string m = core::bridge::deviceMismatch(cat, log, "t4");
+  EXPECT_NE(m.find("card.jsonl ran on 'NVIDIA H100 80GB HBM3', which is h100 in the catalog, not t4"), std::string::npos) << m;
+}
+
+TEST(RunTrust, CalibrationRefusesAnotherDevicesRunsAndCountsADuplicateOnce) {
+  const auto cat = devices();
+  core::hw::DeviceSpec truth = cat.at("v100");
+  auto runs = syntheticRuns(truth, {{"mlp", 64}, {"resnet20", 128}});
+  for (auto& r : runs) r.deviceName = "NVIDIA H100 80GB HBM3", r.started = "2026-11-27T10:00:00Z" + r.path;
+  core::bridge::CalibrationRequest req;
+  req.base = cat.at("t4");
+  req.id = "lab";
+  const std::string e = errorOf([&] { core::bridge::calibrateDevice(req, runs, cat, stacks()); });
+  EXPECT_NE(e.find("which is h100 in the catalog, not t4"), std::string::npos) << e;
+  EXPECT_NE(e.find("--other-device"), std::string::npos) << e;
+  req.otherDevice = true;  // the user says: fit t4's datasheet to these runs anyway
+  // The same log four times is one run.
+  std::vector<RunLog> four(4, runs[0]);
+  for (int i = 0; i < 4; ++i) four[i].path = "copy" + std::to_string(i) + ".jsonl";
+  const auto r = core::bridge::calibrateDevice(req, four, cat, stacks());
+  EXPECT_EQ(r.runs.size(), 1u);
+  EXPECT_EQ(r.duplicates.size(), 3u);
+  EXPECT_NE(r.duplicates[0].find("copy1.jsonl is copy0.jsonl again: counted once"), std::string::npos) << r.duplicates[0];
+  EXPECT_FALSE(r.leaveOneOutMedianAbsPct.has_value());  // no 1e-8% from one run counted four times
+}
