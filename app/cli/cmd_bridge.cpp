@@ -127,7 +127,7 @@ void printExport(const core::bridge::ExportRequest& r, const core::bridge::Expor
     if (r.llm) j.set("total_params", static_cast<double>(job.totalParams));
     j.set("unit", job.unit);
     if (r.llm) {
-      j.set("parallel", job.plan);
+      j.set("parallel", r.llm->plan.text());
       j.set("plan_reason", r.llm->planReason);
       j.set("stack", r.llm->stackId);
       j.set("compile", r.llm->compile);
@@ -141,14 +141,14 @@ void printExport(const core::bridge::ExportRequest& r, const core::bridge::Expor
   }
   out << "wrote " << py << " and README.md (" << job.modelId << ", " << withThousands(job.params)
       << " trainable parameters)\n";
-  if (r.llm) out << "plan:    " << job.plan << " (" << r.llm->planReason << ")\nstack:   " << r.llm->stackId
+  if (r.llm) out << "plan:    " << r.llm->plan.text() << " (" << r.llm->planReason << ")\nstack:   " << r.llm->stackId
                  << (r.llm->compile ? " (torch.compile)" : " (eager)") << "\n";
   else if (r.count > 1) out << "multi-device: torchrun --nproc_per_node=" << r.count << " train.py (" << r.strategy << ": " << r.strategyReason << ")\n";
   out << "run it:  " << launcher << shellQuoted(py) << " --steps 50 --log run.jsonl\nthen:    accellab-cli import-run run.jsonl\n";
 }
 
 // export-script for a transformer AccelLab describes: the options simulate takes.
-int exportTransformer(const Args& a, std::ostream& out, std::ostream& err) {
+int exportTransformer(const Args& a, const std::string& format, std::ostream& out, std::ostream& err) {
   const core::sim::SimConfig c = llmConfigOptions(a, err);  // model, seq-len, precision, finetune, parallel
   const core::nn::TransformerSpec& spec = core::nn::transformerSpec(c.modelId);
   core::bridge::ExportRequest r;
@@ -178,7 +178,7 @@ int exportTransformer(const Args& a, std::ostream& out, std::ostream& err) {
   core::bridge::chooseLlmPlan(r, cat, stacks);
   const core::bridge::ExportedJob job = core::bridge::exportTorchJob(r);
   for (const auto& f : core::bridge::torchJobFiles(dir)) core::util::checkOutputPath(f, {}, a.flag("force"), kForceFlag);
-  printExport(r, job, core::bridge::writeTorchJob(job, dir), dir, a.str("format", "text"), out);
+  printExport(r, job, core::bridge::writeTorchJob(job, dir), dir, format, out);
   return 0;
 }
 
@@ -192,7 +192,7 @@ int cmdExportScript(const CommandArgs& args, std::ostream& out, std::ostream& er
   const std::string format = formatOption(a, {"text", "json"});
   core::bridge::ExportRequest r;
   const std::string model = a.required("model");
-  if (!core::nn::findModel(model) && !core::nn::isOnnxPath(model)) return exportTransformer(a, out, err);
+  if (!core::nn::findModel(model) && !core::nn::isOnnxPath(model)) return exportTransformer(a, format, out, err);
   for (const char* llmOnly : {"seq-len", "parallel", "finetune", "lora-rank", "stack"})
     if (a.has(llmOnly))
       throw Error(std::string("--") + llmOnly + ": for a transformer AccelLab describes (gpt2-small, llama3-8b, a config.json); " +
@@ -254,6 +254,9 @@ int cmdImportRun(const CommandArgs& args, std::ostream& out, std::ostream& err) 
   const std::string noise = core::bridge::noiseWarning(ss);
   const std::string stackId = stackIdOption(a, stacks);
   const core::bridge::RunPrediction p = core::bridge::predictRun(cat, stacks, log, deviceId, stackId);
+  // A transformer job's measured MFU: the simulator's FLOPs and peak at the measured throughput.
+  const bool llmPrediction = log.plan && p.known && p.report.llm;
+  const double measuredMfu = llmPrediction ? p.report.utilization * ss.perSecond / p.perSecond : 0;
 
   if (format == "json") {
     Json j = Json::object();
@@ -277,8 +280,7 @@ int cmdImportRun(const CommandArgs& args, std::ostream& out, std::ostream& err) 
     if (!noise.empty()) m.set("noisy", noise);
     if (log.finished) m.set("peak_memory_bytes", log.peakMemoryBytes);
     if (log.unit == "tokens") m.set("tokens_per_second", ss.perSecond);
-    if (log.plan && p.known && p.report.llm)
-      m.set("mfu", p.report.utilization * ss.perSecond / p.perSecond);  // the simulator's FLOPs and peak
+    if (llmPrediction) m.set("mfu", measuredMfu);
     m.set("measured", true);
     j.set("measured", m);
     if (log.plan) {
@@ -328,8 +330,8 @@ int cmdImportRun(const CommandArgs& args, std::ostream& out, std::ostream& err) 
         << "/s on " << p.deviceId << " under " << p.stackId << (p.fitsInMemory ? "" : " (predicted: does NOT fit in memory)")
         << "\n  error      " << pct(p.error) << ": " << core::bridge::errorInWords(p.error)
         << " (simulated / measured throughput - 1)\n";
-    if (log.plan && p.report.llm)
-      out << "  MFU        measured " << fmt(100 * p.report.utilization * ss.perSecond / p.perSecond, 3) << "%, simulated "
+    if (llmPrediction)
+      out << "  MFU        measured " << fmt(100 * measuredMfu, 3) << "%, simulated "
           << fmt(100 * p.report.utilization, 3) << "%\n"
           << "  memory     " << (log.finished ? "measured " + fmt(log.peakMemoryBytes / 1073741824.0, 3) + " GiB peak (" +
                                                     log.memoryKind + "), "
@@ -375,7 +377,7 @@ int cmdCalibrate(const CommandArgs& args, std::ostream& out, std::ostream& err) 
     out << j.dump(2) << "\n";
     return 0;
   }
-  out << "calibrated " << r.device.id << " from " << req.base.id << " on " << runs.size() << " run(s) under "
+  out << "calibrated " << r.device.id << " from " << req.base.id << " on " << r.runs.size() << " run(s) under "
       << r.stackId << "\n";
   for (const auto& f : r.figures)
     out << "  " << std::left << std::setw(24) << f.key << std::right << fmt(f.value, 4) << "  (was " << fmt(f.start, 4)
@@ -384,7 +386,7 @@ int cmdCalibrate(const CommandArgs& args, std::ostream& out, std::ostream& err) 
   for (const auto& n : r.noisy) out << "  noisy           " << n << "\n";
   out << "  fit error       median " << fmt(r.fitMedianAbsPct, 3) << "%, worst " << fmt(r.fitMaxAbsPct, 3) << "%\n";
   if (r.leaveOneOutMedianAbsPct)
-    out << "  leave-one-out   median " << fmt(*r.leaveOneOutMedianAbsPct, 3) << "% (" << runs.size() << " fits, each predicting the run it left out)\n";
+    out << "  leave-one-out   median " << fmt(*r.leaveOneOutMedianAbsPct, 3) << "% (" << r.runs.size() << " fits, each predicting the run it left out)\n";
   else
     out << "  leave-one-out   needs 4 runs or more\n";
   out << "wrote " << outPath << "\n";

@@ -228,8 +228,8 @@ CalibrationResult calibrateDevice(const CalibrationRequest& req, const std::vect
     if (same != runs.end()) duplicates.push_back(log.path + " is " + same->path + " again: counted once");
     else runs.push_back(log);
   }
-  for (const auto& log : runs)
-    if (!req.otherDevice)
+  if (!req.otherDevice)
+    for (const auto& log : runs)
       if (const std::string m = deviceMismatch(devices, log, req.base.id); !m.empty())
         throw util::FieldError("device_base", m + ": calibrate from that device, or say the runs are of another device "
                                                   "(--other-device) to fit " + req.base.id + "'s datasheet to them");
@@ -384,15 +384,14 @@ Json calibrationReportJson(const CalibrationResult& r) {
   j.set("fit_median_abs_pct_error", r.fitMedianAbsPct);
   j.set("fit_max_abs_pct_error", r.fitMaxAbsPct);
   if (r.leaveOneOutMedianAbsPct) j.set("leave_one_out_median_abs_pct_error", *r.leaveOneOutMedianAbsPct);
-  Json skipped = Json::array();
-  for (const auto& s : r.skipped) skipped.push(s);
-  j.set("skipped", skipped);
-  Json duplicates = Json::array();
-  for (const auto& s : r.duplicates) duplicates.push(s);
-  j.set("duplicates", duplicates);
-  Json noisy = Json::array();
-  for (const auto& s : r.noisy) noisy.push(s);
-  j.set("noisy", noisy);
+  auto lines = [](const std::vector<std::string>& v) {
+    Json a = Json::array();
+    for (const auto& s : v) a.push(s);
+    return a;
+  };
+  j.set("skipped", lines(r.skipped));
+  j.set("duplicates", lines(r.duplicates));
+  j.set("noisy", lines(r.noisy));
   return j;
 }
 

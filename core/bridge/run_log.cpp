@@ -328,26 +328,23 @@ SteadyState steadyState(const RunLog& log) {
   std::vector<double> seconds;
   double samples = 0, units = 0;
   int counted = 0;
+  SteadyState ss;
   auto take = [&](bool includeWarmup) {
     for (const auto& s : log.steps)
       if (includeWarmup || !s.warmup) {
+        if (!ss.firstStep) ss.firstStep = s.step;
+        ss.lastStep = s.step;
         seconds.push_back(s.seconds);
         samples += s.samples;
         units += log.unit == "tokens" ? s.tokens : s.samples;
         ++counted;
       }
   };
-  SteadyState ss;
   take(false);
   if (seconds.empty()) {  // every step was warm-up: the whole log's median
     ss.warmupOnly = true;
     take(true);
   }
-  for (const auto& s : log.steps)
-    if (ss.warmupOnly || !s.warmup) {
-      if (!ss.firstStep) ss.firstStep = s.step;
-      ss.lastStep = s.step;
-    }
   std::sort(seconds.begin(), seconds.end());
   const std::size_t n = seconds.size();
   ss.stepSeconds = n % 2 ? seconds[n / 2] : 0.5 * (seconds[n / 2 - 1] + seconds[n / 2]);

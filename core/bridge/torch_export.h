@@ -7,10 +7,9 @@
 // simulator says the model does not fit one device. The job logs its own measurements as JSON
 // lines (core/bridge/run_log.h reads them back). Only `pip install torch` is needed to run it.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
-
-#include <optional>
 
 #include "core/experiment/train_config.h"
 #include "core/sim/parallel_plan.h"
@@ -55,7 +54,6 @@ struct ExportedJob {
   std::int64_t params = 0;        // trainable parameters, as the engine counts them
   std::string unit;               // "images" or "tokens"
   std::int64_t totalParams = 0;   // all of them (LoRA: the frozen base too)
-  std::string plan;               // a transformer job's plan, the CLI form ("" for the engine's models)
 };
 
 // Throws core::util::Error naming the option when the request cannot be exported (a precision

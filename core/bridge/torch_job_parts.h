@@ -22,8 +22,11 @@ struct DataPlan {
 };
 DataPlan dataPlanFor(const data::DatasetInfo& info);
 
-util::Json optimizerJson(const experiment::TrainConfig& t);  // CONFIG["optimizer"]
-util::Json lmJson(const ExportRequest& r);                   // CONFIG["lm"]: the LM protocol
+// CONFIG's keys every job has: the experiment, `task` ("classify" or "language") and `unit`,
+// `seq_len` when > 0, the multi-device `strategy`, where it was exported for, the log version,
+// `data`, the optimizer and the LM protocol.
+util::Json jobConfig(const ExportRequest& r, const ExportedJob& job, const std::string& task, int seqLen,
+                     const std::string& strategy, util::Json data);
 
 // A transformer from its model description (ExportRequest::llm): torch_transformer_job.cpp.
 ExportedJob exportTransformerJob(const ExportRequest& r);

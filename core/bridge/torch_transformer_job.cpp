@@ -5,13 +5,11 @@
 #include <sstream>
 
 #include "core/bridge/torch_job_parts.h"
-#include "core/data/text_corpus.h"
 #include "core/nn/model_file.h"
 #include "core/nn/transformer_spec.h"
 #include "core/sim/llm_workload.h"
 #include "core/util/error.h"
 #include "core/util/files.h"
-#include "core/util/printable.h"
 #include "core/util/version.h"
 
 namespace core::bridge::detail {
@@ -100,7 +98,6 @@ ExportedJob exportTransformerJob(const ExportRequest& r) {
   job.params = lora ? sim::loraParams(spec, l.loraRank) : spec.params();
   job.totalParams = spec.params() + (lora ? job.params : 0);
   job.unit = vision ? "images" : "tokens";
-  job.plan = l.plan.text();
   const std::string date = r.generatedOn.empty() ? util::todayUtc() : r.generatedOn;
   const data::DatasetInfo& info = data::datasetInfo(t.datasetId);
   const DataPlan dataPlan = dataPlanFor(info);
@@ -123,29 +120,8 @@ ExportedJob exportTransformerJob(const ExportRequest& r) {
   data.set("vocabulary", spec.vocab);
   data.set("train_size", static_cast<double>(info.trainSize));
 
-  Json target = Json::object();
-  target.set("device", r.deviceId);
-  target.set("count", r.count);
-
-  Json config = Json::object();
-  config.set("model", spec.id);
-  config.set("dataset", t.datasetId);
-  config.set("params", static_cast<double>(job.params));
-  config.set("batch", t.batch);
-  config.set("epochs", t.epochs);
-  config.set("limit", 0);
-  config.set("test_limit", 0);
-  config.set("seed", static_cast<double>(t.seed));
-  config.set("precision", util::precisionName(t.precision));
-  config.set("task", vision ? "classify" : "language");
-  config.set("unit", job.unit);
-  if (!vision) config.set("seq_len", seqLen);
-  config.set("strategy", l.plan.zero == 3 ? "fsdp" : "ddp");
-  config.set("exported_for", target);
-  config.set("log_version", kRunLogVersion);
-  config.set("data", data);
-  config.set("optimizer", optimizerJson(t));
-  config.set("lm", lmJson(r));
+  Json config = jobConfig(r, job, vision ? "classify" : "language", vision ? 0 : seqLen, l.plan.zero == 3 ? "fsdp" : "ddp",
+                          std::move(data));
   config.set("plan", planJson(l.plan));
   config.set("finetune", sim::finetuneName(l.finetune));
   config.set("lora_rank", lora ? l.loraRank : 0);
