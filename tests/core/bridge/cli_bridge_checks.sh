@@ -28,10 +28,14 @@ data="$(dirname "$0")/../../data"
 # torchrun_job DIR STEPS [train.py options...]: an exported job on two CPU processes (gloo), its
 # log in $tmp/run.jsonl. Debian 12's torchrun (PyTorch 1.13 under Python 3.11) reads its default
 # --redirects/--tee "0" as None and fails before starting any process; 2 (stderr) reads right.
+# --standalone would rendezvous on the fixed port 29400, so two jobs at once (ctest -j) would meet
+# on one store: each job rendezvouses on a port the kernel has just handed out.
 torchrun_job() {
   dir=$1; steps=$2; shift 2
   rm -f "$tmp/run.jsonl"
-  (cd "$dir" && OMP_NUM_THREADS=1 timeout 300 "$python" -m torch.distributed.run --standalone --nproc_per_node 2 \
+  port=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  (cd "$dir" && OMP_NUM_THREADS=1 timeout 300 "$python" -m torch.distributed.run --nnodes 1 --nproc_per_node 2 \
+     --rdzv_backend c10d --rdzv_endpoint "127.0.0.1:$port" --rdzv_id "accellab-test-$$" \
      --redirects 2 --tee 2 train.py --steps "$steps" --device cpu --warmup 1 --log "$tmp/run.jsonl" "$@") \
     >"$tmp/py" 2>&1
 }
