@@ -23,19 +23,35 @@ namespace {
 using util::Error;
 using util::Json;
 
+// Which step model reads a figure: the layer-by-layer one (CNN/MLP/RNN zoo), the transformer
+// one (core/sim/llm_*), or both.
+enum class ReadBy { Layers, Transformer, Both };
+
 struct FigureRange {
   std::string key;
-  double min, max, fallback;  // fallback: where to start when the stack leaves the figure unset
+  ReadBy readBy;
+  double fallback;  // where to start when the stack leaves the figure unset
+  double floor;     // the fit works on log(figure): the least it may reach when a file's least is 0
+  double min = 0, max = 0;  // a device file's own range for the figure (hw::figureRange)
 };
 
 const std::vector<FigureRange>& figureRanges() {
-  static const std::vector<FigureRange> kRanges = {
-      {"gemm_efficiency", 0.005, 1.0, 0.5},
-      {"gemm_efficiency_fp32", 0.005, 1.0, 0.5},
-      {"step_overhead_seconds", 1e-7, 10.0, 1e-3},
-      {"mem_efficiency", 0.01, 1.0, 0.6},
-      {"kernel_launch_seconds", 1e-8, 1e-2, 5e-6},
-  };
+  static const std::vector<FigureRange> kRanges = [] {
+    std::vector<FigureRange> r = {
+        {"gemm_efficiency", ReadBy::Layers, 0.5, 0},
+        {"gemm_efficiency_fp32", ReadBy::Layers, 0.5, 0},
+        {"matmul_efficiency", ReadBy::Transformer, 0.5, 0},
+        {"matmul_efficiency_fp32", ReadBy::Transformer, 0.5, 0},
+        {"step_overhead_seconds", ReadBy::Both, 1e-3, 1e-7},
+        {"mem_efficiency", ReadBy::Both, 0.6, 0},
+        {"kernel_launch_seconds", ReadBy::Both, 5e-6, 1e-8},
+    };
+    for (auto& f : r) {  // a fitted figure is one its device file may hold
+      std::tie(f.min, f.max) = hw::figureRange(f.key);
+      f.min = std::max(f.min, f.floor);
+    }
+    return r;
+  }();
   return kRanges;
 }
 
@@ -62,7 +78,6 @@ public:
       : m_base(base), m_stack(stack), m_sim(devices, stacks) {
     for (const auto& log : runs) {
       m_configs.push_back(simConfigOf(log, base.id, stack.id));
-      m_workloads.push_back(m_sim.workload(log.model, log.dataset));
       m_measured.push_back(steadyState(log).stepSeconds);
     }
   }
@@ -78,7 +93,7 @@ public:
     return d;
   }
   double stepSeconds(std::size_t i, const hw::DeviceSpec& d) const {
-    return sim::simulateWorkload(*m_workloads[i], d, m_stack, m_configs[i]).stepSeconds;
+    return simulateLoggedRun(m_sim, m_configs[i], d, m_stack).stepSeconds;
   }
 
 private:
@@ -86,7 +101,6 @@ private:
   hw::StackSpec m_stack;
   sim::Simulator m_sim;
   std::vector<sim::SimConfig> m_configs;
-  std::vector<std::shared_ptr<const sim::Workload>> m_workloads;
   std::vector<double> m_measured;
 };
 
@@ -125,10 +139,11 @@ std::string whyNotPinned(const Eigen::MatrixXd& s, Eigen::Index j, const std::ve
 }
 
 std::size_t distinctConfigurations(const Problem& p, const std::vector<std::size_t>& runs) {
-  std::set<std::tuple<std::string, std::string, int, int, int>> seen;
+  std::set<std::tuple<std::string, std::string, int, int, int, int, std::string>> seen;
   for (std::size_t i : runs) {
     const auto& c = p.config(i);
-    seen.insert({c.modelId, c.datasetId, c.batch, static_cast<int>(c.precision), c.count});
+    seen.insert({c.modelId, c.datasetId, c.batch, static_cast<int>(c.precision), c.count, c.llm.seqLen,
+                 c.llm.plan ? c.llm.plan->text() : std::string()});
   }
   return seen.size();
 }
@@ -238,14 +253,22 @@ CalibrationResult calibrateDevice(const CalibrationRequest& req, const std::vect
     throw util::FieldError("device_base", "'" + req.base.id + "' has no datasheet file to start from (the host is measured by its "
                 "probe); name a catalog device");
   for (const auto& log : runs) {
-    if (nn::findTransformer(log.model))
-      throw Error(log.path + ": " + log.model + " is a transformer: its step is the LLM model's (matmul_efficiency), "
-                  "which calibrate does not fit yet; calibrate on the CNN/MLP zoo models");
     if (log.deviceName != runs.front().deviceName || log.deviceType != runs.front().deviceType)
       throw Error(log.path + ": ran on '" + log.deviceName + "', but " + runs.front().path + " on '" +
                   runs.front().deviceName + "': calibrate one device at a time");
   }
-  const hw::StackSpec& stack = req.stackId.empty() ? stacks.defaultFor(req.base.kind) : stacks.at(req.stackId);
+  // The software the runs ran: the one named, or what exported transformer jobs record (one
+  // device's figures are fitted under one stack: eager and compiled runs are calibrated apart).
+  std::string stackId = req.stackId;
+  for (const auto& log : runs) {
+    const std::string ran = stackOfRun(log, req.stackId, stacks);
+    if (ran.empty() || ran == stackId) continue;
+    if (!stackId.empty())
+      throw util::FieldError("stack", log.path + " ran under " + ran + ", another run under " + stackId +
+                                          ": calibrate eager and torch.compile runs separately (name one with --stack)");
+    stackId = ran;
+  }
+  const hw::StackSpec& stack = stackId.empty() ? stacks.defaultFor(req.base.kind) : stacks.at(stackId);
   hw::DeviceSpec base = req.base;
   base.measuredSoftware = {};  // start from the stack's figures for this hardware
   const Problem problem(runs, base, stack, devices, stacks);
@@ -266,7 +289,13 @@ CalibrationResult calibrateDevice(const CalibrationRequest& req, const std::vect
 
   // Which figures: the ones asked for, each checked; or as many as the runs pin, in order.
   const bool automatic = req.figures.empty();
-  const std::vector<std::string>& candidates = automatic ? calibratableFigures() : req.figures;
+  std::vector<std::string> candidates = req.figures;
+  if (automatic) {  // the figures the runs' step models read
+    const bool transformers = std::any_of(runs.begin(), runs.end(), [](const RunLog& l) { return nn::findTransformer(l.model); });
+    const bool layers = std::any_of(runs.begin(), runs.end(), [](const RunLog& l) { return !nn::findTransformer(l.model); });
+    for (const auto& f : figureRanges())
+      if (f.readBy == ReadBy::Both || (f.readBy == ReadBy::Transformer ? transformers : layers)) candidates.push_back(f.key);
+  }
   std::vector<std::string> keys;
   std::vector<double> values;
   for (const auto& key : candidates) {

@@ -60,9 +60,12 @@ struct CalibrationResult {
   std::vector<std::string> noisy;                 // "a.jsonl: two kinds of step: ..."
 };
 
+// A transformer job's run is simulated by the transformer step model with the plan it ran, under
+// the stack it records (pytorch-eager or pytorch-compile) unless the request names one; an
+// automatic fit tries the figures the runs' step models read (matmul_efficiency for a
+// transformer, gemm_efficiency for the layer model).
 // Throws core::util::Error saying why when the runs cannot be used (none; different devices;
-// a transformer run, whose figures the LLM step model reads; a base without a file) or cannot
-// pin the figures asked for.
+// eager and compiled runs together; a base without a file) or cannot pin the figures asked for.
 CalibrationResult calibrateDevice(const CalibrationRequest& request, const std::vector<RunLog>& runs,
                                   const hw::DeviceCatalog& devices, const hw::StackCatalog& stacks);
 

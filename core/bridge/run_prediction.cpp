@@ -82,7 +82,31 @@ sim::SimConfig simConfigOf(const RunLog& log, const std::string& deviceId, const
   choice.precision = *precision;
   sim::SimConfig c = experiment::simConfigFor(train, choice, nullptr);
   c.perLayer = false;
+  if (nn::findTransformer(log.model)) {
+    c.llm.seqLen = log.seqLen;
+    if (log.plan) {  // the plan as it ran
+      c.llm.plan = *log.plan;
+      c.llm.finetune = log.finetune;
+      if (log.finetune == sim::Finetune::Lora) c.llm.loraRank = log.loraRank;
+    }
+  }
   return c;
+}
+
+std::string stackOfRun(const RunLog& log, const std::string& stackId, const hw::StackCatalog& stacks) {
+  if (!stackId.empty() || !log.plan) return stackId;
+  const std::string ran = log.compiled ? "pytorch-compile" : "pytorch-eager";
+  return stacks.find(ran) ? ran : std::string();
+}
+
+sim::SimReport simulateLoggedRun(const sim::Simulator& sim, const sim::SimConfig& c, const hw::DeviceSpec& device,
+                                 const hw::StackSpec& stack) {
+  if (nn::findTransformer(c.modelId)) return sim::simulateLlm(c, device, stack);
+  hw::requireStackCovers(stack, device);
+  sim::SimReport r = sim::simulateWorkload(*sim.workload(c.modelId, c.datasetId), device, stack, c);
+  r.deviceName = device.name;
+  r.stackName = stack.name;
+  return r;
 }
 
 RunPrediction predictRun(const hw::DeviceCatalog& catalog, const hw::StackCatalog& stacks, const RunLog& log,
@@ -116,36 +140,15 @@ RunPrediction predictRun(const hw::DeviceCatalog& catalog, const hw::StackCatalo
   }
   try {
     // A transformer job says what ran: eager or torch.compile.
-    std::string ran = stackId;
-    if (ran.empty() && log.plan) ran = log.compiled ? "pytorch-compile" : "pytorch-eager";
-    if (!ran.empty() && !stacks.find(ran)) ran = stackId;
+    const std::string ran = stackOfRun(log, stackId, stacks);
     const hw::StackSpec& stack = ran.empty() ? stacks.defaultFor(device.kind) : stacks.at(ran);
     p.stackId = stack.id;
     p.stackName = stack.name;
-    if (nn::findTransformer(log.model)) {
-      sim::SimConfig c = simConfigOf(log, device.id, stack.id);
-      c.llm.seqLen = log.seqLen;
-      if (log.plan) {  // the plan as it ran
-        c.llm.plan = *log.plan;
-        c.llm.finetune = log.finetune;
-        if (log.finetune == sim::Finetune::Lora) c.llm.loraRank = log.loraRank;
-      }
-      p.report = sim::simulateLlm(c, device, stack);
-      p.stepSeconds = p.report.stepSeconds;
-      p.perSecond = log.unit == "tokens" ? p.report.llm->tokensPerSecond : p.report.imagesPerSecond;
-      p.fitsInMemory = p.report.fitsInMemory;
-    } else {
-      const sim::Simulator sim(catalog, stacks);
-      const sim::SimConfig c = simConfigOf(log, device.id, stack.id);
-      hw::requireStackCovers(stack, device);
-      const sim::SimReport r = sim::simulateWorkload(*sim.workload(log.model, log.dataset), device, stack, c);
-      p.report = r;
-      p.report.deviceName = device.name;
-      p.report.stackName = stack.name;
-      p.stepSeconds = r.stepSeconds;
-      p.perSecond = r.imagesPerSecond;
-      p.fitsInMemory = r.fitsInMemory;
-    }
+    const sim::Simulator sim(catalog, stacks);
+    p.report = simulateLoggedRun(sim, simConfigOf(log, device.id, stack.id), device, stack);
+    p.stepSeconds = p.report.stepSeconds;
+    p.perSecond = p.report.llm && log.unit == "tokens" ? p.report.llm->tokensPerSecond : p.report.imagesPerSecond;
+    p.fitsInMemory = p.report.fitsInMemory;
   } catch (const util::Error& e) {
     p.why = e.what();
     return p;

@@ -7,6 +7,7 @@
 #include "core/hw/device_catalog.h"
 #include "core/hw/stack_catalog.h"
 #include "core/sim/sim_report.h"
+#include "core/sim/simulator.h"
 
 namespace core::bridge {
 
@@ -20,9 +21,21 @@ std::string matchDevice(const hw::DeviceCatalog& catalog, const RunLog& log);
 std::string deviceMismatch(const hw::DeviceCatalog& catalog, const RunLog& log, const std::string& deviceId);
 
 // The simulator's configuration of a logged run on `deviceId` under `stackId`: model, dataset,
-// global batch, precision and device count (no per-layer detail). Throws core::util::Error
-// naming the file when the log's precision is unknown.
+// global batch, precision and device count (no per-layer detail); a transformer's sequence
+// length, and the plan, fine-tuning and LoRA rank it ran where its log records them. Throws
+// core::util::Error naming the file when the log's precision is unknown.
 sim::SimConfig simConfigOf(const RunLog& log, const std::string& deviceId, const std::string& stackId);
+
+// The stack a logged run is simulated under: `stackId` when given (and known); else what an
+// exported transformer job says it ran (pytorch-compile or pytorch-eager); else "" (the
+// device kind's default).
+std::string stackOfRun(const RunLog& log, const std::string& stackId, const hw::StackCatalog& stacks);
+
+// The simulator's step for a logged run's configuration (simConfigOf): a transformer through
+// the LLM step model with the plan it ran, anything else layer by layer. Throws
+// core::util::Error when the simulator refuses it.
+sim::SimReport simulateLoggedRun(const sim::Simulator& sim, const sim::SimConfig& config, const hw::DeviceSpec& device,
+                                 const hw::StackSpec& stack);
 
 struct RunPrediction {
   bool known = false;

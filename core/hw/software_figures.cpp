@@ -154,6 +154,12 @@ std::optional<double> figureValue(const SoftwareFigures& f, const std::string& k
   return def->get(f);
 }
 
+std::pair<double, double> figureRange(const std::string& key) {
+  const FigureDef* def = findFigure(key);
+  if (!def) throw Error("unknown stack figure '" + key + "'");
+  return {def->min, def->max};
+}
+
 void setFigure(SoftwareFigures& f, const std::string& key, double value) {
   const FigureDef* def = findFigure(key);
   if (!def) throw Error("unknown stack figure '" + key + "'");

@@ -7,6 +7,7 @@
 // simulator then uses the documented default of the device's kind.
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/util/json.h"
@@ -75,6 +76,8 @@ SoftwareFigures overlay(SoftwareFigures base, const SoftwareFigures& over);
 // setFigure() writes a number back (the fit uses them).
 std::optional<double> figureValue(const SoftwareFigures& f, const std::string& key);
 void setFigure(SoftwareFigures& f, const std::string& key, double value);
+// The plausible range a file may give a numeric figure ({min, max}); throws for an unknown key.
+std::pair<double, double> figureRange(const std::string& key);
 // Reads one figure from a file's JSON value, checked (type and range); throws core::util::Error
 // "<path>: key '<where>': ..." naming the range or the type it wants.
 void readFigure(SoftwareFigures& f, const std::string& path, const std::string& where, const std::string& key,

@@ -253,9 +253,14 @@ PY
     [ "$(grep -c '"record": "step"' "$tmp/run.jsonl")" -eq 6 ] || fail "the log does not hold 6 steps"
     grep -q '"grad_accumulation": 2' "$tmp/run.jsonl" || fail "the log does not record two micro-batches a step"
     grep -q '"record": "step".*"tokens": 256,.*"peak_memory_bytes"' "$tmp/run.jsonl" || fail "a step record lacks tokens or peak memory"
+    cp "$tmp/run.jsonl" "$tmp/gqa.jsonl"
     run 0 import-run "$tmp/run.jsonl" --format json
     grep -q '"tokens_per_second": [1-9]' "$tmp/out" || fail "import-run has no measured tokens/s"
     grep -q '"parallel": "dp=2,tp=1,pp=1,ep=1,zero=1,recompute=selective,microbatch=2"' "$tmp/out" || fail "import-run lost the plan"
+    # The transformer step model does not cover CPUs: calibrating one from this run says so.
+    bad "is a CPU; LLM-scale simulation covers GPUs" calibrate --device-base cpu-skylake --other-device --runs "$tmp/gqa.jsonl" \
+      --out "$tmp/cpu.json"
+    [ ! -e "$tmp/cpu.json" ] || fail "a refused calibration wrote a file"
     # Judged on an H100 (as if it had run there): the prediction for the same plan, in one sign.
     run 0 import-run "$tmp/run.jsonl" --device h100 --format json
     grep -q '"error_basis": "simulated throughput / measured throughput - 1"' "$tmp/out" || fail "no error basis"

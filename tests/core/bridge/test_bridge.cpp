@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <sstream>
+#include <tuple>
 
 #include "core/bridge/device_calibration.h"
 #include "core/bridge/run_log.h"
@@ -345,6 +346,77 @@ TEST(Calibration, RefusesToFitMoreFiguresThanTheRunsPin) {
   req.figures = {"gemm_efficiency_fp32"};
   EXPECT_NE(errorOf([&] { core::bridge::calibrateDevice(req, one, cat, stacks()); }).find("moves no run's step time"),
             std::string::npos);
+}
+
+// Exported transformer jobs' runs "measured" on an H100 whose matmuls reach a known share of
+// its peak: calibrate reads the plan and stack each log records and fits the transformer step's
+// own figure (matmul_efficiency), not the layer model's GEMM one; leave-one-out from 4 runs.
+TEST(Calibration, FitsTheTransformerStepsFiguresFromExportedJobsRuns) {
+  const auto cat = devices();
+  const auto st = stacks();
+  const core::sim::Simulator sim(cat, st);
+  core::hw::DeviceSpec truth = cat.at("h100");
+  truth.measuredSoftware.matmulEfficiency = 0.42;
+  std::vector<RunLog> runs;
+  for (const auto& [batch, seq, plan] : std::vector<std::tuple<int, int, std::string>>{
+           {4, 512, "dp=1,microbatch=1"}, {8, 1024, "dp=1,microbatch=1"}, {16, 1024, "dp=1,microbatch=2"},
+           {2, 1024, "dp=1,microbatch=1,recompute=full"}, {32, 256, "dp=1,microbatch=1"}}) {
+    RunLog log;
+    log.path = "llm-b" + std::to_string(batch) + "-s" + std::to_string(seq) + ".jsonl";
+    log.model = "gpt2-small";
+    log.dataset = "synthetic-tokens";
+    log.batch = batch;
+    log.seqLen = seq;
+    log.precision = "bf16";
+    log.unit = "tokens";
+    log.deviceType = "cuda";
+    log.deviceName = "NVIDIA H100 80GB HBM3";
+    log.deviceCount = 1;
+    log.plan = core::sim::parseParallelPlan(plan);
+    log.compiled = false;  // eager: simulated under pytorch-eager
+    const double t = core::bridge::simulateLoggedRun(sim, core::bridge::simConfigOf(log, "h100", "pytorch-eager"), truth,
+                                                     st.at("pytorch-eager")).stepSeconds;
+    for (int i = 1; i <= 5; ++i) {
+      core::bridge::LoggedStep s;
+      s.step = i;
+      s.seconds = t;
+      s.samples = batch;
+      s.tokens = double(batch) * seq;
+      s.perSecond = s.tokens / t;
+      log.steps.push_back(s);
+    }
+    runs.push_back(log);
+  }
+  core::bridge::CalibrationRequest req;
+  req.base = cat.at("h100");
+  req.figures = {"matmul_efficiency"};
+  req.id = "my-h100";
+  req.name = "My H100";
+  req.date = "2026-11-27";
+  const auto r = core::bridge::calibrateDevice(req, runs, cat, st);
+  EXPECT_EQ(r.stackId, "pytorch-eager");
+  ASSERT_EQ(r.figures.size(), 1u);
+  EXPECT_NEAR(r.figures[0].value / 0.42, 1.0, 0.02);
+  EXPECT_LT(r.fitMaxAbsPct, 1.0);
+  ASSERT_TRUE(r.leaveOneOutMedianAbsPct.has_value());
+  EXPECT_LT(*r.leaveOneOutMedianAbsPct, 2.0);
+  // The device file holds it where the transformer step reads it.
+  const auto d = core::hw::parseDeviceJson(core::bridge::calibratedDeviceJson(r).dump(2), "my-h100.json");
+  EXPECT_NEAR(*d.measuredSoftware.matmulEfficiency, r.figures[0].value, 1e-12);
+  // Automatic: the figures the transformer step reads, never the layer model's GEMM ones.
+  req.figures.clear();
+  const auto a = core::bridge::calibrateDevice(req, runs, cat, st);
+  ASSERT_FALSE(a.figures.empty());
+  EXPECT_EQ(a.figures[0].key, "matmul_efficiency");
+  for (const auto& f : a.figures) EXPECT_EQ(f.key.rfind("gemm_", 0), std::string::npos) << f.key;
+  for (const auto& s : a.skipped) EXPECT_EQ(s.rfind("gemm_", 0), std::string::npos) << s;
+  // Eager and compiled runs are not one software: refused, naming the run.
+  runs[1].compiled = true;
+  const std::string e = errorOf([&] { core::bridge::calibrateDevice(req, runs, cat, st); });
+  EXPECT_NE(e.find("llm-b8-s1024.jsonl ran under pytorch-compile"), std::string::npos) << e;
+  // ... unless the user names the stack.
+  req.stackId = "pytorch-eager";
+  EXPECT_NO_THROW(core::bridge::calibrateDevice(req, runs, cat, st));
 }
 
 }  // namespace
