@@ -221,6 +221,11 @@ QWidget* LlmPlannerPanel::createCharts() {
   return box;
 }
 
+int LlmPlannerPanel::selectedScenario() const {
+  const int row = m_results->currentRow();
+  return row >= 0 && row < static_cast<int>(m_outcomes.size()) ? row : -1;
+}
+
 void LlmPlannerPanel::showWhy(int row) {
   const QTableWidgetItem* why = row >= 0 ? m_results->item(row, kRWhy) : nullptr;
   m_why->setText(why ? m_results->item(row, kRScenario)->text() + ": " + why->text() : QString());

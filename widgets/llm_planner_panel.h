@@ -57,6 +57,8 @@ public:
   QList<ChartFrame*> charts() const;
   void setTheme(ChartTheme theme);
   QTableWidget* resultsTable() const { return m_results; }
+  // The scenario of the results table's current row (its index in study().scenarios), or -1.
+  int selectedScenario() const;
 
 Q_SIGNALS:
   void studyEdited();

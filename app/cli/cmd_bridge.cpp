@@ -152,32 +152,22 @@ void printExport(const core::bridge::ExportRequest& r, const core::bridge::Expor
 
 // export-script for a transformer AccelLab describes: the options simulate takes.
 int exportTransformer(const Args& a, const std::string& format, std::ostream& out, std::ostream& err) {
-  const core::sim::SimConfig c = llmConfigOptions(a, err);  // model, seq-len, precision, finetune, parallel
-  const core::nn::TransformerSpec& spec = core::nn::transformerSpec(c.modelId);
-  core::bridge::ExportRequest r;
-  r.train.modelId = c.modelId;
-  const bool vision = spec.kind == core::nn::TransformerKind::Vision;
-  r.train.datasetId = a.str("dataset", vision ? "synthetic-imagenet" : "synthetic");
-  r.train.precision = c.precision;
-  r.train.batch = static_cast<int>(a.integer("batch", 8, 1, core::experiment::kMaxBatch));
-  r.train.seed = static_cast<std::uint64_t>(a.integer("seed", 0, 0, static_cast<std::int64_t>(core::experiment::kMaxSeed)));
-  r.lmSteps = static_cast<int>(a.integer("steps", 200, 1, core::experiment::kMaxLmSteps));
-  r.lmEvalEvery = static_cast<int>(a.integer("eval-every", r.lmSteps, 1, core::experiment::kMaxLmSteps));
-  r.count = static_cast<int>(a.integer("count", 1, 1, core::experiment::kMaxDeviceCount));
+  core::sim::SimConfig c = llmConfigOptions(a, err);  // model, seq-len, precision, finetune, parallel
+  c.batch = static_cast<int>(a.integer("batch", 8, 1, core::experiment::kMaxBatch));
+  c.count = static_cast<int>(a.integer("count", 1, 1, core::experiment::kMaxDeviceCount));
   for (const char* engineOnly : {"epochs", "optimizer", "lr", "momentum", "limit"})
     if (a.has(engineOnly))
       throw Error(std::string("--") + engineOnly + ": a transformer's job trains with AdamW and the LM schedule (--steps)");
-  core::bridge::LlmExport l;
-  l.seqLen = c.llm.seqLen;
-  l.finetune = c.llm.finetune;
-  l.loraRank = c.llm.loraRank;
-  if (c.llm.plan) l.plan = *c.llm.plan, l.planGiven = true;
   const core::hw::StackCatalog stacks = loadSimStacks(err);
-  l.stackId = stackIdOption(a, stacks);
-  r.llm = l;
+  c.stackId = stackIdOption(a, stacks);
   const std::string dir = a.required("out");
   const core::hw::DeviceCatalog cat = loadSimCatalog(false, err);
-  if (a.has("device")) r.deviceId = deviceIdOption("--device", a.str("device", ""), cat);
+  c.deviceId = a.has("device") ? deviceIdOption("--device", a.str("device", ""), cat) : std::string();
+  core::bridge::ExportRequest r = core::bridge::transformerExportRequest(c);
+  r.train.datasetId = a.str("dataset", r.train.datasetId);
+  r.train.seed = static_cast<std::uint64_t>(a.integer("seed", 0, 0, static_cast<std::int64_t>(core::experiment::kMaxSeed)));
+  r.lmSteps = static_cast<int>(a.integer("steps", r.lmSteps, 1, core::experiment::kMaxLmSteps));
+  r.lmEvalEvery = static_cast<int>(a.integer("eval-every", r.lmSteps, 1, core::experiment::kMaxLmSteps));
   core::bridge::chooseLlmPlan(r, cat, stacks);
   const core::bridge::ExportedJob job = core::bridge::exportTorchJob(r);
   for (const auto& f : core::bridge::torchJobFiles(dir)) core::util::checkOutputPath(f, {}, a.flag("force"), kForceFlag);

@@ -18,9 +18,12 @@
 #include <QToolBar>
 
 #include "app/gui/sim_service.h"
+#include "core/bridge/job_plan.h"
+#include "core/bridge/torch_export.h"
 #include "core/nn/model_file.h"
 #include "core/nn/transformer_spec.h"
 #include "core/sim/sim_report_json.h"
+#include "core/util/error.h"
 #include "core/util/files.h"
 #include "widgets/chart_export.h"
 #include "widgets/chart_frame.h"
@@ -90,12 +93,19 @@ void LlmPlannerWindow::createMenus() {
   data->setStatusTip(tr("Every figure of the four charts, one row per scenario and series, as the main window's data"));
   QAction* results = m_exportMenu->addAction(tr("Export &results table (CSV/JSON)…"), this, &LlmPlannerWindow::exportResults);
   m_exportMenu->addSeparator();
+  QAction* job = m_exportMenu->addAction(tr("Export &Job for the selected scenario (PyTorch, torchrun)…"), this,
+                                         &LlmPlannerWindow::chooseExportJob);
+  job->setObjectName("exportJobAction");
+  job->setStatusTip(tr("The selected scenario as a runnable PyTorch job (train.py + README): run it under torchrun, "
+                       "then File > Import measured run sets what it measured beside this prediction"));
+  m_exportMenu->addSeparator();
   m_exportMenu->addAction(tr("&Close"), QKeySequence::Close, this, &QWidget::close);
   QToolBar* bar = addToolBar(tr("Export"));
   bar->setObjectName("LlmExportToolBar");
   bar->addAction(chart);
   bar->addAction(data);
   bar->addAction(results);
+  bar->addAction(job);
 }
 
 void LlmPlannerWindow::shareExportOptions(std::function<widgets::ExportOptions()> options, QAction* editOptions) {
@@ -353,6 +363,59 @@ bool LlmPlannerWindow::exportAll(const QString& dir, QStringList* errors) {
 void LlmPlannerWindow::reportExport(const QString& path, const QStringList& errors) {
   if (!errors.isEmpty()) QMessageBox::warning(this, tr("Export failed"), errors.join('\n'));
   else statusBar()->showMessage(tr("Saved %1").arg(QFileInfo(path).fileName()), 5000);
+}
+
+bool LlmPlannerWindow::exportJob(const QString& dir, bool overwrite, QString* error, QString* summary) {
+  const int index = m_panel->selectedScenario();
+  if (index < 0 || index >= static_cast<int>(m_study.scenarios.size())) {
+    if (error) *error = tr("Select a scenario in the results table first.");
+    return false;
+  }
+  const core::sim::LlmScenario& scenario = m_study.scenarios[static_cast<std::size_t>(index)];
+  try {
+    core::bridge::ExportRequest r = core::bridge::transformerExportRequest(core::sim::scenarioConfig(m_study, scenario));
+    core::bridge::chooseLlmPlan(r, m_sim->catalog(), m_sim->stacks());
+    const core::bridge::ExportedJob job = core::bridge::exportTorchJob(r);
+    const std::string folder = dir.toStdString();
+    if (!overwrite)
+      for (const auto& f : core::bridge::torchJobFiles(folder))
+        if (QFileInfo::exists(QString::fromStdString(f)))
+          throw core::util::Error(f + " already exists: choose another folder, or replace it");
+    const std::string py = core::bridge::writeTorchJob(job, folder);
+    if (summary) {
+      const QString launcher = r.count > 1 ? QStringLiteral("torchrun --standalone --nproc_per_node %1 ").arg(r.count)
+                                           : QStringLiteral("python3 ");
+      *summary = tr("%1 as a PyTorch job: %2 (plan %3; %4). Run it with:\n%5%6 --steps 50 --log run.jsonl\n"
+                    "then File > Import measured run in the main window, or accellab-cli import-run run.jsonl.")
+                     .arg(QString::fromStdString(scenario.label()), QDir::toNativeSeparators(QString::fromStdString(py)),
+                          QString::fromStdString(r.llm->plan.text()), QString::fromStdString(r.llm->planReason), launcher,
+                          QString::fromStdString(py));
+    }
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = tr("%1 cannot be exported: %2").arg(QString::fromStdString(scenario.label()), QString::fromUtf8(e.what()));
+    return false;
+  }
+}
+
+void LlmPlannerWindow::chooseExportJob() {
+  QString error, summary;
+  if (m_panel->selectedScenario() < 0) {
+    QMessageBox::information(this, tr("Export Job"), tr("Select a scenario in the results table first."));
+    return;
+  }
+  const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder for the job (train.py and README.md)"));
+  if (dir.isEmpty()) return;
+  bool overwrite = false;
+  if (QFileInfo::exists(QDir(dir).filePath("train.py")) || QFileInfo::exists(QDir(dir).filePath("README.md"))) {
+    if (QMessageBox::question(this, tr("Replace the job?"),
+                              tr("%1 already holds train.py or README.md. Replace them?").arg(QDir::toNativeSeparators(dir))) !=
+        QMessageBox::Yes)
+      return;
+    overwrite = true;
+  }
+  if (!exportJob(dir, overwrite, &error, &summary)) QMessageBox::warning(this, tr("Export Job"), error);
+  else QMessageBox::information(this, tr("Job written"), summary);
 }
 
 void LlmPlannerWindow::exportChart() {

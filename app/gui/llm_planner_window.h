@@ -58,6 +58,13 @@ public:
   bool exportAll(const QString& dir, QStringList* errors);
   QString resultsCsv() const;
   QByteArray resultsJson() const;
+  // Writes the selected scenario (the results table's current row) as a PyTorch job, train.py
+  // and README.md, into `dir`: the job `accellab-cli export-script --model M --seq-len --batch
+  // --precision --finetune --lora-rank --device D --count N --stack S` writes for it (one
+  // core::bridge::transformerExportRequest), the plan the simulator's search finds among those a
+  // plain PyTorch job runs. False with why (a TPU scenario; files already there unless
+  // `overwrite`); `summary` says what was written and how to run it.
+  bool exportJob(const QString& dir, bool overwrite, QString* error, QString* summary = nullptr);
 
 private:
   // Every readable study file in resources/llm-presets with its path; problems to `errors`.
@@ -69,6 +76,7 @@ private:
   void exportChart();
   void exportData();     // the charts' data, the tidy CSV/JSON of every chart
   void exportResults();  // the results table
+  void chooseExportJob(); // asks for a folder (and before replacing a job there), then exportJob
   void reportExport(const QString& path, const QStringList& errors);
 
   const SimService* m_sim;

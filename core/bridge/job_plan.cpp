@@ -48,6 +48,26 @@ void chooseStrategy(ExportRequest& r, const hw::DeviceCatalog& devices, const hw
   }
 }
 
+ExportRequest transformerExportRequest(const sim::SimConfig& c) {
+  const nn::TransformerSpec& spec = nn::transformerSpec(c.modelId);
+  ExportRequest r;
+  r.train.modelId = c.modelId;
+  r.train.datasetId = spec.kind == nn::TransformerKind::Vision ? "synthetic-imagenet" : "synthetic";
+  r.train.precision = c.precision;
+  r.train.batch = c.batch;
+  r.deviceId = c.deviceId;
+  r.count = c.count;
+  r.lmSteps = 200;
+  r.lmEvalEvery = r.lmSteps;
+  LlmExport& l = r.llm.emplace();
+  l.seqLen = c.llm.seqLen;
+  l.finetune = c.llm.finetune;
+  l.loraRank = c.llm.loraRank;
+  if (c.llm.plan) l.plan = *c.llm.plan, l.planGiven = true;
+  l.stackId = c.stackId;
+  return r;
+}
+
 void chooseLlmPlan(ExportRequest& r, const hw::DeviceCatalog& devices, const hw::StackCatalog& stacks) {
   LlmExport& l = *r.llm;
   const hw::DeviceSpec* device = r.deviceId.empty() ? nullptr : devices.find(r.deviceId);

@@ -5,8 +5,15 @@
 #include "core/bridge/torch_export.h"
 #include "core/hw/device_catalog.h"
 #include "core/hw/stack_catalog.h"
+#include "core/sim/sim_report.h"
 
 namespace core::bridge {
+
+// A transformer's job as simulate describes it (`c`: model, precision, global batch, sequence,
+// fine-tuning, LoRA rank, a plan if given, device and count, stack): synthetic data (images for
+// a ViT), 200 steps, evaluated at the end. What export-script --model and the LLM planner's
+// Export Job… both start from; chooseLlmPlan then settles the stack and the plan.
+ExportRequest transformerExportRequest(const sim::SimConfig& c);
 
 // Sets request.strategy and request.strategyReason for request.deviceId x request.count.
 // Throws core::util::Error naming the device when the simulator cannot run the configuration.

@@ -22,7 +22,9 @@ std::string LlmScenario::label() const {
 
 namespace {
 
-SimConfig configOf(const LlmStudy& s, const LlmScenario& sc) {
+}  // namespace
+
+SimConfig scenarioConfig(const LlmStudy& s, const LlmScenario& sc) {
   SimConfig c;
   c.modelId = s.modelId;
   c.deviceId = sc.deviceId;
@@ -38,6 +40,8 @@ SimConfig configOf(const LlmStudy& s, const LlmScenario& sc) {
   return c;
 }
 
+namespace {
+
 const hw::StackSpec& stackOf(const LlmScenario& sc, const hw::DeviceSpec& d, const hw::StackCatalog& stacks) {
   return sc.stackId.empty() ? stacks.defaultFor(d.kind) : stacks.at(sc.stackId);
 }
@@ -50,7 +54,7 @@ std::vector<LlmOutcome> runStudy(const LlmStudy& study, const hw::DeviceCatalog&
   for (const auto& sc : study.scenarios) {
     LlmOutcome o;
     o.scenario = sc;
-    SimConfig config = configOf(study, sc);
+    SimConfig config = scenarioConfig(study, sc);
     config.energy = energy;
     try {
       const hw::DeviceSpec& d = devices.at(sc.deviceId);
@@ -100,7 +104,7 @@ std::vector<ScalingPoint> scalingCurve(const LlmStudy& study, const LlmScenario&
   for (int n = 1; n <= maxCount; n *= 2) {
     LlmScenario sc = scenario;
     sc.count = n;
-    SimConfig c = configOf(study, sc);
+    SimConfig c = scenarioConfig(study, sc);
     c.perLayer = false;
     const int chips = n * chipsPerDevice;
     if (study.weakScaling) {

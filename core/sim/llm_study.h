@@ -58,6 +58,11 @@ struct LlmStudy {
   friend bool operator==(const LlmStudy&, const LlmStudy&) = default;
 };
 
+// The simulator's configuration of one scenario of a study: the study's model, sequence, global
+// batch, precision, LoRA rank and tokens; the scenario's device, count, stack, fine-tuning and
+// price (the plan is searched).
+SimConfig scenarioConfig(const LlmStudy& study, const LlmScenario& scenario);
+
 // Each scenario's report, or why the simulator refused it.
 struct LlmOutcome {
   LlmScenario scenario;

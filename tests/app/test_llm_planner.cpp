@@ -11,8 +11,10 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <sstream>
 #include <qcustomplot.h>
 
+#include "app/cli/commands.h"
 #include "app/gui/llm_planner_window.h"
 #include "app/gui/sim_service.h"
 #include "../widgets/file_size_limit.h"
@@ -242,6 +244,56 @@ private slots:
   }
 
   // Device and stack ids reach the CSV escaped: one with a comma and a quote stays one field.
+  // Export Job… writes, for the selected scenario, the very job accellab-cli export-script
+  // writes with the scenario's options: train.py and README.md byte for byte. A TPU scenario
+  // is refused naming why, and a folder that holds a job is not written over unless asked.
+  void exportJobWritesTheJobExportScriptWrites() {
+    LlmPlannerWindow w(m_sim.get());
+    QVERIFY(w.openPreset("llama3-8b-lora-vs-pretrain"));
+    core::sim::LlmStudy study = w.panel()->study();
+    study.seqLen = 1024;
+    study.batch = 64;
+    w.panel()->setStudy(study);
+    w.recompute();
+    QTableWidget* results = w.panel()->resultsTable();
+    int lora = -1, tpu = -1;
+    for (int i = 0; i < static_cast<int>(study.scenarios.size()); ++i) {
+      const auto& sc = study.scenarios[static_cast<std::size_t>(i)];
+      if (sc.deviceId == "h100" && sc.finetune == core::sim::Finetune::Lora) lora = i;
+      if (sc.deviceId.rfind("tpu", 0) == 0 && tpu < 0) tpu = i;
+    }
+    QVERIFY(lora >= 0 && tpu >= 0);
+    QTemporaryDir gui, cli;
+    QString error, summary;
+    results->setCurrentCell(lora, 0);
+    QCOMPARE(w.panel()->selectedScenario(), lora);
+    QVERIFY2(w.exportJob(gui.path(), false, &error, &summary), qPrintable(error));
+    QVERIFY2(summary.contains("torchrun --standalone --nproc_per_node 8"), qPrintable(summary));
+
+    const auto& sc = study.scenarios[static_cast<std::size_t>(lora)];
+    std::vector<std::string> argv{"export-script", "--model", study.modelId, "--seq-len", "1024", "--batch", "64",
+                                  "--precision", core::util::precisionName(study.precision), "--finetune", "lora",
+                                  "--lora-rank", std::to_string(study.loraRank), "--device", sc.deviceId, "--count",
+                                  std::to_string(sc.count), "--out", cli.path().toStdString()};
+    std::ostringstream out, err;
+    QCOMPARE(app::cli::runCli(argv, out, err), 0);
+    for (const char* file : {"train.py", "README.md"}) {
+      QFile a(QDir(gui.path()).filePath(file)), b(QDir(cli.path()).filePath(file));
+      QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+      QVERIFY2(a.readAll() == b.readAll(), file);
+    }
+    // Written once: the same folder again is refused, then replaced when asked.
+    QVERIFY(!w.exportJob(gui.path(), false, &error));
+    QVERIFY2(error.contains("already exists"), qPrintable(error));
+    QVERIFY2(w.exportJob(gui.path(), true, &error), qPrintable(error));
+    // A TPU runs JAX or PyTorch/XLA, not this job: said, and nothing written.
+    QTemporaryDir none;
+    results->setCurrentCell(tpu, 0);
+    QVERIFY(!w.exportJob(none.path(), false, &error));
+    QVERIFY2(error.contains("is not a GPU"), qPrintable(error));
+    QVERIFY(!QFileInfo::exists(QDir(none.path()).filePath("train.py")));
+  }
+
   void theCsvEscapesDeviceAndStack() {
     LlmPlannerWindow w(m_sim.get());
     QVERIFY(w.openPreset("mlperf-llama2-70b-lora"));
