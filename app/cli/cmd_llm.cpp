@@ -11,6 +11,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/engine_options.h"
 #include "app/cli/sim_options.h"
+#include "core/data/dataset_info.h"
 #include "core/experiment/limits.h"
 #include "core/nn/transformer_spec.h"
 #include "core/sim/backwards_plan.h"
@@ -18,6 +19,7 @@
 #include "core/sim/llm_simulator.h"
 #include "core/sim/transformer_run.h"
 #include "core/util/error.h"
+#include "core/util/numbers.h"
 #include "core/util/units.h"
 
 namespace app::cli {
@@ -44,7 +46,7 @@ void printText(const core::sim::SimReport& r, std::ostream& out) {
       << " s, overhead " << fmt(r.breakdown.overheadSeconds) << " s, communication "
       << fmt(r.breakdown.communicationSeconds) << " s (bubble " << fmt(l.bubbleSeconds) << " s)\n"
       << "  throughput      " << fmt(l.tokensPerSecond, 4) << " tokens/s, " << fmt(r.imagesPerSecond, 4)
-      << " samples/s, MFU " << fmt(100 * r.utilization) << "% of " << fmt(r.peakTflops) << " TFLOP/s per chip\n"
+      << " samples/s, MFU " << fmt(100 * r.utilization) << "% of " << fmt(r.peakTflops) << " TFLOP/s " << core::util::precisionName(r.peakPrecision) << " per chip\n"
       << "  memory per chip " << gib(l.memory.total()) << " of " << gib(r.memoryCapacityBytes)
       << " GiB: weights " << gib(l.memory.weightBytes) << ", gradients " << gib(l.memory.gradientBytes)
       << ", optimizer " << gib(l.memory.optimizerBytes) << ", activations " << gib(l.memory.activationBytes) << " -> "
@@ -55,7 +57,7 @@ void printText(const core::sim::SimReport& r, std::ostream& out) {
     if (c.llm.trainTokens > 0) out << ", $" << fmt(l.usdToTokens, 4) << " for " << fmt(c.llm.trainTokens, 4) << " tokens";
     out << " (" << priceLabel(r.priceKind, r.priceSeller, r.priceDate) << ")";
   } else {
-    out << "no price (the device file has none; --usd-per-hour sets yours)";
+    out << core::sim::noPriceText(r.priceDate) << "; --usd-per-hour sets yours";
   }
   if (c.llm.trainTokens > 0) out << "\n  time to tokens  " << duration(l.timeToTokensSeconds);
   out << "\n  energy          "
@@ -151,7 +153,8 @@ int simulateTransformer(const Args& a, std::ostream& out, std::ostream& err) {
 namespace app::cli {
 
 const char* const kPlanUsage =
-    "Usage: accellab-cli plan --model M --device a,b,... --tokens N (--days D | --deadline YYYY-MM-DD)\n"
+    "Usage: accellab-cli plan --model M --device a,b,... (--tokens N | --epochs E --dataset D)\n"
+    "                         (--days D | --deadline YYYY-MM-DD)\n"
     "                         [--budget-usd U] [--batch B] [--seq-len T] [--precision P]\n"
     "                         [--stack ID] [--finetune full|lora] [--max-count N]\n"
     "                         [--usd-per-hour X] [--grid R] [--pue P] [--format json|text]\n"
@@ -163,6 +166,8 @@ const char* const kPlanUsage =
     "simulated as `simulate` would (plan search included): counts double from 1, then the gap\n"
     "is bisected (whole nodes beyond one node).\n"
     "  --tokens N         tokens to train (e.g. 1e12)\n"
+    "  --epochs E         or epochs over --dataset D (imagenet for a ViT, fortunes, imdb, ...): E x its\n"
+    "                     training samples x the model's tokens a sample (as simulate's run counts them)\n"
     "  --days D           the deadline in days of training; or --deadline YYYY-MM-DD (from now)\n"
     "  --budget-usd U     the most the training may cost (needs a price: the catalog's or yours)\n"
     "  --batch B          GLOBAL batch in sequences, kept at every count (default 1024)\n"
@@ -195,7 +200,7 @@ double secondsUntil(const std::string& date) {
 
 int cmdPlan(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const Args a(args, {"help", "preemptible"});
-  a.allowOnly({"model", "dataset", "device", "tokens", "days", "deadline", "budget-usd", "batch", "seq-len",
+  a.allowOnly({"model", "dataset", "device", "tokens", "epochs", "days", "deadline", "budget-usd", "batch", "seq-len",
                "precision", "stack", "finetune", "lora-rank", "max-count", "preemptible", "usd-per-hour", "grid", "pue",
                "format", "help"});
   const std::string format = a.str("format", "json");
@@ -203,8 +208,25 @@ int cmdPlan(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   core::sim::SimConfig base = llmConfigOptions(a, err);
   base.batch = static_cast<int>(a.integer("batch", 1024, 1, core::experiment::kMaxBatch));
   core::sim::BackwardsGoal goal;
-  if (!a.has("tokens")) throw Error("missing required option --tokens (tokens to train, e.g. 1e12)");
-  goal.tokens = a.real("tokens", 0, 1, core::sim::kMaxTrainTokens);
+  if (a.has("tokens") == a.has("epochs"))
+    throw Error(a.has("tokens") ? "--epochs: give --tokens or --epochs, not both"
+                                : "missing required option --tokens (tokens to train, e.g. 1e12) or --epochs with --dataset");
+  std::string epochsOf;  // "3 epochs of imagenet", said beside the tokens
+  if (a.has("epochs")) {
+    if (!a.has("dataset")) throw Error("--epochs: name the dataset they go over (--dataset), or give --tokens");
+    const double epochs = a.real("epochs", 0, 1e-3, 1e6);
+    const core::data::DatasetInfo& info = core::data::datasetInfo(a.str("dataset", ""));
+    if (info.trainSize <= 0) throw Error("--epochs: dataset '" + info.id + "' has no fixed size; give --tokens");
+    const auto perSample = core::nn::transformerSpec(base.modelId).tokensPerSample(base.llm.seqLen);
+    goal.tokens = epochs * static_cast<double>(info.trainSize) * static_cast<double>(perSample);
+    if (!(goal.tokens <= core::sim::kMaxTrainTokens))
+      throw Error("--epochs: " + fmt(goal.tokens, 4) + " tokens is more than the " + fmt(core::sim::kMaxTrainTokens, 4) +
+                  " a plan takes");
+    epochsOf = fmt(epochs, 4) + " epochs of " + info.id + " (" + core::util::groupedWhole(static_cast<double>(info.trainSize)) +
+               " samples x " + std::to_string(perSample) + " tokens) = " + core::util::groupedWhole(goal.tokens) + " tokens";
+  } else {
+    goal.tokens = a.real("tokens", 0, 1, core::sim::kMaxTrainTokens);
+  }
   if (a.has("days") && a.has("deadline")) throw Error("--deadline: give --days or --deadline, not both");
   if (a.has("days")) goal.deadlineSeconds = a.real("days", 0, 1e-3, 1e6) * 86400;
   if (a.has("deadline")) goal.deadlineSeconds = secondsUntil(a.str("deadline", ""));
@@ -216,6 +238,7 @@ int cmdPlan(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const auto devices = a.list("device", {});
   if (devices.empty()) throw Error("missing required option --device (one or more, comma-separated)");
   const auto errors = shippedHeldOutErrors(cat, err);  // each device's error band
+  if (format == "text" && !epochsOf.empty()) out << epochsOf << "\n";
   Json all = Json::array();
   for (const auto& id : devices) {
     core::sim::SimConfig c = base;
@@ -228,11 +251,11 @@ int cmdPlan(const CommandArgs& args, std::ostream& out, std::ostream& err) {
       out << c.deviceId << ": ";
       if (ans.met) {
         const auto& r = ans.report;
-        out << ans.count << " devices (" << r.llm->plan.text() << "), " << duration(r.llm->timeToTokensSeconds);
+        out << ans.count << (ans.count == 1 ? " device (" : " devices (") << r.llm->plan.text() << "), " << duration(r.llm->timeToTokensSeconds);
         if (r.priceKnown)
           out << ", $" << fmt(r.llm->usdToTokens, 4) << " (" << priceLabel(r.priceKind, r.priceSeller, r.priceDate) << ")";
         else
-          out << ", no price";
+          out << ", " << core::sim::noPriceText(r.priceDate);
         out << "; " << energyText(r.energy, r.config.energy, "to the tokens");
         if (band.known()) out << "; error band " << band.label();
         out << "\n";
@@ -259,6 +282,7 @@ int cmdPlan(const CommandArgs& args, std::ostream& out, std::ostream& err) {
     Json root = Json::object();
     root.set("model", base.modelId);
     root.set("tokens", goal.tokens);
+    if (a.has("epochs")) root.set("epochs", a.real("epochs", 0, 1e-3, 1e6)), root.set("dataset", a.str("dataset", ""));
     root.set("deadline_seconds", goal.deadlineSeconds > 0 ? Json(goal.deadlineSeconds) : Json());
     root.set("budget_usd", goal.budgetUsd > 0 ? Json(goal.budgetUsd) : Json());
     root.set("batch", base.batch);

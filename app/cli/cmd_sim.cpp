@@ -153,7 +153,7 @@ void printText(const core::sim::SimReport& r, std::ostream& out) {
       << " ms, input " << fmt(r.breakdown.inputSeconds * 1e3) << " ms, communication "
       << fmt(r.breakdown.communicationSeconds * 1e3) << " ms\n"
       << "  throughput      " << fmt(r.imagesPerSecond, 4) << " images/s, " << fmt(r.achievedTflops) << " TFLOP/s per device ("
-      << fmt(100 * r.utilization) << "% of " << fmt(r.peakTflops) << ")\n"
+      << fmt(100 * r.utilization) << "% of " << fmt(r.peakTflops) << " " << core::util::precisionName(r.peakPrecision) << ")\n"
       << "  epoch           " << duration(r.epochSeconds) << " steady, " << duration(r.firstEpochSeconds) << " first ("
       << r.stepsPerEpoch << " steps)\n"
       << "  memory          " << fmt(r.memoryBytesPerDevice / (1 << 30)) << " of " << fmt(r.memoryCapacityBytes / (1 << 30))
@@ -163,7 +163,7 @@ void printText(const core::sim::SimReport& r, std::ostream& out) {
     out << "$" << fmt(r.usdPerHour) << "/h, $" << fmt(r.usdPerMillionImages) << " per million images, $"
         << fmt(r.usdPerRun) << " per run (" << priceLabel(r.priceKind, r.priceSeller, r.priceDate) << ")";
   else
-    out << "no price (the device file has none; --usd-per-hour sets yours)";
+    out << core::sim::noPriceText(r.priceDate) << "; --usd-per-hour sets yours";
   out << "\n  energy          " << energyText(r.energy, c.energy, "per run")
       << "\n  why             " << r.explanation << "\n\n"
       << "  layer                            kind             fwd ms    bwd ms   util  bound\n";
@@ -435,8 +435,9 @@ int cmdDevices(const CommandArgs& args, std::ostream& out, std::ostream& err) {
         << std::setw(8) << peak(d.peakTflopsFp32) << std::setw(8) << peak(d.peakTflopsTf32) << std::setw(8)
         << peak(d.peakTflopsFp16) << std::setw(8) << peak(d.peakTflopsBf16) << std::setw(8) << peak(d.peakTflopsFp8)
         << std::setw(8) << peak(d.peakTflopsFp4) << std::setw(8) << fmt(d.memGib, 4)
-        << std::setw(8) << fmt(d.memBandwidthGBps, 4) << std::setw(9) << peak(d.usdPerHourOnDemand) << "  " << d.name
-        << (d.kind == core::hw::DeviceKind::Cpu ? " [per vCPU]" : "") << "\n";
+        << std::setw(8) << fmt(d.memBandwidthGBps, 4) << std::setw(9) << (d.usdPerHourOnDemand ? fmt(*d.usdPerHourOnDemand, 4) : std::string("none")) << "  " << d.name
+        << (d.kind == core::hw::DeviceKind::Cpu ? " [per vCPU]" : "")
+        << (d.usdPerHourOnDemand ? std::string() : " [" + core::sim::noPriceText(d.priceDate) + "]") << "\n";
   }
   return 0;
 }

@@ -6,12 +6,13 @@
 
 #include "core/util/error.h"
 #include "core/util/json.h"
+#include "core/util/numbers.h"
 
 namespace core::sim {
 namespace {
 
 std::string days(double seconds) { return util::formatNumber(std::round(seconds / 86400 * 10) / 10) + " days"; }
-std::string usd(double v) { return "$" + util::formatNumber(std::round(v)); }
+std::string usd(double v) { return "$" + util::groupedWhole(v); }
 
 struct Trial {
   std::optional<SimReport> report;  // nullopt: no plan runs at this count
@@ -29,6 +30,10 @@ BackwardsAnswer planBackwards(const SimConfig& base, const hw::DeviceSpec& devic
   BackwardsAnswer answer;
   const int node = std::max(1, device.devicesPerNode.value_or(1));
   std::optional<SimReport> closest;  // the count that came nearest the deadline (or budget)
+  // For a budget no count meets: the cheapest count that fits (and, with a deadline, the fewest
+  // that meet it), so the answer names a count worth knowing, not the last one tried.
+  int cheapestCount = 0, onTimeCount = 0;
+  double cheapestUsd = 0, onTimeUsd = 0;
 
   auto trial = [&](int count) {
     answer.countsTried.push_back(count);
@@ -53,6 +58,11 @@ BackwardsAnswer planBackwards(const SimConfig& base, const hw::DeviceSpec& devic
     else if (goal.budgetUsd > 0 && l.usdToTokens > goal.budgetUsd)
       t.problem = "costs " + usd(l.usdToTokens) + ", over the " + usd(goal.budgetUsd) + " budget";
     if (r.fitsInMemory && (!closest || l.timeToTokensSeconds < closest->llm->timeToTokensSeconds)) closest = r;
+    if (r.fitsInMemory && r.priceKnown && (!cheapestCount || l.usdToTokens < cheapestUsd))
+      cheapestCount = count, cheapestUsd = l.usdToTokens;
+    if (r.fitsInMemory && r.priceKnown && goal.deadlineSeconds > 0 && l.timeToTokensSeconds <= goal.deadlineSeconds &&
+        (!onTimeCount || count < onTimeCount))
+      onTimeCount = count, onTimeUsd = l.usdToTokens;
     return t;
   };
 
@@ -81,8 +91,16 @@ BackwardsAnswer planBackwards(const SimConfig& base, const hw::DeviceSpec& devic
     else lastProblem = std::to_string(goal.maxCount) + " x " + device.id + " " + t.problem;
   }
   if (!met) {
-    answer.why = lastProblem.empty() ? "no count up to " + std::to_string(goal.maxCount) + " meets the goal"
-                                     : "no count up to " + std::to_string(goal.maxCount) + " meets the goal; " + lastProblem;
+    answer.why = "no count up to " + std::to_string(goal.maxCount) + " meets the goal";
+    const std::string dev = " x " + device.id;
+    if (goal.budgetUsd > 0 && onTimeCount)
+      answer.why += "; the fewest that meet the deadline, " + std::to_string(onTimeCount) + dev + ", cost " + usd(onTimeUsd) +
+                    ", over the " + usd(goal.budgetUsd) + " budget";
+    else if (goal.budgetUsd > 0 && cheapestCount && cheapestUsd > goal.budgetUsd)
+      answer.why += "; the cheapest that fits, " + std::to_string(cheapestCount) + dev + ", costs " + usd(cheapestUsd) +
+                    ", over the " + usd(goal.budgetUsd) + " budget (more devices cost as much or more)";
+    else if (!lastProblem.empty())
+      answer.why += "; " + lastProblem;
     if (closest) answer.report = *closest, answer.hasReport = true;
     return answer;
   }

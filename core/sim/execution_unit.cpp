@@ -16,6 +16,7 @@ ExecutionUnit resolveUnit(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw
   u.kind = d.kind;
   u.id = d.id;
   u.precisionNote = peak.note;
+  u.peakPrecision = peak.ranAs;
   u.gemmEfficiency = r.gemmEfficiency;
   u.depthwiseEfficiency = sw.depthwiseEfficiency.value_or(0.0);
   u.activationBytes = r.activationBytes;

@@ -51,6 +51,7 @@ struct ExecutionUnit {
   double deviceJpegBytesPerSecond = 0;    // its rate per device
   int vcpus = 0;                 // CPU
   std::string precisionNote;
+  util::Precision peakPrecision = util::Precision::FP32;  // whose peak runs (PeakChoice::ranAs)
 };
 
 // The device `d` running software with figures `sw` (hw::figuresFor: its stack's, overlaid by

@@ -17,7 +17,7 @@ std::string boundSentence(const SimReport& r, const StepFacts& f) {
   const StepBreakdown& b = r.breakdown;
   const double device = f.deviceSeconds > 0 ? f.deviceSeconds : r.stepSeconds;
   const std::string step = num(r.stepSeconds) + " s step";
-  const std::string precision = util::precisionName(r.config.precision);
+  const std::string precision = util::precisionName(r.peakPrecision);  // the peak that ran (fp4 on a Hopper: fp8)
   const bool plan = r.llm.has_value();
   switch (r.bound) {
     case Bound::Compute:

@@ -79,6 +79,7 @@ SimReport simulateLlm(const SimConfig& c, const hw::DeviceSpec& d, const hw::Sta
   r.deviceName = d.name;
   r.stackName = stack.name;
   r.precisionNote = u.precisionNote;
+  r.peakPrecision = u.peakPrecision;
   l.chips = chips;
   l.seqLen = w.seqLen;
   r.tokensPerSample = spec->tokensPerSample(w.seqLen);

@@ -281,6 +281,7 @@ LlmUnit resolveLlmUnit(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw, P
   u.chipsPerDevice = std::max(1, d.chipsPerDevice);
   const double chips = u.chipsPerDevice;
   u.precisionNote = r.peak.note;
+  u.peakPrecision = r.peak.ranAs;
   u.peakFlops = r.peak.tflops * 1e12 / chips;
   // Low-bit matmuls run where the chosen peak is the device's own fp8/fp4 one; a device that
   // falls back (fp4 on a Hopper runs fp8) takes the rules of what it runs.

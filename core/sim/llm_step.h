@@ -60,6 +60,7 @@ struct LlmUnit {
   double capacityBytes = 0;         // per chip
   double reserveBytes = 0;          // per chip, the runtime's
   std::string precisionNote;
+  util::Precision peakPrecision = util::Precision::FP32;  // whose peak runs (PeakChoice::ranAs)
 };
 
 // Throws core::util::Error naming the device when no peak applies at the precision.

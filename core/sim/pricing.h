@@ -19,7 +19,9 @@ struct Price {
   double usdPerHour = 0;      // the whole configuration; 0 when not known
   bool known = false;
   PriceKind kind = PriceKind::OnDemand;
-  std::string seller, date;   // of a catalog price ("neocloud", "2025-06"); empty for the user's
+  // Of a catalog price ("neocloud", "2025-06"); empty for the user's. No on-demand price: the
+  // date the device file says none was public (the date, no seller).
+  std::string seller, date;
 };
 
 // The user's own rate when given (per device, per vCPU on a scalable CPU); otherwise
@@ -34,5 +36,9 @@ inline constexpr double kMinUserUsdPerHour = 1e-4, kMaxUserUsdPerHour = 1e5;
 void checkUserPrice(double usdPerHour, const std::string& what);
 
 double usdPerMillionImages(double usdPerHour, double imagesPerSecond);
+
+// A price that is not known, in words: "no price (none public as of 2026-11)" where the device
+// file dates the search (Price::date of an unknown price), else "no price".
+std::string noPriceText(const std::string& priceDate);
 
 }  // namespace core::sim

@@ -171,6 +171,7 @@ struct SimReport {
   double compileSeconds = 0;        // first-epoch extra (graph build, XLA compile, warm-up)
   double peakTflops = 0;            // per device at this precision (after fallbacks)
   std::string precisionNote;        // e.g. "k80 has no fp16 units: runs at its fp32 peak"
+  util::Precision peakPrecision = util::Precision::FP32;  // whose peak peakTflops is (after fallbacks)
   std::vector<LayerSeconds> layers; // per layer, in execution order (a transformer: one block's ops and the head's)
   std::optional<LlmPart> llm;       // transformers: the plan, tokens and memory by kind
 };

@@ -195,6 +195,13 @@ void readAnswer(const JsonReader& in, SimReport& r) {
   r.evalSecondsPerEpoch = in.real("eval_seconds_per_epoch", 0);
   r.compileSeconds = in.real("compile_seconds", 0);
   r.peakTflops = in.real("peak_tflops", 0);
+  if (const std::string peak = in.string("peak_precision", ""); !peak.empty()) {
+    const auto parsed = util::parsePrecision(peak);
+    if (!parsed) throw util::FieldError("peak_precision", "'" + peak + "' is not a precision");
+    r.peakPrecision = *parsed;
+  } else {
+    r.peakPrecision = r.config.precision;
+  }
   r.precisionNote = in.string("precision_note", "");
   for (const JsonReader& o : in.objects("layers")) {
     LayerSeconds l;
@@ -337,6 +344,7 @@ Json simReportToJson(const SimReport& r, JsonDigits digits, JsonLayers layers) {
   j.set("fits_in_memory", r.fitsInMemory);
   modelSizeToJson(j, r.size);
   j.set("peak_tflops", num(r.peakTflops));
+  j.set("peak_precision", util::precisionName(r.peakPrecision));
   j.set("achieved_tflops", num(r.achievedTflops));
   j.set("utilization", num(r.utilization));
   j.set("bound", boundName(r.bound));

@@ -44,6 +44,7 @@ SimReport simulateWorkload(const Workload& w, const hw::DeviceSpec& d, const hw:
   r.deviceName = d.name;
   r.vcpus = u.vcpus;
   r.precisionNote = u.precisionNote;
+  r.peakPrecision = u.peakPrecision;
   r.perDeviceBatch = c.batch / c.count;
   const int replicas = std::max(1, u.replicas);
   // A replica's share rounds up: XLA pads the per-core batch.

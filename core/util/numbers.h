@@ -35,4 +35,18 @@ inline std::string explainedNumber(double v, int digits = 3) {
   return buf;
 }
 
+// A whole amount a person reads (dollars, devices, samples): rounded, thousands grouped,
+// never a power of ten below 1e15 ("105,220", "-3,000"; "1e+16" past that).
+inline std::string groupedWhole(double v) {
+  if (!std::isfinite(v) || std::abs(v) >= 1e15) return shortNumber(v);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", std::abs(std::round(v)));
+  std::string digits = buf, out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return (std::round(v) < 0 ? "-" : "") + out;
+}
+
 }  // namespace core::util

@@ -62,7 +62,9 @@ TEST(DeviceCatalog, ShipsEveryDeviceWithASourcePerFigure) {
                        "mi300x", "mi325x", "mi355x", "l4", "l40s", "gaudi2", "gaudi3", "v100-32", "v100-pcie-32",
                        "tpu-v5e-8", "tpu-v5p-8", "tpu-v6e-8",
                        // 2026: the hardware issue's list (next year's parts, consumer and rental cards).
-                       "gb300", "tpu7x", "rtx4090", "rtx5090", "a10g", "l40", "rtx6000-ada", "rtx-pro-6000", "h20"};
+                       "gb300", "tpu7x", "rtx4090", "rtx5090", "a10g", "l40", "rtx6000-ada", "rtx-pro-6000", "h20",
+                       // Another kind, as data: a systolic, compiled-program chip stated by its traits.
+                       "trn2"};
   for (const char* id : ids) ASSERT_NE(cat.find(id), nullptr) << id;
   EXPECT_EQ(cat.devices().size(), std::size(ids));
   for (const auto& d : cat.devices()) {
@@ -70,7 +72,10 @@ TEST(DeviceCatalog, ShipsEveryDeviceWithASourcePerFigure) {
     if (d.usdPerHourOnDemand) {
       EXPECT_FALSE(d.priceSeller.empty()) << d.id;
       EXPECT_FALSE(d.priceDate.empty()) << d.id;
-    } else {
+    } else {  // "no price", dated and sourced: when none was public
+      EXPECT_FALSE(d.priceDate.empty()) << d.id << " has no price and does not date it";
+      ASSERT_NE(d.sourceOf("price_date"), nullptr) << d.id;
+      EXPECT_NE(d.sourceOf("price_date")->ref.find("no "), std::string::npos) << d.id << ": " << d.sourceOf("price_date")->ref;
       EXPECT_NE(d.notes.find("price"), std::string::npos) << d.id << " has no price and does not say so";
     }
     const auto root = core::util::Json::parseFile(d.filePath, core::util::kMaxDataFileBytes);

@@ -104,8 +104,29 @@ case "$case_name" in
     [ "$(wc -l <"$tmp/out")" -ge 30 ] || fail "the sweep covered fewer than 30 devices"
     ! grep -q '"usd_per_hour":0[,}]' "$tmp/out" || fail "a device printed a price of 0"
     ! grep -q '"usd_per_run":0[,}]' "$tmp/out" || fail "a device printed a run cost of 0"
-    grep -q '"price_known":false' "$tmp/out" && { grep '"price_known":false' "$tmp/out" | grep -q '"usd_per_hour":null' \
-      || fail "an unknown price is not null"; }
+    ! grep -q '"usd_per_million_images":0[,}]' "$tmp/out" || fail "a device printed a cost per image of 0"
+    grep -q '"price_known":false' "$tmp/out" || fail "no device of the sweep lacks a price (gb300 does)"
+    ! grep '"price_known":false' "$tmp/out" | grep -v '"usd_per_hour":null' | grep -q . || fail "an unknown price is not null"
+    ! grep '"price_known":false' "$tmp/out" | grep -v '"usd_per_million_images":null' | grep -q . \
+      || fail "an unknown price has a cost per image"
+    # No on-demand price is dated: none public as of that date.
+    ! grep '"price_known":false' "$tmp/out" | grep -v '"price_date":"20' | grep -q . || fail "a missing price is not dated"
+    # Spot prices: the same, never 0.
+    "$cli" sweep --model mlp --dataset fashion-mnist --batch 64 --preemptible >"$tmp/spot" 2>"$tmp/err" || fail "the spot sweep failed"
+    ! grep -q '"usd_per_hour":0[,}]\|"usd_per_million_images":0[,}]\|"usd_per_run":0[,}]' "$tmp/spot" || fail "a spot price printed as 0"
+    # The devices listing says "none" with the date, never a blank.
+    "$cli" devices --format text >"$tmp/list" 2>"$tmp/err" || fail "devices failed"
+    grep -q "^gb300 .* none .*\[no price (none public as of 2026-11)\]" "$tmp/list" || fail "devices does not say gb300 has no price"
+    "$cli" devices --format json >"$tmp/list" 2>"$tmp/err" || fail "devices --format json failed"
+    compact "$tmp/list"
+    grep -q '"price_status":"none"' "$tmp/list" && grep -q '"price_status":"listed"' "$tmp/list" || fail "no price_status in devices JSON"
+    # Your price over a whole sweep and in a backwards plan.
+    "$cli" sweep --model mlp --dataset fashion-mnist --batch 64 --device h100,gb300 --usd-per-hour 2 >"$tmp/out" 2>"$tmp/err" \
+      || fail "sweep --usd-per-hour failed: $(cat "$tmp/err")"
+    [ "$(grep -c '"price_kind":"user"' "$tmp/out")" -eq "$(wc -l <"$tmp/out")" ] || fail "sweep --usd-per-hour: not every row is your price"
+    "$cli" plan --model llama3-8b --device gb300 --tokens 1e11 --budget-usd 1e6 --usd-per-hour 3 --format text >"$tmp/out" 2>"$tmp/err" \
+      || fail "plan --usd-per-hour failed: $(cat "$tmp/err")"
+    grep -q "^gb300: [0-9]* devices\? .*your price" "$tmp/out" || fail "plan --usd-per-hour does not plan a priceless device with your price"
     grep '"price_known":true' "$tmp/out" | grep '"price_kind":"on-demand"' | grep -qv '"price_seller"' \
       && fail "an on-demand catalog price has no seller"
     # The price you type replaces the catalog's, is marked as yours, and a bad one is refused.
@@ -126,6 +147,25 @@ case "$case_name" in
     grep -q '"energy_kwh":[0-9]' "$tmp/world" || fail "no energy_kwh for an H100"
     grep -q '"co2e_kg":[0-9]' "$tmp/world" || fail "no co2e_kg for an H100"
     grep -q '"estimate":true' "$tmp/world" || fail "the energy is not labelled an estimate"
+    # Every device with a power figure gets energy and CO2e; one without says none (null).
+    "$cli" devices --format json >"$tmp/devs" 2>"$tmp/err" || fail "devices failed"
+    "$cli" sweep --model mlp --dataset fashion-mnist --batch 64 >"$tmp/sweep" 2>"$tmp/err" || fail "the sweep failed"
+    python3 - "$tmp/devs" "$tmp/sweep" <<'PY' || fail "a device's energy does not follow its power figure"
+import json, sys
+devices = {d["id"]: d for d in json.load(open(sys.argv[1]))}
+rows = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+powered = 0
+for r in rows:
+    d = devices[r["device"]]
+    has_power = d["board_power_watts"] is not None or d["training_power_watts"] is not None
+    if has_power and d["kind"] != "cpu":
+        powered += 1
+        assert isinstance(r.get("energy_kwh"), (int, float)) and r["energy_kwh"] > 0, r["device"]
+        assert isinstance(r.get("co2e_kg"), (int, float)) and r["co2e_kg"] > 0, r["device"]
+    elif not has_power:
+        assert r.get("energy_kwh") is None, r["device"]
+assert powered >= 25, powered
+PY
     "$cli" simulate --model resnet50 --dataset imagenet --device h100 --count 8 --batch 512 --precision bf16 \
       --epochs 2 --grid france --pue 1.1 >"$tmp/fr" 2>"$tmp/err" || fail "--grid france --pue 1.1 failed"
     compact "$tmp/fr"
@@ -171,6 +211,19 @@ case "$case_name" in
     "$cli" plan --model llama3-8b --device h100 --tokens 1e12 --days 30 --budget-usd 10 --format text \
       >"$tmp/out" 2>"$tmp/err" || fail "plan with a tiny budget failed"
     grep -q "none: .*budget" "$tmp/out" || fail "a budget no count meets is not explained"
+    grep -q "none: no count up to [0-9]* meets the goal; the fewest that meet the deadline, [0-9]* x h100, cost \$[0-9][0-9,]*, over the \$10 budget" \
+      "$tmp/out" || fail "a budget no count meets does not name the count that meets the deadline: $(cat "$tmp/out")"
+    "$cli" plan --model llama3-8b --device h100 --tokens 1e12 --budget-usd 100 --format text >"$tmp/out" 2>"$tmp/err" \
+      || fail "plan with a budget alone failed"
+    grep -q "the cheapest that fits, [0-9]* x h100, costs \$[0-9][0-9,]*, over the \$100 budget" "$tmp/out" \
+      || fail "a budget alone does not name the cheapest count that fits: $(cat "$tmp/out")"
+    # Epochs over a dataset: a ViT's 300 epochs of ImageNet are 300 x 1,281,167 images x 197 tokens.
+    "$cli" plan --model vit-b16 --dataset imagenet --epochs 300 --device h100 --days 7 --batch 4096 --format text \
+      >"$tmp/out" 2>"$tmp/err" || fail "plan --epochs failed: $(cat "$tmp/err")"
+    grep -q "300 epochs of imagenet (1,281,167 samples x 197 tokens) = 75,716,969,700 tokens" "$tmp/out" \
+      || fail "plan --epochs does not count its tokens: $(head -2 "$tmp/out")"
+    bad "--epochs: name the dataset" plan --model vit-b16 --epochs 3 --device h100 --days 7
+    bad "not both" plan --model llama3-8b --tokens 1e9 --epochs 3 --dataset fortunes --device h100 --days 7
     bad --tokens plan --model llama3-8b --device h100 --days 30
     bad --deadline plan --model llama3-8b --device h100 --tokens 1e12 --deadline 2020-01-01
     bad --deadline plan --model llama3-8b --device h100 --tokens 1e12 --deadline march

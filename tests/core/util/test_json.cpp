@@ -7,6 +7,7 @@
 #include "core/util/error.h"
 #include "core/util/files.h"
 #include "core/util/json.h"
+#include "core/util/numbers.h"
 
 using core::util::Error;
 using core::util::Json;
@@ -173,4 +174,15 @@ TEST(Json, AValueBudgetBoundsWhatAFileCanCostInMemory) {
   deep += std::string(40, ']');
   EXPECT_THROW(Json::parse(deep, "deep.json", core::util::kDataFileJsonLimits), Error);
   EXPECT_NO_THROW(Json::parse(deep));
+}
+
+// Money and counts a person reads: thousands grouped, never "1.05e+05".
+TEST(Numbers, GroupedWholeWritesThousandsOut) {
+  EXPECT_EQ(core::util::groupedWhole(105220.4), "105,220");
+  EXPECT_EQ(core::util::groupedWhole(999), "999");
+  EXPECT_EQ(core::util::groupedWhole(1000), "1,000");
+  EXPECT_EQ(core::util::groupedWhole(-3000), "-3,000");
+  EXPECT_EQ(core::util::groupedWhole(0.4), "0");
+  EXPECT_EQ(core::util::groupedWhole(1234567890123.0), "1,234,567,890,123");
+  EXPECT_EQ(core::util::groupedWhole(2e16), "2e+16");
 }
