@@ -73,7 +73,8 @@ QByteArray seriesToCsv(const QVector<Series>& series, const RunStore* store) {
   QString out = QStringLiteral("chart,run_id,run,device,series,x,x_unit,y,unit,source,note");
   if (store)
     out += QStringLiteral(",model,dataset,subset,batch,epochs,optimizer,learning_rate,weight_decay,precision,seed,"
-                          "device_count,device_precision,stack,usd_per_hour,price_kind");
+                          "device_count,vcpus,device_precision,stack,usd_per_hour,price_kind,price_seller,price_date,"
+                          "energy_kwh,co2e_kg");
   out += '\n';
   for (const Series& s : series) {
     const QString prefix = QStringLiteral("%1,%2,%3,%4,%5,")
@@ -98,16 +99,24 @@ QByteArray seriesToCsv(const QVector<Series>& series, const RunStore* store) {
       } else {
         config = QStringLiteral(",,,,,,,,,,");
       }
-      if (d && !d->measured)
-        config += QStringLiteral(",%1,%2,%3,%4,%5")
+      if (d && !d->measured) {
+        // A scalable CPU's size is its vCPUs (device_count 1 of a 16-vCPU Skylake); a missing
+        // price keeps the date none was public; energy where the device has a power figure.
+        const core::sim::SimReport& r = d->report;
+        config += QStringLiteral(",%1,%2,%3,%4,%5,%6,%7,%8,%9")
                       .arg(d->count)
-                      .arg(QString::fromLatin1(core::util::precisionName(d->report.config.precision)),
-                           csvField(QString::fromStdString(d->report.config.stackId)),
-                           d->report.priceKnown ? csvNumber(d->report.usdPerHour) : QString(),
-                           d->report.priceKnown ? QString::fromLatin1(core::sim::kPriceKindLabels.name(d->report.priceKind).data())
-                                                : QString());
-      else
-        config += d ? QStringLiteral(",1,,measured,,") : QStringLiteral(",,,,,");
+                      .arg(r.vcpus > 0 ? QString::number(r.vcpus) : QString(),
+                           QString::fromLatin1(core::util::precisionName(r.config.precision)),
+                           csvField(QString::fromStdString(r.config.stackId)),
+                           r.priceKnown ? csvNumber(r.usdPerHour) : QString(),
+                           r.priceKnown ? QString::fromLatin1(core::sim::kPriceKindLabels.name(r.priceKind).data()) : QString(),
+                           csvField(QString::fromStdString(r.priceSeller)), csvField(QString::fromStdString(r.priceDate)),
+                           r.energy.known ? csvNumber(r.energy.kwh) : QString());
+        config += QStringLiteral(",%1").arg(r.energy.known && r.config.energy.gridKgCo2ePerKwh > 0 ? csvNumber(r.energy.co2eKg)
+                                                                                                    : QString());
+      } else {
+        config += d ? QStringLiteral(",1,,,measured,,,,,,") : QStringLiteral(",,,,,,,,,,");
+      }
     }
     const QString suffix = QStringLiteral("%1,%2,%3%4\n").arg(csvField(s.yUnit), seriesSourceName(s.source),
                                                                csvField(s.note), config);

@@ -170,12 +170,14 @@ void checkValue(const std::string& path, const KeyDef& def, const Json& v) {
   if (!v.isNumber()) failKey(path, key, "must be a number");
   const double x = v.asNumber();
   if (!std::isfinite(x)) failKey(path, key, "must be finite");
+  // The plausible range, where the key has one, said with every refusal.
+  const std::string range = def.hi > 0 ? ", in [" + util::formatNumber(def.lo) + ", " + util::formatNumber(def.hi) + "]" : "";
   switch (def.check) {
     case Check::Positive:
-      if (x <= 0) failKey(path, key, "must be positive (got " + util::formatNumber(x) + ")");
+      if (x <= 0) failKey(path, key, "must be positive" + range + " (got " + util::formatNumber(x) + ")");
       break;
     case Check::NonNegative:
-      if (x < 0) failKey(path, key, "must not be negative (got " + util::formatNumber(x) + ")");
+      if (x < 0) failKey(path, key, "must not be negative" + range + " (got " + util::formatNumber(x) + ")");
       break;
     case Check::Fraction:
       if (x <= 0 || x > 1) failKey(path, key, "must be a fraction in (0, 1] (got " + util::formatNumber(x) + ")");
@@ -185,7 +187,7 @@ void checkValue(const std::string& path, const KeyDef& def, const Json& v) {
       break;
     case Check::Count:
       if (x < 1 || x != std::floor(x) || x > 1e9)
-        failKey(path, key, "must be a whole number of at least 1 (got " + util::formatNumber(x) + ")");
+        failKey(path, key, "must be a whole number of at least 1" + range + " (got " + util::formatNumber(x) + ")");
       break;
     default: break;
   }

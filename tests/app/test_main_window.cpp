@@ -519,7 +519,7 @@ private slots:
     QVERIFY(marked);
     // The CSV: its cost rows for the TPU say whose price it is.
     const QString csv = QString::fromUtf8(widgets::seriesToCsv(widgets::collectSeries(w.deck()->charts()), w.store()));
-    QVERIFY2(csv.contains(QRegularExpression("\\ncost,[^\\n]*tpu-v3-8[^\\n]*,user\\n")), qPrintable(csv.left(2000)));
+    QVERIFY2(csv.contains(QRegularExpression("\\ncost,[^\\n]*tpu-v3-8[^\\n]*,user,[^,\\n]*,[^,\\n]*,[^,\\n]*,[^,\\n]*\\n")), qPrintable(csv.left(2000)));
     // The history: read back from disk by a second reader, the price is still the user's.
     QVERIFY(w.runController()->saveHistory());
     app::gui::RunHistory history(w.runController()->historyFolder());

@@ -226,7 +226,8 @@ private slots:
     const QStringList lines = QString::fromUtf8(readAll(path)).split('\n', Qt::SkipEmptyParts);
     QCOMPARE(lines.front(), QString("chart,run_id,run,device,series,x,x_unit,y,unit,source,note,model,dataset,subset,"
                                     "batch,epochs,optimizer,learning_rate,weight_decay,precision,seed,device_count,"
-                                    "device_precision,stack,usd_per_hour,price_kind"));
+                                    "vcpus,device_precision,stack,usd_per_hour,price_kind,price_seller,price_date,"
+                                    "energy_kwh,co2e_kg"));
     const int rows = seriesRowCount(collectSeries(m_deck->charts()));
     QCOMPARE(lines.size() - 1, rows);
     // Counted independently for one chart: 3 devices × 3 epochs + 1 published mark.
@@ -239,7 +240,7 @@ private slots:
     QCOMPARE(lines.filter(QRegularExpression("^cost,.*,host,usd_per_run,.*,no price,")).size(), 1);
     // The run name has a comma-free "·" and is written as UTF-8.
     QVERIFY(lines[1].contains(QString::fromUtf8("colab-cnn · fashion-mnist")));
-    for (const QString& line : lines) QCOMPARE(line.count(','), 25);   // no stray commas
+    for (const QString& line : lines) QCOMPARE(line.count(','), 30);   // no stray commas
   }
 
   void jsonParsesWithEverySeries() {
@@ -272,7 +273,11 @@ private slots:
     QCOMPARE(cells[14], QString::number(run.config.batch));
     QCOMPARE(cells[20], QString::number(run.config.seed));
     QCOMPARE(cells[21], QString("4"));       // 4× V100
-    QCOMPARE(cells[24].toDouble(), 12.24);  // its price per hour
+    QCOMPARE(cells[22], QString());          // a GPU has no vCPU count
+    QCOMPARE(cells[25].toDouble(), 12.24);  // its price per hour
+    QCOMPARE(cells[26], QString("on-demand"));
+    QVERIFY(!cells[27].isEmpty() && !cells[28].isEmpty());  // the price's seller and date
+    QVERIFY2(cells[29].toDouble() > 0 && cells[30].toDouble() > 0, qPrintable(v100.front()));  // energy, CO2e
     // JSON: a "runs" list with the experiment's own keys.
     QVERIFY(exportSeriesJson(m_deck->charts(), m_dir.filePath("config.json")).ok());
     const QJsonObject root = QJsonDocument::fromJson(readAll(m_dir.filePath("config.json"))).object();

@@ -202,6 +202,12 @@ TEST(DeviceCatalog, APriceNamesItsSellerAndPowerAndFp4AreCheckedFigures) {
   EXPECT_NE(orphan.find("does not set"), std::string::npos) << orphan;
   const std::string watts = errorOf(deviceText(R"(, "board_power_watts": 5e6)", R"(, "board_power_watts": {"ref": "r", "date": "d"})"));
   EXPECT_NE(watts.find("board_power_watts': 5000000 is outside the plausible range"), std::string::npos) << watts;
+  // A sign error names the range too, as a price of 0 does.
+  const std::string negative = errorOf(deviceText(R"(, "board_power_watts": -300)", R"(, "board_power_watts": {"ref": "r", "date": "d"})"));
+  EXPECT_NE(negative.find("board_power_watts': must be positive, in [1, 1000000] (got -300)"), std::string::npos) << negative;
+  const std::string free = errorOf(deviceText(R"(, "usd_per_hour_on_demand": 0, "price_date": "2026")",
+                                              R"(, "usd_per_hour_on_demand": {"ref": "r", "date": "d"})"));
+  EXPECT_NE(free.find("usd_per_hour_on_demand': must be positive, in [1e-04, 100000] (got 0)"), std::string::npos) << free;
   const std::string draw = errorOf(deviceText(R"(, "board_power_watts": 300, "training_power_watts": 900)",
                                               R"(, "board_power_watts": {"ref": "r", "date": "d"}, "training_power_watts": {"ref": "r", "date": "d"})"));
   EXPECT_NE(draw.find("training_power_watts"), std::string::npos) << draw;
