@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/bridge/run_prediction.h"
 #include "widgets/palette.h"
 #include "widgets/run_data.h"
 #include "widgets/run_store.h"
@@ -139,14 +140,20 @@ void HostCheckChart::rebuild() {
     if (!host) continue;
     const double measured = typicalStepSeconds(*run);
     const double predicted = host->report.stepSeconds;
-    if (std::isfinite(measured) && predicted > 0) {
-      notes << tr("%1measured / predicted = %2× (median step %3 measured, %4 predicted, batch %5).")
-                   .arg(runPrefix(*run))
-                   .arg(measured / predicted, 0, 'f', 2)
+    if (std::isfinite(measured) && measured > 0 && predicted > 0) {
+      // The project's one sign: simulated throughput / measured throughput - 1, in words.
+      const double error = measured / predicted - 1;
+      notes << tr("%1%2 (%3%4%; median step %5 measured, %6 predicted, batch %7).")
+                   .arg(runPrefix(*run), QString::fromStdString(core::bridge::errorInWords(error)))
+                   .arg(error >= 0 ? "+" : "")
+                   .arg(error * 100, 0, 'f', 1)
                    .arg(formatSeconds(measured), formatSeconds(predicted))
                    .arg(run->config.batch);
     }
   }
+  if (!notes.isEmpty())
+    notes << tr("The prediction rests on this machine's measured rates: Hardware > Re-measure This Machine takes them "
+                "again (on an idle machine).");
   setNotes(notes.join('\n'));
 }
 

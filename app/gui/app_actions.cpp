@@ -84,6 +84,10 @@ AppActions AppActions::create(QObject* parent) {
   a.editDevice = make(parent, icon("document-edit", "edit-device"), tr("&Edit Device…"),
                       tr("Change the figures of one of your device files (built-in devices are read-only: save them as a new id)"));
   a.editDevice->setObjectName("editDeviceAction");
+  a.remeasureHost = make(parent, QIcon(), tr("Re-&measure This Machine"),
+                         tr("Measure this machine's GEMM and memory rates again (about a second, best on an idle machine): "
+                            "its predictions and the host check rest on them"));
+  a.remeasureHost->setObjectName("remeasureHostAction");
 
   a.run = make(parent, icon("media-playback-start", "run"), tr("&Run"), tr("Train and simulate with the current settings (Ctrl+R)"));
   a.run->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));

@@ -32,6 +32,7 @@ struct AppActions {
   QAction* resetLayout = nullptr;      // the panels as a first start has them, the window fitted to the screen
   // Hardware
   QAction* newDevice = nullptr;        // a device file from a form, starting from a catalog device
+  QAction* remeasureHost = nullptr;    // this machine's GEMM and memory rates measured again
   QAction* editDevice = nullptr;       // one of the user's device files (built-in ones: read-only)
   // Run
   QAction* run = nullptr;

@@ -1,12 +1,15 @@
 #include "app/gui/device_controller.h"
 
 #include <QAction>
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 
 #include "app/gui/app_actions.h"
 #include "app/gui/experiment_model.h"
 #include "app/gui/message_bar.h"
 #include "app/gui/sim_service.h"
+#include "core/hw/host_probe.h"
 #include "widgets/hardware_panel.h"
 
 namespace app::gui {
@@ -17,6 +20,49 @@ DeviceController::DeviceController(const AppActions& actions, Parts parts, QObje
     : QObject(parent), m_p(parts) {
   connect(actions.newDevice, &QAction::triggered, this, [this] { showEditor(Mode::New); });
   connect(actions.editDevice, &QAction::triggered, this, [this] { showEditor(Mode::Edit); });
+  m_training = actions.stop;
+  m_remeasure = actions.remeasureHost;
+  connect(actions.remeasureHost, &QAction::triggered, this, &DeviceController::remeasureHost);
+}
+
+void DeviceController::remeasureHost() {
+  if (m_remeasuring) return;
+  if (m_training && m_training->isEnabled()) {
+    m_p.messages->showMessage(MessageBar::Level::Warning, tr("Stop the run first to measure this machine"),
+                              tr("A machine that is training measures slow: its rates would be the busy machine's."));
+    return;
+  }
+  m_remeasuring = true;
+  if (m_remeasure) m_remeasure->setEnabled(false);
+  m_p.messages->showMessage(MessageBar::Level::Info, tr("Measuring this machine…"),
+                            tr("About a second: the engine's GEMM on one and on every vCPU, and a memory copy."));
+  struct Outcome {
+    bool ok = false;
+    QString text;
+  };
+  auto* watcher = new QFutureWatcher<Outcome>(this);
+  connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher] {
+    const Outcome o = watcher->result();
+    watcher->deleteLater();
+    m_remeasuring = false;
+    if (m_remeasure) m_remeasure->setEnabled(true);
+    if (o.ok) {
+      m_p.sim->reloadDevices();  // reads the measurement just written
+      m_p.hardware->setCatalog(m_p.sim->catalog().devices());
+      m_p.messages->showMessage(MessageBar::Level::Info, tr("This machine measured again"), o.text);
+      Q_EMIT catalogReloaded(QString::fromLatin1(core::hw::kHostDeviceId));
+    } else {
+      m_p.messages->showMessage(MessageBar::Level::Error, tr("Cannot measure this machine"), o.text);
+    }
+    Q_EMIT hostRemeasured(o.ok, o.text);
+  });
+  watcher->setFuture(QtConcurrent::run([]() -> Outcome {
+    try {
+      return {true, QString::fromStdString(core::hw::hostDeviceSpec(/*remeasure=*/true).notes)};
+    } catch (const std::exception& e) {
+      return {false, QString::fromUtf8(e.what())};
+    }
+  }));
 }
 
 DeviceEditorDialog* DeviceController::showEditor(Mode mode) {

@@ -208,6 +208,7 @@ void MainWindow::createControllers() {
   m_bridge = new BridgeController({this, m_sim.get(), m_model, m_runController, m_messages}, this);
   m_energyMenu = new EnergyMenu(m_sim.get(), [this] { m_setupController->updateNow(); }, this);
   m_devices = new DeviceController(m_actions, {this, m_sim.get(), m_model, m_hardware, m_messages}, this);
+  connect(m_devices, &DeviceController::catalogReloaded, this, [this] { m_setupController->updateNow(); });
   m_appearance = new Appearance(this, m_deck, {m_experimentDock, m_hardwareDock, m_runsDock}, this);
 
   connect(m_presetController, &PresetController::presetChanged, this, [this](const std::optional<Preset>& p) {
@@ -276,6 +277,8 @@ void MainWindow::createMenus() {
   QMenu* hardware = menuBar()->addMenu(tr("Hard&ware"));
   hardware->addAction(m_actions.newDevice);
   hardware->addAction(m_actions.editDevice);
+  hardware->addSeparator();
+  hardware->addAction(m_actions.remeasureHost);
 
   QMenu* simulate = menuBar()->addMenu(tr("&Simulate"));
   QAction* planner = simulate->addAction(tr("&LLM training planner…"), this, [this] { openLlmPlanner(); });

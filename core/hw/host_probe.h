@@ -20,12 +20,28 @@ struct HostMeasurement {
   double memBandwidthGBps = 0;     // copy bandwidth (read + write bytes) with every vCPU
   double memGib = 0;               // RAM
   std::string measuredAt;          // UTC date, "YYYY-MM-DD"
+  // Its own noise: the all-vCPU GEMM measured in several trials, (best - worst) / best; and
+  // the share of the vCPUs other processes kept busy while it ran (/proc/stat less this
+  // process's own CPU time). A share above kHostBusyShare means it was measured under load.
+  double gemmSpread = 0;
+  double othersBusyShare = 0;
+  double measuredAtUnix = 0;       // seconds since the epoch (when to retake one under load)
+  bool underLoad() const;
+  // One line: "GEMM spread 4% over 5 trials; other processes used 3% of the vCPUs".
+  std::string noiseText() const;
 };
+
+// Other processes using more than this share of the vCPUs while the host was measured make
+// the measurement one taken under load: flagged, and measured again at the first start at
+// least kHostRetakeSeconds later (a busy machine is not measured over and over while busy).
+inline constexpr double kHostBusyShare = 0.15;
+inline constexpr double kHostRetakeSeconds = 600;
 
 // Runs the micro-benchmarks (about a second on two cores).
 HostMeasurement measureHost();
-// Reads `cachePath` when it holds a measurement of this CPU (same model and vCPU count);
-// otherwise measures and writes it (atomically). A broken cache is re-measured, not fatal.
+// Reads `cachePath` when it holds a measurement of this CPU (same model and vCPU count) taken on
+// an idle machine; otherwise measures and writes it (atomically). A broken cache is re-measured,
+// not fatal; so is one taken under load (the new one is kept, flagged if still under load).
 HostMeasurement cachedHostMeasurement(const std::string& cachePath, bool remeasure = false);
 // The `host` device spec from a measurement (pure).
 DeviceSpec hostSpecFromMeasurement(const HostMeasurement& m);

@@ -19,6 +19,7 @@
 #include <QtTest>
 
 #include "app/gui/appearance.h"
+#include "app/gui/device_controller.h"
 #include "app/gui/experiment_model.h"
 #include "app/gui/export_controller.h"
 #include "app/gui/guide_panel.h"
@@ -28,10 +29,12 @@
 #include "app/gui/run_controller.h"
 #include "app/gui/run_history.h"
 #include "app/gui/setup_controller.h"
+#include "app/gui/sim_service.h"
 #include "app/gui/training_session.h"
 #include "app_test_env.h"
 #include "core/experiment/experiment_json.h"
 #include "core/util/files.h"
+#include "core/util/json.h"
 #include "widgets/chart_base.h"
 #include "widgets/data_export.h"
 #include "widgets/chart_deck.h"
@@ -300,6 +303,32 @@ private slots:
     QTRY_COMPARE(w.geometry(), geometry);
     QTRY_COMPARE(w.experimentDock()->width(), dockWidth);
     QCOMPARE(w.saveState(), layout);
+  }
+
+  // Hardware > Re-measure This Machine measures the host off the GUI thread, writes the new
+  // measurement (with its noise) and shows it; while a run trains it refuses, saying why.
+  void remeasureThisMachineTakesTheHostAgain() {
+    MainWindow w;
+    const std::string cache = core::util::userDataDir() + "/host.json";
+    const double before = core::util::Json::parseFile(cache, 1 << 20).at("measured_at_unix").asNumber();
+    QSignalSpy done(w.deviceController(), &app::gui::DeviceController::hostRemeasured);
+    w.actions().remeasureHost->trigger();
+    QVERIFY(!w.actions().remeasureHost->isEnabled());  // one measurement at a time
+    QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 30000);
+    QVERIFY(done.front().at(0).toBool());
+    const QString notes = done.front().at(1).toString();
+    QVERIFY2(notes.contains("GEMM spread") && notes.contains("other processes used"), qPrintable(notes));
+    QVERIFY(w.actions().remeasureHost->isEnabled());
+    const double after = core::util::Json::parseFile(cache, 1 << 20).at("measured_at_unix").asNumber();
+    QVERIFY(after > before);
+    QVERIFY(QString::fromStdString(w.sim().catalog().at("host").notes).contains("GEMM spread"));
+    // While a run trains (Run > Stop enabled), it is refused and nothing is measured.
+    w.actions().stop->setEnabled(true);
+    w.actions().remeasureHost->trigger();
+    QVERIFY(!w.deviceController()->remeasuring());
+    QTest::qWait(50);
+    QCOMPARE(done.count(), 1);
+    w.actions().stop->setEnabled(false);
   }
 
   // View > Reset Layout puts back what a first start has: every panel docked where it was built

@@ -85,7 +85,10 @@ private slots:
     const auto host = m_deck->chart("host_check")->series();
     QVERIFY(findSeries(host, "measured_step_ms", "host")->y.size() == 60);
     QCOMPARE(findSeries(host, "predicted_step_ms", "host")->y.value(0), 45.0);
-    QVERIFY(m_deck->chart("host_check")->notes().contains("measured / predicted = 1.11×"));
+    // Measured 1.11x the predicted step: AccelLab predicted 11% more throughput, said in words.
+    const QString hostNote = m_deck->chart("host_check")->notes();
+    QVERIFY2(hostNote.contains("AccelLab predicted 11% faster than measured (+11."), qPrintable(hostNote));
+    QVERIFY2(hostNote.contains("Re-measure This Machine"), qPrintable(hostNote));
     QVERIFY(m_deck->chart("batch_loss")->visibleGraphPoints() >= 120);
   }
 
