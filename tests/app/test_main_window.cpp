@@ -182,6 +182,30 @@ private slots:
     QCOMPARE(vcpus->value(), 8);
   }
 
+  // The device table offers a precision only where the device has units for it: fp4 on
+  // Blackwell and MI355X, not on a Hopper (which would run fp8) or a K80; a device with no
+  // public price says so with the date, and a priced one names its seller.
+  void theDeviceTableOffersFp4WhereTheHardwareHasItAndSaysNoPrice() {
+    MainWindow w;
+    auto offers = [&](const QString& id, const QString& precision) {
+      auto* combo = w.hardwarePanel()->findChild<QComboBox*>("precision_" + id);
+      return combo && combo->findText(precision) >= 0;
+    };
+    QVERIFY(offers("b200", "fp4"));
+    QVERIFY(offers("mi355x", "fp4"));
+    QVERIFY(offers("h100", "fp8"));
+    QVERIFY(!offers("h100", "fp4"));
+    QVERIFY(!offers("k80", "fp4"));
+    QVERIFY(!offers("k80", "fp8"));
+    auto* gb300 = w.hardwarePanel()->findChild<QComboBox*>("price_gb300");
+    QVERIFY(gb300);
+    QCOMPARE(gb300->itemText(0), QStringLiteral("no price"));
+    QVERIFY2(gb300->toolTip().contains("No public price for this device (as of 2026-11)"), qPrintable(gb300->toolTip()));
+    auto* h100 = w.hardwarePanel()->findChild<QComboBox*>("price_h100");
+    QVERIFY(h100);
+    QVERIFY2(h100->toolTip().contains("neocloud"), qPrintable(h100->toolTip()));
+  }
+
   // E2's stack (tf-tuned-2018) has no CPU figures: the CPU's row says so quietly, with what to
   // do, instead of a red "cannot simulate".
   void aDeviceTheStackDoesNotDescribeIsNotAnError() {
