@@ -162,9 +162,12 @@ void checkValue(const std::string& path, const KeyDef& def, const Json& v) {
     }
     if (def.check == Check::Seller && !isPriceSeller(v.asString()))
       failKey(path, key, "\"" + v.asString() + "\" is not a kind of seller (" + priceSellerList() + ")");
-    if (def.check == Check::Generation && !isHardwareGeneration(v.asString()))
-      failKey(path, key,
-           "\"" + v.asString() + "\" is not a known hardware generation (" + hardwareGenerationList() + ")");
+    // A generation outside the list is a new kind's own (validate() asks for its traits): a
+    // plain lower-case name, as ids are.
+    if (def.check == Check::Generation)
+      for (const char c : v.asString())
+        if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-'))
+          failKey(path, key, "may hold only a-z, 0-9 and '-' (got \"" + v.asString() + "\")");
     return;
   }
   if (!v.isNumber()) failKey(path, key, "must be a number");
@@ -251,6 +254,15 @@ void validate(const DeviceSpec& s) {
     failKey(where, "training_power_watts",
             util::formatNumber(*s.trainingPowerWatts) + " W is more than the board power (" +
                 util::formatNumber(*s.boardPowerWatts) + " W) allows");
+  // The stacks key their figures by generation, so a misspelt one would silently get none. A
+  // generation of its own is a new kind of device, which says how it computes, launches, fuses
+  // and replicates (it then takes the stacks' figures for its kind, marked uncalibrated).
+  if (!s.generation.empty() && !isHardwareGeneration(s.generation) &&
+      !(s.matrixUnit && s.launchModel && s.fusion && s.replicaRule))
+    failKey(where, "generation",
+            "\"" + s.generation + "\" is not a known hardware generation (" + hardwareGenerationList() +
+                "); a new kind of device may name its own only when it states its traits (matrix_unit, launch_model, "
+                "fusion, replicas)");
 }
 
 DeviceSpec parseDeviceJson(const std::string& text, const std::string& path) {

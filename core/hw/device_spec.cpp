@@ -34,12 +34,12 @@ DeviceTraits traitsOf(const DeviceSpec& spec) {
 }
 
 const std::vector<std::string>& hardwareGenerations() {
-  // NVIDIA, AMD, Intel Gaudi, Google TPU, AWS Trainium, CPU micro-architectures; "host" is this
-  // machine.
+  // NVIDIA, AMD, Intel Gaudi, Google TPU, CPU micro-architectures; "host" is this machine. A new
+  // kind of device names its own generation by stating its traits (device_catalog.cpp).
   static const std::vector<std::string> g = {
       "kepler", "maxwell", "pascal", "volta", "turing", "ampere", "ada", "hopper", "blackwell",
       "cdna2", "cdna3", "cdna4", "gaudi2", "gaudi3",
-      "tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-v7", "trainium2",
+      "tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-v7",
       "skylake", "cascade-lake", "ice-lake", "sapphire-rapids", "zen3", "zen4", "host"};
   return g;
 }

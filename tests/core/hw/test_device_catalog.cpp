@@ -7,6 +7,8 @@
 #include <string>
 
 #include "core/hw/device_catalog.h"
+#include "core/hw/stack_catalog.h"
+#include "core/sim/llm_simulator.h"
 #include "core/util/error.h"
 #include "core/util/files.h"
 #include "core/util/json.h"
@@ -316,4 +318,32 @@ TEST(DeviceCatalog, ASymlinkLoopOrADeviceLinkInTheUserFolderIsNamedAndTheRestLoa
   EXPECT_EQ(cat.loadErrors().size(), 3u) << errors;
   EXPECT_NE(errors.find("symlink loop"), std::string::npos) << errors;
   EXPECT_NE(errors.find("zero.json: is a character device"), std::string::npos) << errors;
+}
+
+// A misspelt generation is refused (the stacks key their figures by it); a new kind of device
+// names its own generation by stating how it computes, launches, fuses and replicates.
+TEST(DeviceCatalog, ANewGenerationIsANewKindThatStatesItsTraits) {
+  const std::string typo = errorOf(deviceText(R"(, "generation": "hoper")"));
+  EXPECT_NE(typo.find("generation': \"hoper\" is not a known hardware generation ("), std::string::npos) << typo;
+  EXPECT_NE(typo.find("hopper"), std::string::npos) << typo;
+  EXPECT_NE(typo.find("states its traits (matrix_unit, launch_model, fusion, replicas)"), std::string::npos) << typo;
+  const auto chip = parseDeviceJson(deviceText(R"(, "generation": "my-npu-1", "matrix_unit": "systolic",
+      "launch_model": "compiled-program", "fusion": "compiler", "replicas": "per-device")"), "/x/lab.json");
+  EXPECT_EQ(chip.generation, "my-npu-1");
+  EXPECT_EQ(core::hw::traitsOf(chip).matrixUnit, core::hw::MatrixUnit::Systolic);
+  EXPECT_NE(errorOf(deviceText(R"(, "generation": "My NPU")")).find("may hold only a-z, 0-9 and '-'"), std::string::npos);
+  // The shipped one: AWS Trainium2 simulates a transformer with no code of its own.
+  const DeviceCatalog cat = DeviceCatalog::loadDirs({kShipped});
+  const auto& trn2 = cat.at("trn2");
+  EXPECT_FALSE(core::hw::isHardwareGeneration(trn2.generation));
+  const auto stacks = core::hw::StackCatalog::loadDirs({std::string(ACCELLAB_SOURCE_RESOURCES) + "/stacks"});
+  core::sim::SimConfig c;
+  c.modelId = "llama3-8b";
+  c.deviceId = "trn2";
+  c.count = 16;
+  c.batch = 64;
+  c.precision = core::util::Precision::BF16;
+  const auto r = core::sim::simulateLlm(c, trn2, stacks.defaultFor(trn2.kind));
+  EXPECT_GT(r.llm->tokensPerSecond, 0);
+  EXPECT_EQ(r.llm->chips, 16);
 }
