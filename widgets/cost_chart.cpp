@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/sim/pricing.h"
 #include "widgets/device_categories.h"
 #include "widgets/palette.h"
 #include "widgets/run_data.h"
@@ -32,7 +33,7 @@ Cost costOf(const Run& run, const DeviceResult& d) {
     return c;
   }
   if (!d.report.priceKnown || d.report.usdPerHour <= 0) {
-    c.note = CostChart::tr("no price");
+    c.note = QString::fromStdString(core::sim::noPriceText(d.report.priceDate));  // "no price (none found as of ...)"
     return c;
   }
   // A language model is priced per million tokens (a sample is tokensPerSample of them).

@@ -74,7 +74,7 @@ QByteArray seriesToCsv(const QVector<Series>& series, const RunStore* store) {
   if (store)
     out += QStringLiteral(",model,dataset,subset,batch,epochs,optimizer,learning_rate,weight_decay,precision,seed,"
                           "device_count,vcpus,device_precision,stack,usd_per_hour,price_kind,price_seller,price_date,"
-                          "energy_kwh,co2e_kg");
+                          "energy_kwh_per_run,co2e_kg_per_run");
   out += '\n';
   for (const Series& s : series) {
     const QString prefix = QStringLiteral("%1,%2,%3,%4,%5,")

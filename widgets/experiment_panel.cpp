@@ -95,7 +95,7 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
   m_limit->setGroupSeparatorShown(true);
   m_limit->setToolTip(tr("Train on a shuffled subset of this many images (quick demos) and test on a share of the "
                          "test set in the same proportion; \"all\" = the whole set"));
-  place(2, 0, tr("&Subset:"), m_limit);
+  place(2, 0, tr("S&ubset:"), m_limit);
 
   m_datasetNote = new QLabel(this);
   m_datasetNote->setWordWrap(false);

@@ -197,7 +197,7 @@ void HardwarePanel::buildRow(int row, const core::hw::DeviceSpec& spec) {
   if (price->count() == 0) price->addItem(tr("no price"), false);
   QString seller = spec.priceSeller.empty() ? QString() : QString::fromStdString(spec.priceSeller) + QStringLiteral(", ");
   if (!spec.usdPerHourOnDemand)
-    price->setToolTip(tr("No public price for this device%1. Type the $/h you pay per device to use your own price.")
+    price->setToolTip(tr("No price found for this device%1. Type the $/h you pay per device to use your own price.")
                           .arg(spec.priceDate.empty() ? QString() : tr(" (as of %1)").arg(QString::fromStdString(spec.priceDate))));
   else
     price->setToolTip(tr("Price kind: on-demand (%1as of %2), or preemptible (\"pre.\", spot). Type the $/h you pay "

@@ -153,7 +153,7 @@ void HostCheckChart::rebuild() {
   }
   if (!notes.isEmpty())
     notes << tr("The prediction rests on this machine's measured rates: Hardware > Re-measure This Machine takes them "
-                "again (on an idle machine).");
+                "again (on an idle machine) for the runs after it.");
   setNotes(notes.join('\n'));
 }
 

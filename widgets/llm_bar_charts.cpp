@@ -78,7 +78,7 @@ QVector<Series> LlmCostChart::series() const {
   for (int i = 0; i < scenarioCount(); ++i) {
     QString note = missingNote(i);
     const auto& r = data().outcomes[static_cast<std::size_t>(i)].report;
-    if (note.isEmpty() && !r->priceKnown) note = tr("no price");
+    if (note.isEmpty() && !r->priceKnown) note = QString::fromStdString(core::sim::noPriceText(r->priceDate));
     out << scenarioSeries(i, QStringLiteral("usd_per_million_tokens"), label, QStringLiteral("USD"),
                           note.isEmpty() ? r->llm->usdPerMillionTokens : kNaN, note);
   }

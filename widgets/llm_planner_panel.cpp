@@ -410,7 +410,7 @@ void LlmPlannerPanel::fillTable() {
       set(kRMfu, mfu + " ⚠", QString::fromStdString(o.mfuCaution) + ".\n" + bandTip);
     }
     set(kRCost, r.priceKnown && r.fitsInMemory ? "$" + QString::number(r.llm->usdPerMillionTokens, 'g', 3) + pm : tr("no price"),
-        bandTip);
+        r.priceKnown ? bandTip : QString::fromStdString(core::sim::noPriceText(r.priceDate)) + tr("; type the $/h you pay in the Price column"));
     set(kRTime, r.fitsInMemory ? duration(r.llm->timeToTokensSeconds) + pm : QStringLiteral("–"), bandTip);
     set(kRCostTo, r.priceKnown && r.fitsInMemory ? "$" + llm_format::count(r.llm->usdToTokens) + pm +
                                                       (r.priceKind == core::sim::PriceKind::User ? tr(" (yours)") : QString())

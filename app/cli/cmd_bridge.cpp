@@ -102,25 +102,12 @@ std::string pct(double fraction) {
   return s.str();
 }
 
-// `text` as one word a POSIX shell reads back unchanged: as it is when it holds only safe
-// characters, else in single quotes (a quote inside written '\''), so a hint with a path in
-// it can be pasted without running anything the path holds.
-std::string shellQuoted(const std::string& text) {
-  const bool plain = !text.empty() && text.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                                             "0123456789_./+-:,@%") == std::string::npos;
-  if (plain) return text;
-  std::string out = "'";
-  for (const char c : text) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
-  }
-  return out + "'";
-}
+using core::bridge::shellQuoted;
 
 // The output of export-script, either kind of job.
 void printExport(const core::bridge::ExportRequest& r, const core::bridge::ExportedJob& job, const std::string& py,
                  const std::string& dir, const std::string& format, std::ostream& out) {
-  const std::string launcher = r.count > 1 ? "torchrun --standalone --nproc_per_node " + std::to_string(r.count) + " " : "python3 ";
+  const std::string run = core::bridge::launchCommand(r.count, py) + " --steps 50 --log run.jsonl";
   if (format == "json") {
     Json j = Json::object();
     j.set("train_py", py);
@@ -138,7 +125,7 @@ void printExport(const core::bridge::ExportRequest& r, const core::bridge::Expor
       j.set("strategy", r.count > 1 ? r.strategy : "single");
       if (!r.strategyReason.empty()) j.set("strategy_reason", r.strategyReason);
     }
-    j.set("run", launcher + shellQuoted(py) + " --steps 50 --log run.jsonl");
+    j.set("run", run);
     out << j.dump(2) << "\n";
     return;
   }
@@ -147,7 +134,7 @@ void printExport(const core::bridge::ExportRequest& r, const core::bridge::Expor
   if (r.llm) out << "plan:    " << r.llm->plan.text() << " (" << r.llm->planReason << ")\nstack:   " << r.llm->stackId
                  << (r.llm->compile ? " (torch.compile)" : " (eager)") << "\n";
   else if (r.count > 1) out << "multi-device: torchrun --nproc_per_node=" << r.count << " train.py (" << r.strategy << ": " << r.strategyReason << ")\n";
-  out << "run it:  " << launcher << shellQuoted(py) << " --steps 50 --log run.jsonl\nthen:    accellab-cli import-run run.jsonl\n";
+  out << "run it:  " << run << "\nthen:    accellab-cli import-run run.jsonl\n";
 }
 
 // export-script for a transformer AccelLab describes: the options simulate takes.

@@ -65,6 +65,8 @@ const char* const kSimulateUsage =
     "                     transposes around each convolution) or channels-last; default: the\n"
     "                     stack's (pytorch-eager: nchw, pytorch-compile and tuned: channels-last)\n"
     "  --preemptible      preemptible/spot price instead of on-demand\n"
+    "  --layers           with --format text: each layer's time, utilisation and bound after the\n"
+    "                     summary (JSON always has them under layers)\n"
     ACCELLAB_COST_OPTIONS_USAGE
     "JSON keys: model, dataset, device, count, batch, precision, step_seconds, images_per_second,\n"
     "epoch_seconds, first_epoch_seconds, usd_per_hour, usd_per_million_images, usd_per_run\n"
@@ -140,7 +142,9 @@ const char* const kStacksUsage =
 
 namespace {
 
-void printText(const core::sim::SimReport& r, std::ostream& out) {
+// The summary; `layers`: each layer's time, utilisation and what binds it after it (a ResNet-50
+// is 160 lines, so the summary stays on screen unless asked).
+void printText(const core::sim::SimReport& r, std::ostream& out, bool layers) {
   const auto& c = r.config;
   out << c.modelId << " on " << c.datasetId << ", ";
   if (c.count > 1) out << c.count << "x ";
@@ -165,8 +169,12 @@ void printText(const core::sim::SimReport& r, std::ostream& out) {
   else
     out << core::sim::noPriceText(r.priceDate) << "; --usd-per-hour sets yours";
   out << "\n  energy          " << energyText(r.energy, c.energy, "per run")
-      << "\n  why             " << r.explanation << "\n\n"
-      << "  layer                            kind             fwd ms    bwd ms   util  bound\n";
+      << "\n  why             " << r.explanation << "\n";
+  if (!layers) {
+    out << "  layers          " << r.layers.size() << " (--layers lists each: time, utilisation, what binds it)\n";
+    return;
+  }
+  out << "\n  layer                            kind             fwd ms    bwd ms   util  bound\n";
   for (const auto& l : r.layers) {
     std::string name = l.name;
     if (name.size() > 32) name = name.substr(0, 29) + "...";
@@ -246,12 +254,13 @@ core::experiment::DeviceChoice choiceWith(const RunOptions& options) {
 }  // namespace
 
 int cmdSimulate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
-  const Args a(args, {"help", "preemptible", "eval"});
+  const Args a(args, {"help", "preemptible", "eval", "layers"});
   const std::string model = a.str("model", "");
   if (core::nn::findTransformer(model) || core::nn::looksLikeModelPath(model)) return simulateTransformer(a, out, err);
   a.allowOnly({"model", "dataset", "device", "count", "vcpus", "batch", "precision", "epochs", "preemptible",
                "usd-per-hour", "grid", "pue",
-               "cpu-build", "eval", "steps-per-epoch", "format", "stack", "help", "memory-format", "data-dir", "limit"});
+               "cpu-build", "eval", "steps-per-epoch", "format", "stack", "help", "memory-format", "data-dir", "limit",
+               "layers"});
   const std::string format = a.str("format", "json");
   if (format != "json" && format != "text") throw Error("--format: '" + format + "' is not one of json, text");
   const RunOptions options = runOptions(a, err);
@@ -282,8 +291,8 @@ int cmdSimulate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   // uncalibrated, on other devices of its kind); absent when the shipped file is.
   const core::sim::ErrorBand band = shippedErrorBand(cat, c.modelId, r.config.stackId, c.deviceId, err);
   if (format == "text") {
-    printText(r, out);
-    if (band.known()) out << "\n  error band      " << band.text() << "\n";
+    printText(r, out, a.flag("layers"));
+    if (band.known()) out << "  error band      " << band.text() << "\n";
   } else {
     Json j = core::sim::simReportToJson(r, core::sim::JsonDigits::Six);
     if (band.known()) j.set("error_band", core::sim::errorBandToJson(band));

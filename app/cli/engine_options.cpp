@@ -5,6 +5,7 @@
 #include "core/nn/onnx_model.h"
 #include "core/nn/zoo.h"
 #include "core/util/error.h"
+#include "core/util/numbers.h"
 
 namespace app::cli {
 
@@ -79,13 +80,6 @@ std::string formatOption(const Args& a, const std::vector<std::string>& allowed)
   throw Error("--format: '" + v + "' is not one of " + joined(allowed));
 }
 
-std::string withThousands(long long n) {
-  std::string digits = std::to_string(n < 0 ? -n : n), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return n < 0 ? "-" + out : out;
-}
+std::string withThousands(long long n) { return core::util::groupedWhole(static_cast<double>(n)); }
 
 }  // namespace app::cli

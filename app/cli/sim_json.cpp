@@ -37,7 +37,7 @@ Json deviceJson(const core::hw::DeviceSpec& d) {
   j.set("usd_per_hour_on_demand", opt(d.usdPerHourOnDemand));
   j.set("usd_per_hour_preemptible", opt(d.usdPerHourPreemptible));
   j.set("price_date", d.priceDate.empty() ? Json() : Json(d.priceDate));
-  // "listed": a dated on-demand price; "none": none public as of price_date (never a 0 price).
+  // "listed": a dated on-demand price; "none": none found as of price_date (never a 0 price).
   j.set("price_status", d.usdPerHourOnDemand ? "listed" : "none");
   j.set("price_seller", d.priceSeller.empty() ? Json() : Json(d.priceSeller));
   j.set("board_power_watts", opt(d.boardPowerWatts));

@@ -24,7 +24,8 @@ core::hw::DeviceCatalog loadSimCatalog(bool withHost, std::ostream& err, bool re
   core::hw::DeviceCatalog cat = core::hw::DeviceCatalog::loadDirs(
       {(fs::path(core::util::resourceDir()) / "devices").string(),
        (fs::path(core::util::userDataDir()) / "devices").string()});
-  if (withHost) cat.add(core::hw::hostDeviceSpec(remeasureHost));
+  if (withHost)
+    cat.add(core::hw::hostDeviceSpec(remeasureHost ? core::hw::HostMeasure::Now : core::hw::HostMeasure::RetakeUnderLoad));
   for (const auto& e : cat.loadErrors()) err << "accellab-cli: warning: device file skipped: " << e << "\n";
   return cat;
 }

@@ -47,9 +47,14 @@ void DeviceController::remeasureHost() {
     m_remeasuring = false;
     if (m_remeasure) m_remeasure->setEnabled(true);
     if (o.ok) {
-      m_p.sim->reloadDevices();  // reads the measurement just written
-      m_p.hardware->setCatalog(m_p.sim->catalog().devices());
-      m_p.messages->showMessage(MessageBar::Level::Info, tr("This machine measured again"), o.text);
+      refreshCatalog();  // reads the measurement just written
+      // A run started while it measured shares the CPUs with it (its time counts as this
+      // process's own, not as other processes'): said, not hidden.
+      if (m_training && m_training->isEnabled())
+        m_p.messages->showMessage(MessageBar::Level::Warning, tr("This machine measured again while a run started"),
+                                  o.text + tr("\nThe run shared the CPUs: measure again when it has finished."));
+      else
+        m_p.messages->showMessage(MessageBar::Level::Info, tr("This machine measured again"), o.text);
       Q_EMIT catalogReloaded(QString::fromLatin1(core::hw::kHostDeviceId));
     } else {
       m_p.messages->showMessage(MessageBar::Level::Error, tr("Cannot measure this machine"), o.text);
@@ -58,7 +63,7 @@ void DeviceController::remeasureHost() {
   });
   watcher->setFuture(QtConcurrent::run([]() -> Outcome {
     try {
-      return {true, QString::fromStdString(core::hw::hostDeviceSpec(/*remeasure=*/true).notes)};
+      return {true, QString::fromStdString(core::hw::hostDeviceSpec(core::hw::HostMeasure::Now).notes)};
     } catch (const std::exception& e) {
       return {false, QString::fromUtf8(e.what())};
     }
@@ -98,11 +103,15 @@ QString DeviceController::defaultDevice(Mode mode) const {
   return id;
 }
 
-void DeviceController::reloadCatalog(const QString& id, const QString& path, bool created) {
+void DeviceController::refreshCatalog() {
   m_p.sim->reloadDevices();
   m_p.hardware->setCatalog(m_p.sim->catalog().devices());  // keeps every row's choices
   const QStringList errors = m_p.sim->loadErrors();
   m_p.hardware->setNote(errors.isEmpty() ? QString() : tr("Skipped device files:\n%1").arg(errors.join('\n')));
+}
+
+void DeviceController::reloadCatalog(const QString& id, const QString& path, bool created) {
+  refreshCatalog();
   if (created) tick(id);
   m_p.messages->showMessage(MessageBar::Level::Info, tr("Saved device \"%1\"").arg(id),
                             created ? tr("%1\nIt is ticked in the Hardware table, ready to simulate.").arg(path)

@@ -50,6 +50,7 @@ Q_SIGNALS:
 
 private:
   void reloadCatalog(const QString& id, const QString& path, bool created);
+  void refreshCatalog();  // the catalog read again into the Hardware table, files skipped said
   void tick(const QString& id);
 
   Parts m_p;

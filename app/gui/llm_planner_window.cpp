@@ -377,20 +377,17 @@ bool LlmPlannerWindow::exportJob(const QString& dir, bool overwrite, QString* er
     core::bridge::chooseLlmPlan(r, m_sim->catalog(), m_sim->stacks());
     const core::bridge::ExportedJob job = core::bridge::exportTorchJob(r);
     const std::string folder = dir.toStdString();
-    if (!overwrite)
+    if (!overwrite)  // the dialog asks first; a caller that did not ask writes over nothing
       for (const auto& f : core::bridge::torchJobFiles(folder))
         if (QFileInfo::exists(QString::fromStdString(f)))
           throw core::util::Error(f + " already exists: choose another folder, or replace it");
     const std::string py = core::bridge::writeTorchJob(job, folder);
-    if (summary) {
-      const QString launcher = r.count > 1 ? QStringLiteral("torchrun --standalone --nproc_per_node %1 ").arg(r.count)
-                                           : QStringLiteral("python3 ");
-      *summary = tr("%1 as a PyTorch job: %2 (plan %3; %4). Run it with:\n%5%6 --steps 50 --log run.jsonl\n"
+    if (summary)
+      *summary = tr("%1 as a PyTorch job: %2 (plan %3; %4). Run it with:\n%5 --steps 50 --log run.jsonl\n"
                     "then File > Import measured run in the main window, or accellab-cli import-run run.jsonl.")
                      .arg(QString::fromStdString(scenario.label()), QDir::toNativeSeparators(QString::fromStdString(py)),
-                          QString::fromStdString(r.llm->plan.text()), QString::fromStdString(r.llm->planReason), launcher,
-                          QString::fromStdString(py));
-    }
+                          QString::fromStdString(r.llm->plan.text()), QString::fromStdString(r.llm->planReason),
+                          QString::fromStdString(core::bridge::launchCommand(r.count, py)));
     return true;
   } catch (const std::exception& e) {
     if (error) *error = tr("%1 cannot be exported: %2").arg(QString::fromStdString(scenario.label()), QString::fromUtf8(e.what()));
@@ -407,9 +404,10 @@ void LlmPlannerWindow::chooseExportJob() {
   const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder for the job (train.py and README.md)"));
   if (dir.isEmpty()) return;
   bool overwrite = false;
-  if (QFileInfo::exists(QDir(dir).filePath("train.py")) || QFileInfo::exists(QDir(dir).filePath("README.md"))) {
+  const auto files = core::bridge::torchJobFiles(dir.toStdString());
+  if (std::any_of(files.begin(), files.end(), [](const std::string& f) { return QFileInfo::exists(QString::fromStdString(f)); })) {
     if (QMessageBox::question(this, tr("Replace the job?"),
-                              tr("%1 already holds train.py or README.md. Replace them?").arg(QDir::toNativeSeparators(dir))) !=
+                              tr("%1 already holds a job (train.py or README.md). Replace it?").arg(QDir::toNativeSeparators(dir))) !=
         QMessageBox::Yes)
       return;
     overwrite = true;

@@ -120,5 +120,7 @@ int main(int argc, char** argv) {
   app::gui::ScriptRunner script(&window, options);
   if (!options.presetId.isEmpty() || options.scripted() || options.limit || options.epochs)
     QTimer::singleShot(0, &script, &app::gui::ScriptRunner::start);
+  else  // a person's first start: the tour, once (Help > Getting Started after)
+    QTimer::singleShot(0, &window, [&window] { window.showGettingStartedOnce(); });
   return QApplication::exec();
 }

@@ -511,6 +511,13 @@ QDialog* MainWindow::showRunComparison() {
   return dialog;
 }
 
+QDialog* MainWindow::showGettingStartedOnce() {
+  QSettings s;
+  if (s.value(keys::kGettingStartedShown, false).toBool()) return nullptr;
+  s.setValue(keys::kGettingStartedShown, true);
+  return showGettingStarted();
+}
+
 QDialog* MainWindow::showGettingStarted() {
   if (QDialog* open = raiseOpenDialog(this, "GettingStarted")) return open;
   QDialog* dialog = newDialog(this, "GettingStarted", tr("Getting started with AccelLab"));

@@ -52,6 +52,9 @@ public:
   QDockWidget* samplesDock() const { return m_samplesDock; }
   // Help > Getting started: a short illustrated page (resources/help/getting-started.html).
   QDialog* showGettingStarted();
+  // Getting started, the first time the app starts for this user (then only from Help): the
+  // dialog, or nullptr when it was shown before.
+  QDialog* showGettingStartedOnce();
   // Run > Compare runs: the ticked runs side by side, differences marked (kept current).
   QDialog* showRunComparison();
   widgets::SamplesPanel* samplesPanel() const { return m_samples; }

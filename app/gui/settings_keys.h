@@ -22,5 +22,6 @@ inline constexpr QLatin1StringView kShownCharts{"view/chartsShown"};      // cha
 // The energy and CO2e estimate: ids of resources/energy/grid.json's regions and PUE choices.
 inline constexpr QLatin1StringView kEnergyRegion{"energy/region"};
 inline constexpr QLatin1StringView kEnergyPue{"energy/pue"};
+inline constexpr QLatin1StringView kGettingStartedShown{"help/gettingStartedShown"};  // bool: shown at a first start
 
 }  // namespace app::gui::keys

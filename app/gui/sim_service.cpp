@@ -57,7 +57,7 @@ bool SimService::setEnergyChoice(const std::string& regionId, const std::string&
 void SimService::reloadDevices() {
   // The simulator holds its own copy of the catalog: it is rebuilt on the new one. The
   // calibration band stays the start's: it rests on the shipped devices.
-  m_catalog = core::hw::DeviceCatalog::loadDefault();
+  m_catalog = core::hw::DeviceCatalog::loadDefault(core::hw::HostMeasure::Cached);  // never measures on the GUI thread
   m_simulator = std::make_unique<core::sim::Simulator>(m_catalog, m_stacks);
 }
 

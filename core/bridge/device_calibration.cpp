@@ -257,17 +257,19 @@ CalibrationResult calibrateDevice(const CalibrationRequest& req, const std::vect
       throw Error(log.path + ": ran on '" + log.deviceName + "', but " + runs.front().path + " on '" +
                   runs.front().deviceName + "': calibrate one device at a time");
   }
-  // The software the runs ran: the one named, or what exported transformer jobs record (one
-  // device's figures are fitted under one stack: eager and compiled runs are calibrated apart).
-  std::string stackId = req.stackId;
-  for (const auto& log : runs) {
-    const std::string ran = stackOfRun(log, req.stackId, stacks);
-    if (ran.empty() || ran == stackId) continue;
-    if (!stackId.empty())
-      throw util::FieldError("stack", log.path + " ran under " + ran + ", another run under " + stackId +
-                                          ": calibrate eager and torch.compile runs separately (name one with --stack)");
-    stackId = ran;
-  }
+  // The software the runs ran: the one named; else what each run records (an exported
+  // transformer job: eager or torch.compile; any other job: the base kind's default, plain
+  // PyTorch). One device's figures are fitted under one stack: runs of two are refused.
+  std::string stackId = req.stackId, stackFrom;
+  if (stackId.empty())
+    for (const auto& log : runs) {
+      std::string ran = stackOfRun(log, "", stacks);
+      if (ran.empty()) ran = stacks.defaultFor(req.base.kind).id;
+      if (stackId.empty()) stackId = ran, stackFrom = log.path;
+      else if (ran != stackId)
+        throw util::FieldError("stack", log.path + " ran under " + ran + ", " + stackFrom + " under " + stackId +
+                                            ": calibrate eager and torch.compile runs separately (name one with --stack)");
+    }
   const hw::StackSpec& stack = stackId.empty() ? stacks.defaultFor(req.base.kind) : stacks.at(stackId);
   hw::DeviceSpec base = req.base;
   base.measuredSoftware = {};  // start from the stack's figures for this hardware

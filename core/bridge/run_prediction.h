@@ -26,9 +26,9 @@ std::string deviceMismatch(const hw::DeviceCatalog& catalog, const RunLog& log, 
 // core::util::Error naming the file when the log's precision is unknown.
 sim::SimConfig simConfigOf(const RunLog& log, const std::string& deviceId, const std::string& stackId);
 
-// The stack a logged run is simulated under: `stackId` when given (and known); else what an
-// exported transformer job says it ran (pytorch-compile or pytorch-eager); else "" (the
-// device kind's default).
+// The stack a logged run is simulated under: `stackId` when given; else what an exported
+// transformer job says it ran (pytorch-compile or pytorch-eager, where the catalog has it);
+// else "" (the device kind's default).
 std::string stackOfRun(const RunLog& log, const std::string& stackId, const hw::StackCatalog& stacks);
 
 // The simulator's step for a logged run's configuration (simConfigOf): a transformer through

@@ -355,4 +355,21 @@ std::string writeTorchJob(const ExportedJob& job, const std::string& dir) {
   return py;
 }
 
+std::string shellQuoted(const std::string& text) {
+  const bool plain = !text.empty() && text.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                             "0123456789_./+-:,@%") == std::string::npos;
+  if (plain) return text;
+  std::string out = "'";
+  for (const char c : text) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
+}
+
+std::string launchCommand(int count, const std::string& trainPy) {
+  return (count > 1 ? "torchrun --standalone --nproc_per_node " + std::to_string(count) + " " : std::string("python3 ")) +
+         shellQuoted(trainPy);
+}
+
 }  // namespace core::bridge

@@ -64,6 +64,14 @@ ExportedJob exportTorchJob(const ExportRequest& request);
 // before writing, e.g. with core::util::checkOutputPath).
 std::vector<std::string> torchJobFiles(const std::string& dir);
 
+// `text` as one word a POSIX shell reads back unchanged: as it is when it holds only safe
+// characters, else in single quotes (a quote inside written '\''), so a command with a path
+// in it can be pasted without running anything the path holds.
+std::string shellQuoted(const std::string& text);
+// How a job of `count` processes starts on one machine: "python3 <trainPy>" or "torchrun
+// --standalone --nproc_per_node N <trainPy>", the path quoted for a shell.
+std::string launchCommand(int count, const std::string& trainPy);
+
 // Writes train.py and README.md into `dir` (created when missing), each atomically. Returns the
 // path of train.py. Throws core::util::Error naming the file on failure.
 std::string writeTorchJob(const ExportedJob& job, const std::string& dir);

@@ -138,8 +138,7 @@ ExportedJob exportTransformerJob(const ExportRequest& r) {
      << torchRunner();
   job.trainPy = py.str();
 
-  const std::string launcher =
-      r.count > 1 ? "torchrun --standalone --nproc_per_node " + std::to_string(r.count) + " train.py" : "python3 train.py";
+  const std::string launcher = launchCommand(r.count, "train.py");
   std::ostringstream md;
   md << "# " << spec.id << " — a PyTorch job exported by AccelLab\n\n"
      << "Exported " << date << " by AccelLab " << util::kVersion << ". `train.py` builds " << spec.name << " ("

@@ -164,6 +164,7 @@ void checkValue(const std::string& path, const KeyDef& def, const Json& v) {
       failKey(path, key, "\"" + v.asString() + "\" is not a kind of seller (" + priceSellerList() + ")");
     // A generation outside the list is a new kind's own (validate() asks for its traits): a
     // plain lower-case name, as ids are.
+    if (def.check == Check::Generation && v.asString().empty()) failKey(path, key, "must not be empty");
     if (def.check == Check::Generation)
       for (const char c : v.asString())
         if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-'))
@@ -376,13 +377,13 @@ std::string deviceFileText(const Json& values, const std::vector<SourcedValue>& 
   return out.dump(2) + "\n";
 }
 
-DeviceCatalog DeviceCatalog::loadDefault() {
+DeviceCatalog DeviceCatalog::loadDefault(HostMeasure host) {
   const std::string shipped = (fs::path(util::resourceDir()) / "devices").string();
   DeviceCatalog cat = loadDirs({shipped, (fs::path(util::userDataDir()) / "devices").string()});
   std::error_code ec;
   if (!fs::is_directory(shipped, ec)) cat.m_loadErrors.push_back(shipped + ": the shipped device folder is missing");
   try {
-    cat.add(hostDeviceSpec());
+    cat.add(hostDeviceSpec(host));
   } catch (const std::exception& e) {
     cat.m_loadErrors.push_back(std::string("host: ") + e.what());
   }

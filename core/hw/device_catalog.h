@@ -11,6 +11,7 @@
 
 #include "core/hw/catalog.h"
 #include "core/hw/device_spec.h"
+#include "core/hw/host_probe.h"
 #include "core/util/json.h"
 
 namespace core::hw {
@@ -19,8 +20,9 @@ class DeviceCatalog : public Catalog<DeviceSpec> {
 public:
   DeviceCatalog() = default;
   // resourceDir()/devices + userDataDir()/devices, plus the measured `host` (cached in
-  // userDataDir()/host.json: the micro-benchmark runs once per machine).
-  static DeviceCatalog loadDefault();
+  // userDataDir()/host.json: the micro-benchmark runs once per machine; `host` says when it runs
+  // again: at a start, a cache taken under load is retaken; a reload uses the cache).
+  static DeviceCatalog loadDefault(HostMeasure host = HostMeasure::RetakeUnderLoad);
   // Every *.json in each folder, in order (later folders override earlier ids). A missing
   // folder is skipped silently.
   static DeviceCatalog loadDirs(const std::vector<std::string>& dirs);

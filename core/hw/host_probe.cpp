@@ -1,11 +1,14 @@
 #include "core/hw/host_probe.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <sched.h>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -85,22 +88,37 @@ double ramGib() {
   return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) / util::kBytesPerGib : 0;
 }
 
-// CPU time the whole machine spent busy, and this process alone, in seconds: the difference
-// over a window is what other processes took.
+// CPU time the CPUs this process may run on spent busy, and this process alone, in seconds: the
+// difference over a window is what other processes took from it. Only the CPUs of its
+// affinity mask count (a container's cpuset, taskset): the machine's others are not its.
 struct CpuTimes {
   double machineBusy = 0, own = 0;
+  int cpus = 0;  // in the affinity mask
   bool known = false;
 };
 
 CpuTimes cpuTimes() {
   CpuTimes t;
-  std::ifstream stat("/proc/stat");
-  std::string cpu;
-  double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
-  if (!(stat >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal) || cpu != "cpu") return t;
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (::sched_getaffinity(0, sizeof mask, &mask) != 0) return t;
   const double tick = static_cast<double>(::sysconf(_SC_CLK_TCK));
   if (!(tick > 0)) return t;
-  t.machineBusy = (user + nice + system + irq + softirq + steal) / tick;
+  std::ifstream stat("/proc/stat");
+  std::string line;
+  double busy = 0;
+  while (std::getline(stat, line)) {
+    if (line.rfind("cpu", 0) != 0 || line.size() < 4 || !std::isdigit(static_cast<unsigned char>(line[3]))) continue;
+    std::istringstream in(line.substr(3));
+    int n = -1;
+    double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+    if (!(in >> n >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal)) continue;
+    if (n < 0 || n >= CPU_SETSIZE || !CPU_ISSET(n, &mask)) continue;
+    busy += user + nice + system + irq + softirq + steal;
+    ++t.cpus;
+  }
+  if (t.cpus == 0) return t;
+  t.machineBusy = busy / tick;
   timespec own{};
   if (::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &own) != 0) return t;
   t.own = static_cast<double>(own.tv_sec) + static_cast<double>(own.tv_nsec) * 1e-9;
@@ -202,6 +220,11 @@ HostMeasurement fromJson(const util::Json& j) {
 
 }  // namespace
 
+double othersBusyShare(double busySeconds, double ownSeconds, double wallSeconds, int cpus) {
+  if (!(wallSeconds > 0) || cpus < 1) return 0;
+  return std::clamp((busySeconds - ownSeconds) / (wallSeconds * cpus), 0.0, 1.0);
+}
+
 bool HostMeasurement::underLoad() const { return othersBusyShare > kHostBusyShare; }
 
 std::string HostMeasurement::noiseText() const {
@@ -234,24 +257,27 @@ HostMeasurement measureHost() {
   m.memBandwidthGBps = copyGBps(m.vcpus);
   const CpuTimes after = cpuTimes();
   const double wall = secondsSince(start);
-  if (before.known && after.known && wall > 0) {
-    const double others = (after.machineBusy - before.machineBusy) - (after.own - before.own);
-    m.othersBusyShare = std::clamp(others / (wall * m.vcpus), 0.0, 1.0);
-  }
+  if (before.known && after.known && wall > 0 && after.cpus == before.cpus)
+    m.othersBusyShare = othersBusyShare(after.machineBusy - before.machineBusy, after.own - before.own, wall, after.cpus);
   m.memGib = ramGib();
   m.measuredAt = util::todayUtc();
   m.measuredAtUnix = unixNow();
   return m;
 }
 
-HostMeasurement cachedHostMeasurement(const std::string& cachePath, bool remeasure) {
+HostMeasurement cachedHostMeasurement(const std::string& cachePath, HostMeasure mode) {
+  // One measurement at a time: the app's Re-measure runs on a worker while the GUI may reload
+  // the catalog.
+  static std::mutex mutex;
+  const std::lock_guard<std::mutex> lock(mutex);
   const CpuInfo info = readCpuInfo();
   std::error_code ec;
-  if (!remeasure && fs::exists(cachePath, ec)) {
+  if (mode != HostMeasure::Now && fs::exists(cachePath, ec)) {
     try {
       HostMeasurement m = fromJson(util::Json::parseFile(cachePath, util::kMaxDataFileBytes, util::kDataFileJsonLimits));
       if (m.cpuModel == (info.model.empty() ? "unknown CPU" : info.model) && m.vcpus == util::currentConcurrency() &&
-          m.buildIsa == buildIsa() && (!m.underLoad() || unixNow() - m.measuredAtUnix < kHostRetakeSeconds))
+          m.buildIsa == buildIsa() &&
+          (!m.underLoad() || mode == HostMeasure::Cached || unixNow() - m.measuredAtUnix < kHostRetakeSeconds))
         return m;
     } catch (const std::exception&) {
       // fall through: measure again and overwrite the broken cache
@@ -318,9 +344,9 @@ DeviceSpec hostSpecFromMeasurement(const HostMeasurement& m) {
   return s;
 }
 
-DeviceSpec hostDeviceSpec(bool remeasure) {
+DeviceSpec hostDeviceSpec(HostMeasure mode) {
   const std::string cache = (fs::path(util::userDataDir()) / "host.json").string();
-  return hostSpecFromMeasurement(cachedHostMeasurement(cache, remeasure));
+  return hostSpecFromMeasurement(cachedHostMeasurement(cache, mode));
 }
 
 }  // namespace core::hw

@@ -37,16 +37,28 @@ struct HostMeasurement {
 inline constexpr double kHostBusyShare = 0.15;
 inline constexpr double kHostRetakeSeconds = 600;
 
+// The share of `cpus` CPUs that other processes kept busy over `wallSeconds`: the CPUs' busy
+// time less this process's own, clamped to [0, 1] (pure; measureHost reads /proc/stat).
+double othersBusyShare(double busySeconds, double ownSeconds, double wallSeconds, int cpus);
+
 // Runs the micro-benchmarks (about a second on two cores).
 HostMeasurement measureHost();
-// Reads `cachePath` when it holds a measurement of this CPU (same model and vCPU count) taken on
-// an idle machine; otherwise measures and writes it (atomically). A broken cache is re-measured,
-// not fatal; so is one taken under load (the new one is kept, flagged if still under load).
-HostMeasurement cachedHostMeasurement(const std::string& cachePath, bool remeasure = false);
+// When to measure rather than read the cache. Any mode measures when the cache is missing,
+// broken or of another CPU.
+enum class HostMeasure {
+  RetakeUnderLoad,  // a start: also when the cache was taken under load kHostRetakeSeconds ago or more
+  Cached,           // a reload while running (the GUI thread): the cache, flagged if under load
+  Now,              // Re-measure This Machine, --remeasure
+};
+
+// Reads `cachePath` when it holds a measurement of this CPU (same model and vCPU count) and
+// `mode` allows; otherwise measures and writes it (atomically). A broken cache is re-measured,
+// not fatal. One call at a time (a mutex): a worker's measurement and a reload do not overlap.
+HostMeasurement cachedHostMeasurement(const std::string& cachePath, HostMeasure mode = HostMeasure::RetakeUnderLoad);
 // The `host` device spec from a measurement (pure).
 DeviceSpec hostSpecFromMeasurement(const HostMeasurement& m);
 // cachedHostMeasurement(userDataDir()/host.json) -> spec. `remeasure`: ignore the cache
 // (e.g. it was measured while the machine was busy) and write a fresh one.
-DeviceSpec hostDeviceSpec(bool remeasure = false);
+DeviceSpec hostDeviceSpec(HostMeasure mode = HostMeasure::RetakeUnderLoad);
 
 }  // namespace core::hw

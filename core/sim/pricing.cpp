@@ -9,7 +9,7 @@ Price priceFor(const hw::DeviceSpec& d, int count, int vcpus, bool preemptible, 
   const double units = d.kind == hw::DeviceKind::Cpu ? static_cast<double>(vcpus) * count : count;
   if (userUsdPerHour) return {*userUsdPerHour * units, true, PriceKind::User, "", ""};
   const std::optional<double>& rate = preemptible ? d.usdPerHourPreemptible : d.usdPerHourOnDemand;
-  if (!rate)  // a spot price missing beside an on-demand one is not "none public"
+  if (!rate)  // a spot price missing beside an on-demand one is not "none found"
     return {0, false, preemptible ? PriceKind::Preemptible : PriceKind::OnDemand, "",
             d.usdPerHourOnDemand ? std::string() : d.priceDate};
   return {*rate * units, true, preemptible ? PriceKind::Preemptible : PriceKind::OnDemand,
@@ -23,7 +23,7 @@ void checkUserPrice(double usdPerHour, const std::string& what) {
 }
 
 std::string noPriceText(const std::string& priceDate) {
-  return priceDate.empty() ? "no price" : "no price (none public as of " + priceDate + ")";
+  return priceDate.empty() ? "no price" : "no price (none found as of " + priceDate + ")";
 }
 
 double usdPerMillionImages(double usdPerHour, double imagesPerSecond) {

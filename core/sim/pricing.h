@@ -37,7 +37,7 @@ void checkUserPrice(double usdPerHour, const std::string& what);
 
 double usdPerMillionImages(double usdPerHour, double imagesPerSecond);
 
-// A price that is not known, in words: "no price (none public as of 2026-11)" where the device
+// A price that is not known, in words: "no price (none found as of 2026-11)" where the device
 // file dates the search (Price::date of an unknown price), else "no price".
 std::string noPriceText(const std::string& priceDate);
 

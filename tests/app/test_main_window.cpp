@@ -8,6 +8,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QSettings>
@@ -28,6 +29,7 @@
 #include "app/gui/preset_controller.h"
 #include "app/gui/run_controller.h"
 #include "app/gui/run_history.h"
+#include "app/gui/settings_keys.h"
 #include "app/gui/setup_controller.h"
 #include "app/gui/sim_service.h"
 #include "app/gui/training_session.h"
@@ -200,7 +202,7 @@ private slots:
     auto* gb300 = w.hardwarePanel()->findChild<QComboBox*>("price_gb300");
     QVERIFY(gb300);
     QCOMPARE(gb300->itemText(0), QStringLiteral("no price"));
-    QVERIFY2(gb300->toolTip().contains("No public price for this device (as of 2026-11)"), qPrintable(gb300->toolTip()));
+    QVERIFY2(gb300->toolTip().contains("No price found for this device (as of 2026-11)"), qPrintable(gb300->toolTip()));
     auto* h100 = w.hardwarePanel()->findChild<QComboBox*>("price_h100");
     QVERIFY(h100);
     QVERIFY2(h100->toolTip().contains("neocloud"), qPrintable(h100->toolTip()));
@@ -353,6 +355,41 @@ private slots:
     QTest::qWait(50);
     QCOMPARE(done.count(), 1);
     w.actions().stop->setEnabled(false);
+  }
+
+  // Getting started opens by itself once, at a person's first start; after that only from Help.
+  void gettingStartedOpensOnceAtAFirstStart() {
+    QSettings().remove(app::gui::keys::kGettingStartedShown);
+    {
+      MainWindow w;
+      QDialog* tour = w.showGettingStartedOnce();
+      QVERIFY(tour);
+      tour->close();
+      QVERIFY(!w.showGettingStartedOnce());
+    }
+    MainWindow later;  // the next start
+    QVERIFY(!later.showGettingStartedOnce());
+    QVERIFY(later.showGettingStarted());  // Help > Getting Started still opens it
+  }
+
+  // Alt+letter is one thing: the experiment panel's Subset does not take the Simulate menu's S.
+  void theSubsetLabelDoesNotTakeAMenusKey() {
+    MainWindow w;
+    QStringList menuKeys;
+    for (QAction* a : w.menuBar()->actions()) {
+      const int amp = a->text().indexOf('&');
+      if (amp >= 0) menuKeys << a->text().mid(amp + 1, 1).toLower();
+    }
+    QVERIFY(menuKeys.contains("s"));
+    bool found = false;
+    for (QLabel* label : w.findChildren<QLabel*>()) {
+      if (!label->text().remove('&').startsWith("Subset")) continue;
+      found = true;
+      const int amp = label->text().indexOf('&');
+      QVERIFY(amp >= 0);
+      QVERIFY2(!menuKeys.contains(label->text().mid(amp + 1, 1).toLower()), qPrintable(label->text()));
+    }
+    QVERIFY(found);
   }
 
   // View > Reset Layout puts back what a first start has: every panel docked where it was built

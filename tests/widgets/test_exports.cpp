@@ -227,7 +227,7 @@ private slots:
     QCOMPARE(lines.front(), QString("chart,run_id,run,device,series,x,x_unit,y,unit,source,note,model,dataset,subset,"
                                     "batch,epochs,optimizer,learning_rate,weight_decay,precision,seed,device_count,"
                                     "vcpus,device_precision,stack,usd_per_hour,price_kind,price_seller,price_date,"
-                                    "energy_kwh,co2e_kg"));
+                                    "energy_kwh_per_run,co2e_kg_per_run"));
     const int rows = seriesRowCount(collectSeries(m_deck->charts()));
     QCOMPARE(lines.size() - 1, rows);
     // Counted independently for one chart: 3 devices × 3 epochs + 1 published mark.

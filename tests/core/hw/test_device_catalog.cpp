@@ -332,6 +332,7 @@ TEST(DeviceCatalog, ANewGenerationIsANewKindThatStatesItsTraits) {
   EXPECT_EQ(chip.generation, "my-npu-1");
   EXPECT_EQ(core::hw::traitsOf(chip).matrixUnit, core::hw::MatrixUnit::Systolic);
   EXPECT_NE(errorOf(deviceText(R"(, "generation": "My NPU")")).find("may hold only a-z, 0-9 and '-'"), std::string::npos);
+  EXPECT_NE(errorOf(deviceText(R"(, "generation": "")")).find("generation': must not be empty"), std::string::npos);
   // The shipped one: AWS Trainium2 simulates a transformer with no code of its own.
   const DeviceCatalog cat = DeviceCatalog::loadDirs({kShipped});
   const auto& trn2 = cat.at("trn2");

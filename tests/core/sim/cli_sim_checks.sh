@@ -116,14 +116,14 @@ case "$case_name" in
     ! grep '"price_known":false' "$tmp/out" | grep -v '"usd_per_hour":null' | grep -q . || fail "an unknown price is not null"
     ! grep '"price_known":false' "$tmp/out" | grep -v '"usd_per_million_images":null' | grep -q . \
       || fail "an unknown price has a cost per image"
-    # No on-demand price is dated: none public as of that date.
+    # No on-demand price is dated: none found as of that date.
     ! grep '"price_known":false' "$tmp/out" | grep -v '"price_date":"20' | grep -q . || fail "a missing price is not dated"
     # Spot prices: the same, never 0.
     "$cli" sweep --model mlp --dataset fashion-mnist --batch 64 --preemptible >"$tmp/spot" 2>"$tmp/err" || fail "the spot sweep failed"
     ! grep -q '"usd_per_hour":0[,}]\|"usd_per_million_images":0[,}]\|"usd_per_run":0[,}]' "$tmp/spot" || fail "a spot price printed as 0"
     # The devices listing says "none" with the date, never a blank.
     "$cli" devices --format text >"$tmp/list" 2>"$tmp/err" || fail "devices failed"
-    grep -q "^gb300 .* none .*\[no price (none public as of 2026-11)\]" "$tmp/list" || fail "devices does not say gb300 has no price"
+    grep -q "^gb300 .* none .*\[no price (none found as of 2026-11)\]" "$tmp/list" || fail "devices does not say gb300 has no price"
     "$cli" devices --format json >"$tmp/list" 2>"$tmp/err" || fail "devices --format json failed"
     compact "$tmp/list"
     grep -q '"price_status":"none"' "$tmp/list" && grep -q '"price_status":"listed"' "$tmp/list" || fail "no price_status in devices JSON"
