@@ -2,6 +2,9 @@
 
 #include <qcustomplot.h>
 
+#include <QFontMetrics>
+#include <QRegularExpression>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -83,10 +86,26 @@ QVector<Series> LlmChart::publishedSeries(const QString& yUnit,
   return out;
 }
 
+void LlmChart::resizeEvent(QResizeEvent* event) {
+  ChartFrame::resizeEvent(event);
+  if (scenarioCount() > 0) scheduleRefresh();
+}
+
 void LlmChart::scenarioAxis() {
   QCPAxis* x = mainRect()->axis(QCPAxis::atBottom);
   auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-  for (int i = 0; i < scenarioCount(); ++i) ticker->addTick(i, scenarioLabel(i).replace(", ", "\n"));
+  // "8x h100, LoRA" on two lines; where a "1x tpu-v5e-8" line is wider than a bar's share of
+  // the axis (eight scenarios at 1280 px), the count goes on a line of its own, so labels
+  // never run into each other.
+  QStringList labels;
+  for (int i = 0; i < scenarioCount(); ++i) labels << scenarioLabel(i).replace(", ", "\n");
+  const QFontMetrics metrics(x->tickLabelFont());
+  const double share = std::max(1, width() - 80) / std::max(1.0, static_cast<double>(scenarioCount()));
+  const bool narrow = std::any_of(labels.begin(), labels.end(), [&](const QString& l) {
+    return metrics.horizontalAdvance(l.section('\n', 0, 0)) > 0.9 * share;
+  });
+  for (int i = 0; i < labels.size(); ++i)
+    ticker->addTick(i, narrow ? QString(labels[i]).replace(QRegularExpression("^(\\d+x) "), "\\1\n") : labels[i]);
   x->setTicker(ticker);
   // Names, not numbers: "beautiful powers" would typeset tpu-v5e-8 as tpu-v5·10⁻⁸.
   x->setNumberFormat("g");

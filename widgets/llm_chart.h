@@ -62,6 +62,8 @@ protected:
   // The categories with half a slot of margin; values from zero with room above for labels.
   void fitScenarios(double headroom);
   QString emptyText() const override;
+  // The scenario labels fit the new width (a count on its own line when narrow): redrawn.
+  void resizeEvent(QResizeEvent* event) override;
 
 private:
   LlmChartData m_data;

@@ -96,6 +96,7 @@ void LlmPlannerWindow::createMenus() {
   QAction* job = m_exportMenu->addAction(tr("Export &Job for the selected scenario (PyTorch, torchrun)…"), this,
                                          &LlmPlannerWindow::chooseExportJob);
   job->setObjectName("exportJobAction");
+  job->setIconText(tr("Export Job…"));  // the toolbar's short name
   job->setStatusTip(tr("The selected scenario as a runnable PyTorch job (train.py + README): run it under torchrun, "
                        "then File > Import measured run sets what it measured beside this prediction"));
   m_exportMenu->addSeparator();
