@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -105,9 +106,15 @@ TEST(Json, ManyKeysParseInLinearTimeAndDuplicatesAreStillFound) {
   // 80,000 keys (1 MB) took 10 s with a quadratic duplicate check.
   std::string text = "{";
   for (int i = 0; i < 80'000; ++i) text += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":1";
-  const auto t0 = std::chrono::steady_clock::now();
-  EXPECT_EQ(Json::parse(text + "}").size(), 80'000u);
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1));
+  // The fastest of three parses: what the parser costs, not what a busy machine leaves it
+  // (20 s once beside a sanitizer run at the lowest priority); quadratic stays far above.
+  auto fastest = std::chrono::steady_clock::duration::max();
+  for (int round = 0; round < 3; ++round) {
+    const auto t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(Json::parse(text + "}").size(), 80'000u);
+    fastest = std::min(fastest, std::chrono::steady_clock::now() - t0);
+  }
+  EXPECT_LT(fastest, std::chrono::seconds(1));
   try {
     Json::parse(text + ",\"k79999\":2}", "dup.json");
     ADD_FAILURE() << "a duplicate key among many was accepted";
