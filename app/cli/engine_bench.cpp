@@ -8,6 +8,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/engine_options.h"
 #include "core/experiment/limits.h"
+#include "core/nn/gemm.h"
 #include "core/train/benchmark.h"
 #include "core/train/optimizer.h"
 #include "core/util/error.h"
@@ -43,7 +44,11 @@ const char* const kBenchUsage =
     "JSON fields: images_per_second (timed steps over their total wall time, batch gathering\n"
     "included), images_per_second_median_step (batch / median step time), step_ms_median/p10/p90,\n"
     "gflop_per_image (forward + backward FLOPs from the model's layer stats), gflops (achieved:\n"
-    "gflop_per_image x images_per_second), gflops_median_step, params, peak_rss_bytes, data, isa.\n"
+    "gflop_per_image x images_per_second), gflops_median_step, params, peak_rss_bytes, data,\n"
+    "isa (the GEMM kernels chosen at run time: avx512-bf16, avx512, avx2 or portable; the environment\n"
+    "variable ACCELLAB_GEMM_ISA=NAME runs a lower one), build_isa, gemm_path (in words), bf16_on_hardware,\n"
+    "fma_peak (this machine's measured multiply-add peak with the same threads, fp32_gflops and bf16_gflops,\n"
+    "null without AVX512_BF16), peak_fraction (gflops over the peak of the path that ran).\n"
     "\n"
     "Example:\n"
     "  accellab-cli bench --model lenet5 --batch 64 --threads 2 --steps 100 --warmup 20 --format json\n";
@@ -100,6 +105,12 @@ int cmdBench(const CommandArgs& args, std::ostream& out, std::ostream&) {
        << std::setprecision(1) << "  " << r.gflops << " GFLOP/s achieved, " << std::setprecision(4)
        << r.trainFlopsPerImage / 1e9 << " GFLOP per image (forward + backward), " << withThousands(r.params)
        << " params, peak RSS " << std::setprecision(0) << static_cast<double>(r.peakRssBytes) / (1 << 20) << " MiB\n";
+    os << "  GEMMs: " << r.gemmPath << "\n  this machine's measured peak with " << r.peak.threads << " thread(s): "
+       << withThousands(static_cast<long long>(std::llround(r.peak.fp32Gflops))) << " GFLOP/s fp32";
+    if (r.peak.bf16Gflops > 0)
+      os << ", " << withThousands(static_cast<long long>(std::llround(r.peak.bf16Gflops))) << " bf16";
+    os << "; this run reached " << std::setprecision(0) << 100 * r.peakFraction << "% of the "
+       << (r.bf16OnHardware ? "bf16" : "fp32") << " peak\n";
     if (!r.dataNote.empty()) os << "  note: " << r.dataNote << "\n";
     out << os.str();
     return 0;
@@ -138,7 +149,17 @@ int cmdBench(const CommandArgs& args, std::ostream& out, std::ostream&) {
   j.set("params", static_cast<long long>(r.params));
   j.set("final_loss", rounded(r.finalLoss, 6));
   j.set("peak_rss_bytes", static_cast<long long>(r.peakRssBytes));
-  j.set("isa", compiledIsa());
+  j.set("isa", core::nn::gemmIsaName(core::nn::gemmIsa()));  // the kernels that ran (chosen at run time)
+  j.set("build_isa", compiledIsa());                          // the rest of the engine's baseline
+  j.set("gemm_path", r.gemmPath);
+  j.set("bf16_on_hardware", r.bf16OnHardware);
+  Json peak = Json::object();
+  peak.set("threads", r.peak.threads);
+  peak.set("fp32_gflops", rounded(r.peak.fp32Gflops, 1));
+  if (r.peak.bf16Gflops > 0) peak.set("bf16_gflops", rounded(r.peak.bf16Gflops, 1));
+  else peak.set("bf16_gflops", Json());
+  j.set("fma_peak", peak);
+  j.set("peak_fraction", rounded(r.peakFraction, 4));
   out << j.dump() << "\n";
   return 0;
 }

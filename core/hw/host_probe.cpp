@@ -126,9 +126,9 @@ CpuTimes cpuTimes() {
   return t;
 }
 
-// fp32 GEMM rate of `threads` threads each multiplying its own n x n matrices with the
-// engine's own GEMM kernel (the host device predicts what AccelLab's engine does here).
-double gemmGflops(int threads, double minSeconds) {
+// GEMM rate of `threads` threads each multiplying its own n x n matrices with the engine's own
+// GEMM kernel at `precision` (the host device predicts what AccelLab's engine does here).
+double gemmGflops(int threads, double minSeconds, util::Precision precision = util::Precision::FP32) {
   constexpr int kN = 384;
   const std::size_t size = static_cast<std::size_t>(kN) * kN;
   std::vector<std::vector<float>> a(threads, std::vector<float>(size, 0.5f)), b(threads, std::vector<float>(size, 0.25f)),
@@ -136,7 +136,7 @@ double gemmGflops(int threads, double minSeconds) {
   auto once = [&](int reps) {
     util::parallelChunks(threads, threads, [&](int t, std::ptrdiff_t, std::ptrdiff_t) {
       for (int r = 0; r < reps; ++r)
-        nn::sgemm(kN, kN, kN, {a[t].data(), kN}, {b[t].data(), kN}, c[t].data(), kN, true);
+        nn::sgemm(kN, kN, kN, {a[t].data(), kN}, {b[t].data(), kN}, c[t].data(), kN, true, precision);
     });
   };
   once(1);  // warm-up
@@ -169,7 +169,7 @@ double copyGBps(int threads) {
 }
 
 // How the figures were measured; a cache from another method is measured again.
-constexpr const char* kMethod = "engine-sgemm-384+copy-96MB+noise";
+constexpr const char* kMethod = "engine-sgemm-384+bf16+copy-96MB+noise";
 constexpr int kGemmTrials = 5;
 
 util::Json toJson(const HostMeasurement& m) {
@@ -182,6 +182,8 @@ util::Json toJson(const HostMeasurement& m) {
   j.set("build_isa", m.buildIsa);
   j.set("gemm_gflops_per_thread", m.gemmGflopsPerThread);
   j.set("gemm_gflops_all", m.gemmGflopsAll);
+  j.set("gemm_bf16_gflops_all", m.gemmBf16GflopsAll);
+  j.set("gemm_path", m.gemmPath);
   j.set("mem_bandwidth_gbps", m.memBandwidthGBps);
   j.set("mem_gib", m.memGib);
   j.set("measured_at", m.measuredAt);
@@ -202,6 +204,8 @@ HostMeasurement fromJson(const util::Json& j) {
   m.buildIsa = j.at("build_isa").asString();
   m.gemmGflopsPerThread = j.at("gemm_gflops_per_thread").asNumber();
   m.gemmGflopsAll = j.at("gemm_gflops_all").asNumber();
+  m.gemmBf16GflopsAll = j.at("gemm_bf16_gflops_all").asNumber();
+  m.gemmPath = j.at("gemm_path").asString();
   m.memBandwidthGBps = j.at("mem_bandwidth_gbps").asNumber();
   m.memGib = j.at("mem_gib").asNumber();
   m.measuredAt = j.at("measured_at").asString();
@@ -212,7 +216,7 @@ HostMeasurement fromJson(const util::Json& j) {
   // as a device file (in GFLOPS here), and every figure finite.
   const auto within = [](double x, double lo, double hi) { return std::isfinite(x) && x >= lo && x <= hi; };
   if (m.vcpus < 1 || m.vcpus > 100000 || m.cores < 1 || m.cores > m.vcpus || !within(m.gemmGflopsPerThread, 0.1, 1e5) ||
-      !within(m.gemmGflopsAll, 0.1, 1e8) || !within(m.memBandwidthGBps, 0.1, 1e6) || !within(m.memGib, 0.01, 1e5) ||
+      !within(m.gemmGflopsAll, 0.1, 1e8) || !(m.gemmBf16GflopsAll == 0 || within(m.gemmBf16GflopsAll, 0.1, 1e8)) || !within(m.memBandwidthGBps, 0.1, 1e6) || !within(m.memGib, 0.01, 1e5) ||
       !within(m.gemmSpread, 0, 1) || !within(m.othersBusyShare, 0, 1))
     throw util::Error("implausible figures");
   return m;
@@ -254,6 +258,10 @@ HostMeasurement measureHost() {
   }
   m.gemmGflopsAll = std::max(m.gemmGflopsPerThread, best);
   m.gemmSpread = best > 0 ? (best - worst) / best : 0;
+  m.gemmPath = nn::gemmIsaName(nn::gemmIsa());
+  if (nn::bf16OnHardware())  // the best of two short trials; emulated bf16 is fp32's rate
+    for (int trial = 0; trial < 2; ++trial)
+      m.gemmBf16GflopsAll = std::max(m.gemmBf16GflopsAll, gemmGflops(m.vcpus, 0.06, util::Precision::BF16));
   m.memBandwidthGBps = copyGBps(m.vcpus);
   const CpuTimes after = cpuTimes();
   const double wall = secondsSince(start);
@@ -276,7 +284,7 @@ HostMeasurement cachedHostMeasurement(const std::string& cachePath, HostMeasure 
     try {
       HostMeasurement m = fromJson(util::Json::parseFile(cachePath, util::kMaxDataFileBytes, util::kDataFileJsonLimits));
       if (m.cpuModel == (info.model.empty() ? "unknown CPU" : info.model) && m.vcpus == util::currentConcurrency() &&
-          m.buildIsa == buildIsa() &&
+          m.buildIsa == buildIsa() && m.gemmPath == nn::gemmIsaName(nn::gemmIsa()) &&
           (!m.underLoad() || mode == HostMeasure::Cached || unixNow() - m.measuredAtUnix < kHostRetakeSeconds))
         return m;
     } catch (const std::exception&) {
@@ -302,6 +310,7 @@ DeviceSpec hostSpecFromMeasurement(const HostMeasurement& m) {
   s.vectorIsa = m.vectorIsa;
   // Per vCPU, like cpu-skylake: the measured all-thread GEMM rate shared out.
   s.peakTflopsFp32 = m.gemmGflopsAll / m.vcpus / 1000.0;
+  if (m.gemmBf16GflopsAll > 0) s.peakTflopsBf16 = m.gemmBf16GflopsAll / m.vcpus / 1000.0;
   s.memGib = m.memGib / m.vcpus;
   s.memBandwidthGBps = m.memBandwidthGBps;
   s.memBandwidthPerCoreGBps = m.memBandwidthGBps / m.cores;
@@ -329,7 +338,11 @@ DeviceSpec hostSpecFromMeasurement(const HostMeasurement& m) {
   s.measuredSoftware.optimizerBytesPerParam = 28.0;
   s.notes = "measured " + m.measuredAt + "; build ISA " + m.buildIsa + "; GEMM " +
             util::formatNumber(std::round(m.gemmGflopsAll)) + " GFLOP/s on all vCPUs (" +
-            util::formatNumber(std::round(m.gemmGflopsPerThread)) + " on one), copy " +
+            util::formatNumber(std::round(m.gemmGflopsPerThread)) + " on one)" +
+            (m.gemmBf16GflopsAll > 0
+                 ? ", bf16 GEMM " + util::formatNumber(std::round(m.gemmBf16GflopsAll)) + " GFLOP/s (AVX512_BF16)"
+                 : std::string(", bf16 emulated (no AVX512_BF16)")) +
+            ", GEMM path " + m.gemmPath + "; copy " +
             util::formatNumber(std::round(m.memBandwidthGBps)) + " GB/s; " + m.noiseText();
   s.source = "measured on this machine";
   const std::string measured = "measured by AccelLab's micro-benchmark (the engine's GEMM kernel, stream copy)";
@@ -337,6 +350,7 @@ DeviceSpec hostSpecFromMeasurement(const HostMeasurement& m) {
   for (const char* k : {"peak_tflops_fp32", "mem_gib", "mem_bandwidth_gbps", "mem_bandwidth_per_core_gbps",
                         "vcpus_default", "vcpus_max", "vcpus_per_core", "cores_per_socket", "host_vcpus"})
     s.sources.push_back({k, measured, m.measuredAt});
+  if (s.peakTflopsBf16) s.sources.push_back({"peak_tflops_bf16", measured, m.measuredAt});
   for (const char* k : {"gemm_efficiency", "mem_efficiency", "kernel_launch_seconds", "step_overhead_seconds",
                         "sync_seconds_per_thread", "compile_seconds", "framework_reserve_gib", "host_jpeg_mbps_per_vcpu"})
     s.sources.push_back({k, engine, "2026-11"});

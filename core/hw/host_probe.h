@@ -1,7 +1,7 @@
 #pragma once
 // The `host` device: this machine, measured rather than typed in. Cores and vector ISA are
-// detected; GEMM GFLOP/s (the engine's kernel, one GEMM per thread) and memory bandwidth (a stream-like
-// copy) come from a short micro-benchmark that runs once and is cached as JSON in
+// detected; GEMM GFLOP/s (the engine's kernel, one GEMM per thread; fp32, and bf16 where the CPU
+// multiplies bf16 in hardware) and memory bandwidth (a stream-like copy) come from a short micro-benchmark that runs once and is cached as JSON in
 // userDataDir()/host.json.
 #include <string>
 
@@ -17,6 +17,10 @@ struct HostMeasurement {
   std::string buildIsa;       // ISA this build of AccelLab was compiled for
   double gemmGflopsPerThread = 0;  // fp32, one thread alone
   double gemmGflopsAll = 0;        // fp32, every vCPU running a GEMM at once
+  // bf16 (AVX512_BF16 dot products), every vCPU at once; 0 where the GEMM path has no bf16
+  // hardware (a bf16 run then costs what fp32 does: the engine emulates it).
+  double gemmBf16GflopsAll = 0;
+  std::string gemmPath;            // the GEMM kernels it was measured with: "avx512-bf16", "avx2", ...
   double memBandwidthGBps = 0;     // copy bandwidth (read + write bytes) with every vCPU
   double memGib = 0;               // RAM
   std::string measuredAt;          // UTC date, "YYYY-MM-DD"

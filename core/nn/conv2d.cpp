@@ -88,14 +88,18 @@ const Matrix& Conv2D::forward(const Matrix& x, const PassContext& ctx) {
   m_y.resize(outRows, batch);
   // out (pixels x filters) = patches (pixels x patch) * W^T; W is filters x patch.
   const GemmOperand wt{m_wGemm, filters, Transpose::Yes};
-  if (m_winograd) m_winograd->prepareForward(m_wGemm, ctx.precision);
+  // Winograd saves multiplies at the price of fp32 transforms; where bf16 runs on AMX tiles the
+  // multiplies are ten times cheaper than those transforms, so the plain GEMM wins. The
+  // backward pass follows the forward pass's choice (it reuses its padded input).
+  m_winogradNow = m_winograd && !(ctx.precision == util::Precision::BF16 && gemmIsa() == GemmIsa::Amx);
+  if (m_winogradNow) m_winograd->prepareForward(m_wGemm, ctx.precision);
   else if (!m_direct) m_packedW.pack(gemmB(wt), patch, filters, ctx.precision);
   const float* bias = m_o.bias ? m_w + filters * patch : nullptr;
   const std::int64_t padded = m_plan.paddedSize();
   m_padded.resize(padded * batch);
   const int chunks = chunksFor(ctx, 2 * filters * patch * pixels * batch / 64, batch);
   util::parallelChunks(batch, chunks, [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
-    if (m_winograd) {
+    if (m_winogradNow) {
       m_winograd->forward(x.data() + b * x.rows(), static_cast<int>(e - b), bias, m_o.activation, m_y.data() + b * outRows,
                           ctx.precision);
       return;
@@ -126,7 +130,7 @@ const Matrix& Conv2D::backward(const Matrix& x, const Matrix& dy, bool needDx, c
   const int channels = m_plan.g.channels;
   if (needDx) {
     m_dx.resize(x.rows(), batch);
-    if (m_winograd) {
+    if (m_winogradNow) {
       m_winograd->prepareInputGradient(m_wGemm, ctx.precision);
     } else if (m_direct) {
       // The input gradient is a direct convolution of gy with the flipped kernel:
@@ -160,7 +164,7 @@ const Matrix& Conv2D::backward(const Matrix& x, const Matrix& dy, bool needDx, c
                        outRows * (e - b));
     VectorMap db(grads + filters * patch, m_o.bias ? filters : 0);
     db.setZero();
-    if (m_winograd) {
+    if (m_winogradNow) {
       const int n = static_cast<int>(e - b);
       const float* gy = m_gy.data() + b * outRows;
       for (int s = 0; s < n && m_o.bias; ++s) db += ConstMatrixMap(gy + s * outRows, pixels, filters).colwise().sum().transpose();

@@ -61,6 +61,7 @@ private:
   Vector m_flipped;               // direct input gradient: flipped, transposed weights
   bool m_direct = false;
   std::unique_ptr<WinogradConv> m_winograd;
+  bool m_winogradNow = false;  // the last forward pass ran Winograd (not on AMX bf16)
   Matrix m_gy;                    // dy * f'(y)
 };
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/nn/eigen.h"  // also brings <immintrin.h> in with GCC 12's false warnings silenced
+#include "core/nn/gemm_kernels.h"
 #include "core/nn/gemm_precision.h"
 #include "core/nn/transpose16.h"
 #include "core/util/error.h"
@@ -19,7 +20,14 @@ std::int64_t roundUp(std::int64_t v, std::int64_t to) { return (v + to - 1) / to
 
 struct PackBuffers {
   std::vector<float, Eigen::aligned_allocator<float>> a, b;
+  std::vector<std::uint32_t, Eigen::aligned_allocator<std::uint32_t>> aPairs, bPairs;  // the bf16 path's operands
 };
+
+template <class V>
+auto* reserved(V& v, std::int64_t n) {
+  if (v.size() < static_cast<std::size_t>(n)) v.resize(static_cast<std::size_t>(n));
+  return v.data();
+}
 
 PackBuffers& buffers() {
   thread_local PackBuffers p;
@@ -81,72 +89,62 @@ void packMatrixB(const void* ctx, std::int64_t p0, std::int64_t j0, std::int64_t
   }
 }
 
-#if defined(__AVX512F__)
-// Tile (kMr x kNr) = A strip * B strip; written to C directly (column-major, mr x nr valid)
-// or, when `tile` is non-null, to that kMr x kNr buffer.
-void microKernel(std::int64_t kc, const float* __restrict a, const float* __restrict b, float* c, std::int64_t ldc,
-                 bool accumulate, std::int64_t mr, std::int64_t nr, float* tile) {
-  __m512 c00 = _mm512_setzero_ps(), c01 = c00, c02 = c00, c03 = c00, c04 = c00, c05 = c00, c06 = c00, c07 = c00;
-  __m512 c10 = c00, c11 = c00, c12 = c00, c13 = c00, c14 = c00, c15 = c00, c16 = c00, c17 = c00;
-#pragma GCC unroll 4
-  for (std::int64_t p = 0; p < kc; ++p) {
-    const __m512 a0 = _mm512_load_ps(a), a1 = _mm512_load_ps(a + 16);
-    __m512 bb;
-#define ACCELLAB_GEMM_STEP(j)               \
-  bb = _mm512_set1_ps(b[j]);                \
-  c0##j = _mm512_fmadd_ps(a0, bb, c0##j);   \
-  c1##j = _mm512_fmadd_ps(a1, bb, c1##j);
-    ACCELLAB_GEMM_STEP(0) ACCELLAB_GEMM_STEP(1) ACCELLAB_GEMM_STEP(2) ACCELLAB_GEMM_STEP(3)
-    ACCELLAB_GEMM_STEP(4) ACCELLAB_GEMM_STEP(5) ACCELLAB_GEMM_STEP(6) ACCELLAB_GEMM_STEP(7)
-#undef ACCELLAB_GEMM_STEP
-    a += kMr;
-    b += kNr;
-  }
-  const __m512 lo[kNr] = {c00, c01, c02, c03, c04, c05, c06, c07};
-  const __m512 hi[kNr] = {c10, c11, c12, c13, c14, c15, c16, c17};
-  if (tile) {
-    for (std::int64_t j = 0; j < kNr; ++j) {
-      _mm512_storeu_ps(tile + j * kMr, lo[j]);
-      _mm512_storeu_ps(tile + j * kMr + 16, hi[j]);
-    }
-    return;
-  }
-  const auto mask = [](std::int64_t n) {
-    return n >= 16 ? static_cast<__mmask16>(0xffff) : n <= 0 ? static_cast<__mmask16>(0) : static_cast<__mmask16>((1u << n) - 1u);
-  };
-  const __mmask16 m0 = mask(mr), m1 = mask(mr - 16);
-  for (std::int64_t j = 0; j < nr; ++j) {
-    float* cj = c + j * ldc;
-    __m512 v0 = lo[j], v1 = hi[j];
-    if (accumulate) {
-      v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, cj));
-      v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, cj + 16));
-    }
-    _mm512_mask_storeu_ps(cj, m0, v0);
-    _mm512_mask_storeu_ps(cj + 16, m1, v1);
-  }
-}
-#else
-void microKernel(std::int64_t kc, const float* __restrict a, const float* __restrict b, float* c, std::int64_t ldc,
-                 bool accumulate, std::int64_t mr, std::int64_t nr, float* tile) {
-  float acc[kNr][kMr] = {};
-  for (std::int64_t p = 0; p < kc; ++p, a += kMr, b += kNr)
-    for (std::int64_t j = 0; j < kNr; ++j)
-      for (std::int64_t i = 0; i < kMr; ++i) acc[j][i] += a[i] * b[j];
-  if (tile) {
-    for (std::int64_t j = 0; j < kNr; ++j)
-      for (std::int64_t i = 0; i < kMr; ++i) tile[j * kMr + i] = acc[j][i];
-    return;
-  }
-  for (std::int64_t j = 0; j < nr; ++j)
-    for (std::int64_t i = 0; i < mr; ++i) c[i + j * ldc] = (accumulate ? c[i + j * ldc] : 0.0f) + acc[j][i];
-}
-#endif
+// The kernel a GEMM runs: fp32 FMA (its operands rounded to the precision while packed,
+// emulating 16-bit formats), or a bf16 kernel on operands packed in its bf16 form.
+struct Path {
+  util::Precision precision = util::Precision::FP32;
+  detail::Form form = detail::Form::Fp32;
+  detail::Fp32Kernel fp32 = nullptr;
+  detail::Bf16Kernel bf16 = nullptr;
 
-// The blocked loops; `panelB(jc, pc, kc, nc)` returns the packed B panel.
+  static Path choose(util::Precision p, detail::Form form) {
+    Path path;
+    path.precision = p;
+    path.form = form;
+    if (form == detail::Form::Fp32) path.fp32 = detail::fp32Kernel();
+    else path.bf16 = detail::bf16Kernel(form);
+    return path;
+  }
+  // Strip offset (in elements of the packed form) of row or column `at` in a panel kc deep.
+  std::int64_t offset(std::int64_t at, std::int64_t kc) const { return at * detail::packedDepth(form, kc); }
+  void run(std::int64_t kc, const void* a, const void* b, float* c, std::int64_t ldc, bool accumulate, std::int64_t mr,
+           std::int64_t nr, float* tile) const {
+    if (bf16)
+      bf16(detail::packedDepth(form, kc), static_cast<const std::uint32_t*>(a), static_cast<const std::uint32_t*>(b), c,
+           ldc, accumulate, mr, nr, tile);
+    else
+      fp32(kc, static_cast<const float*>(a), static_cast<const float*>(b), c, ldc, accumulate, mr, nr, tile);
+  }
+};
+
+// The form a GEMM at `precision` packs its operands in, on this CPU now.
+detail::Form formFor(util::Precision precision) {
+  if (precision != util::Precision::BF16) return detail::Form::Fp32;
+  switch (gemmIsa()) {
+    case GemmIsa::Amx: return detail::Form::AmxTiles;
+    case GemmIsa::Avx512Bf16: return detail::Form::Bf16Pairs;
+    default: return detail::Form::Fp32;
+  }
+}
+
+// A block of A (mc x kc) packed in the path's form; returns its start.
+const void* packA(const GemmA& a, const Path& path, std::int64_t ic, std::int64_t pc, std::int64_t mc, std::int64_t kc,
+                  PackBuffers& buf) {
+  float* ap = reserved(buf.a, kGemmMc * kGemmKc);
+  a.pack(a.ctx, ic, pc, mc, kc, ap);
+  const std::int64_t mcPad = (mc + kGemmMr - 1) / kGemmMr * kGemmMr;
+  if (path.form != detail::Form::Fp32) {
+    std::uint32_t* words = reserved(buf.aPairs, kGemmMc * detail::packedDepth(path.form, kGemmKc));
+    detail::packBf16A(ap, kc, mcPad / kGemmMr, words, path.form);
+    return words;
+  }
+  if (path.precision != util::Precision::FP32) roundInPlace(ap, mcPad * kc, path.precision);
+  return ap;
+}
+
+// The blocked loops; `panelB(jc, pc, kc, nc)` returns the packed B panel in the path's form.
 template <class PanelB>
-void drive(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, PanelB&& panelB, const GemmC& c,
-           util::Precision precision) {
+void drive(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, PanelB&& panelB, const GemmC& c, const Path& path) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {
     if (!c.store && !c.accumulate)
@@ -154,29 +152,27 @@ void drive(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, PanelB&& pan
     return;
   }
   PackBuffers& buf = buffers();
-  if (buf.a.size() < static_cast<std::size_t>(kMc * kKc)) buf.a.resize(static_cast<std::size_t>(kMc * kKc));
-  float* ap = buf.a.data();
   alignas(64) float tile[kMr * kNr];
   for (std::int64_t jc = 0; jc < n; jc += kNc) {
     const std::int64_t nc = std::min(kNc, n - jc);
     for (std::int64_t pc = 0; pc < k; pc += kKc) {
       const std::int64_t kc = std::min(kKc, k - pc);
-      const float* bp = panelB(jc, pc, kc, nc);
+      const char* bp = static_cast<const char*>(panelB(jc, pc, kc, nc));
       const bool first = pc == 0, last = pc + kc >= k;
       for (std::int64_t ic = 0; ic < m; ic += kMc) {
         const std::int64_t mc = std::min(kMc, m - ic);
-        a.pack(a.ctx, ic, pc, mc, kc, ap);
-        if (precision != util::Precision::FP32) roundInPlace(ap, roundUp(mc, kMr) * kc, precision);
+        const char* ap = static_cast<const char*>(packA(a, path, ic, pc, mc, kc, buf));
         for (std::int64_t jr = 0; jr < nc; jr += kNr) {
           const std::int64_t nr = std::min(kNr, nc - jr);
+          const char* bs = bp + path.offset(jr, kc) * 4;
           for (std::int64_t ir = 0; ir < mc; ir += kMr) {
             const std::int64_t mr = std::min(kMr, mc - ir);
+            const char* as = ap + path.offset(ir, kc) * 4;
             if (c.store) {
-              microKernel(kc, ap + ir * kc, bp + jr * kc, nullptr, 0, false, mr, nr, tile);
+              path.run(kc, as, bs, nullptr, 0, false, mr, nr, tile);
               c.store(c.ctx, tile, ic + ir, jc + jr, mr, nr, first, last);
             } else {
-              microKernel(kc, ap + ir * kc, bp + jr * kc, c.data + (ic + ir) + (jc + jr) * c.ld, c.ld, c.accumulate || !first, mr,
-                          nr, nullptr);
+              path.run(kc, as, bs, c.data + (ic + ir) + (jc + jr) * c.ld, c.ld, c.accumulate || !first, mr, nr, nullptr);
             }
           }
         }
@@ -190,26 +186,24 @@ void drive(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, PanelB&& pan
 // block's row strips), then each finished tile goes to the store callback once
 // (first == last == true).
 void driveStore(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, const PackedB& b, const GemmC& c,
-                util::Precision precision) {
+                const Path& path) {
   constexpr std::int64_t kBlockRows = 192;  // C block: 192 x 2048 floats at most
   PackBuffers& buf = buffers();
-  if (buf.a.size() < static_cast<std::size_t>(kMc * kKc)) buf.a.resize(static_cast<std::size_t>(kMc * kKc));
   thread_local std::vector<float, Eigen::aligned_allocator<float>> cbuf;
-  float* ap = buf.a.data();
   for (std::int64_t jc = 0; jc < n; jc += kNc) {
     const std::int64_t nc = std::min(kNc, n - jc), ncPad = roundUp(nc, kNr);
     for (std::int64_t ic = 0; ic < m; ic += kBlockRows) {
       const std::int64_t mc = std::min(kBlockRows, m - ic), mcPad = roundUp(mc, kMr);
-      if (cbuf.size() < static_cast<std::size_t>(mcPad * ncPad)) cbuf.resize(static_cast<std::size_t>(mcPad * ncPad));
-      float* cb = cbuf.data();  // column-major mcPad x ncPad
+      float* cb = reserved(cbuf, mcPad * ncPad);  // column-major mcPad x ncPad
       for (std::int64_t pc = 0; pc < k; pc += kKc) {
         const std::int64_t kc = std::min(kKc, k - pc);
-        a.pack(a.ctx, ic, pc, mc, kc, ap);
-        if (precision != util::Precision::FP32) roundInPlace(ap, mcPad * kc, precision);
-        const float* bp = b.panel(jc, pc);
+        const char* ap = static_cast<const char*>(packA(a, path, ic, pc, mc, kc, buf));
+        const char* bp = path.bf16 ? static_cast<const char*>(static_cast<const void*>(b.pairPanel(jc, pc)))
+                                   : static_cast<const char*>(static_cast<const void*>(b.panel(jc, pc)));
         for (std::int64_t jr = 0; jr < nc; jr += kNr)
           for (std::int64_t ir = 0; ir < mc; ir += kMr)
-            microKernel(kc, ap + ir * kc, bp + jr * kc, cb + ir + jr * mcPad, mcPad, pc > 0, kMr, kNr, nullptr);
+            path.run(kc, ap + path.offset(ir, kc) * 4, bp + path.offset(jr, kc) * 4, cb + ir + jr * mcPad, mcPad, pc > 0,
+                     kMr, kNr, nullptr);
       }
       for (std::int64_t jr = 0; jr < nc; jr += kNr) {
         const std::int64_t nr = std::min(kNr, nc - jr);
@@ -231,17 +225,32 @@ GemmB gemmB(const GemmOperand& b) { return {packMatrixB, &b}; }
 void PackedB::pack(GemmB b, std::int64_t k, std::int64_t n, util::Precision precision) {
   m_k = k;
   m_n = n;
-  m_data.resize(static_cast<std::size_t>(roundUp(n, kNr) * k));
+  const detail::Form form = formFor(precision);
+  m_form = static_cast<int>(form);
+  if (form != detail::Form::Fp32) {
+    m_data = {};
+    const std::int64_t last = k - (k - 1) / kKc * kKc;  // the last panel's depth
+    m_pairs.resize(static_cast<std::size_t>(roundUp(n, kNr) * ((k - last) / 2 + detail::packedDepth(form, last))));
+  } else {
+    m_pairs = {};
+    m_data.resize(static_cast<std::size_t>(roundUp(n, kNr) * k));
+  }
   // Panels are independent: pack them in parallel (pure copies, so the result does not depend
   // on the thread count).
   const std::int64_t colBlocks = (n + kNc - 1) / kNc, depthPanels = (k + kKc - 1) / kKc;
   util::parallelFor(colBlocks * depthPanels, 1, [&](std::ptrdiff_t q0, std::ptrdiff_t q1) {
     for (std::ptrdiff_t q = q0; q < q1; ++q) {
       const std::int64_t jc = q / depthPanels * kNc, pc = q % depthPanels * kKc;
-      const std::int64_t nc = std::min(kNc, n - jc), kc = std::min(kKc, k - pc);
+      const std::int64_t nc = std::min(kNc, n - jc), kc = std::min(kKc, k - pc), ncPad = roundUp(nc, kNr);
+      if (form != detail::Form::Fp32) {
+        float* tmp = reserved(buffers().b, kNc * kKc);
+        b.pack(b.ctx, pc, jc, kc, nc, tmp);
+        detail::packBf16B(tmp, kc, ncPad / kNr, const_cast<std::uint32_t*>(pairPanel(jc, pc)), form);
+        continue;
+      }
       float* dst = const_cast<float*>(panel(jc, pc));
       b.pack(b.ctx, pc, jc, kc, nc, dst);
-      if (precision != util::Precision::FP32) roundInPlace(dst, roundUp(nc, kNr) * kc, precision);
+      if (precision != util::Precision::FP32) roundInPlace(dst, ncPad * kc, precision);
     }
   });
 }
@@ -251,17 +260,30 @@ const float* PackedB::panel(std::int64_t jc, std::int64_t pc) const {
   return m_data.data() + jc * m_k + roundUp(std::min(kNc, m_n - jc), kNr) * pc;
 }
 
+const std::uint32_t* PackedB::pairPanel(std::int64_t jc, std::int64_t pc) const {
+  // As panel(), in words: every panel but the last is kKc deep (kKc / 2 pairs, whole AMX tiles),
+  // so panel pc starts pc / 2 words into its block, and a block of nc columns takes
+  // roundUp(nc) * (words of the whole depth).
+  const std::int64_t perColumn = static_cast<std::int64_t>(m_pairs.size()) / roundUp(m_n, kNr);
+  return m_pairs.data() + jc * perColumn + roundUp(std::min(kNc, m_n - jc), kNr) * (pc / 2);
+}
+
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, GemmB b, const GemmC& c, util::Precision precision) {
   PackBuffers& buf = buffers();
-  if (buf.b.size() < static_cast<std::size_t>(kNc * kKc)) buf.b.resize(static_cast<std::size_t>(kNc * kKc));
-  float* bp = buf.b.data();
+  const Path path = Path::choose(precision, formFor(precision));
   drive(m, n, k, a,
-        [&](std::int64_t jc, std::int64_t pc, std::int64_t kc, std::int64_t nc) {
+        [&](std::int64_t jc, std::int64_t pc, std::int64_t kc, std::int64_t nc) -> const void* {
+          float* bp = reserved(buf.b, kNc * kKc);
           b.pack(b.ctx, pc, jc, kc, nc, bp);
+          if (path.bf16) {
+            std::uint32_t* words = reserved(buf.bPairs, kNc * detail::packedDepth(path.form, kKc));
+            detail::packBf16B(bp, kc, roundUp(nc, kNr) / kNr, words, path.form);
+            return words;
+          }
           if (precision != util::Precision::FP32) roundInPlace(bp, roundUp(nc, kNr) * kc, precision);
-          return static_cast<const float*>(bp);
+          return bp;
         },
-        c, precision);
+        c, path);
 }
 
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, const PackedB& b, const GemmC& c, util::Precision precision) {
@@ -272,12 +294,18 @@ void gemm(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, const PackedB
     msg.append(", expected ").append(std::to_string(k)).append(1, 'x').append(std::to_string(n));
     throw util::Error(msg);
   }
+  // B decided the form when it was packed: A follows it.
+  const Path path = Path::choose(precision, static_cast<detail::Form>(b.form()));
   if (c.store) {
-    driveStore(m, n, k, a, b, c, precision);
+    driveStore(m, n, k, a, b, c, path);
     return;
   }
-  drive(m, n, k, a, [&](std::int64_t jc, std::int64_t pc, std::int64_t, std::int64_t) { return b.panel(jc, pc); }, c,
-        precision);
+  drive(m, n, k, a,
+        [&](std::int64_t jc, std::int64_t pc, std::int64_t, std::int64_t) -> const void* {
+          if (path.bf16) return b.pairPanel(jc, pc);
+          return b.panel(jc, pc);
+        },
+        c, path);
 }
 
 void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, GemmOperand a, GemmOperand b, float* c, std::int64_t ldc,

@@ -1,19 +1,42 @@
 #pragma once
 // Single-threaded packed SGEMM for the engine's layers (the callers split work across
 // threads): C = op(A) * op(B). Blocked for cache in Goto's loop order around a 32 x 8
-// AVX-512 micro-kernel (a portable kernel where AVX-512 is not compiled in).
+// micro-kernel chosen at run time: AVX-512, AVX2 + FMA or portable, and for bf16 on CPUs with
+// AVX512_BF16 a kernel of bf16 dot products (gemm_kernels.h).
 //
 // Operands are reached through packing callbacks, so a layer can feed the GEMM straight
 // from its own layout (a convolution packs image patches without an im2col buffer) and
 // receive finished tiles through a store callback (scatter, bias, activation). Plain
 // column-major matrices have ready-made packers. With a 16-bit precision the operands are
-// rounded while they are packed: mixed precision costs no extra pass.
+// rounded while they are packed: on bf16 hardware to bf16 pairs the kernel multiplies
+// directly, elsewhere to fp32 values a 16-bit format can hold (emulation: same numbers).
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/util/precision.h"
 
 namespace core::nn {
+
+// The instruction set the GEMM's micro-kernels use, chosen at run time (gemm_kernels.h):
+// the best the CPU has, unless lowered by the environment variable ACCELLAB_GEMM_ISA or by
+// limitGemmIsa (benchmarks and tests compare the paths on one machine).
+// Avx512Bf16 multiplies bf16 with AVX512_BF16 dot products, Amx with AMX tiles (both fp32
+// otherwise, as Avx512).
+enum class GemmIsa { Portable, Avx2, Avx512, Avx512Bf16, Amx };
+const char* gemmIsaName(GemmIsa isa);  // "portable", "avx2", "avx512", "avx512-bf16", "amx"
+std::optional<GemmIsa> parseGemmIsa(std::string_view name);
+GemmIsa detectedGemmIsa();  // what this CPU runs (and its OS enables)
+GemmIsa gemmIsa();          // what runs now: the detected path, at most the limit
+// Runs at most `most` from now on (never more than the CPU has); returns the previous limit.
+GemmIsa limitGemmIsa(GemmIsa most);
+// Whether a bf16 GEMM multiplies in bf16 hardware (AMX or AVX512_BF16) rather than
+// rounding its operands to bf16 and multiplying in fp32 (the same numbers, half the speed).
+bool bf16OnHardware();
+// What a GEMM at `precision` runs, in words, for `bench`, the GUI and the host device.
+std::string gemmPathText(util::Precision precision);
 
 inline constexpr std::int64_t kGemmMr = 32;   // micro-tile rows
 inline constexpr std::int64_t kGemmNr = 8;    // micro-tile columns
@@ -61,17 +84,23 @@ struct GemmOperand {
 GemmA gemmA(const GemmOperand& a);  // `a` must outlive the GEMM call
 GemmB gemmB(const GemmOperand& b);
 
-// B packed once, reused by many GEMMs (e.g. a layer's weights across its sub-batches).
+// B packed once, reused by many GEMMs (e.g. a layer's weights across its sub-batches). A bf16
+// operand on bf16 hardware is kept as bf16 pairs (half the memory), else as fp32.
 class PackedB {
 public:
   void pack(GemmB b, std::int64_t k, std::int64_t n, util::Precision precision);
   std::int64_t k() const { return m_k; }
   std::int64_t n() const { return m_n; }
-  const float* panel(std::int64_t jc, std::int64_t pc) const;
+  bool bf16Pairs() const { return m_form != 0; }  // packed in a bf16 form (gemm_kernels.h)
+  int form() const { return m_form; }
+  const float* panel(std::int64_t jc, std::int64_t pc) const;                // fp32 form
+  const std::uint32_t* pairPanel(std::int64_t jc, std::int64_t pc) const;    // bf16 pairs
 
 private:
   std::int64_t m_k = 0, m_n = 0;
+  int m_form = 0;  // detail::Form
   std::vector<float> m_data;
+  std::vector<std::uint32_t> m_pairs;
 };
 
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, GemmB b, const GemmC& c,

@@ -13,6 +13,7 @@
 #include "core/data/batcher.h"
 #include "core/data/dataset_info.h"
 #include "core/data/dataset_loader.h"
+#include "core/nn/gemm.h"
 #include "core/nn/network.h"
 #include "core/nn/zoo.h"
 #include "core/train/optimizer.h"
@@ -68,7 +69,8 @@ std::int64_t peakRssBytes() {
 namespace {
 
 // Throughputs and step-time percentiles from the timed steps (both benchmarks).
-void finishResult(BenchResult& r, const std::vector<double>& stepSeconds, int batch) {
+void finishResult(BenchResult& r, const std::vector<double>& stepSeconds, const BenchConfig& c) {
+  const int batch = c.batch;
   r.steps = static_cast<int>(stepSeconds.size());
   if (r.steps > 0 && r.wallSeconds > 0) {
     r.imagesPerSecond = static_cast<double>(r.steps) * batch / r.wallSeconds;
@@ -80,6 +82,12 @@ void finishResult(BenchResult& r, const std::vector<double>& stepSeconds, int ba
     r.gflopsMedianStep = r.trainFlopsPerImage * r.imagesPerSecondMedianStep / 1e9;
   }
   r.peakRssBytes = peakRssBytes();
+  r.gemmPath = nn::gemmPathText(c.precision);
+  r.bf16OnHardware = c.precision == util::Precision::BF16 && nn::bf16OnHardware();
+  // The machine's peak with the same threads, after the timed steps (it does not disturb them).
+  r.peak = nn::measureFmaPeak(r.threads);
+  const double peak = r.bf16OnHardware ? r.peak.bf16Gflops : r.peak.fp32Gflops;
+  if (peak > 0) r.peakFraction = r.gflops / peak;
 }
 
 // The language model (char-gpt): the peer's update (AdamW on matrix weights, clipping at 1) on
@@ -151,7 +159,7 @@ BenchResult runLmBenchmark(const BenchConfig& c, std::stop_token stop) {
     for (int i = 0; i < c.steps && !stop.stop_requested(); ++i) oneStep(true);
     r.wallSeconds = std::chrono::duration<double>(Clock::now() - start).count();
   });
-  finishResult(r, stepSeconds, c.batch);
+  finishResult(r, stepSeconds, c);
   return r;
 }
 
@@ -238,7 +246,7 @@ BenchResult runBenchmark(const BenchConfig& c, std::stop_token stop) {
     r.wallSeconds = std::chrono::duration<double>(Clock::now() - start).count();
   });
 
-  finishResult(r, stepSeconds, c.batch);
+  finishResult(r, stepSeconds, c);
   return r;
 }
 

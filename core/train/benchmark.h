@@ -10,6 +10,7 @@
 #include <stop_token>
 #include <string>
 
+#include "core/nn/fma_peak.h"
 #include "core/nn/layer_stats.h"
 #include "core/train/trainer.h"
 #include "core/util/precision.h"
@@ -56,6 +57,10 @@ struct BenchResult {
   double gflopsMedianStep = 0;
   double finalLoss = 0;              // last timed step's loss (a sanity figure)
   std::int64_t peakRssBytes = 0;     // the process's peak resident set (VmHWM) afterwards
+  std::string gemmPath;              // what the GEMMs ran on, in words (nn::gemmPathText)
+  bool bf16OnHardware = false;       // a bf16 run multiplied in bf16 hardware (else emulated)
+  nn::FmaPeak peak;                  // the machine's measured multiply-add peak, same threads
+  double peakFraction = 0;           // gflops / the peak of the path that ran (bf16 or fp32)
 };
 
 // Runs the benchmark on its own task_arena; honours `stop` between steps.

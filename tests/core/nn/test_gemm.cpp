@@ -68,6 +68,77 @@ TEST(Gemm, RoundsOperandsWhilePacking) {
   checkGemm(40, 12, 50, Transpose::Yes, Transpose::Yes, true, util::Precision::FP16);
 }
 
+// A weight packed once (PackedB), the product delivered tile by tile to a store callback, as
+// the layers run it: odd depths leave half a bf16 pair, several depth panels and column blocks.
+void checkPacked(std::int64_t m, std::int64_t n, std::int64_t k, util::Precision p) {
+  std::mt19937 rng(static_cast<std::uint32_t>(m + 131 * n + 17 * k));
+  const Mat a(m, k, 1, rng), b(k, n, 0, rng);
+  PackedB packed;
+  const GemmOperand bo{b.v.data(), b.ld, Transpose::No};
+  packed.pack(gemmB(bo), k, n, p);
+  EXPECT_EQ(packed.bf16Pairs(), p == util::Precision::BF16 && bf16OnHardware());
+  struct Out {
+    std::int64_t m;
+    std::vector<float> c;
+  } out{m, std::vector<float>(static_cast<std::size_t>(m * n), -7.0f)};
+  GemmC c;
+  c.ctx = &out;
+  c.store = [](void* ctx, const float* tile, std::int64_t i0, std::int64_t j0, std::int64_t mr, std::int64_t nr, bool,
+               bool) {
+    Out& o = *static_cast<Out*>(ctx);
+    for (std::int64_t j = 0; j < nr; ++j)
+      for (std::int64_t i = 0; i < mr; ++i) o.c[static_cast<std::size_t>(i0 + i + (j0 + j) * o.m)] = tile[i + j * kGemmMr];
+  };
+  const GemmOperand ao{a.v.data(), a.ld, Transpose::No};
+  gemm(m, n, k, gemmA(ao), packed, c, p);
+  double worst = 0;
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      double ref = 0;
+      for (std::int64_t q = 0; q < k; ++q)
+        ref += static_cast<double>(roundToPrecision(a.at(i, q), p)) * roundToPrecision(b.at(q, j), p);
+      worst = std::max(worst, std::abs(ref - out.c[static_cast<std::size_t>(i + j * m)]));
+    }
+  EXPECT_LT(worst, 1e-4 * std::sqrt(static_cast<double>(k)) + 1e-6) << m << "x" << n << "x" << k << " " << gemmIsaName(gemmIsa());
+}
+
+// Every path this CPU has computes the same products: the portable kernel, AVX2, AVX-512 and,
+// for bf16, AVX512_BF16's dot products and AMX tiles (the rounding of the operands is the
+// same; only the fp32 summation order differs).
+TEST(Gemm, EveryKernelPathTheCpuHasAgrees) {
+  const GemmIsa was = limitGemmIsa(GemmIsa::Amx);
+  for (GemmIsa isa : {GemmIsa::Portable, GemmIsa::Avx2, GemmIsa::Avx512, GemmIsa::Avx512Bf16, GemmIsa::Amx}) {
+    if (isa > detectedGemmIsa()) continue;
+    limitGemmIsa(isa);
+    SCOPED_TRACE(gemmIsaName(isa));
+    EXPECT_EQ(gemmIsa(), isa);
+    EXPECT_EQ(bf16OnHardware(), isa >= GemmIsa::Avx512Bf16);
+    for (util::Precision p : {util::Precision::FP32, util::Precision::BF16}) {
+      checkGemm(33, 9, 17, Transpose::No, Transpose::Yes, false, p);  // odd depth: half a pair
+      checkGemm(64, 16, 401, Transpose::Yes, Transpose::No, true, p);  // two depth panels, the last odd
+      checkGemm(420, 2100, 70, Transpose::No, Transpose::Yes, false, p);
+      checkPacked(1, 1, 1, p);
+      checkPacked(200, 37, 389, p);   // more rows than a store block, an odd last panel
+      checkPacked(40, 2055, 24, p);   // two column blocks
+    }
+  }
+  limitGemmIsa(was);
+}
+
+TEST(Gemm, PathsAreNamedAndALimitNeverExceedsTheCpu) {
+  for (GemmIsa isa : {GemmIsa::Portable, GemmIsa::Avx2, GemmIsa::Avx512, GemmIsa::Avx512Bf16, GemmIsa::Amx})
+    EXPECT_EQ(parseGemmIsa(gemmIsaName(isa)), isa);
+  EXPECT_FALSE(parseGemmIsa("avx512bf16").has_value());
+  const GemmIsa was = limitGemmIsa(GemmIsa::Amx);
+  EXPECT_EQ(gemmIsa(), detectedGemmIsa());  // the limit is a ceiling, not a wish
+  EXPECT_EQ(gemmPathText(util::Precision::BF16).find("emulated") == std::string::npos, bf16OnHardware());
+  limitGemmIsa(GemmIsa::Portable);
+  EXPECT_FALSE(bf16OnHardware());
+  EXPECT_NE(gemmPathText(util::Precision::BF16).find("emulated"), std::string::npos);
+  EXPECT_NE(gemmPathText(util::Precision::FP32).find("portable"), std::string::npos);
+  limitGemmIsa(was);
+}
+
 TEST(Gemm, EmptyDepthClearsOrKeeps) {
   std::vector<float> c = {1, 2, 3, 4};
   sgemm(2, 2, 0, {nullptr, 2, Transpose::No}, {nullptr, 1, Transpose::No}, c.data(), 2, true);

@@ -1,0 +1,60 @@
+#pragma once
+// The GEMM's micro-kernels, one per instruction set, chosen at run time from the CPU's
+// features: one binary (the .deb is built for x86-64-v3) runs AVX-512, AVX512_BF16 and AMX code
+// where the CPU has it and AVX2 or portable code where it does not. Each kernel is compiled
+// for its own target (GCC's target attribute), so nothing outside it assumes the wider ISA.
+//
+// Kernels compute one kGemmMr x kGemmNr tile from packed strips (gemm.h) and either write it
+// to a column-major C (mr x nr valid, accumulating or not) or, where `tile` is non-null, to
+// that kGemmMr x kGemmNr column-major buffer.
+//
+// The bf16 kernels take strips of bf16 pairs: each 32-bit word holds the operand at depth 2q
+// in its low half and at depth 2q + 1 in its high half (zero past an odd depth):
+// - AVX512_BF16's dot product (VDPBF16PS) multiplies two depths per fp32 lane. Twice an fp32
+//   FMA's multiply-adds per instruction, but Intel's cores issue it on one port where they issue
+//   FMAs on two: it pays on AMD's Zen 4 and 5, not on Intel's.
+// - AMX (Sapphire Rapids and later) multiplies whole tiles: TDPBF16PS does 8 x 16 x 32 bf16
+//   multiply-adds into fp32 at a time, about ten times AVX-512's fp32 rate on one core. The
+//   tile is computed transposed (C^T = B^T A^T) so it lands column-major as every other
+//   kernel's: A strips stay pairs (16 rows of a tile are 16 of its lanes), B strips become rows
+//   of 16 pairs per column, and both are padded with zeros to whole tiles of 16 pairs.
+#include <cstdint>
+
+namespace core::nn::detail {
+
+// How a packed operand is stored.
+enum class Form { Fp32, Bf16Pairs, AmxTiles };
+
+using Fp32Kernel = void (*)(std::int64_t kc, const float* a, const float* b, float* c, std::int64_t ldc, bool accumulate,
+                            std::int64_t mr, std::int64_t nr, float* tile);
+// `depth` in the form's units (packedDepth).
+using Bf16Kernel = void (*)(std::int64_t depth, const std::uint32_t* a, const std::uint32_t* b, float* c,
+                            std::int64_t ldc, bool accumulate, std::int64_t mr, std::int64_t nr, float* tile);
+
+// The fp32 kernel of the current path (gemmIsa()): portable, AVX2 + FMA or AVX-512.
+Fp32Kernel fp32Kernel();
+// The bf16 kernel for a form (Bf16Pairs: AVX512_BF16; AmxTiles: AMX); null where the CPU has none.
+Bf16Kernel bf16Kernel(Form form);
+
+// Words (or floats) a packed strip kc deep takes per row or column.
+inline std::int64_t packedDepth(Form form, std::int64_t kc) {
+  switch (form) {
+    case Form::Fp32: return kc;
+    case Form::Bf16Pairs: return (kc + 1) / 2;
+    case Form::AmxTiles: return ((kc + 1) / 2 + 15) / 16 * 16;
+  }
+  return kc;
+}
+
+// `strips` consecutive packed fp32 strips of A (kGemmMr wide) or B (kGemmNr wide), each kc
+// deep (value (i, p) at p * width + i), rewritten in a bf16 form, each strip
+// width * packedDepth(form, kc) words. Rounds to nearest, ties to even, as roundToPrecision.
+void packBf16A(const float* src, std::int64_t kc, std::int64_t strips, std::uint32_t* dst, Form form);
+void packBf16B(const float* src, std::int64_t kc, std::int64_t strips, std::uint32_t* dst, Form form);
+
+// The peak loop: `iterations` rounds of independent multiply-add chains in registers (or AMX
+// tiles), on the current path's widest fp32 FMA or its bf16 instruction. Returns the flops done
+// (0 where the path has no bf16 hardware); the result goes to *sink so nothing is optimised away.
+double peakChains(bool bf16, std::int64_t iterations, float seed, float* sink);
+
+}  // namespace core::nn::detail
