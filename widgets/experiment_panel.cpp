@@ -18,6 +18,7 @@
 #include <limits>
 
 #include "core/experiment/limits.h"
+#include "core/nn/gemm.h"
 
 namespace widgets {
 namespace {
@@ -154,9 +155,16 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
 
   m_precision = new QComboBox(this);
   m_precision->setObjectName("precision");
-  for (Precision p : {Precision::FP32, Precision::FP16, Precision::BF16})
+  // Each precision says what its GEMMs run on this CPU (chosen at run time): bf16 in AMX tiles
+  // or AVX512_BF16 dot products where the CPU has them, else emulated on fp32 units.
+  for (Precision p : {Precision::FP32, Precision::FP16, Precision::BF16}) {
     m_precision->addItem(QString::fromLatin1(core::util::precisionName(p)), static_cast<int>(p));
-  m_precision->setToolTip(tr("fp16/bf16: mixed precision (16-bit GEMM inputs, fp32 accumulation)"));
+    m_precision->setItemData(m_precision->count() - 1,
+                             tr("On this CPU: %1").arg(QString::fromStdString(core::nn::gemmPathText(p))), Qt::ToolTipRole);
+  }
+  m_precision->setToolTip(tr("fp16/bf16: mixed precision (16-bit GEMM inputs, fp32 accumulation and master weights).\n"
+                             "On this CPU, bf16: %1.")
+                              .arg(QString::fromStdString(core::nn::gemmPathText(Precision::BF16))));
   place(6, 0, tr("&Precision:"), m_precision);
 
   m_seed = new QSpinBox(this);

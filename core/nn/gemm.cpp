@@ -89,6 +89,15 @@ void packMatrixB(const void* ctx, std::int64_t p0, std::int64_t j0, std::int64_t
   }
 }
 
+// A plain, untransposed B straight to a bf16 form (AMX's); false where it is not one or the
+// form has no such packer.
+bool packPlainB(const GemmB& b, std::int64_t pc, std::int64_t jc, std::int64_t kc, std::int64_t nc, std::uint32_t* dst,
+                detail::Form form) {
+  if (b.pack != packMatrixB) return false;
+  const GemmOperand& op = *static_cast<const GemmOperand*>(b.ctx);
+  return op.transpose == Transpose::No && detail::packPlainB(op.data + pc + jc * op.ld, op.ld, kc, nc, dst, form);
+}
+
 // The kernel a GEMM runs: fp32 FMA (its operands rounded to the precision while packed,
 // emulating 16-bit formats), or a bf16 kernel on operands packed in its bf16 form.
 struct Path {
@@ -96,6 +105,7 @@ struct Path {
   detail::Form form = detail::Form::Fp32;
   detail::Fp32Kernel fp32 = nullptr;
   detail::Bf16Kernel bf16 = nullptr;
+  detail::Bf16Kernel2 amx2 = nullptr;  // AMX: two B strips at once
 
   static Path choose(util::Precision p, detail::Form form) {
     Path path;
@@ -103,7 +113,18 @@ struct Path {
     path.form = form;
     if (form == detail::Form::Fp32) path.fp32 = detail::fp32Kernel();
     else path.bf16 = detail::bf16Kernel(form);
+    if (form == detail::Form::AmxTiles) path.amx2 = detail::amxKernel2();
     return path;
+  }
+  // Strips jr and jr + kNr of a panel at once (the second has nr1 columns); false where the
+  // path has no such kernel or there is no second strip.
+  bool twoStrips(std::int64_t jr, std::int64_t nc) const { return amx2 && jr + kGemmNr < nc; }
+  void run2(std::int64_t kc, const void* a, const void* b, float* c0, float* c1, std::int64_t ldc, bool accumulate,
+            std::int64_t mr, std::int64_t nr1, float* tile0, float* tile1) const {
+    const std::int64_t depth = detail::packedDepth(form, kc);
+    const auto* bw = static_cast<const std::uint32_t*>(b);
+    amx2(depth, static_cast<const std::uint32_t*>(a), bw, bw + kGemmNr * depth, c0, c1, ldc, accumulate, mr, nr1, tile0,
+         tile1);
   }
   // Strip offset (in elements of the packed form) of row or column `at` in a panel kc deep.
   std::int64_t offset(std::int64_t at, std::int64_t kc) const { return at * detail::packedDepth(form, kc); }
@@ -130,14 +151,21 @@ detail::Form formFor(util::Precision precision) {
 // A block of A (mc x kc) packed in the path's form; returns its start.
 const void* packA(const GemmA& a, const Path& path, std::int64_t ic, std::int64_t pc, std::int64_t mc, std::int64_t kc,
                   PackBuffers& buf) {
-  float* ap = reserved(buf.a, kGemmMc * kGemmKc);
-  a.pack(a.ctx, ic, pc, mc, kc, ap);
   const std::int64_t mcPad = (mc + kGemmMr - 1) / kGemmMr * kGemmMr;
   if (path.form != detail::Form::Fp32) {
     std::uint32_t* words = reserved(buf.aPairs, kGemmMc * detail::packedDepth(path.form, kGemmKc));
+    if (a.pack == packMatrixA) {  // a plain matrix: converted as it is read
+      const GemmOperand& op = *static_cast<const GemmOperand*>(a.ctx);
+      if (op.transpose == Transpose::No && detail::packPlainA(op.data + ic + pc * op.ld, op.ld, mc, kc, words, path.form))
+        return words;
+    }
+    float* ap = reserved(buf.a, kGemmMc * kGemmKc);
+    a.pack(a.ctx, ic, pc, mc, kc, ap);
     detail::packBf16A(ap, kc, mcPad / kGemmMr, words, path.form);
     return words;
   }
+  float* ap = reserved(buf.a, kGemmMc * kGemmKc);
+  a.pack(a.ctx, ic, pc, mc, kc, ap);
   if (path.precision != util::Precision::FP32) roundInPlace(ap, mcPad * kc, path.precision);
   return ap;
 }
@@ -165,6 +193,24 @@ void drive(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, PanelB&& pan
         for (std::int64_t jr = 0; jr < nc; jr += kNr) {
           const std::int64_t nr = std::min(kNr, nc - jr);
           const char* bs = bp + path.offset(jr, kc) * 4;
+          if (path.twoStrips(jr, nc)) {
+            const std::int64_t nr1 = std::min(kNr, nc - jr - kNr);
+            alignas(64) float tile1[kMr * kNr];
+            for (std::int64_t ir = 0; ir < mc; ir += kMr) {
+              const std::int64_t mr = std::min(kMr, mc - ir);
+              const char* as = ap + path.offset(ir, kc) * 4;
+              if (c.store) {
+                path.run2(kc, as, bs, nullptr, nullptr, 0, false, mr, nr1, tile, tile1);
+                c.store(c.ctx, tile, ic + ir, jc + jr, mr, kNr, first, last);
+                c.store(c.ctx, tile1, ic + ir, jc + jr + kNr, mr, nr1, first, last);
+              } else {
+                float* c0 = c.data + (ic + ir) + (jc + jr) * c.ld;
+                path.run2(kc, as, bs, c0, c0 + kNr * c.ld, c.ld, c.accumulate || !first, mr, nr1, nullptr, nullptr);
+              }
+            }
+            jr += kNr;  // the second strip is done
+            continue;
+          }
           for (std::int64_t ir = 0; ir < mc; ir += kMr) {
             const std::int64_t mr = std::min(kMr, mc - ir);
             const char* as = ap + path.offset(ir, kc) * 4;
@@ -200,10 +246,18 @@ void driveStore(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, const P
         const char* ap = static_cast<const char*>(packA(a, path, ic, pc, mc, kc, buf));
         const char* bp = path.bf16 ? static_cast<const char*>(static_cast<const void*>(b.pairPanel(jc, pc)))
                                    : static_cast<const char*>(static_cast<const void*>(b.panel(jc, pc)));
-        for (std::int64_t jr = 0; jr < nc; jr += kNr)
+        for (std::int64_t jr = 0; jr < nc; jr += kNr) {
+          if (path.twoStrips(jr, nc)) {
+            for (std::int64_t ir = 0; ir < mc; ir += kMr)
+              path.run2(kc, ap + path.offset(ir, kc) * 4, bp + path.offset(jr, kc) * 4, cb + ir + jr * mcPad,
+                        cb + ir + (jr + kNr) * mcPad, mcPad, pc > 0, kMr, kNr, nullptr, nullptr);
+            jr += kNr;
+            continue;
+          }
           for (std::int64_t ir = 0; ir < mc; ir += kMr)
             path.run(kc, ap + path.offset(ir, kc) * 4, bp + path.offset(jr, kc) * 4, cb + ir + jr * mcPad, mcPad, pc > 0,
                      kMr, kNr, nullptr);
+        }
       }
       for (std::int64_t jr = 0; jr < nc; jr += kNr) {
         const std::int64_t nr = std::min(kNr, nc - jr);
@@ -243,9 +297,11 @@ void PackedB::pack(GemmB b, std::int64_t k, std::int64_t n, util::Precision prec
       const std::int64_t jc = q / depthPanels * kNc, pc = q % depthPanels * kKc;
       const std::int64_t nc = std::min(kNc, n - jc), kc = std::min(kKc, k - pc), ncPad = roundUp(nc, kNr);
       if (form != detail::Form::Fp32) {
+        auto* words = const_cast<std::uint32_t*>(pairPanel(jc, pc));
+        if (packPlainB(b, pc, jc, kc, nc, words, form)) continue;
         float* tmp = reserved(buffers().b, kNc * kKc);
         b.pack(b.ctx, pc, jc, kc, nc, tmp);
-        detail::packBf16B(tmp, kc, ncPad / kNr, const_cast<std::uint32_t*>(pairPanel(jc, pc)), form);
+        detail::packBf16B(tmp, kc, ncPad / kNr, words, form);
         continue;
       }
       float* dst = const_cast<float*>(panel(jc, pc));
@@ -273,6 +329,10 @@ void gemm(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, GemmB b, cons
   const Path path = Path::choose(precision, formFor(precision));
   drive(m, n, k, a,
         [&](std::int64_t jc, std::int64_t pc, std::int64_t kc, std::int64_t nc) -> const void* {
+          if (path.bf16) {
+            std::uint32_t* words = reserved(buf.bPairs, kNc * detail::packedDepth(path.form, kKc));
+            if (packPlainB(b, pc, jc, kc, nc, words, path.form)) return words;
+          }
           float* bp = reserved(buf.b, kNc * kKc);
           b.pack(b.ctx, pc, jc, kc, nc, bp);
           if (path.bf16) {

@@ -206,8 +206,9 @@ void kernelBf16(std::int64_t pairs, const std::uint32_t* __restrict a, const std
 
 // ---- AMX: the tile transposed, C^T (8 x 32) = B^T (8 x 32 depths) A^T (32 depths x 32) ----
 
-// Tiles 0, 1: C^T for rows 0-15 and 16-31 (8 rows of 16 floats); tile 2: B^T (8 columns x 16
-// pairs); tiles 3, 4: A for rows 0-15 and 16-31 (16 pairs x 16 rows).
+// One configuration for both kernels: tiles 0-3 are C^T (8 rows of 16 floats: a strip's 8
+// columns for rows 0-15 or 16-31, two strips), tiles 4, 5 B^T (8 columns x 16 pairs, two
+// strips), tiles 6, 7 A (16 pairs x 16 rows, rows 0-15 and 16-31).
 struct alignas(64) TileConfig {
   std::uint8_t palette = 1, startRow = 0, reserved[14] = {};
   std::uint16_t colsb[16] = {};
@@ -222,45 +223,81 @@ ACCELLAB_TARGET("amx-tile")
 void configureTiles() {
   if (t_tilesConfigured) return;
   TileConfig cfg;
-  for (int t : {0, 1}) cfg.rows[t] = kNr, cfg.colsb[t] = 64;
-  cfg.rows[2] = kNr, cfg.colsb[2] = 64;
-  for (int t : {3, 4}) cfg.rows[t] = 16, cfg.colsb[t] = 64;
+  for (int t = 0; t < 8; ++t) {
+    cfg.rows[t] = t < 6 ? kNr : 16;
+    cfg.colsb[t] = 64;
+  }
   _tile_loadconfig(&cfg);
   t_tilesConfigured = true;
 }
+
+// A finished C^T pair of tiles (rows 0-15 in T0, 16-31 in T1) to C or to a tile buffer.
+#define ACCELLAB_AMX_FINISH(T0, T1, c, tile, nr)                                                 \
+  do {                                                                                           \
+    if (!(tile) && mr == kMr && (nr) == kNr) {                                                   \
+      _tile_stored(T0, c, ldc * 4);                                                              \
+      _tile_stored(T1, (c) + 16, ldc * 4);                                                       \
+      break;                                                                                     \
+    }                                                                                            \
+    alignas(64) float buf_[kMr * kNr];                                                           \
+    float* out_ = (tile) ? (tile) : buf_;                                                        \
+    _tile_stored(T0, out_, kMr * 4); /* row j of C^T is column j of C: column-major */          \
+    _tile_stored(T1, out_ + 16, kMr * 4);                                                        \
+    if (tile) break;                                                                             \
+    for (std::int64_t j = 0; j < (nr); ++j)                                                      \
+      for (std::int64_t i = 0; i < mr; ++i)                                                      \
+        (c)[i + j * ldc] = (accumulate ? (c)[i + j * ldc] : 0.0f) + buf_[j * kMr + i];           \
+  } while (false)
+
+#define ACCELLAB_AMX_START(T0, T1, c, tile, nr)     \
+  if (!(tile) && mr == kMr && (nr) == kNr && accumulate) { \
+    _tile_loadd(T0, c, ldc * 4);                  \
+    _tile_loadd(T1, (c) + 16, ldc * 4);           \
+  } else {                                        \
+    _tile_zero(T0);                               \
+    _tile_zero(T1);                               \
+  }
 
 ACCELLAB_TARGET("amx-tile,amx-bf16,avx512f")
 void kernelAmx(std::int64_t depth, const std::uint32_t* __restrict a, const std::uint32_t* __restrict b, float* c,
                std::int64_t ldc, bool accumulate, std::int64_t mr, std::int64_t nr, float* tile) {
   configureTiles();
-  const bool whole = !tile && mr == kMr && nr == kNr;
-  if (whole && accumulate) {
-    _tile_loadd(0, c, ldc * 4);
-    _tile_loadd(1, c + 16, ldc * 4);
-  } else {
-    _tile_zero(0);
-    _tile_zero(1);
-  }
+  ACCELLAB_AMX_START(0, 1, c, tile, nr)
   for (std::int64_t q = 0; q < depth; q += 16) {
-    _tile_loadd(2, b + q * kNr, 64);       // 8 columns, 16 pairs each
-    _tile_loadd(3, a + q * kMr, kMr * 4);  // pairs q..q+15 of rows 0-15
-    _tile_loadd(4, a + q * kMr + 16, kMr * 4);
-    _tile_dpbf16ps(0, 2, 3);
-    _tile_dpbf16ps(1, 2, 4);
+    _tile_loadd(4, b + q * kNr, 64);       // 8 columns, 16 pairs each
+    _tile_loadd(6, a + q * kMr, kMr * 4);  // pairs q..q+15 of rows 0-15
+    _tile_loadd(7, a + q * kMr + 16, kMr * 4);
+    _tile_dpbf16ps(0, 4, 6);
+    _tile_dpbf16ps(1, 4, 7);
   }
-  if (whole) {
-    _tile_stored(0, c, ldc * 4);
-    _tile_stored(1, c + 16, ldc * 4);
-    return;
-  }
-  alignas(64) float buf[kMr * kNr];
-  float* out = tile ? tile : buf;
-  _tile_stored(0, out, kMr * 4);  // row j of C^T is column j of C: column-major
-  _tile_stored(1, out + 16, kMr * 4);
-  if (tile) return;
-  for (std::int64_t j = 0; j < nr; ++j)
-    for (std::int64_t i = 0; i < mr; ++i) c[i + j * ldc] = (accumulate ? c[i + j * ldc] : 0.0f) + buf[j * kMr + i];
+  ACCELLAB_AMX_FINISH(0, 1, c, tile, nr);
 }
+
+// Two adjacent B strips (the first whole) against one A strip: each A tile loaded once for
+// both, half the A traffic of two single calls.
+ACCELLAB_TARGET("amx-tile,amx-bf16,avx512f")
+void kernelAmx2(std::int64_t depth, const std::uint32_t* __restrict a, const std::uint32_t* __restrict b0,
+                const std::uint32_t* __restrict b1, float* c0, float* c1, std::int64_t ldc, bool accumulate,
+                std::int64_t mr, std::int64_t nr1, float* tile0, float* tile1) {
+  configureTiles();
+  ACCELLAB_AMX_START(0, 1, c0, tile0, kNr)
+  ACCELLAB_AMX_START(2, 3, c1, tile1, nr1)
+  for (std::int64_t q = 0; q < depth; q += 16) {
+    _tile_loadd(6, a + q * kMr, kMr * 4);
+    _tile_loadd(7, a + q * kMr + 16, kMr * 4);
+    _tile_loadd(4, b0 + q * kNr, 64);
+    _tile_loadd(5, b1 + q * kNr, 64);
+    _tile_dpbf16ps(0, 4, 6);
+    _tile_dpbf16ps(1, 4, 7);
+    _tile_dpbf16ps(2, 5, 6);
+    _tile_dpbf16ps(3, 5, 7);
+  }
+  ACCELLAB_AMX_FINISH(0, 1, c0, tile0, kNr);
+  ACCELLAB_AMX_FINISH(2, 3, c1, tile1, nr1);
+}
+
+#undef ACCELLAB_AMX_START
+#undef ACCELLAB_AMX_FINISH
 
 // ---- peak loops: 12 independent chains in registers, enough to fill two FMA pipes ----
 
@@ -408,6 +445,13 @@ Fp32Kernel fp32Kernel() {
   return kernelPortable;
 }
 
+Bf16Kernel2 amxKernel2() {
+#if ACCELLAB_X86_KERNELS
+  if (detectedGemmIsa() >= GemmIsa::Amx) return kernelAmx2;
+#endif
+  return nullptr;
+}
+
 Bf16Kernel bf16Kernel(Form form) {
 #if ACCELLAB_X86_KERNELS
   if (form == Form::AmxTiles && detectedGemmIsa() >= GemmIsa::Amx) return kernelAmx;
@@ -546,7 +590,79 @@ void toTileRows(const float* src, std::int64_t width, std::int64_t kc, std::int6
 }
 #endif
 
+#if ACCELLAB_X86_KERNELS
+// 32 floats (n valid, zeros after) to 32 bf16 in order, with the hardware's conversion (to
+// nearest even; denormals to zero, which AVX512_BF16's and AMX's products do anyway).
+ACCELLAB_TARGET("avx512f,avx512bw,avx512bf16")
+inline __m512i bf16x32(const float* src, std::int64_t n) {
+  const auto lanes = [](std::int64_t k) {
+    return k >= 16 ? static_cast<__mmask16>(0xffff) : k <= 0 ? static_cast<__mmask16>(0) : static_cast<__mmask16>((1u << k) - 1u);
+  };
+  const __m512 lo = _mm512_maskz_loadu_ps(lanes(n), src), hi = _mm512_maskz_loadu_ps(lanes(n - 16), src + 16);
+  return reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(hi, lo));
+}
+
+ACCELLAB_TARGET("avx512f,avx512bw,avx512bf16")
+void plainA(const float* a, std::int64_t ld, std::int64_t mc, std::int64_t kc, std::int64_t depth, std::uint32_t* dst) {
+  // Word i of a pair strip is row i at depth p (low half) and p + 1 (high half): interleave.
+  alignas(64) static constexpr std::uint16_t kInterleave[32] = {0,  32, 1,  33, 2,  34, 3,  35, 4,  36, 5,
+                                                                37, 6,  38, 7,  39, 8,  40, 9,  41, 10, 42,
+                                                                11, 43, 12, 44, 13, 45, 14, 46, 15, 47};
+  const __m512i even = _mm512_load_si512(kInterleave);
+  const __m512i odd = _mm512_add_epi16(even, _mm512_set1_epi16(16));
+  for (std::int64_t ir = 0; ir < mc; ir += kMr, dst += kMr * depth) {
+    const std::int64_t mr = std::min(kMr, mc - ir);
+    for (std::int64_t q = 0; q < depth; ++q) {
+      std::uint32_t* out = dst + q * kMr;
+      const std::int64_t p = 2 * q;
+      if (p >= kc) {
+        _mm512_storeu_si512(out, _mm512_setzero_si512());
+        _mm512_storeu_si512(out + 16, _mm512_setzero_si512());
+        continue;
+      }
+      const __m512i x = bf16x32(a + ir + p * ld, mr);
+      const __m512i y = p + 1 < kc ? bf16x32(a + ir + (p + 1) * ld, mr) : _mm512_setzero_si512();
+      _mm512_storeu_si512(out, _mm512_permutex2var_epi16(x, even, y));
+      _mm512_storeu_si512(out + 16, _mm512_permutex2var_epi16(x, odd, y));
+    }
+  }
+}
+
+ACCELLAB_TARGET("avx512f,avx512bw,avx512bf16")
+void plainAmxB(const float* b, std::int64_t ld, std::int64_t kc, std::int64_t nc, std::uint32_t* dst) {
+  const std::int64_t depth = packedDepth(Form::AmxTiles, kc);
+  for (std::int64_t jr = 0; jr < nc; jr += kNr, dst += kNr * depth)
+    for (std::int64_t q = 0; q < depth; q += 16)
+      for (std::int64_t j = 0; j < kNr; ++j) {
+        const __m512i w = jr + j < nc ? bf16x32(b + 2 * q + (jr + j) * ld, kc - 2 * q) : _mm512_setzero_si512();
+        _mm512_storeu_si512(dst + q * kNr + j * 16, w);
+      }
+}
+#endif
+
 }  // namespace
+
+bool packPlainA(const float* a, std::int64_t ld, std::int64_t mc, std::int64_t kc, std::uint32_t* dst, Form form) {
+#if ACCELLAB_X86_KERNELS
+  if (form == Form::Fp32 || detectedGemmIsa() < GemmIsa::Avx512Bf16) return false;
+  plainA(a, ld, mc, kc, packedDepth(form, kc), dst);
+  return true;
+#else
+  (void)a, (void)ld, (void)mc, (void)kc, (void)dst, (void)form;
+  return false;
+#endif
+}
+
+bool packPlainB(const float* b, std::int64_t ld, std::int64_t kc, std::int64_t nc, std::uint32_t* dst, Form form) {
+#if ACCELLAB_X86_KERNELS
+  if (form != Form::AmxTiles || detectedGemmIsa() < GemmIsa::Amx) return false;
+  plainAmxB(b, ld, kc, nc, dst);
+  return true;
+#else
+  (void)b, (void)ld, (void)kc, (void)nc, (void)dst, (void)form;
+  return false;
+#endif
+}
 
 void packBf16A(const float* src, std::int64_t kc, std::int64_t strips, std::uint32_t* dst, Form form) {
   toPairs(src, kMr, kc, strips, packedDepth(form, kc), dst);

@@ -31,6 +31,13 @@ using Fp32Kernel = void (*)(std::int64_t kc, const float* a, const float* b, flo
 using Bf16Kernel = void (*)(std::int64_t depth, const std::uint32_t* a, const std::uint32_t* b, float* c,
                             std::int64_t ldc, bool accumulate, std::int64_t mr, std::int64_t nr, float* tile);
 
+// AMX over two adjacent B strips (b1 = b0 + a strip), the first whole: C columns from c0 and
+// c1 (or tiles tile0, tile1); nr1 columns valid in the second.
+using Bf16Kernel2 = void (*)(std::int64_t depth, const std::uint32_t* a, const std::uint32_t* b0, const std::uint32_t* b1,
+                             float* c0, float* c1, std::int64_t ldc, bool accumulate, std::int64_t mr, std::int64_t nr1,
+                             float* tile0, float* tile1);
+Bf16Kernel2 amxKernel2();  // null where the CPU has no AMX
+
 // The fp32 kernel of the current path (gemmIsa()): portable, AVX2 + FMA or AVX-512.
 Fp32Kernel fp32Kernel();
 // The bf16 kernel for a form (Bf16Pairs: AVX512_BF16; AmxTiles: AMX); null where the CPU has none.
@@ -51,6 +58,12 @@ inline std::int64_t packedDepth(Form form, std::int64_t kc) {
 // width * packedDepth(form, kc) words. Rounds to nearest, ties to even, as roundToPrecision.
 void packBf16A(const float* src, std::int64_t kc, std::int64_t strips, std::uint32_t* dst, Form form);
 void packBf16B(const float* src, std::int64_t kc, std::int64_t strips, std::uint32_t* dst, Form form);
+
+// Plain column-major operands, not transposed, straight to a bf16 form without the fp32 copy:
+// A from (i0, p0) (`a` points there), mc x kc; B from (p0, j0), kc x nc. False (nothing
+// written) where the form has no such packer.
+bool packPlainA(const float* a, std::int64_t ld, std::int64_t mc, std::int64_t kc, std::uint32_t* dst, Form form);
+bool packPlainB(const float* b, std::int64_t ld, std::int64_t kc, std::int64_t nc, std::uint32_t* dst, Form form);
 
 // The peak loop: `iterations` rounds of independent multiply-add chains in registers (or AMX
 // tiles), on the current path's widest fp32 FMA or its bf16 instruction. Returns the flops done

@@ -35,6 +35,7 @@
 #include "app/gui/training_session.h"
 #include "app_test_env.h"
 #include "core/experiment/experiment_json.h"
+#include "core/nn/gemm.h"
 #include "core/util/files.h"
 #include "core/util/json.h"
 #include "widgets/chart_base.h"
@@ -241,6 +242,20 @@ private slots:
     w.setupController()->updateNow();
     QVERIFY(guide->mismatchText().isEmpty());
     QVERIFY(guide->errorValue(0).endsWith("%"));
+  }
+
+  // The precision says what its GEMMs run on this CPU: bf16 in bf16 hardware where there is
+  // some (AMX, AVX512_BF16), else that it is emulated.
+  void thePrecisionSaysWhatRunsOnThisCpu() {
+    MainWindow w;
+    auto* precision = w.experimentPanel()->findChild<QComboBox*>("precision");
+    QVERIFY(precision);
+    const int bf16 = precision->findText("bf16");
+    QVERIFY(bf16 >= 0);
+    const QString tip = precision->itemData(bf16, Qt::ToolTipRole).toString();
+    QVERIFY2(tip.contains(QString::fromStdString(core::nn::gemmPathText(core::util::Precision::BF16))), qPrintable(tip));
+    QVERIFY2(tip.contains(core::nn::bf16OnHardware() ? "fp32 accumulation" : "emulated"), qPrintable(tip));
+    QVERIFY(precision->toolTip().contains(QString::fromStdString(core::nn::gemmPathText(core::util::Precision::BF16))));
   }
 
   void shortcutsAndStatusTips() {
