@@ -70,12 +70,13 @@ const char* const kTrainUsage =
     "\n"
     "Language models (char-gpt): accellab-cli train --model char-gpt [--dataset fortunes] [--steps N]\n"
     "    [--eval-every K] [--batch B] [--lr R] [--weight-decay W] [--seed S] [--threads T]\n"
-    "    [--sample-chars N] [--temperature X] [--prompt TEXT] [--data-dir PATH] [--format jsonl|text]\n"
+    "    [--sample-chars N] [--temperature X] [--prompt TEXT] [--data-dir PATH] [--precision P]\n"
+    "    [--format jsonl|text]\n"
     "  N optimizer updates (default 2000, the PyTorch peer's protocol) of random 129-byte windows\n"
     "  (batch 32), AdamW (lr 1e-3, betas 0.9/0.95, weight decay 0.1 on matrix weights), gradient\n"
     "  norm clipped at 1, 100 warm-up updates then cosine decay to 1e-4. Every K updates (default\n"
     "  250) and at the end: step, train_loss, val_loss, val_bits_per_char (200 fixed validation\n"
-    "  windows), tokens_per_second, sample (greedy) and sample_temperature. --data-dir: any text\n"
+    "  windows), tokens_per_second, sample (greedy), sample_temperature and precision. --data-dir: any text\n"
     "  file or folder (default /usr/share/games/fortunes, Debian's `fortunes` package).\n";
 
 namespace {

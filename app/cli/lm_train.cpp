@@ -8,6 +8,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
+#include "app/cli/engine_options.h"
 #include "core/experiment/limits.h"
 #include "core/data/text_corpus.h"
 #include "core/nn/network.h"
@@ -29,7 +30,7 @@ extern "C" void onLmInterrupt(int) { g_lmInterrupted = 1; }
 
 int trainLanguageModelCommand(const Args& a, std::ostream& out, std::ostream& err) {
   a.allowOnly({"model", "dataset", "steps", "eval-every", "batch", "lr", "weight-decay", "seed", "threads",
-               "sample-chars", "temperature", "prompt", "data-dir", "format", "help"});
+               "sample-chars", "temperature", "prompt", "data-dir", "precision", "format", "help"});
   const std::string format = a.str("format", "jsonl");
   if (format != "jsonl" && format != "text") throw Error("--format: '" + format + "' is not one of jsonl, text");
   const std::string model = a.required("model");
@@ -62,6 +63,8 @@ int trainLanguageModelCommand(const Args& a, std::ostream& out, std::ostream& er
   in.vocabulary = 256;
   auto net = core::nn::buildModel(model, in);
   net->initialize(c.seed);
+  const core::util::Precision precision = precisionOption(a);
+  net->setPrecision(precision);
   if (format == "text")
     out << "training " << model << " (" << net->paramCount() << " parameters) on " << corpus.source << ": "
         << corpus.train.size() << " training and " << corpus.validation.size() << " validation bytes, " << c.steps
@@ -101,6 +104,7 @@ int trainLanguageModelCommand(const Args& a, std::ostream& out, std::ostream& er
         j.set("model", model);
         j.set("dataset", dataset);
         j.set("batch", c.batch);
+        j.set("precision", core::util::precisionName(precision));
         j.set("seed", static_cast<double>(c.seed));
         j.set("measured", true);
         out << j.dump() << "\n" << std::flush;

@@ -19,6 +19,7 @@
 #include "core/util/error.h"
 #include "core/util/files.h"
 #include "core/util/json.h"
+#include "core/util/numbers.h"
 #include "core/util/parallel.h"
 #include "core/util/units.h"
 
@@ -340,8 +341,8 @@ DeviceSpec hostSpecFromMeasurement(const HostMeasurement& m) {
             util::formatNumber(std::round(m.gemmGflopsAll)) + " GFLOP/s on all vCPUs (" +
             util::formatNumber(std::round(m.gemmGflopsPerThread)) + " on one)" +
             (m.gemmBf16GflopsAll > 0
-                 ? ", bf16 GEMM " + util::formatNumber(std::round(m.gemmBf16GflopsAll)) + " GFLOP/s (AVX512_BF16)"
-                 : std::string(", bf16 emulated (no AVX512_BF16)")) +
+                 ? ", bf16 GEMM " + util::groupedWhole(m.gemmBf16GflopsAll) + " GFLOP/s (" + m.gemmPath + ")"
+                 : std::string(", bf16 emulated (no AMX or AVX512_BF16)")) +
             ", GEMM path " + m.gemmPath + "; copy " +
             util::formatNumber(std::round(m.memBandwidthGBps)) + " GB/s; " + m.noiseText();
   s.source = "measured on this machine";

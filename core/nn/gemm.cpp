@@ -37,17 +37,22 @@ PackBuffers& buffers() {
 
 void packMatrixA(const void* ctx, std::int64_t i0, std::int64_t p0, std::int64_t mc, std::int64_t kc, float* dst) {
   const GemmOperand& a = *static_cast<const GemmOperand*>(ctx);
+  if (a.transpose == Transpose::No) {  // element (i, p) at i + p * ld: each column read once, in order
+    for (std::int64_t p = 0; p < kc; ++p) {
+      const float* src = a.data + i0 + (p0 + p) * a.ld;
+      for (std::int64_t ir = 0; ir < mc; ir += kMr) {
+        const std::int64_t mr = std::min(kMr, mc - ir);
+        float* out = dst + ir * kc + p * kMr;
+        for (std::int64_t i = 0; i < mr; ++i) out[i] = src[ir + i];
+        for (std::int64_t i = mr; i < kMr; ++i) out[i] = 0.0f;
+      }
+    }
+    return;
+  }
   for (std::int64_t ir = 0; ir < mc; ir += kMr) {
     const std::int64_t mr = std::min(kMr, mc - ir);
     float* strip = dst + ir * kc;
-    if (a.transpose == Transpose::No) {  // element (i, p) at i + p * ld: rows contiguous
-      for (std::int64_t p = 0; p < kc; ++p) {
-        const float* src = a.data + (i0 + ir) + (p0 + p) * a.ld;
-        float* out = strip + p * kMr;
-        for (std::int64_t i = 0; i < mr; ++i) out[i] = src[i];
-        for (std::int64_t i = mr; i < kMr; ++i) out[i] = 0.0f;
-      }
-    } else {  // element (i, p) at p + i * ld: a transpose
+    {  // element (i, p) at p + i * ld: a transpose
       std::int64_t done = 0;
 #if defined(__AVX512F__)
       for (std::int64_t ib = 0; ib + 16 <= mr; ib += 16) {

@@ -610,10 +610,12 @@ void plainA(const float* a, std::int64_t ld, std::int64_t mc, std::int64_t kc, s
                                                                 11, 43, 12, 44, 13, 45, 14, 46, 15, 47};
   const __m512i even = _mm512_load_si512(kInterleave);
   const __m512i odd = _mm512_add_epi16(even, _mm512_set1_epi16(16));
-  for (std::int64_t ir = 0; ir < mc; ir += kMr, dst += kMr * depth) {
-    const std::int64_t mr = std::min(kMr, mc - ir);
-    for (std::int64_t q = 0; q < depth; ++q) {
-      std::uint32_t* out = dst + q * kMr;
+  // Depth outermost: each column of the block is read once, front to back (strip by strip it
+  // would jump a whole column, ld floats, per pair: a cache and TLB miss each).
+  for (std::int64_t q = 0; q < depth; ++q)
+    for (std::int64_t ir = 0; ir < mc; ir += kMr) {
+      const std::int64_t mr = std::min(kMr, mc - ir);
+      std::uint32_t* out = dst + ir * depth + q * kMr;
       const std::int64_t p = 2 * q;
       if (p >= kc) {
         _mm512_storeu_si512(out, _mm512_setzero_si512());
@@ -625,7 +627,6 @@ void plainA(const float* a, std::int64_t ld, std::int64_t mc, std::int64_t kc, s
       _mm512_storeu_si512(out, _mm512_permutex2var_epi16(x, even, y));
       _mm512_storeu_si512(out + 16, _mm512_permutex2var_epi16(x, odd, y));
     }
-  }
 }
 
 ACCELLAB_TARGET("avx512f,avx512bw,avx512bf16")

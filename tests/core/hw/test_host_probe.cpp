@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "core/hw/host_probe.h"
+#include "core/nn/gemm.h"
 #include "core/util/files.h"
 #include "core/util/json.h"
 
@@ -35,6 +36,34 @@ TEST(HostProbe, SpecFromAMeasurementIsPerVcpuAndValid) {
   EXPECT_NO_THROW(core::hw::validate(s));
 }
 
+// bf16 on the host: where its GEMMs multiply in bf16 hardware (AMX, AVX512_BF16) the measured
+// bf16 rate is the host's bf16 peak, sourced; where they do not, it has none and a bf16
+// prediction runs at the fp32 peak, saying so (core/sim's peakFor).
+TEST(HostProbe, AMeasuredBf16RateIsTheHostsBf16Peak) {
+  core::hw::HostMeasurement m;
+  m.cpuModel = "Test CPU";
+  m.vcpus = 4;
+  m.cores = 2;
+  m.vectorIsa = m.buildIsa = "avx512";
+  m.gemmGflopsPerThread = 60;
+  m.gemmGflopsAll = 200;
+  m.memBandwidthGBps = 20;
+  m.memGib = 16;
+  m.measuredAt = "2026-11-27";
+  m.gemmPath = "avx512";
+  const auto plain = core::hw::hostSpecFromMeasurement(m);
+  EXPECT_FALSE(plain.peakTflopsBf16.has_value());
+  EXPECT_NE(plain.notes.find("bf16 emulated"), std::string::npos) << plain.notes;
+  m.gemmPath = "amx";
+  m.gemmBf16GflopsAll = 1600;
+  const auto tiles = core::hw::hostSpecFromMeasurement(m);
+  ASSERT_TRUE(tiles.peakTflopsBf16.has_value());
+  EXPECT_DOUBLE_EQ(*tiles.peakTflopsBf16, 0.4);  // 1,600 GFLOP/s over 4 vCPUs
+  EXPECT_NE(tiles.sourceOf("peak_tflops_bf16"), nullptr);
+  EXPECT_NE(tiles.notes.find("bf16 GEMM 1,600 GFLOP/s (amx)"), std::string::npos) << tiles.notes;
+  EXPECT_NO_THROW(core::hw::validate(tiles));
+}
+
 TEST(HostProbe, MeasuresOnceThenReadsTheCache) {
   const fs::path dir = fs::temp_directory_path() / "accellab-host-cache-test";
   fs::remove_all(dir);
@@ -45,6 +74,8 @@ TEST(HostProbe, MeasuresOnceThenReadsTheCache) {
   EXPECT_GT(first.gemmGflopsAll, 0.05);
   EXPECT_GT(first.memBandwidthGBps, 0.05);
   EXPECT_GE(first.vcpus, first.cores);
+  EXPECT_EQ(first.gemmPath, core::nn::gemmIsaName(core::nn::gemmIsa()));
+  EXPECT_EQ(first.gemmBf16GflopsAll > 0, core::nn::bf16OnHardware());  // measured only where it is real
   const auto second = core::hw::cachedHostMeasurement(cache);
   EXPECT_EQ(second.gemmGflopsAll, first.gemmGflopsAll);  // read back, not measured again
   EXPECT_EQ(second.measuredAt, first.measuredAt);
