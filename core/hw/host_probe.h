@@ -17,8 +17,9 @@ struct HostMeasurement {
   std::string buildIsa;       // ISA this build of AccelLab was compiled for
   double gemmGflopsPerThread = 0;  // fp32, one thread alone
   double gemmGflopsAll = 0;        // fp32, every vCPU running a GEMM at once
-  // bf16 (AVX512_BF16 dot products), every vCPU at once; 0 where the GEMM path has no bf16
-  // hardware (a bf16 run then costs what fp32 does: the engine emulates it).
+  // bf16 (AMX tiles or AVX512_BF16 dot products), every vCPU at once: the fp32 rate times the
+  // bf16/fp32 ratio on a narrow, layer-like product (conversion included); 0 where the GEMM path
+  // has no bf16 hardware (a bf16 run then costs what fp32 does: the engine emulates it).
   double gemmBf16GflopsAll = 0;
   std::string gemmPath;            // the GEMM kernels it was measured with: "avx512-bf16", "avx2", ...
   double memBandwidthGBps = 0;     // copy bandwidth (read + write bytes) with every vCPU

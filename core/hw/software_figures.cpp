@@ -72,6 +72,7 @@ const std::vector<FigureDef>& figureTable() {
       flagFigure("fused_loss", &SoftwareFigures::fusedLoss),
       flagFigure("fuses_epilogues", &SoftwareFigures::fusesEpilogues),
       flagFigure("channels_last", &SoftwareFigures::channelsLast),
+      flagFigure("fp32_activations", &SoftwareFigures::fp32Activations),
       FigureDef{"input_pipeline", Check::Pipeline, 0, 1,
                 [](SoftwareFigures& f, double v) {
                   f.inputPipeline = v != 0 ? InputPipeline::DeviceDecode : InputPipeline::HostDecode;

@@ -60,6 +60,9 @@ struct SoftwareFigures {
   // convolution kernels want them (default: true); false: NCHW, PyTorch's default, where cuDNN
   // transposes each convolution's tensors to and from NHWC around its kernels.
   std::optional<bool> channelsLast;
+  // Activations stored in fp32 whatever the GEMM precision, rounded to it as the GEMMs pack
+  // their operands (AccelLab's CPU engine): a 16-bit run moves fp32 bytes between layers.
+  std::optional<bool> fp32Activations;
   std::optional<InputPipeline> inputPipeline;
   std::optional<AllReduceMode> allReduce;
 };

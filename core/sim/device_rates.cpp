@@ -24,7 +24,7 @@ DeviceRates resolveDeviceRates(const hw::DeviceSpec& d, const hw::SoftwareFigure
   r.defaults = stackDefaults(d.kind);
   const StackDefaults& def = r.defaults;
   r.peak = peakFor(d, precision);
-  r.activationBytes = activationBytes(precision);
+  r.activationBytes = sw.fp32Activations.value_or(false) ? 4.0 : activationBytes(precision);
   r.systolic = r.traits.matrixUnit == hw::MatrixUnit::Systolic;
   r.onFp32Units = r.traits.matrixUnit == hw::MatrixUnit::Simt && d.peakTflopsFp32 && r.peak.tflops == *d.peakTflopsFp32;
   r.gemmEfficiency = sw.gemmEfficiency.value_or(def.gemmEfficiency);
