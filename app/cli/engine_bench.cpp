@@ -45,7 +45,7 @@ const char* const kBenchUsage =
     "included), images_per_second_median_step (batch / median step time), step_ms_median/p10/p90,\n"
     "gflop_per_image (forward + backward FLOPs from the model's layer stats), gflops (achieved:\n"
     "gflop_per_image x images_per_second), gflops_median_step, params, peak_rss_bytes, data,\n"
-    "isa (the GEMM kernels chosen at run time: avx512-bf16, avx512, avx2 or portable; the environment\n"
+    "isa (the GEMM kernels chosen at run time: amx, avx512-bf16, avx512, avx2 or portable; the environment\n"
     "variable ACCELLAB_GEMM_ISA=NAME runs a lower one), build_isa, gemm_path (in words), bf16_on_hardware,\n"
     "fma_peak (this machine's measured multiply-add peak with the same threads, fp32_gflops and bf16_gflops,\n"
     "null without AVX512_BF16), peak_fraction (gflops over the peak of the path that ran).\n"

@@ -93,7 +93,9 @@ const Matrix& Conv2D::forward(const Matrix& x, const PassContext& ctx) {
   // colab-cnn 801 -> 851 images/s). A direct convolution of few channels stays: as a GEMM on
   // tiles it was slower (resnet20 605 -> 554). The backward pass follows the forward pass's
   // choice (it reuses its padded input).
-  m_winogradNow = m_winograd && !(ctx.precision == util::Precision::BF16 && gemmIsa() == GemmIsa::Amx);
+  // A layer built to run Winograd (ConvAlgorithm::Winograd) keeps it.
+  m_winogradNow = m_winograd && !(m_o.algorithm == ConvAlgorithm::Auto && ctx.precision == util::Precision::BF16 &&
+                                  gemmIsa() == GemmIsa::Amx);
   if (m_winogradNow) m_winograd->prepareForward(m_wGemm, ctx.precision);
   else if (!m_direct) m_packedW.pack(gemmB(wt), patch, filters, ctx.precision);
   const float* bias = m_o.bias ? m_w + filters * patch : nullptr;

@@ -11,7 +11,7 @@ struct FmaPeak {
   int threads = 0;
   std::string path;          // gemmIsaName(gemmIsa()) when measured
   double fp32Gflops = 0;     // fp32 FMA
-  double bf16Gflops = 0;     // AVX512_BF16 dot products; 0 where the CPU has none
+  double bf16Gflops = 0;     // AMX tiles or AVX512_BF16 dot products; 0 where the CPU has neither
 };
 
 // About 0.1 s per precision on a 4 GHz core. threads <= 0 means all hardware threads.

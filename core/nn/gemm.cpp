@@ -143,6 +143,14 @@ struct Path {
   }
 };
 
+// A GEMM on AMX tiles lets the thread's tile state go when it ends, whichever way it ends.
+struct ReleaseTiles {
+  const Path& path;
+  ~ReleaseTiles() {
+    if (path.form == detail::Form::AmxTiles) detail::releaseTiles();
+  }
+};
+
 // The form a GEMM at `precision` packs its operands in, on this CPU now.
 detail::Form formFor(util::Precision precision) {
   if (precision != util::Precision::BF16) return detail::Form::Fp32;
@@ -332,6 +340,7 @@ const std::uint32_t* PackedB::pairPanel(std::int64_t jc, std::int64_t pc) const 
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, GemmB b, const GemmC& c, util::Precision precision) {
   PackBuffers& buf = buffers();
   const Path path = Path::choose(precision, formFor(precision));
+  const ReleaseTiles release{path};
   drive(m, n, k, a,
         [&](std::int64_t jc, std::int64_t pc, std::int64_t kc, std::int64_t nc) -> const void* {
           if (path.bf16) {
@@ -361,6 +370,7 @@ void gemm(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, const PackedB
   }
   // B decided the form when it was packed: A follows it.
   const Path path = Path::choose(precision, static_cast<detail::Form>(b.form()));
+  const ReleaseTiles release{path};
   if (c.store) {
     driveStore(m, n, k, a, b, c, path);
     return;

@@ -9,7 +9,9 @@
 // receive finished tiles through a store callback (scatter, bias, activation). Plain
 // column-major matrices have ready-made packers. With a 16-bit precision the operands are
 // rounded while they are packed: on bf16 hardware to bf16 pairs the kernel multiplies
-// directly, elsewhere to fp32 values a 16-bit format can hold (emulation: same numbers).
+// directly, elsewhere to fp32 values a 16-bit format can hold (emulation). Both round the
+// operands the same way (to nearest even); the hardware also flushes denormal operands and
+// results to zero and sums in its own order, differences far below bf16's precision.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -85,7 +87,9 @@ GemmA gemmA(const GemmOperand& a);  // `a` must outlive the GEMM call
 GemmB gemmB(const GemmOperand& b);
 
 // B packed once, reused by many GEMMs (e.g. a layer's weights across its sub-batches). A bf16
-// operand on bf16 hardware is kept as bf16 pairs (half the memory), else as fp32.
+// operand on bf16 hardware is kept as bf16 pairs (half the memory), else as fp32. The form is
+// fixed when it is packed (the GEMMs that use it follow it): a lowered limitGemmIsa applies
+// from the next pack, and the precision given to gemm() must be the one it was packed at.
 class PackedB {
 public:
   void pack(GemmB b, std::int64_t k, std::int64_t n, util::Precision precision);

@@ -37,6 +37,8 @@ using Bf16Kernel2 = void (*)(std::int64_t depth, const std::uint32_t* a, const s
                              float* c0, float* c1, std::int64_t ldc, bool accumulate, std::int64_t mr, std::int64_t nr1,
                              float* tile0, float* tile1);
 Bf16Kernel2 amxKernel2();  // null where the CPU has no AMX
+// Lets this thread's AMX tile state go (after a GEMM on tiles; the next one configures again).
+void releaseTiles();
 
 // The fp32 kernel of the current path (gemmIsa()): portable, AVX2 + FMA or AVX-512.
 Fp32Kernel fp32Kernel();

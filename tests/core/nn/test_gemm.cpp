@@ -2,10 +2,13 @@
 // that leave partial micro-tiles and partial cache blocks, accumulation, and rounding.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
 #include "core/nn/gemm.h"
+#include "core/nn/fma_peak.h"
 #include "core/nn/gemm_precision.h"
 
 namespace core::nn {
@@ -120,7 +123,57 @@ TEST(Gemm, EveryKernelPathTheCpuHasAgrees) {
       checkPacked(1, 1, 1, p);
       checkPacked(200, 37, 389, p);   // more rows than a store block, an odd last panel
       checkPacked(40, 2055, 24, p);   // two column blocks
+      checkPacked(40, 2060, 400, p);  // two column blocks of two depth panels each
+      checkGemm(33, 9, 17, Transpose::No, Transpose::No, true, p);  // partial tiles added into C
     }
+    // The peak loop loads its own tile configuration (AMX) and lets it go: a GEMM after it on the
+    // same thread configures again.
+    (void)measureFmaPeak(1);
+    checkGemm(64, 16, 40, Transpose::No, Transpose::No, false, util::Precision::BF16);
+  }
+  limitGemmIsa(was);
+}
+
+// The operands' rounding is roundToPrecision's on every path: ties to even, overflow to
+// infinity, infinities and NaN kept. Sums of two rounded values are exact here, so the products
+// (by ones) are compared exactly.
+TEST(Gemm, Bf16RoundsTiesAndSpecialValuesAsTheEmulationDoes) {
+  const GemmIsa was = limitGemmIsa(GemmIsa::Amx);
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> values = {1.0f + 0x1p-8f,      1.0f + 3 * 0x1p-8f, -(1.0f + 0x1p-8f), 3.14159265f,
+                                     3.39e38f,            0x1.fep127f,        -2.5f,             0.1f,
+                                     1.0f + 0x1p-8f + 0x1p-12f, 65504.0f,     -0.0f,             7.0f};
+  for (GemmIsa isa : {GemmIsa::Portable, GemmIsa::Avx512, GemmIsa::Avx512Bf16, GemmIsa::Amx}) {
+    if (isa > detectedGemmIsa()) continue;
+    limitGemmIsa(isa);
+    SCOPED_TRACE(gemmIsaName(isa));
+    const std::int64_t m = static_cast<std::int64_t>(values.size()), k = 2;
+    std::vector<float> a(static_cast<std::size_t>(m * k)), b(static_cast<std::size_t>(k), 1.0f), c(static_cast<std::size_t>(m));
+    for (std::int64_t i = 0; i < m; ++i) {
+      a[static_cast<std::size_t>(i)] = values[static_cast<std::size_t>(i)];                  // column 0
+      a[static_cast<std::size_t>(m + i)] = values[static_cast<std::size_t>((i + 5) % m)];  // column 1
+    }
+    for (Transpose t : {Transpose::No, Transpose::Yes}) {
+      // Transposed: A stored k x m (the same values), read through the other packer.
+      std::vector<float> at(a.size());
+      for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t p = 0; p < k; ++p) at[static_cast<std::size_t>(p + i * k)] = a[static_cast<std::size_t>(i + p * m)];
+      const GemmOperand op = t == Transpose::No ? GemmOperand{a.data(), m, t} : GemmOperand{at.data(), k, t};
+      sgemm(m, 1, k, op, {b.data(), k, Transpose::No}, c.data(), m, false, util::Precision::BF16);
+      for (std::int64_t i = 0; i < m; ++i) {
+        const float expected = roundToPrecision(a[static_cast<std::size_t>(i)], util::Precision::BF16) +
+                               roundToPrecision(a[static_cast<std::size_t>(m + i)], util::Precision::BF16);
+        EXPECT_EQ(c[static_cast<std::size_t>(i)], expected) << "row " << i << (t == Transpose::No ? "" : " (transposed)");
+      }
+    }
+    // NaN stays NaN, infinity stays infinity.
+    std::vector<float> special = {std::nanf(""), inf, -inf, 1.0f}, one = {1.0f}, out(4);
+    sgemm(4, 1, 1, {special.data(), 4, Transpose::No}, {one.data(), 1, Transpose::No}, out.data(), 4, false,
+          util::Precision::BF16);
+    EXPECT_TRUE(std::isnan(out[0]));
+    EXPECT_EQ(out[1], inf);
+    EXPECT_EQ(out[2], -inf);
+    EXPECT_EQ(out[3], 1.0f);
   }
   limitGemmIsa(was);
 }
