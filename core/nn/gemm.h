@@ -30,7 +30,11 @@ namespace core::nn {
 enum class GemmIsa { Portable, Avx2, Avx512, Avx512Bf16, Amx };
 const char* gemmIsaName(GemmIsa isa);  // "portable", "avx2", "avx512", "avx512-bf16", "amx"
 std::optional<GemmIsa> parseGemmIsa(std::string_view name);
-GemmIsa detectedGemmIsa();  // what this CPU runs (and its OS enables)
+// What this CPU runs (and its OS enables): AMX where it is; AVX512_BF16's dot products only
+// where a short measurement finds them kBf16DotProductGain times fp32 FMAs (not on Intel cores).
+GemmIsa detectedGemmIsa();
+inline constexpr double kBf16DotProductGain = 1.3;
+bool bf16DotProductsPay(double bf16Flops, double fp32Flops);  // the rule, pure
 GemmIsa gemmIsa();          // what runs now: the detected path, at most the limit
 // Runs at most `most` from now on (never more than the CPU has); returns the previous limit.
 GemmIsa limitGemmIsa(GemmIsa most);

@@ -3,6 +3,8 @@
 // features: one binary (the .deb is built for x86-64-v3) runs AVX-512, AVX512_BF16 and AMX code
 // where the CPU has it and AVX2 or portable code where it does not. Each kernel is compiled
 // for its own target (GCC's target attribute), so nothing outside it assumes the wider ISA.
+// The choice and the portable kernel: gemm_kernels.cpp; the x86 fp32 and AVX512_BF16 kernels:
+// gemm_kernels_simd.cpp; AMX: gemm_kernels_amx.cpp; the bf16 packers: gemm_pack_bf16.cpp.
 //
 // Kernels compute one kGemmMr x kGemmNr tile from packed strips (gemm.h) and either write it
 // to a column-major C (mr x nr valid, accumulating or not) or, where `tile` is non-null, to

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <string>
 
 #include "core/hw/host_probe.h"
 #include "core/nn/gemm.h"
@@ -12,19 +13,27 @@
 
 namespace fs = std::filesystem;
 
-TEST(HostProbe, SpecFromAMeasurementIsPerVcpuAndValid) {
+namespace {
+
+// A measurement of a 4-vCPU, 2-core machine: 200 GFLOP/s fp32 on all vCPUs, no bf16 units.
+core::hw::HostMeasurement sampleMeasurement(const std::string& isa) {
   core::hw::HostMeasurement m;
   m.cpuModel = "Test CPU";
   m.vcpus = 4;
   m.cores = 2;
-  m.vectorIsa = "avx2";
-  m.buildIsa = "avx2";
+  m.vectorIsa = m.buildIsa = m.gemmPath = isa;
   m.gemmGflopsPerThread = 60;
   m.gemmGflopsAll = 200;
   m.memBandwidthGBps = 20;
   m.memGib = 16;
   m.measuredAt = "2025-01-01";
-  const auto s = core::hw::hostSpecFromMeasurement(m);
+  return m;
+}
+
+}  // namespace
+
+TEST(HostProbe, SpecFromAMeasurementIsPerVcpuAndValid) {
+  const auto s = core::hw::hostSpecFromMeasurement(sampleMeasurement("avx2"));
   EXPECT_EQ(s.id, "host");
   EXPECT_TRUE(s.measured);
   EXPECT_EQ(s.kind, core::hw::DeviceKind::Cpu);
@@ -40,17 +49,7 @@ TEST(HostProbe, SpecFromAMeasurementIsPerVcpuAndValid) {
 // bf16 rate is the host's bf16 peak, sourced; where they do not, it has none and a bf16
 // prediction runs at the fp32 peak, saying so (core/sim's peakFor).
 TEST(HostProbe, AMeasuredBf16RateIsTheHostsBf16Peak) {
-  core::hw::HostMeasurement m;
-  m.cpuModel = "Test CPU";
-  m.vcpus = 4;
-  m.cores = 2;
-  m.vectorIsa = m.buildIsa = "avx512";
-  m.gemmGflopsPerThread = 60;
-  m.gemmGflopsAll = 200;
-  m.memBandwidthGBps = 20;
-  m.memGib = 16;
-  m.measuredAt = "2026-11-27";
-  m.gemmPath = "avx512";
+  core::hw::HostMeasurement m = sampleMeasurement("avx512");
   const auto plain = core::hw::hostSpecFromMeasurement(m);
   EXPECT_FALSE(plain.peakTflopsBf16.has_value());
   EXPECT_NE(plain.notes.find("bf16 emulated"), std::string::npos) << plain.notes;

@@ -105,6 +105,39 @@ void checkPacked(std::int64_t m, std::int64_t n, std::int64_t k, util::Precision
   EXPECT_LT(worst, 1e-4 * std::sqrt(static_cast<double>(k)) + 1e-6) << m << "x" << n << "x" << k << " " << gemmIsaName(gemmIsa());
 }
 
+// A store callback with B packed per call: tiles arrive once per depth panel, the first
+// assigned, the later ones added (the form a convolution's own B packer uses).
+void checkStoreUnpacked(std::int64_t m, std::int64_t n, std::int64_t k, util::Precision p) {
+  std::mt19937 rng(static_cast<std::uint32_t>(3 * m + 7 * n + k));
+  const Mat a(m, k, 2, rng), b(k, n, 1, rng);
+  struct Out {
+    std::int64_t m;
+    std::vector<float> c;
+  } out{m, std::vector<float>(static_cast<std::size_t>(m * n), -7.0f)};
+  GemmC c;
+  c.ctx = &out;
+  c.store = [](void* ctx, const float* tile, std::int64_t i0, std::int64_t j0, std::int64_t mr, std::int64_t nr, bool first,
+               bool) {
+    Out& o = *static_cast<Out*>(ctx);
+    for (std::int64_t j = 0; j < nr; ++j)
+      for (std::int64_t i = 0; i < mr; ++i) {
+        float& v = o.c[static_cast<std::size_t>(i0 + i + (j0 + j) * o.m)];
+        v = (first ? 0.0f : v) + tile[i + j * kGemmMr];
+      }
+  };
+  const GemmOperand ao{a.v.data(), a.ld, Transpose::No}, bo{b.v.data(), b.ld, Transpose::No};
+  gemm(m, n, k, gemmA(ao), gemmB(bo), c, p);
+  double worst = 0;
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      double ref = 0;
+      for (std::int64_t q = 0; q < k; ++q)
+        ref += static_cast<double>(roundToPrecision(a.at(i, q), p)) * roundToPrecision(b.at(q, j), p);
+      worst = std::max(worst, std::abs(ref - out.c[static_cast<std::size_t>(i + j * m)]));
+    }
+  EXPECT_LT(worst, 1e-4 * std::sqrt(static_cast<double>(k)) + 1e-6) << m << "x" << n << "x" << k << " " << gemmIsaName(gemmIsa());
+}
+
 // Every path this CPU has computes the same products: the portable kernel, AVX2, AVX-512 and,
 // for bf16, AVX512_BF16's dot products and AMX tiles (the rounding of the operands is the
 // same; only the fp32 summation order differs).
@@ -125,6 +158,7 @@ TEST(Gemm, EveryKernelPathTheCpuHasAgrees) {
       checkPacked(40, 2055, 24, p);   // two column blocks
       checkPacked(40, 2060, 400, p);  // two column blocks of two depth panels each
       checkGemm(33, 9, 17, Transpose::No, Transpose::No, true, p);  // partial tiles added into C
+      checkStoreUnpacked(70, 21, 500, p);  // two strips at once, a partial third; two depth panels
     }
     // The peak loop loads its own tile configuration (AMX) and lets it go: a GEMM after it on the
     // same thread configures again.
@@ -176,6 +210,14 @@ TEST(Gemm, Bf16RoundsTiesAndSpecialValuesAsTheEmulationDoes) {
     EXPECT_EQ(out[3], 1.0f);
   }
   limitGemmIsa(was);
+}
+
+// AVX512_BF16 is chosen only where its dot products beat fp32 FMAs clearly: on Intel's cores
+// they are as fast (one port against two), on AMD's twice.
+TEST(Gemm, Bf16DotProductsAreUsedOnlyWhereTheyPay) {
+  EXPECT_FALSE(bf16DotProductsPay(677, 667));  // measured here: Sapphire Rapids, 2 threads
+  EXPECT_TRUE(bf16DotProductsPay(1300, 660));  // twice the multiply-adds an instruction
+  EXPECT_FALSE(bf16DotProductsPay(0, 660));
 }
 
 TEST(Gemm, PathsAreNamedAndALimitNeverExceedsTheCpu) {
