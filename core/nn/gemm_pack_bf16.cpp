@@ -1,6 +1,6 @@
 // Operands packed in the bf16 forms (gemm_kernels.h): bf16 pairs, AMX's tile rows, and plain
 // matrices converted as they are read. The forms exist only where AVX-512 does (AVX512_BF16 and
-// AMX imply it); elsewhere the portable loops stand in.
+// AMX imply it): a build for another architecture has none.
 #include <algorithm>
 #include <bit>
 
@@ -14,17 +14,9 @@ namespace {
 
 constexpr std::int64_t kMr = kGemmMr, kNr = kGemmNr;
 
-// fp32 -> bf16 bits, to nearest even; NaN stays NaN (quiet), infinities stay.
-inline std::uint32_t bf16Bits(float v) {
-  const std::uint32_t u = std::bit_cast<std::uint32_t>(v);
-  if ((u & 0x7f800000u) == 0x7f800000u) return (u >> 16) | ((u & 0x007fffffu) ? 0x40u : 0u);
-  return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
-}
-
-
-
 #if ACCELLAB_X86_KERNELS
-// 16 floats (as bits) to bf16 bits in the low half of each lane, as bf16Bits does.
+// 16 floats (as bits) to bf16 bits in the low half of each lane: to nearest even, as
+// roundToPrecision; infinities kept, NaN kept quiet.
 ACCELLAB_TARGET("avx512f")
 inline __m512i bf16Bits16(__m512i u) {
   const __m512i one = _mm512_set1_epi32(1), expMask = _mm512_set1_epi32(0x7f800000);
@@ -86,39 +78,6 @@ void toTileRows(const float* src, std::int64_t width, std::int64_t kc, std::int6
         const __m512i w = _mm512_or_si512(_mm512_maskz_mov_epi32(mLo, bf16Bits16(lo)),
                                           _mm512_slli_epi32(_mm512_maskz_mov_epi32(mHi, bf16Bits16(hi)), 16));
         _mm512_storeu_si512(dst + q0 * width + j * 16, w);
-      }
-    }
-}
-#else
-// Pairs (word (i, q) at q * width + i), zero-padded to `depth` pairs.
-void toPairs(const float* src, std::int64_t width, std::int64_t kc, std::int64_t strips, std::int64_t depth,
-             std::uint32_t* dst) {
-  const std::int64_t pairs = (kc + 1) / 2;
-  for (std::int64_t s = 0; s < strips; ++s, src += width * kc, dst += width * depth) {
-    for (std::int64_t q = 0; q < pairs; ++q) {
-      const float* lo = src + 2 * q * width;
-      const float* hi = lo + width;
-      std::uint32_t* out = dst + q * width;
-      if (2 * q + 1 < kc)
-        for (std::int64_t i = 0; i < width; ++i) out[i] = bf16Bits(lo[i]) | bf16Bits(hi[i]) << 16;
-      else
-        for (std::int64_t i = 0; i < width; ++i) out[i] = bf16Bits(lo[i]);
-    }
-    std::fill(dst + pairs * width, dst + depth * width, 0u);
-  }
-}
-
-// AMX's B^T rows: per tile of 16 pairs, column j's 16 pairs together (word (j, q) at
-// (q / 16) * 16 * width + j * 16 + q % 16), zero-padded to `depth` pairs.
-void toTileRows(const float* src, std::int64_t width, std::int64_t kc, std::int64_t strips, std::int64_t depth,
-                std::uint32_t* dst) {
-  for (std::int64_t s = 0; s < strips; ++s, src += width * kc, dst += width * depth)
-    for (std::int64_t q = 0; q < depth; ++q) {
-      std::uint32_t* out = dst + (q / 16) * 16 * width + q % 16;
-      for (std::int64_t j = 0; j < width; ++j) {
-        const std::uint32_t lo = 2 * q < kc ? bf16Bits(src[2 * q * width + j]) : 0u;
-        const std::uint32_t hi = 2 * q + 1 < kc ? bf16Bits(src[(2 * q + 1) * width + j]) : 0u;
-        out[j * 16] = lo | hi << 16;
       }
     }
 }
@@ -201,13 +160,23 @@ bool packPlainB(const float* b, std::int64_t ld, std::int64_t kc, std::int64_t n
 
 void packBf16A(const float* src, std::int64_t kc, std::int64_t strips, std::uint32_t* dst, Form form) {
   if (form == Form::Fp32) throw util::Error("packBf16A: the fp32 form has no bf16 packing");
+#if ACCELLAB_X86_KERNELS
   toPairs(src, kMr, kc, strips, packedDepth(form, kc), dst);
+#else
+  (void)src, (void)kc, (void)strips, (void)dst;
+  throw util::Error("packBf16A: no bf16 form on this architecture");
+#endif
 }
 
 void packBf16B(const float* src, std::int64_t kc, std::int64_t strips, std::uint32_t* dst, Form form) {
   if (form == Form::Fp32) throw util::Error("packBf16B: the fp32 form has no bf16 packing");
+#if ACCELLAB_X86_KERNELS
   if (form == Form::AmxTiles) toTileRows(src, kNr, kc, strips, packedDepth(form, kc), dst);
   else toPairs(src, kNr, kc, strips, packedDepth(form, kc), dst);
+#else
+  (void)src, (void)kc, (void)strips, (void)dst;
+  throw util::Error("packBf16B: no bf16 form on this architecture");
+#endif
 }
 
 }  // namespace core::nn::detail

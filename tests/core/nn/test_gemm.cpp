@@ -71,6 +71,43 @@ TEST(Gemm, RoundsOperandsWhilePacking) {
   checkGemm(40, 12, 50, Transpose::Yes, Transpose::Yes, true, util::Precision::FP16);
 }
 
+// C (m x n, column-major, leading dimension m) is A B of plain untransposed operands, each
+// operand rounded to the precision, within fp32 summation error.
+void expectNaiveProduct(const Mat& a, const Mat& b, const std::vector<float>& c, util::Precision p) {
+  const std::int64_t m = a.rows, n = b.cols, k = a.cols;
+  double worst = 0;
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      double ref = 0;
+      for (std::int64_t q = 0; q < k; ++q)
+        ref += static_cast<double>(roundToPrecision(a.at(i, q), p)) * roundToPrecision(b.at(q, j), p);
+      worst = std::max(worst, std::abs(ref - c[static_cast<std::size_t>(i + j * m)]));
+    }
+  EXPECT_LT(worst, 1e-4 * std::sqrt(static_cast<double>(k)) + 1e-6) << m << "x" << n << "x" << k << " " << gemmIsaName(gemmIsa());
+}
+
+// C (m x n, column-major) filled by a GEMM's store callback: a tile's first depth panel is
+// assigned, later ones added (a PackedB GEMM delivers each tile once, first and last).
+struct TileSink {
+  std::int64_t m;
+  std::vector<float> c;
+  TileSink(std::int64_t rows, std::int64_t cols) : m(rows), c(static_cast<std::size_t>(rows * cols), -7.0f) {}
+  GemmC gemmC() {
+    GemmC g;
+    g.ctx = this;
+    g.store = [](void* ctx, const float* tile, std::int64_t i0, std::int64_t j0, std::int64_t mr, std::int64_t nr,
+                 bool first, bool) {
+      TileSink& o = *static_cast<TileSink*>(ctx);
+      for (std::int64_t j = 0; j < nr; ++j)
+        for (std::int64_t i = 0; i < mr; ++i) {
+          float& v = o.c[static_cast<std::size_t>(i0 + i + (j0 + j) * o.m)];
+          v = (first ? 0.0f : v) + tile[i + j * kGemmMr];
+        }
+    };
+    return g;
+  }
+};
+
 // A weight packed once (PackedB), the product delivered tile by tile to a store callback, as
 // the layers run it: odd depths leave half a bf16 pair, several depth panels and column blocks.
 void checkPacked(std::int64_t m, std::int64_t n, std::int64_t k, util::Precision p) {
@@ -80,29 +117,10 @@ void checkPacked(std::int64_t m, std::int64_t n, std::int64_t k, util::Precision
   const GemmOperand bo{b.v.data(), b.ld, Transpose::No};
   packed.pack(gemmB(bo), k, n, p);
   EXPECT_EQ(packed.bf16Pairs(), p == util::Precision::BF16 && bf16OnHardware());
-  struct Out {
-    std::int64_t m;
-    std::vector<float> c;
-  } out{m, std::vector<float>(static_cast<std::size_t>(m * n), -7.0f)};
-  GemmC c;
-  c.ctx = &out;
-  c.store = [](void* ctx, const float* tile, std::int64_t i0, std::int64_t j0, std::int64_t mr, std::int64_t nr, bool,
-               bool) {
-    Out& o = *static_cast<Out*>(ctx);
-    for (std::int64_t j = 0; j < nr; ++j)
-      for (std::int64_t i = 0; i < mr; ++i) o.c[static_cast<std::size_t>(i0 + i + (j0 + j) * o.m)] = tile[i + j * kGemmMr];
-  };
+  TileSink out(m, n);
   const GemmOperand ao{a.v.data(), a.ld, Transpose::No};
-  gemm(m, n, k, gemmA(ao), packed, c, p);
-  double worst = 0;
-  for (std::int64_t i = 0; i < m; ++i)
-    for (std::int64_t j = 0; j < n; ++j) {
-      double ref = 0;
-      for (std::int64_t q = 0; q < k; ++q)
-        ref += static_cast<double>(roundToPrecision(a.at(i, q), p)) * roundToPrecision(b.at(q, j), p);
-      worst = std::max(worst, std::abs(ref - out.c[static_cast<std::size_t>(i + j * m)]));
-    }
-  EXPECT_LT(worst, 1e-4 * std::sqrt(static_cast<double>(k)) + 1e-6) << m << "x" << n << "x" << k << " " << gemmIsaName(gemmIsa());
+  gemm(m, n, k, gemmA(ao), packed, out.gemmC(), p);
+  expectNaiveProduct(a, b, out.c, p);
 }
 
 // A store callback with B packed per call: tiles arrive once per depth panel, the first
@@ -110,32 +128,10 @@ void checkPacked(std::int64_t m, std::int64_t n, std::int64_t k, util::Precision
 void checkStoreUnpacked(std::int64_t m, std::int64_t n, std::int64_t k, util::Precision p) {
   std::mt19937 rng(static_cast<std::uint32_t>(3 * m + 7 * n + k));
   const Mat a(m, k, 2, rng), b(k, n, 1, rng);
-  struct Out {
-    std::int64_t m;
-    std::vector<float> c;
-  } out{m, std::vector<float>(static_cast<std::size_t>(m * n), -7.0f)};
-  GemmC c;
-  c.ctx = &out;
-  c.store = [](void* ctx, const float* tile, std::int64_t i0, std::int64_t j0, std::int64_t mr, std::int64_t nr, bool first,
-               bool) {
-    Out& o = *static_cast<Out*>(ctx);
-    for (std::int64_t j = 0; j < nr; ++j)
-      for (std::int64_t i = 0; i < mr; ++i) {
-        float& v = o.c[static_cast<std::size_t>(i0 + i + (j0 + j) * o.m)];
-        v = (first ? 0.0f : v) + tile[i + j * kGemmMr];
-      }
-  };
+  TileSink out(m, n);
   const GemmOperand ao{a.v.data(), a.ld, Transpose::No}, bo{b.v.data(), b.ld, Transpose::No};
-  gemm(m, n, k, gemmA(ao), gemmB(bo), c, p);
-  double worst = 0;
-  for (std::int64_t i = 0; i < m; ++i)
-    for (std::int64_t j = 0; j < n; ++j) {
-      double ref = 0;
-      for (std::int64_t q = 0; q < k; ++q)
-        ref += static_cast<double>(roundToPrecision(a.at(i, q), p)) * roundToPrecision(b.at(q, j), p);
-      worst = std::max(worst, std::abs(ref - out.c[static_cast<std::size_t>(i + j * m)]));
-    }
-  EXPECT_LT(worst, 1e-4 * std::sqrt(static_cast<double>(k)) + 1e-6) << m << "x" << n << "x" << k << " " << gemmIsaName(gemmIsa());
+  gemm(m, n, k, gemmA(ao), gemmB(bo), out.gemmC(), p);
+  expectNaiveProduct(a, b, out.c, p);
 }
 
 // Every path this CPU has computes the same products: the portable kernel, AVX2, AVX-512 and,
