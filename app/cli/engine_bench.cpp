@@ -48,7 +48,7 @@ const char* const kBenchUsage =
     "isa (the GEMM kernels chosen at run time: amx, avx512-bf16, avx512, avx2 or portable; the environment\n"
     "variable ACCELLAB_GEMM_ISA=NAME runs a lower one), build_isa, gemm_path (in words), bf16_on_hardware,\n"
     "fma_peak (this machine's measured multiply-add peak with the same threads, fp32_gflops and bf16_gflops,\n"
-    "null without AVX512_BF16), peak_fraction (gflops over the peak of the path that ran).\n"
+    "null where bf16 is emulated), peak_fraction (gflops over the peak of the path that ran).\n"
     "\n"
     "Example:\n"
     "  accellab-cli bench --model lenet5 --batch 64 --threads 2 --steps 100 --warmup 20 --format json\n";

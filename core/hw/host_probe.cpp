@@ -358,7 +358,7 @@ DeviceSpec hostSpecFromMeasurement(const HostMeasurement& m) {
             util::formatNumber(std::round(m.gemmGflopsPerThread)) + " on one)" +
             (m.gemmBf16GflopsAll > 0
                  ? ", bf16 GEMM " + util::groupedWhole(m.gemmBf16GflopsAll) + " GFLOP/s (" + m.gemmPath + ")"
-                 : std::string(", bf16 emulated (no AMX or AVX512_BF16)")) +
+                 : std::string(", bf16 emulated (no bf16 units faster than fp32)")) +
             ", GEMM path " + m.gemmPath + "; copy " +
             util::formatNumber(std::round(m.memBandwidthGBps)) + " GB/s; " + m.noiseText();
   s.source = "measured on this machine";

@@ -94,13 +94,17 @@ void packMatrixB(const void* ctx, std::int64_t p0, std::int64_t j0, std::int64_t
   }
 }
 
-// A plain, untransposed B straight to a bf16 form (AMX's); false where it is not one or the
-// form has no such packer.
-bool packPlainB(const GemmB& b, std::int64_t pc, std::int64_t jc, std::int64_t kc, std::int64_t nc, std::uint32_t* dst,
-                detail::Form form) {
-  if (b.pack != packMatrixB) return false;
-  const GemmOperand& op = *static_cast<const GemmOperand*>(b.ctx);
-  return op.transpose == Transpose::No && detail::packPlainB(op.data + pc + jc * op.ld, op.ld, kc, nc, dst, form);
+// A panel of B (kc x nc from (pc, jc)) in a bf16 form: a plain, untransposed matrix converted as
+// it is read where the form has such a packer (AMX's), else packed in fp32 to `scratch` and
+// converted. Packing once per call (gemm) and once per weight (PackedB) both come here.
+void packBWords(const GemmB& b, std::int64_t pc, std::int64_t jc, std::int64_t kc, std::int64_t nc, detail::Form form,
+                std::uint32_t* dst, float* scratch) {
+  if (b.pack == packMatrixB) {
+    const GemmOperand& op = *static_cast<const GemmOperand*>(b.ctx);
+    if (op.transpose == Transpose::No && detail::packPlainB(op.data + pc + jc * op.ld, op.ld, kc, nc, dst, form)) return;
+  }
+  b.pack(b.ctx, pc, jc, kc, nc, scratch);
+  detail::packBf16B(scratch, kc, roundUp(nc, kNr) / kNr, dst, form);
 }
 
 // The kernel a GEMM runs: fp32 FMA (its operands rounded to the precision while packed,
@@ -164,20 +168,20 @@ detail::Form formFor(util::Precision precision) {
 // A block of A (mc x kc) packed in the path's form; returns its start.
 const void* packA(const GemmA& a, const Path& path, std::int64_t ic, std::int64_t pc, std::int64_t mc, std::int64_t kc,
                   PackBuffers& buf) {
-  const std::int64_t mcPad = (mc + kGemmMr - 1) / kGemmMr * kGemmMr;
+  const std::int64_t mcPad = roundUp(mc, kMr);
   if (path.form != detail::Form::Fp32) {
-    std::uint32_t* words = reserved(buf.aPairs, kGemmMc * detail::packedDepth(path.form, kGemmKc));
+    std::uint32_t* words = reserved(buf.aPairs, kMc * detail::packedDepth(path.form, kKc));
     if (a.pack == packMatrixA) {  // a plain matrix: converted as it is read
       const GemmOperand& op = *static_cast<const GemmOperand*>(a.ctx);
       if (op.transpose == Transpose::No && detail::packPlainA(op.data + ic + pc * op.ld, op.ld, mc, kc, words, path.form))
         return words;
     }
-    float* ap = reserved(buf.a, kGemmMc * kGemmKc);
+    float* ap = reserved(buf.a, kMc * kKc);
     a.pack(a.ctx, ic, pc, mc, kc, ap);
-    detail::packBf16A(ap, kc, mcPad / kGemmMr, words, path.form);
+    detail::packBf16A(ap, kc, mcPad / kMr, words, path.form);
     return words;
   }
-  float* ap = reserved(buf.a, kGemmMc * kGemmKc);
+  float* ap = reserved(buf.a, kMc * kKc);
   a.pack(a.ctx, ic, pc, mc, kc, ap);
   if (path.precision != util::Precision::FP32) roundInPlace(ap, mcPad * kc, path.precision);
   return ap;
@@ -257,8 +261,7 @@ void driveStore(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, const P
       for (std::int64_t pc = 0; pc < k; pc += kKc) {
         const std::int64_t kc = std::min(kKc, k - pc);
         const char* ap = static_cast<const char*>(packA(a, path, ic, pc, mc, kc, buf));
-        const char* bp = path.bf16 ? static_cast<const char*>(static_cast<const void*>(b.pairPanel(jc, pc)))
-                                   : static_cast<const char*>(static_cast<const void*>(b.panel(jc, pc)));
+        const char* bp = static_cast<const char*>(b.formPanel(jc, pc));
         for (std::int64_t jr = 0; jr < nc; jr += kNr) {
           if (path.twoStrips(jr, nc)) {
             for (std::int64_t ir = 0; ir < mc; ir += kMr)
@@ -310,11 +313,7 @@ void PackedB::pack(GemmB b, std::int64_t k, std::int64_t n, util::Precision prec
       const std::int64_t jc = q / depthPanels * kNc, pc = q % depthPanels * kKc;
       const std::int64_t nc = std::min(kNc, n - jc), kc = std::min(kKc, k - pc), ncPad = roundUp(nc, kNr);
       if (form != detail::Form::Fp32) {
-        auto* words = const_cast<std::uint32_t*>(pairPanel(jc, pc));
-        if (packPlainB(b, pc, jc, kc, nc, words, form)) continue;
-        float* tmp = reserved(buffers().b, kNc * kKc);
-        b.pack(b.ctx, pc, jc, kc, nc, tmp);
-        detail::packBf16B(tmp, kc, ncPad / kNr, words, form);
+        packBWords(b, pc, jc, kc, nc, form, const_cast<std::uint32_t*>(pairPanel(jc, pc)), reserved(buffers().b, kNc * kKc));
         continue;
       }
       float* dst = const_cast<float*>(panel(jc, pc));
@@ -327,6 +326,11 @@ void PackedB::pack(GemmB b, std::int64_t k, std::int64_t n, util::Precision prec
 const float* PackedB::panel(std::int64_t jc, std::int64_t pc) const {
   // Panels of one column block are consecutive; a block of nc columns takes roundUp(nc) * k.
   return m_data.data() + jc * m_k + roundUp(std::min(kNc, m_n - jc), kNr) * pc;
+}
+
+const void* PackedB::formPanel(std::int64_t jc, std::int64_t pc) const {
+  if (m_form != static_cast<int>(detail::Form::Fp32)) return pairPanel(jc, pc);
+  return panel(jc, pc);
 }
 
 const std::uint32_t* PackedB::pairPanel(std::int64_t jc, std::int64_t pc) const {
@@ -343,17 +347,13 @@ void gemm(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, GemmB b, cons
   const ReleaseTiles release{path};
   drive(m, n, k, a,
         [&](std::int64_t jc, std::int64_t pc, std::int64_t kc, std::int64_t nc) -> const void* {
-          if (path.bf16) {
-            std::uint32_t* words = reserved(buf.bPairs, kNc * detail::packedDepth(path.form, kKc));
-            if (packPlainB(b, pc, jc, kc, nc, words, path.form)) return words;
-          }
           float* bp = reserved(buf.b, kNc * kKc);
-          b.pack(b.ctx, pc, jc, kc, nc, bp);
           if (path.bf16) {
             std::uint32_t* words = reserved(buf.bPairs, kNc * detail::packedDepth(path.form, kKc));
-            detail::packBf16B(bp, kc, roundUp(nc, kNr) / kNr, words, path.form);
+            packBWords(b, pc, jc, kc, nc, path.form, words, bp);
             return words;
           }
+          b.pack(b.ctx, pc, jc, kc, nc, bp);
           if (precision != util::Precision::FP32) roundInPlace(bp, roundUp(nc, kNr) * kc, precision);
           return bp;
         },
@@ -375,12 +375,8 @@ void gemm(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, const PackedB
     driveStore(m, n, k, a, b, c, path);
     return;
   }
-  drive(m, n, k, a,
-        [&](std::int64_t jc, std::int64_t pc, std::int64_t, std::int64_t) -> const void* {
-          if (path.bf16) return b.pairPanel(jc, pc);
-          return b.panel(jc, pc);
-        },
-        c, path);
+  drive(m, n, k, a, [&](std::int64_t jc, std::int64_t pc, std::int64_t, std::int64_t) { return b.formPanel(jc, pc); }, c,
+        path);
 }
 
 void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, GemmOperand a, GemmOperand b, float* c, std::int64_t ldc,

@@ -1,8 +1,8 @@
 #pragma once
 // Single-threaded packed SGEMM for the engine's layers (the callers split work across
 // threads): C = op(A) * op(B). Blocked for cache in Goto's loop order around a 32 x 8
-// micro-kernel chosen at run time: AVX-512, AVX2 + FMA or portable, and for bf16 on CPUs with
-// AVX512_BF16 a kernel of bf16 dot products (gemm_kernels.h).
+// micro-kernel chosen at run time: AVX-512, AVX2 + FMA or portable, and for bf16 AMX tiles or
+// AVX512_BF16 dot products where the CPU has them (gemm_kernels.h).
 //
 // Operands are reached through packing callbacks, so a layer can feed the GEMM straight
 // from its own layout (a convolution packs image patches without an im2col buffer) and
@@ -103,6 +103,7 @@ public:
   int form() const { return m_form; }
   const float* panel(std::int64_t jc, std::int64_t pc) const;                // fp32 form
   const std::uint32_t* pairPanel(std::int64_t jc, std::int64_t pc) const;    // bf16 pairs
+  const void* formPanel(std::int64_t jc, std::int64_t pc) const;             // whichever it holds
 
 private:
   std::int64_t m_k = 0, m_n = 0;

@@ -48,7 +48,8 @@ bool dotProductsPay() {
     return s > 0 ? flopsPerRound * kRounds / s : 0.0;
   };
   rate(detail::chainsAvx512, 1);  // warm the core up
-  return bf16DotProductsPay(rate(detail::chainsBf16, 12.0 * 64), rate(detail::chainsAvx512, 12.0 * 32));
+  return bf16DotProductsPay(rate(detail::chainsBf16, detail::kChainFlopsBf16),
+                            rate(detail::chainsAvx512, detail::kChainFlopsAvx512));
 }
 #endif
 
@@ -99,12 +100,10 @@ void kernelPortable(std::int64_t kc, const float* __restrict a, const float* __r
     for (std::int64_t j = 0; j < kNr; ++j)
       for (std::int64_t i = 0; i < kMr; ++i) acc[j][i] += a[i] * b[j];
   if (tile) {
-    for (std::int64_t j = 0; j < kNr; ++j)
-      for (std::int64_t i = 0; i < kMr; ++i) tile[j * kMr + i] = acc[j][i];
+    std::copy_n(&acc[0][0], kMr * kNr, tile);
     return;
   }
-  for (std::int64_t j = 0; j < nr; ++j)
-    for (std::int64_t i = 0; i < mr; ++i) c[i + j * ldc] = (accumulate ? c[i + j * ldc] : 0.0f) + acc[j][i];
+  detail::addTile(&acc[0][0], c, ldc, accumulate, mr, nr);
 }
 
 float chainsPortable(std::int64_t iterations, float seed) {
@@ -169,7 +168,8 @@ std::string gemmPathText(util::Precision precision) {
       if (detectedGemmIsa() >= GemmIsa::Avx512Bf16)
         return fp32 + " on operands rounded to bf16 (this CPU's bf16 units are off: ACCELLAB_GEMM_ISA or a limit;"
                       " emulated, no faster than fp32)";
-      return fp32 + " on operands rounded to bf16 (no AMX or AVX512_BF16 here: emulated, no faster than fp32)";
+      return fp32 + " on operands rounded to bf16 (no AMX here, and no AVX512_BF16 faster than fp32 FMAs: emulated, no"
+                    " faster than fp32)";
     default:
       return fp32 + " on operands rounded to " + util::precisionName(precision) + " (emulated, no faster than fp32)";
   }
@@ -219,27 +219,27 @@ double peakChains(bool bf16, std::int64_t iterations, float seed, float* sink) {
 #if ACCELLAB_AMX_KERNELS
   if (bf16 && isa == GemmIsa::Amx) {  // AMX's rate is so high that a tenth of the rounds is enough
     *sink = chainsAmx(iterations / 10, seed);
-    return 6.0 * 16 * 16 * 32 * 2 * static_cast<double>(iterations / 10);
+    return kChainFlopsAmx * static_cast<double>(iterations / 10);
   }
 #endif
 #if ACCELLAB_X86_KERNELS
   if (bf16) {
     if (isa != GemmIsa::Avx512Bf16) return 0;
     *sink = chainsBf16(iterations, seed);
-    return 12.0 * 64 * static_cast<double>(iterations);  // 16 lanes x 2 pairs x 2 flops
+    return kChainFlopsBf16 * static_cast<double>(iterations);
   }
   if (isa >= GemmIsa::Avx512) {
     *sink = chainsAvx512(iterations, seed);
-    return 12.0 * 32 * static_cast<double>(iterations);
+    return kChainFlopsAvx512 * static_cast<double>(iterations);
   }
   if (isa == GemmIsa::Avx2) {
     *sink = chainsAvx2(iterations, seed);
-    return 12.0 * 16 * static_cast<double>(iterations);
+    return kChainFlopsAvx2 * static_cast<double>(iterations);
   }
 #endif
   if (bf16) return 0;
   *sink = chainsPortable(iterations, seed);
-  return 12.0 * 2 * static_cast<double>(iterations);
+  return kChainFlopsPortable * static_cast<double>(iterations);
 }
 
 }  // namespace detail

@@ -58,10 +58,7 @@ void configureTiles() {
     float* out_ = (tile) ? (tile) : buf_;                                                        \
     _tile_stored(T0, out_, kMr * 4); /* row j of C^T is column j of C: column-major */          \
     _tile_stored(T1, out_ + 16, kMr * 4);                                                        \
-    if (tile) break;                                                                             \
-    for (std::int64_t j = 0; j < (nr); ++j)                                                      \
-      for (std::int64_t i = 0; i < mr; ++i)                                                      \
-        (c)[i + j * ldc] = (accumulate ? (c)[i + j * ldc] : 0.0f) + buf_[j * kMr + i];           \
+    if (!(tile)) addTile(buf_, c, ldc, accumulate, mr, nr);                                     \
   } while (false)
 
 #define ACCELLAB_AMX_START(T0, T1, c, tile, nr)     \

@@ -5,6 +5,7 @@
 // gemm_kernels.cpp's run-time choice allows it.
 #include <cstdint>
 
+#include "core/nn/gemm.h"
 #include "core/nn/gemm_kernels.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -20,6 +21,24 @@
 #endif
 
 namespace core::nn::detail {
+
+// The first n of 16 lanes (n clamped to 0..16), as an AVX-512 mask.
+inline std::uint16_t firstLanes(std::int64_t n) {
+  return n >= 16 ? std::uint16_t{0xffff} : n <= 0 ? std::uint16_t{0} : static_cast<std::uint16_t>((1u << n) - 1u);
+}
+
+// A finished kGemmMr x kGemmNr column-major tile into C (mr x nr valid), added or assigned: the
+// kernels that compute into a buffer first (portable, AVX2, AMX's partial tiles).
+inline void addTile(const float* tile, float* c, std::int64_t ldc, bool accumulate, std::int64_t mr, std::int64_t nr) {
+  for (std::int64_t j = 0; j < nr; ++j)
+    for (std::int64_t i = 0; i < mr; ++i) c[i + j * ldc] = (accumulate ? c[i + j * ldc] : 0.0f) + tile[j * kGemmMr + i];
+}
+
+// Flops one round of each peak loop does: 12 chains of one FMA (2 flops a lane) or one dot
+// product of bf16 pairs (4 flops a lane); AMX: 6 tiles of 16 x 16 x 32 multiply-adds.
+inline constexpr double kChainFlopsAvx2 = 12.0 * 8 * 2, kChainFlopsAvx512 = 12.0 * 16 * 2,
+                        kChainFlopsBf16 = 12.0 * 16 * 4, kChainFlopsAmx = 6.0 * 16 * 16 * 32 * 2,
+                        kChainFlopsPortable = 12.0 * 2;
 
 #if ACCELLAB_X86_KERNELS
 // gemm_kernels_simd.cpp

@@ -48,19 +48,12 @@ void kernelAvx2(std::int64_t kc, const float* __restrict a, const float* __restr
     _mm256_storeu_ps(o + 6 * kMr, c6);
     _mm256_storeu_ps(o + 7 * kMr, c7);
   }
-  if (tile) return;
-  for (std::int64_t j = 0; j < nr; ++j)
-    for (std::int64_t i = 0; i < mr; ++i) c[i + j * ldc] = (accumulate ? c[i + j * ldc] : 0.0f) + buf[j * kMr + i];
+  if (!tile) addTile(buf, c, ldc, accumulate, mr, nr);
 }
 
 // ---- AVX-512: 32 x 8 in 16 zmm accumulators --------------------------------------------
 
 namespace {
-
-ACCELLAB_TARGET("avx512f")
-inline __mmask16 rowMask(std::int64_t n) {
-  return n >= 16 ? static_cast<__mmask16>(0xffff) : n <= 0 ? static_cast<__mmask16>(0) : static_cast<__mmask16>((1u << n) - 1u);
-}
 
 // Writes the finished accumulators (lo: rows 0-15, hi: rows 16-31 of each column).
 ACCELLAB_TARGET("avx512f")
@@ -73,7 +66,7 @@ inline void storeTile512(const __m512* lo, const __m512* hi, float* c, std::int6
     }
     return;
   }
-  const __mmask16 m0 = rowMask(mr), m1 = rowMask(mr - 16);
+  const __mmask16 m0 = firstLanes(mr), m1 = firstLanes(mr - 16);
   for (std::int64_t j = 0; j < nr; ++j) {
     float* cj = c + j * ldc;
     __m512 v0 = lo[j], v1 = hi[j];

@@ -34,7 +34,7 @@ inline __m512i bf16Bits16(__m512i u) {
 // Rows lo and hi (n <= 16 values each) to n words of pairs.
 ACCELLAB_TARGET("avx512f")
 inline void pairRow(const float* lo, const float* hi, std::int64_t n, std::uint32_t* out) {
-  const __mmask16 m = n >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << n) - 1u);
+  const __mmask16 m = firstLanes(n);
   const __m512i l = bf16Bits16(_mm512_maskz_loadu_epi32(m, lo));
   const __m512i h = hi ? bf16Bits16(_mm512_maskz_loadu_epi32(m, hi)) : _mm512_setzero_si512();
   _mm512_mask_storeu_epi32(out, m, _mm512_or_si512(l, _mm512_slli_epi32(h, 16)));
@@ -67,10 +67,7 @@ void toTileRows(const float* src, std::int64_t width, std::int64_t kc, std::int6
     for (std::int64_t q0 = 0; q0 < depth; q0 += 16) {
       // depths 2 q0 + 2 t (lo) and 2 q0 + 2 t + 1 (hi), t = 0..15, those below kc
       const std::int64_t left = kc - 2 * q0;
-      const auto lanes = [](std::int64_t n) {
-        return n >= 16 ? static_cast<__mmask16>(0xffff) : n <= 0 ? static_cast<__mmask16>(0) : static_cast<__mmask16>((1u << n) - 1u);
-      };
-      const __mmask16 mLo = lanes((left + 1) / 2), mHi = lanes(left / 2);
+      const __mmask16 mLo = firstLanes((left + 1) / 2), mHi = firstLanes(left / 2);
       const float* base = src + 2 * q0 * width;
       for (std::int64_t j = 0; j < width; ++j) {
         const __m512i lo = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), mLo, step, base + j, 4);
@@ -81,17 +78,12 @@ void toTileRows(const float* src, std::int64_t width, std::int64_t kc, std::int6
       }
     }
 }
-#endif
 
-#if ACCELLAB_X86_KERNELS
 // 32 floats (n valid, zeros after) to 32 bf16 in order, with the hardware's conversion (to
 // nearest even; denormals to zero, which AVX512_BF16's and AMX's products do anyway).
 ACCELLAB_TARGET("avx512f,avx512bw,avx512bf16")
 inline __m512i bf16x32(const float* src, std::int64_t n) {
-  const auto lanes = [](std::int64_t k) {
-    return k >= 16 ? static_cast<__mmask16>(0xffff) : k <= 0 ? static_cast<__mmask16>(0) : static_cast<__mmask16>((1u << k) - 1u);
-  };
-  const __m512 lo = _mm512_maskz_loadu_ps(lanes(n), src), hi = _mm512_maskz_loadu_ps(lanes(n - 16), src + 16);
+  const __m512 lo = _mm512_maskz_loadu_ps(firstLanes(n), src), hi = _mm512_maskz_loadu_ps(firstLanes(n - 16), src + 16);
   return reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(hi, lo));
 }
 
