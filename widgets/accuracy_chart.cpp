@@ -30,6 +30,18 @@ QVector<double> updatesAtEpochs(const Run& run) {
 }
 }
 
+EpochLineStyle AccuracyChart::epochLineStyle(const Series& s) {
+  const bool isLoss = s.name.endsWith(QStringLiteral("loss"));
+  const bool isTrain = s.name.startsWith(QStringLiteral("train_"));
+  EpochLineStyle st;
+  st.pen = isTrain ? Qt::DashLine : Qt::SolidLine;
+  st.width = isLoss ? 1.25 : 2.0;
+  // Each run its own pair of shapes: accuracy the first, loss the second.
+  st.shape = ChartFrame::scatterShapeFor(2 * s.styleIndex + (isLoss ? 1 : 0));
+  st.filled = !isTrain;
+  return st;
+}
+
 double reachedAtSeconds(const QVector<double>& cumulativeSeconds, const QVector<double>& accuracy,
                         double target) {
   if (target <= 0) return kNaN;
@@ -121,7 +133,7 @@ QVector<Series> AccuracyChart::epochSeries() const {
       s.xUnit = lm ? "update" : "epoch";
       s.yUnit = k.accuracy ? "%" : (lm ? "bits/char" : "");
       s.source = SeriesSource::Measured;
-      s.color = k.test ? run.color : run.color.lighter(160);
+      s.color = k.test ? run.color : run.color.lighter(130);
       s.styleIndex = ri;
       for (std::size_t i = 0; i < run.epochs.size(); ++i) {
         const auto& e = run.epochs[i];
@@ -212,14 +224,15 @@ void AccuracyChart::rebuild() {
     for (const Series& s : all) {
       const bool isLoss = s.name.endsWith("loss");
       QCPGraph* g = addLine(s, x, isLoss ? y2 : y);
+      const EpochLineStyle st = epochLineStyle(s);
       QPen p = g->pen();
-      p.setStyle(isLoss ? Qt::DashLine : penStyleFor(s.styleIndex));
+      p.setStyle(st.pen);
+      p.setWidthF(pen(st.width));
       g->setPen(p);
-      if (isLoss) {
-        QCPScatterStyle sc = g->scatterStyle();
-        sc.setShape(QCPScatterStyle::ssSquare);
-        g->setScatterStyle(sc);
-      }
+      QCPScatterStyle sc = g->scatterStyle();
+      sc.setShape(static_cast<QCPScatterStyle::ScatterShape>(st.shape));
+      sc.setBrush(st.filled ? QBrush(p.color()) : QBrush(colors().background));
+      g->setScatterStyle(sc);
     }
   } else {
     y->setLabel(lm ? tr("validation bits per character") : tr("accuracy (%)"));

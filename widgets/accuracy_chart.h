@@ -9,6 +9,8 @@ class QComboBox;
 
 namespace widgets {
 
+struct EpochLineStyle;
+
 class AccuracyChart : public ChartBase {
   Q_OBJECT
 public:
@@ -21,6 +23,8 @@ public:
   // Time axis on a log scale (devices 100× apart); only in the Seconds view.
   void setLogTime(bool on);
   bool logTime() const { return m_logTime; }
+  // The epoch view's line for a series (see EpochLineStyle).
+  static EpochLineStyle epochLineStyle(const Series& s);
 
 protected:
   void rebuild() override;
@@ -37,6 +41,15 @@ private:
   QCheckBox* m_logTimeBox = nullptr;
 };
 
+// How a line of the epoch view is drawn, so train and test never differ by shade alone: test
+// solid with filled markers, train dashed with hollow ones; loss (right axis) thinner than
+// accuracy, with the run's second marker shape. Exposed for tests.
+struct EpochLineStyle {
+  Qt::PenStyle pen = Qt::SolidLine;
+  double width = 2.0;   // before the presentation scale
+  int shape = 0;        // QCPScatterStyle::ScatterShape
+  bool filled = true;
+};
 // Time (s) at which `accuracy` (fraction) first reaches `target`, with the epoch's
 // cumulative seconds; NaN when never reached. Exposed for tests.
 double reachedAtSeconds(const QVector<double>& cumulativeSeconds, const QVector<double>& accuracy,

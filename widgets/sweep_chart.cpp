@@ -150,6 +150,17 @@ QVector<Series> SweepChart::series() const {
   return out;
 }
 
+// The crosses are text items, which a legend cannot list: one empty graph drawn as a cross
+// names them ("✕ does not fit in memory"), in the text colour (each cross has its device's).
+void SweepChart::addOutOfMemoryKey(QCPAxis* x, QCPAxis* y) {
+  QCPGraph* key = plot()->addGraph(x, y);
+  key->setLineStyle(QCPGraph::lsNone);
+  key->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, QPen(textColor(), pen(2.0)), Qt::NoBrush,
+                                       9 * presentationScale()));
+  key->setName(tr("does not fit in memory"));
+  registerPlottable(key, QStringLiteral("out_of_memory"), {}, {});
+}
+
 void SweepChart::rebuild() {
   QCPAxis* x = mainRect()->axis(QCPAxis::atBottom);
   QCPAxis* y = mainRect()->axis(QCPAxis::atLeft);
@@ -164,9 +175,12 @@ void SweepChart::rebuild() {
                    : (lm ? tr("tokens per second") : tr("images per second")));
   m_metricBox->setItemText(0, lm ? tr("tokens per second") : tr("images per second"));
   m_metricBox->setItemText(1, lm ? tr("USD per million tokens") : tr("USD per million images"));
+  int oomDevices = 0;   // each device's crosses on their own row, so none hides another
   for (const Series& s : all) {
     if (s.source == SeriesSource::Reference) continue;
     if (s.name == "out_of_memory") {
+      if (oomDevices == 0) addOutOfMemoryKey(x, y);
+      const double row = 0.95 - 0.07 * (oomDevices++ % 8);
       QStringList batches;
       for (double b : s.x) batches << QString::number(b);
       notes << tr("%1 does not fit in memory at batch %2.")
@@ -178,7 +192,7 @@ void SweepChart::rebuild() {
         mark->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
         mark->position->setAxes(x, y);
         mark->position->setAxisRect(mainRect());
-        mark->position->setCoords(b, 0.95);
+        mark->position->setCoords(b, row);
         mark->setText(QStringLiteral("✕"));
         mark->setColor(readable(s.color));
         mark->setFont(chartFont(presentationScale() * 1.3, true));

@@ -32,6 +32,7 @@ protected:
   QString emptyText() const override;
 
 private:
+  void addOutOfMemoryKey(QCPAxis* x, QCPAxis* y);
   std::vector<core::sim::SimReport> m_reports;
   Metric m_metric = Metric::ImagesPerSecond;
   int m_markedBatch = 0;

@@ -108,6 +108,30 @@ private slots:
     QVERIFY2(notes.contains("compilation"), qPrintable(notes));
   }
 
+  void trainAndTestDifferByLineAndMarkerNotOnlyShade() {
+    auto* c = static_cast<AccuracyChart*>(m_deck->chart("accuracy"));
+    c->setAxis(AccuracyChart::Axis::Epoch);
+    c->refreshNow();
+    QMap<QString, QCPGraph*> byLabel;   // "train accuracy" -> its line
+    for (int i = 0; i < c->plot()->graphCount(); ++i) {
+      QCPGraph* g = c->plot()->graph(i);
+      for (const char* kind : {"train accuracy", "test accuracy", "train loss", "test loss"})
+        if (g->name().endsWith(QLatin1String(kind))) byLabel[kind] = g;
+    }
+    QCOMPARE(byLabel.size(), 4);
+    for (const char* what : {"accuracy", "loss"}) {
+      QCPGraph* train = byLabel[QStringLiteral("train %1").arg(what)];
+      QCPGraph* test = byLabel[QStringLiteral("test %1").arg(what)];
+      QCOMPARE(test->pen().style(), Qt::SolidLine);
+      QCOMPARE(train->pen().style(), Qt::DashLine);
+      // Filled against hollow: the marker's brush is the line's colour only for test.
+      QCOMPARE(test->scatterStyle().brush().color(), test->pen().color());
+      QVERIFY(train->scatterStyle().brush().color() != train->pen().color());
+    }
+    // Accuracy and loss of one run: different marker shapes.
+    QVERIFY(byLabel["test accuracy"]->scatterStyle().shape() != byLabel["test loss"]->scatterStyle().shape());
+  }
+
   void legendClickHidesAndShowsTheSeries() {
     ChartBase* c = m_deck->chart("epoch_time");
     m_deck->show();
@@ -275,6 +299,24 @@ private slots:
     QCOMPARE(sweep->plot()->axisRect()->axis(QCPAxis::atBottom)->scaleType(), QCPAxis::stLogarithmic);
     QVERIFY2(sweep->notes().contains("Fastest: v100") && sweep->notes().contains("tpu-v2-8"),
              qPrintable(sweep->notes()));
+    // The crosses have a legend entry.
+    sweep->refreshNow();
+    QStringList legend;
+    for (int i = 0; i < sweep->plot()->legend->itemCount(); ++i)
+      if (auto* item = qobject_cast<QCPPlottableLegendItem*>(sweep->plot()->legend->item(i)))
+        legend << item->plottable()->name();
+    QVERIFY2(legend.contains("does not fit in memory"), qPrintable(legend.join(" | ")));
+    // Two devices out of memory at the same batch: their crosses on different rows.
+    auto reports = testdata::sweepReports();
+    for (auto& r : reports)
+      if (r.config.batch == 1024) r.fitsInMemory = false;
+    sweep->setReports(reports);
+    sweep->refreshNow();
+    QSet<double> rows;
+    for (int i = 0; i < sweep->plot()->itemCount(); ++i)
+      if (auto* t = qobject_cast<QCPItemText*>(sweep->plot()->item(i)); t && t->text() == QStringLiteral("✕"))
+        rows.insert(t->position->coords().y());
+    QCOMPARE(rows.size(), 2);
     sweep->setMetric(SweepChart::Metric::UsdPerMillionImages);
     QVERIFY(findSeries(sweep->series(), "usd_per_million_images", "tpu-v2-8"));
   }
