@@ -206,6 +206,7 @@ void AccuracyChart::rebuild() {
   const QVector<Series> all = series();
   QStringList notes;
   const bool lm = languageModelView();
+  m_axisBox->setItemText(0, lm ? tr("against updates") : tr("against epoch"));
   if (m_axis == Axis::Epoch) {
     y->setLabel(lm ? tr("next-byte accuracy (%)") : tr("accuracy (%)"));
     x->setScaleType(QCPAxis::stLinear);

@@ -128,8 +128,15 @@ void BreakdownChart::rebuild() {
     const Run& run = *runs[static_cast<std::size_t>(ri)];
     for (const DeviceResult& d : run.devices) {
       const double px = cats.position(ri, d);
-      QString sub = d.measured ? tr("predicted, ") : QString();
-      sub += outOfMemory(d) ? tr("out of memory") : boundText(d.report.bound);
+      double total = 0;
+      for (const Component& c : components()) total += d.report.breakdown.*c.seconds;
+      QString sub;
+      if (total <= 0 && !outOfMemory(d)) {
+        sub = tr("not simulated");   // nothing predicted: no bound to name (a CPU running a transformer)
+      } else {
+        sub = d.measured ? tr("predicted, ") : QString();
+        sub += outOfMemory(d) ? tr("out of memory") : boundText(d.report.bound);
+      }
       cats.setSubLabel(px, sub);
       if (!d.report.explanation.empty())
         notes << QStringLiteral("%1%2: %3").arg(runPrefix(run), deviceShortName(d),

@@ -127,9 +127,9 @@ void CostChart::rebuild() {
     for (const DeviceResult& d : run->devices) {
       const auto& e = d.report.energy;
       if (d.measured || !e.known || outOfMemory(d)) continue;
-      QString line = tr("%1: about %2 kWh").arg(d.deviceId, QLocale().toString(e.kwh, 'g', 3));
+      QString line = tr("%1: about %2 kWh").arg(d.deviceId, formatValue(e.kwh));
       if (d.report.config.energy.gridKgCo2ePerKwh > 0)
-        line += tr(", %1 kg CO₂e").arg(QLocale().toString(e.co2eKg, 'g', 3));
+        line += tr(", %1 kg CO₂e").arg(formatValue(e.co2eKg));
       notes << line + tr(" per run (estimate: %1 × PUE %2)")
                           .arg(e.typicalDraw ? tr("training draw") : tr("board power"),
                                QLocale().toString(d.report.config.energy.pue, 'g', 3));
@@ -156,7 +156,7 @@ void CostChart::rebuild() {
       if (!perRun && s.note != tr("no data yet"))
         notes << tr("%1: %2.").arg(s.label, s.note);
     } else {
-      addValueLabel(px, s.y[0], "$" + formatValue(s.y[0]), x, y);
+      addValueLabel(px, s.y[0], formatMoney(s.y[0]), x, y);
     }
   }
   cats.applyTo(left->axis(QCPAxis::atBottom));

@@ -68,7 +68,7 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
   m_dataset = new QComboBox(this);
   m_dataset->setObjectName("dataset");
   m_dataset->setToolTip(tr("The dataset to train on (or to simulate)"));
-  place(0, 0, tr("&Dataset:"), m_dataset, 3);
+  place(0, 0, tr("D&ataset:"), m_dataset, 3);
 
   m_dataDir = new QLineEdit(this);
   m_dataDir->setObjectName("dataDir");
@@ -82,7 +82,7 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
   dirRow->setContentsMargins(0, 0, 0, 0);
   dirRow->addWidget(m_dataDir, 1);
   dirRow->addWidget(m_browse);
-  auto* dirLabel = new QLabel(tr("Data &folder:"), this);
+  auto* dirLabel = new QLabel(tr("Data folder:"), this);
   dirLabel->setBuddy(m_dataDir);
   grid->addWidget(dirLabel, 1, 0);
   grid->addLayout(dirRow, 1, 1, 1, 3);
@@ -134,14 +134,14 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
   m_epochs = new QSpinBox(this);
   m_epochs->setObjectName("epochs");
   m_epochs->setRange(1, core::experiment::kMaxEpochs);
-  place(4, 2, tr("&Epochs:"), m_epochs);
+  place(4, 2, tr("E&pochs:"), m_epochs);
 
   m_optimizer = new QComboBox(this);
   m_optimizer->setObjectName("optimizer");
   m_optimizer->addItem(tr("Adam"), static_cast<int>(OptimizerKind::Adam));
   m_optimizer->addItem(tr("SGD"), static_cast<int>(OptimizerKind::SGD));
   m_optimizer->setItemData(1, tr("SGD with momentum 0.9"), Qt::ToolTipRole);
-  place(5, 0, tr("&Optimizer:"), m_optimizer);
+  place(5, 0, tr("Optimi&zer:"), m_optimizer);
 
   m_learningRate = new QLineEdit(this);
   m_learningRate->setObjectName("learningRate");
@@ -165,13 +165,13 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
   m_precision->setToolTip(tr("fp16/bf16: mixed precision (16-bit GEMM inputs, fp32 accumulation and master weights).\n"
                              "On this CPU, bf16: %1.")
                               .arg(QString::fromStdString(core::nn::gemmPathText(Precision::BF16))));
-  place(6, 0, tr("&Precision:"), m_precision);
+  place(6, 0, tr("Prec&ision:"), m_precision);
 
   m_seed = new QSpinBox(this);
   m_seed->setObjectName("seed");
   m_seed->setRange(0, std::numeric_limits<int>::max());
   m_seed->setToolTip(tr("Same seed and thread count: the same run, bit for bit"));
-  place(6, 2, tr("S&eed:"), m_seed);
+  place(6, 2, tr("See&d:"), m_seed);
 
   m_threads = new QSpinBox(this);
   m_threads->setObjectName("threads");
@@ -203,12 +203,12 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
   m_stack->setObjectName("stack");
   m_stack->setToolTip(tr("The software the simulated devices run: the same silicon runs up to 2x apart under "
                          "different stacks"));
-  place(9, 0, tr("Soft&ware:"), m_stack);
+  place(9, 0, tr("S&oftware:"), m_stack);
   m_compareStack = new QComboBox(this);
   m_compareStack->setObjectName("compareStack");
   m_compareStack->setToolTip(tr("Also simulate every chosen device under this stack: one series per device and "
                                 "stack (the same silicon, other software)"));
-  place(9, 2, tr("Co&mpare:"), m_compareStack);
+  place(9, 2, tr("&Compare:"), m_compareStack);
   m_stackNote = new QLabel(this);
   m_stackNote->setObjectName("stackNote");
   m_stackNote->setWordWrap(true);

@@ -1,4 +1,5 @@
 #include "widgets/hardware_panel.h"
+#include "widgets/run_data.h"
 
 #include <QComboBox>
 #include <QHeaderView>
@@ -28,7 +29,7 @@ constexpr int kMaxVcpus = 256;       // when the device file names no largest sh
 
 int defaultVcpus(const core::hw::DeviceSpec& s) { return s.vcpusDefault > 0 ? s.vcpusDefault : kDefaultVcpus; }
 
-QString money(double usd) { return QStringLiteral("$%1/h").arg(usd, 0, 'f', usd < 0.1 ? 4 : 2); }
+QString money(double usd) { return formatMoney(usd) + QStringLiteral("/h"); }
 
 QString deviceLabel(const core::hw::DeviceSpec& spec) {
   if (spec.measured) return QObject::tr("this machine");

@@ -7,7 +7,7 @@
 
 #include "core/sim/sim_report.h"
 #include "core/util/units.h"
-#include "widgets/llm_format.h"
+#include "widgets/run_data.h"
 #include "widgets/palette.h"
 
 namespace widgets {
@@ -56,7 +56,7 @@ void LlmThroughputChart::rebuild() {
     // Over the whisker's top, so the label never sits on it.
     const QString pm = QString::fromStdString(band(i).percent());
     addBarLabel(i, bandTop(i, r->llm->tokensPerSecond),
-                llm_format::count(r->llm->tokensPerSecond) + (pm.isEmpty() ? QString() : " " + pm) + "\nMFU " +
+                formatValue(r->llm->tokensPerSecond) + (pm.isEmpty() ? QString() : " " + pm) + "\nMFU " +
                     QString::number(100 * r->utilization, 'f', 0) + "%");
   }
   QCPAxis* y = mainRect()->axis(QCPAxis::atLeft);
@@ -92,10 +92,10 @@ void LlmCostChart::rebuild() {
   for (int i = 0; i < scenarioCount(); ++i) {
     const auto& r = data().outcomes[static_cast<std::size_t>(i)].report;
     if (!r || !r->fitsInMemory) continue;
-    const QString toTokens = tr("%1 B tokens: %2").arg(tokens / 1e9, 0, 'g', 3).arg(llm_format::duration(r->llm->timeToTokensSeconds));
+    const QString toTokens = tr("%1 tokens: %2").arg(formatValue(tokens), formatSeconds(r->llm->timeToTokensSeconds));
     if (r->priceKnown)
-      addBarLabel(i, bandTop(i, r->llm->usdPerMillionTokens), "$" + QString::number(r->llm->usdPerMillionTokens, 'g', 3) + "\n" + toTokens +
-                                                 ", $" + llm_format::count(r->llm->usdToTokens));
+      addBarLabel(i, bandTop(i, r->llm->usdPerMillionTokens), formatMoney(r->llm->usdPerMillionTokens) + "\n" + toTokens +
+                                                 ", " + formatMoney(r->llm->usdToTokens));
     else
       addBarLabel(i, 0, tr("no price known") + "\n" + toTokens, colors().warning);
   }

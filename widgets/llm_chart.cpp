@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "core/sim/sim_report.h"
+#include "widgets/run_data.h"
 
 namespace widgets {
 namespace {
@@ -33,12 +34,12 @@ void LlmChart::setData(const LlmChartData& data) {
 QString LlmChart::exportDescription() const {
   const auto& s = m_data.study;
   QStringList lines{ChartFrame::exportDescription()};
-  lines << tr("LLM planner, simulated: model %1, sequence length %2, global batch %3, %4, %5 B tokens")
+  lines << tr("LLM planner, simulated: model %1, sequence length %2, global batch %3, %4, %5 tokens")
                .arg(QString::fromStdString(s.modelId))
                .arg(s.seqLen > 0 ? QString::number(s.seqLen) : tr("the model's own"))
                .arg(s.batch)
                .arg(QString::fromLatin1(core::util::precisionName(s.precision)))
-               .arg(s.trainTokens / 1e9, 0, 'g', 4);
+               .arg(formatValue(s.trainTokens));
   for (int i = 0; i < scenarioCount(); ++i) lines << tr("scenario %1: %2").arg(i + 1).arg(scenarioLabel(i));
   return lines.join('\n');
 }

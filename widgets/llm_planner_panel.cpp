@@ -16,7 +16,7 @@
 
 #include "core/sim/sim_report.h"
 #include "widgets/llm_bar_charts.h"
-#include "widgets/llm_format.h"
+#include "widgets/run_data.h"
 #include "widgets/llm_scaling_chart.h"
 
 namespace widgets {
@@ -33,8 +33,6 @@ enum ResultColumn {
   kResultColumns
 };
 
-using llm_format::duration;
-using llm_format::gib;
 
 }  // namespace
 
@@ -374,10 +372,10 @@ void LlmPlannerPanel::fillTable() {
     if (o.fewest) {
       const auto& f = *o.fewest;
       if (f.met)
-        set(kRFewest, tr("%1 (%2)").arg(f.count).arg(duration(f.report.llm->timeToTokensSeconds)),
+        set(kRFewest, tr("%1 (%2)").arg(f.count).arg(formatSeconds(f.report.llm->timeToTokensSeconds)),
             tr("%1 devices: %2, %3%4").arg(f.count).arg(QString::fromStdString(f.report.llm->plan.describe()),
-                                                       duration(f.report.llm->timeToTokensSeconds),
-                                                       f.report.priceKnown ? ", $" + llm_format::count(f.report.llm->usdToTokens) : QString()));
+                                                       formatSeconds(f.report.llm->timeToTokensSeconds),
+                                                       f.report.priceKnown ? ", " + formatMoney(f.report.llm->usdToTokens) : QString()));
       else
         set(kRFewest, tr("none"), QString::fromStdString(f.why));
     } else {
@@ -397,7 +395,7 @@ void LlmPlannerPanel::fillTable() {
     const QString band = o.band.known() ? QString::fromStdString(o.band.label()) : QString();
     const QString bandTip = o.band.known() ? tr("Simulated, error band %1").arg(QString::fromStdString(o.band.text()))
                                            : tr("Simulated; no error band known");
-    set(kRTokens, r.fitsInMemory ? llm_format::count(r.llm->tokensPerSecond) + (band.isEmpty() ? QString() : " " + band) : tr("out of memory"),
+    set(kRTokens, r.fitsInMemory ? formatValue(r.llm->tokensPerSecond) + (band.isEmpty() ? QString() : " " + band) : tr("out of memory"),
         bandTip);
     // Every simulated figure of the row carries the band (its ± only; "uncalibrated" is in the
     // tokens cell and every tooltip). MFU is itself a percentage: its band is in points.
@@ -409,16 +407,16 @@ void LlmPlannerPanel::fillTable() {
     } else {  // above what published runs of this scale reached: marked, and the tooltip says so
       set(kRMfu, mfu + " ⚠", QString::fromStdString(o.mfuCaution) + ".\n" + bandTip);
     }
-    set(kRCost, r.priceKnown && r.fitsInMemory ? "$" + QString::number(r.llm->usdPerMillionTokens, 'g', 3) + pm : tr("no price"),
+    set(kRCost, r.priceKnown && r.fitsInMemory ? formatMoney(r.llm->usdPerMillionTokens) + pm : tr("no price"),
         r.priceKnown ? bandTip : QString::fromStdString(core::sim::noPriceText(r.priceDate)) + tr("; type the $/h you pay in the Price column"));
-    set(kRTime, r.fitsInMemory ? duration(r.llm->timeToTokensSeconds) + pm : QStringLiteral("–"), bandTip);
-    set(kRCostTo, r.priceKnown && r.fitsInMemory ? "$" + llm_format::count(r.llm->usdToTokens) + pm +
+    set(kRTime, r.fitsInMemory ? formatSeconds(r.llm->timeToTokensSeconds) + pm : QStringLiteral("–"), bandTip);
+    set(kRCostTo, r.priceKnown && r.fitsInMemory ? formatMoney(r.llm->usdToTokens) + pm +
                                                       (r.priceKind == core::sim::PriceKind::User ? tr(" (yours)") : QString())
                                                 : QStringLiteral("–"),
         bandTip);
     if (r.energy.known && r.fitsInMemory) {
-      QString e = tr("%1 kWh").arg(llm_format::count(r.energy.kwh));
-      if (r.config.energy.gridKgCo2ePerKwh > 0) e += tr(", %1 t CO₂e").arg(QString::number(r.energy.co2eKg / 1000, 'g', 3));
+      QString e = tr("%1 kWh").arg(formatValue(r.energy.kwh));
+      if (r.config.energy.gridKgCo2ePerKwh > 0) e += tr(", %1 t CO₂e").arg(formatValue(r.energy.co2eKg / 1000));
       set(kREnergy, e, e + tr(" (estimate: %1 W %2 × PUE %3)")
                               .arg(QString::number(r.energy.watts, 'f', 0),
                                    r.energy.typicalDraw ? tr("training draw") : tr("board power"),
@@ -432,8 +430,8 @@ void LlmPlannerPanel::fillTable() {
       if (c.scenario != i) continue;
       vs << QStringLiteral("%1%2%3").arg(c.errorPct >= 0 ? "+" : "").arg(c.errorPct, 0, 'f', 0).arg(c.outside ? "% ⚠" : "%");
       QString tip = tr("%1: published %2, simulated %3 (%4); tolerance ±%5% (the error band)")
-                        .arg(QString::fromStdString(c.reference->label), QString::number(c.reference->value, 'g', 4),
-                             QString::number(c.simulated, 'g', 4), QString::fromStdString(c.reference->metric))
+                        .arg(QString::fromStdString(c.reference->label), formatValue(c.reference->value),
+                             formatValue(c.simulated), QString::fromStdString(c.reference->metric))
                         .arg(c.tolerancePct, 0, 'f', 0);
       if (c.outside)
         tip += c.reference->knownCause.empty() ? tr("\nOutside the tolerance; no known cause.")
@@ -443,7 +441,7 @@ void LlmPlannerPanel::fillTable() {
     }
     if (vs.isEmpty()) set(kRPublished, QStringLiteral("–"), tr("No published mark for this scenario"));
     else set(kRPublished, vs.join(", "), vsTips.join("\n\n"));
-    set(kRMemory, gib(r.llm->memory.total()) + " / " + gib(r.memoryCapacityBytes) + " GiB");
+    set(kRMemory, formatGib(r.llm->memory.total()) + " / " + formatGib(r.memoryCapacityBytes) + " GiB");
     set(kRWhy, QString::fromStdString(o.mfuCaution.empty() ? r.explanation : "Caution: " + o.mfuCaution + ". " + r.explanation));
   }
   m_results->resizeColumnsToContents();

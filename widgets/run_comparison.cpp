@@ -20,6 +20,7 @@ QString number(double v) { return QString::number(v, 'g', 6); }
 struct Setting {
   QString label, shortLabel;
   std::function<QString(const Run&)> value;
+  bool changesWork = true;   // false: the measured time cannot depend on it (seed, learning rate, …)
 };
 
 const std::vector<Setting>& settings() {
@@ -32,16 +33,17 @@ const std::vector<Setting>& settings() {
       {QObject::tr("batch"), "b", [](const Run& r) { return QString::number(r.config.batch); }},
       {QObject::tr("epochs"), "ep", [](const Run& r) { return QString::number(r.config.epochs); }},
       {QObject::tr("optimizer"), "", [](const Run& r) { return QString::fromLatin1(core::experiment::optimizerName(r.config.optimizer)); }},
-      {QObject::tr("learning rate"), "lr", [](const Run& r) { return number(r.config.learningRate); }},
+      {QObject::tr("learning rate"), "lr", [](const Run& r) { return number(r.config.learningRate); }, false},
       {QObject::tr("momentum"), "mom",
        [](const Run& r) {
          return r.config.optimizer == OptimizerKind::SGD ? number(r.config.momentum) + (r.config.nesterov ? " nesterov" : "")
                                                          : QString();
-       }},
-      {QObject::tr("weight decay"), "wd", [](const Run& r) { return number(r.config.weightDecay); }},
-      {QObject::tr("schedule"), "", [](const Run& r) { return QString::fromLatin1(core::experiment::scheduleName(r.config.schedule)); }},
+       },
+       false},
+      {QObject::tr("weight decay"), "wd", [](const Run& r) { return number(r.config.weightDecay); }, false},
+      {QObject::tr("schedule"), "", [](const Run& r) { return QString::fromLatin1(core::experiment::scheduleName(r.config.schedule)); }, false},
       {QObject::tr("precision"), "", [](const Run& r) { return QString::fromLatin1(core::util::precisionName(r.config.precision)); }},
-      {QObject::tr("seed"), "seed", [](const Run& r) { return QString::number(r.config.seed); }},
+      {QObject::tr("seed"), "seed", [](const Run& r) { return QString::number(r.config.seed); }, false},
       {QObject::tr("threads"), "threads", [](const Run& r) { return r.config.threads > 0 ? QString::number(r.config.threads) : QObject::tr("all"); }},
       {QObject::tr("BN statistics"), "bn",
        [](const Run& r) { return r.config.bnStatsSamples > 0 ? QString::number(r.config.bnStatsSamples) : QObject::tr("moving avg."); }},
@@ -51,13 +53,15 @@ const std::vector<Setting>& settings() {
          for (const auto& d : r.devices)
            if (!d.measured && !s.contains(QString::fromStdString(d.report.config.stackId))) s << QString::fromStdString(d.report.config.stackId);
          return s.join(", ");
-       }},
+       },
+       false},
       {QObject::tr("devices"), "",
        [](const Run& r) {
          QStringList s;
          for (const auto& d : r.devices) s << deviceShortName(d);
          return s.join(", ");
-       }},
+       },
+       false},
   };
   return all;
 }
@@ -72,15 +76,17 @@ bool allSame(const QStringList& values) {
 
 QVector<ComparisonRow> compareRuns(const std::vector<const Run*>& runs) {
   QVector<ComparisonRow> rows;
+  bool workDiffers = false;   // the runs did different work here (not only another seed or LR)
   for (const Setting& s : settings()) {
-    ComparisonRow row{s.label, {}, true, false};
+    ComparisonRow row{s.label, {}, true, false, {}};
     for (const Run* r : runs) row.values << s.value(*r);
     if (std::all_of(row.values.begin(), row.values.end(), [](const QString& v) { return v.isEmpty(); })) continue;
     row.differs = !allSame(row.values);
+    workDiffers = workDiffers || (row.differs && s.changesWork);
     rows << row;
   }
   auto result = [&](const QString& label, const std::function<QString(const Run&)>& value) {
-    ComparisonRow row{label, {}, false, false};
+    ComparisonRow row{label, {}, false, false, {}};
     for (const Run* r : runs) row.values << value(*r);
     if (std::all_of(row.values.begin(), row.values.end(), [](const QString& v) { return v.isEmpty(); })) return;
     row.differs = !allSame(row.values);
@@ -101,6 +107,11 @@ QVector<ComparisonRow> compareRuns(const std::vector<const Run*>& runs) {
     for (const auto& e : r.epochs) s += e.hostSeconds;
     return s > 0 ? formatSeconds(s) : QString();
   });
+  // The same work measured twice differs by noise (other programs, clocks, caches): not marked.
+  if (!rows.isEmpty() && rows.back().label == QObject::tr("time here (measured)") && rows.back().differs && !workDiffers) {
+    rows.back().differs = false;
+    rows.back().note = QObject::tr("The same work: the spread is measurement noise (other programs, clock speed, caches)");
+  }
   // Per device (in order of first appearance): its simulated run time and cost.
   QStringList devices;
   for (const Run* r : runs)
@@ -125,7 +136,7 @@ QVector<ComparisonRow> compareRuns(const std::vector<const Run*>& runs) {
       if (!d || outOfMemory(*d) || !d->report.priceKnown) return QString();
       double s = 0;
       for (double v : d->epochSeconds) s += v;
-      return s > 0 ? QStringLiteral("$%1").arg(formatValue(d->report.usdPerHour * s / 3600.0)) : QString();
+      return s > 0 ? formatMoney(d->report.usdPerHour * s / 3600.0) : QString();
     });
   }
   return rows;

@@ -15,7 +15,8 @@ struct ComparisonRow {
   QString label;          // "learning rate", "time on k80 (simulated)"
   QStringList values;     // one per run, "" where it does not apply
   bool setting = true;    // a hyper-parameter or set-up (false: a result)
-  bool differs = false;   // not every run has the same value
+  bool differs = false;   // not every run has the same value (a measured time: beyond noise)
+  QString note;           // why a row that looks different is not marked
 };
 
 // Settings first (model, data, subset, batch, epochs, optimizer and its settings, precision,

@@ -39,7 +39,7 @@ void RunComparisonView::setRuns(const std::vector<const Run*>& runs) {
   for (int row = 0; row < rows.size(); ++row) {
     const ComparisonRow& r = rows[row];
     auto* header = new QTableWidgetItem(r.label);
-    header->setToolTip(r.differs ? tr("The runs differ here") : tr("The same for every run"));
+    header->setToolTip(!r.note.isEmpty() ? r.note : r.differs ? tr("The runs differ here") : tr("The same for every run"));
     QFont f = font();
     f.setBold(r.differs);
     f.setItalic(!r.setting);

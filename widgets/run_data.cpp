@@ -1,5 +1,8 @@
 #include "widgets/run_data.h"
 
+#include "core/util/numbers.h"
+#include "core/util/units.h"
+
 #include <QLocale>
 #include <cmath>
 #include <limits>
@@ -91,25 +94,13 @@ QVector<double> measuredStepSecondsPerEpoch(const Run& run) {
 
 bool outOfMemory(const DeviceResult& d) { return !d.report.fitsInMemory; }
 
-QString formatValue(double v) {
-  if (!std::isfinite(v)) return QStringLiteral("–");
-  const QLocale loc = QLocale::c();
-  const double a = std::abs(v);
-  if (a >= 1000) return QLocale(QLocale::English).toString(v, 'f', 0);
-  if (a >= 100) return loc.toString(v, 'f', 0);
-  if (a >= 10) return loc.toString(v, 'f', 1);
-  if (a >= 1) return loc.toString(v, 'f', 2);
-  if (a == 0) return QStringLiteral("0");
-  return loc.toString(v, 'g', 3);
-}
+QString formatValue(double v) { return QString::fromStdString(core::util::readableNumber(v)); }
 
-QString formatSeconds(double s) {
-  if (!std::isfinite(s)) return QStringLiteral("–");
-  if (s < 1) return QObject::tr("%1 ms").arg(formatValue(s * 1000));
-  if (s < 120) return QObject::tr("%1 s").arg(formatValue(s));
-  if (s < 7200) return QObject::tr("%1 min").arg(QString::number(s / 60, 'f', 1));
-  return QObject::tr("%1 h").arg(QString::number(s / 3600, 'f', 1));
-}
+QString formatMoney(double usd) { return QString::fromStdString(core::util::readableMoney(usd)); }
+
+QString formatSeconds(double s) { return QString::fromStdString(core::util::readableDuration(s)); }
+
+QString formatGib(double bytes) { return QString::number(bytes / core::util::kBytesPerGib, 'f', 1); }
 
 QString runConfigurationText(const Run& run) {
   const auto& c = run.config;
@@ -140,7 +131,7 @@ QString runConfigurationText(const Run& run) {
     QString dev = QStringLiteral("%1 ×%2 %3 %4").arg(d.deviceId).arg(d.count).arg(
         QString::fromLatin1(core::util::precisionName(r.config.precision)), QString::fromStdString(r.config.stackId));
     if (d.vcpus > 0) dev += QStringLiteral(" %1 vCPUs").arg(d.vcpus);
-    dev += r.priceKnown ? QStringLiteral(" $%1/h %2").arg(r.usdPerHour, 0, 'g', 4).arg(
+    dev += r.priceKnown ? QStringLiteral(" %1/h %2").arg(formatMoney(r.usdPerHour)).arg(
                               r.priceKind == core::sim::PriceKind::User
                                   ? QObject::tr("your price")
                                   : QString::fromLatin1(core::sim::kPriceKindLabels.name(r.priceKind).data()))

@@ -29,9 +29,11 @@ bool outOfMemory(const DeviceResult& d);
 // $0.70/h on-demand; ...".
 QString runConfigurationText(const Run& run);
 
-// Numbers for people: "1,234", "12.3", "0.0123"; "–" for NaN.
+// Figures for people, by core/util/numbers.h's one rule: "0.0123", "12.3", "16,834", "1.23 M";
+// money "$0.0000229", "$12.35", "$1,234"; "850 ms", "42.0 s", "3.5 min", "12.3 days"; "–" for NaN.
 QString formatValue(double v);
-// Seconds as "850 ms", "42 s", "3.5 min", "2.1 h".
+QString formatMoney(double usd);
 QString formatSeconds(double s);
+QString formatGib(double bytes);   // "79.4" (GiB, one decimal)
 
 }  // namespace widgets

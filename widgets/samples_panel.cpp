@@ -33,7 +33,7 @@ SamplesPanel::SamplesPanel(RunStore* store, QWidget* parent) : QWidget(parent), 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   auto* row = new QHBoxLayout;
-  auto* label = new QLabel(tr("&Prompt:"), this);
+  auto* label = new QLabel(tr("Prompt:"), this);
   m_prompt = new QLineEdit(this);
   m_prompt->setPlaceholderText(tr("empty: a new fortune"));
   m_prompt->setToolTip(tr("Each evaluation of a language-model run continues this text. Change it while the "

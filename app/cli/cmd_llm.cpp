@@ -27,6 +27,8 @@ namespace {
 
 using core::util::Error;
 using core::util::Json;
+using core::util::readableMoney;
+using core::util::readableNumber;
 
 std::string gib(double bytes) { return fmt(bytes / core::util::kBytesPerGib); }
 
@@ -45,7 +47,7 @@ void printText(const core::sim::SimReport& r, std::ostream& out) {
       << "  breakdown       compute " << fmt(r.breakdown.computeSeconds) << " s, memory " << fmt(r.breakdown.memorySeconds)
       << " s, overhead " << fmt(r.breakdown.overheadSeconds) << " s, communication "
       << fmt(r.breakdown.communicationSeconds) << " s (bubble " << fmt(l.bubbleSeconds) << " s)\n"
-      << "  throughput      " << fmt(l.tokensPerSecond, 4) << " tokens/s, " << fmt(r.imagesPerSecond, 4)
+      << "  throughput      " << readableNumber(l.tokensPerSecond) << " tokens/s, " << readableNumber(r.imagesPerSecond)
       << " samples/s, MFU " << fmt(100 * r.utilization) << "% of " << fmt(r.peakTflops) << " TFLOP/s " << core::util::precisionName(r.peakPrecision) << " per chip\n"
       << "  memory per chip " << gib(l.memory.total()) << " of " << gib(r.memoryCapacityBytes)
       << " GiB: weights " << gib(l.memory.weightBytes) << ", gradients " << gib(l.memory.gradientBytes)
@@ -53,8 +55,9 @@ void printText(const core::sim::SimReport& r, std::ostream& out) {
       << (r.fitsInMemory ? "fits" : "DOES NOT FIT") << "\n"
       << "  cost            ";
   if (r.priceKnown) {
-    out << "$" << fmt(r.usdPerHour) << "/h, $" << fmt(l.usdPerMillionTokens) << " per million tokens";
-    if (c.llm.trainTokens > 0) out << ", $" << fmt(l.usdToTokens, 4) << " for " << fmt(c.llm.trainTokens, 4) << " tokens";
+    out << readableMoney(r.usdPerHour) << "/h, " << readableMoney(l.usdPerMillionTokens) << " per million tokens";
+    if (c.llm.trainTokens > 0)
+      out << ", " << readableMoney(l.usdToTokens) << " for " << readableNumber(c.llm.trainTokens) << " tokens";
     out << " (" << priceLabel(r.priceKind, r.priceSeller, r.priceDate) << ")";
   } else {
     out << core::sim::noPriceText(r.priceDate) << "; --usd-per-hour sets yours";
@@ -119,7 +122,7 @@ int simulateTransformer(const Args& a, std::ostream& out, std::ostream& err) {
   if (format != "json" && format != "text") throw Error("--format: '" + format + "' is not one of json, text");
   core::sim::SimConfig c = llmConfigOptions(a, err);
   const std::string device = a.required("device");
-  const core::hw::DeviceCatalog cat = loadSimCatalog(false, err);
+  const core::hw::DeviceCatalog cat = loadSimCatalog(device == core::hw::kHostDeviceId, err);
   c.deviceId = deviceIdOption("--device", device, cat);
   c.count = static_cast<int>(a.integer("count", 1, 1, core::experiment::kMaxDeviceCount));
   if (!a.has("batch")) throw Error("missing required option --batch (global, in sequences)");
@@ -253,7 +256,7 @@ int cmdPlan(const CommandArgs& args, std::ostream& out, std::ostream& err) {
         const auto& r = ans.report;
         out << ans.count << (ans.count == 1 ? " device (" : " devices (") << r.llm->plan.text() << "), " << duration(r.llm->timeToTokensSeconds);
         if (r.priceKnown)
-          out << ", $" << fmt(r.llm->usdToTokens, 4) << " (" << priceLabel(r.priceKind, r.priceSeller, r.priceDate) << ")";
+          out << ", " << readableMoney(r.llm->usdToTokens) << " (" << priceLabel(r.priceKind, r.priceSeller, r.priceDate) << ")";
         else
           out << ", " << core::sim::noPriceText(r.priceDate);
         out << "; " << energyText(r.energy, r.config.energy, "to the tokens");

@@ -13,6 +13,7 @@
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
 #include "app/cli/sim_json.h"
+#include "core/util/numbers.h"
 #include "core/experiment/limits.h"
 #include "core/hw/device_spec.h"
 #include "core/sim/sim_report_json.h"
@@ -32,6 +33,8 @@ namespace app::cli {
 
 using core::util::Error;
 using core::util::Json;
+using core::util::readableMoney;
+using core::util::readableNumber;
 
 const char* const kSimulateUsage =
     "Usage: accellab-cli simulate --model M [--dataset D] --device X --batch B [--count N]\n"
@@ -156,7 +159,7 @@ void printText(const core::sim::SimReport& r, std::ostream& out, bool layers) {
       << fmt(r.breakdown.memorySeconds * 1e3) << " ms, overhead " << fmt(r.breakdown.overheadSeconds * 1e3)
       << " ms, input " << fmt(r.breakdown.inputSeconds * 1e3) << " ms, communication "
       << fmt(r.breakdown.communicationSeconds * 1e3) << " ms\n"
-      << "  throughput      " << fmt(r.imagesPerSecond, 4) << " images/s, " << fmt(r.achievedTflops) << " TFLOP/s per device ("
+      << "  throughput      " << readableNumber(r.imagesPerSecond) << " images/s, " << fmt(r.achievedTflops) << " TFLOP/s per device ("
       << fmt(100 * r.utilization) << "% of " << fmt(r.peakTflops) << " " << core::util::precisionName(r.peakPrecision) << ")\n"
       << "  epoch           " << duration(r.epochSeconds) << " steady, " << duration(r.firstEpochSeconds) << " first ("
       << r.stepsPerEpoch << " steps)\n"
@@ -164,8 +167,8 @@ void printText(const core::sim::SimReport& r, std::ostream& out, bool layers) {
       << " GiB per device: " << (r.fitsInMemory ? "fits" : "DOES NOT FIT") << "\n"
       << "  cost            ";
   if (r.priceKnown)
-    out << "$" << fmt(r.usdPerHour) << "/h, $" << fmt(r.usdPerMillionImages) << " per million images, $"
-        << fmt(r.usdPerRun) << " per run (" << priceLabel(r.priceKind, r.priceSeller, r.priceDate) << ")";
+    out << readableMoney(r.usdPerHour) << "/h, " << readableMoney(r.usdPerMillionImages) << " per million images, "
+        << readableMoney(r.usdPerRun) << " per run ("<< priceLabel(r.priceKind, r.priceSeller, r.priceDate) << ")";
   else
     out << core::sim::noPriceText(r.priceDate) << "; --usd-per-hour sets yours";
   out << "\n  energy          " << energyText(r.energy, c.energy, "per run")

@@ -7,6 +7,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "core/util/numbers.h"
 #include "core/data/dataset_info.h"
 #include "core/hw/host_probe.h"
 #include "core/nn/onnx_model.h"
@@ -195,17 +196,6 @@ std::string fmt(double v, int precision) {
   return os.str();
 }
 
-std::string duration(double s) {
-  if (!std::isfinite(s)) return "-";
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(1);
-  if (s < 1) return fmt(s * 1e3) + " ms";
-  if (s < 120) return fmt(s) + " s";
-  if (s < 7200) os << s / 60 << " min";
-  else if (s < 172800) os << s / 3600 << " h";
-  else if (s < 86400 * 1e12) os << s / 86400 << " days";
-  else return fmt(s / 86400) + " days";
-  return os.str();
-}
+std::string duration(double s) { return core::util::readableDuration(s); }
 
 }  // namespace app::cli

@@ -1,4 +1,5 @@
 #include "app/gui/guide_panel.h"
+#include "widgets/palette.h"
 
 #include <QEvent>
 #include <QFontMetrics>
@@ -140,6 +141,12 @@ void GuidePanel::fitColumns() {
   m_table->resizeRowsToContents();
 }
 
+void GuidePanel::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  // The agreement colours are made readable on the background: a theme change recolours them.
+  if (event->type() == QEvent::PaletteChange && !m_results.isEmpty()) setResults(m_results, m_mismatchReason);
+}
+
 bool GuidePanel::eventFilter(QObject* watched, QEvent* event) {
   if (watched == m_table->viewport() && event->type() == QEvent::Resize) fitColumns();
   return QWidget::eventFilter(watched, event);
@@ -191,7 +198,11 @@ void GuidePanel::setResults(const QVector<ComparisonResult>& results, const QStr
     error->setText(!computed ? QStringLiteral("–")
                    : c.metric == Comparison::Metric::Fits ? (r.agrees ? tr("agrees") : tr("differs"))
                                                          : errorText(r.error));
-    const QColor agree(0, 120, 60), known(170, 110, 0), unknown(190, 30, 30);
+    // Readable (4.5:1) on the table's background in either theme.
+    const QColor base = palette().color(QPalette::Base);   // the table's (its own is set after this event)
+    const QColor agree = widgets::readableOn(QColor(0, 120, 60), base, 4.5);
+    const QColor known = widgets::readableOn(QColor(170, 110, 0), base, 4.5);
+    const QColor unknown = widgets::readableOn(QColor(190, 30, 30), base, 4.5);
     error->setForeground(r.agrees ? agree : explained ? known : computed ? unknown : palette().color(QPalette::Text));
     QFont f = error->font();
     f.setBold(computed);
@@ -218,6 +229,13 @@ QString GuidePanel::errorValue(int row) const {
   const QTableWidgetItem* item = m_table->item(row, 3);
   return item ? item->text() : QString();
 }
+
+QColor GuidePanel::errorColor(int row) const {
+  const QTableWidgetItem* item = m_table->item(row, 3);
+  return item ? item->foreground().color() : QColor();
+}
+
+QColor GuidePanel::tableBase() const { return m_table->palette().color(QPalette::Base); }
 
 QString GuidePanel::appValue(int row) const {
   const QTableWidgetItem* item = m_table->item(row, 2);

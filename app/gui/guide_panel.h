@@ -1,6 +1,7 @@
 #pragma once
 // The Guide dock: the loaded preset's title, whether it trains for real or simulates (and
 // why), what to look for, and its published comparisons beside AccelLab's own figures.
+#include <QColor>
 #include <QJsonObject>
 #include <QWidget>
 
@@ -28,11 +29,14 @@ public:
   int comparisonRows() const;
   QString appValue(int row) const;
   QString errorValue(int row) const;        // the Error column's text
+  QColor errorColor(int row) const;         // and its colour
+  QColor tableBase() const;                 // on this background
   // {"preset": id, "preset_title", "comparisons": [...]} for data.json; {} without a preset.
   QJsonObject toJson() const;
 
 protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
+  void changeEvent(QEvent* event) override;
 
 private:
   void fitColumns();  // figure columns at their content width, capped; rows re-wrapped

@@ -6,6 +6,7 @@
 #include "app/gui/experiment_model.h"
 #include "app/gui/guide_panel.h"
 #include "app/gui/sim_service.h"
+#include "core/nn/transformer_spec.h"
 #include "core/sim/simulator.h"
 #include "core/util/units.h"
 #include "widgets/experiment_panel.h"
@@ -32,21 +33,20 @@ widgets::DeviceStatus statusFor(const core::sim::SimReport& r, const core::sim::
   }
   s.text = widgets::formatSeconds(r.epochSeconds);
   s.detail = QObject::tr("≈ %7 per epoch (simulated)\n%1 images/s · step %2 · first epoch %3 · bound by %4\n%5\nMemory: %6")
-                 .arg(QLocale().toString(r.imagesPerSecond, 'f', 0), widgets::formatSeconds(r.stepSeconds),
+                 .arg(widgets::formatValue(r.imagesPerSecond), widgets::formatSeconds(r.stepSeconds),
                       widgets::formatSeconds(r.firstEpochSeconds), QString::fromLatin1(core::sim::boundName(r.bound)),
                       QString::fromStdString(r.explanation), memory, widgets::formatSeconds(r.epochSeconds));
-  s.detail += "\n" + (r.priceKnown ? QObject::tr("Cost: $%1 per run, $%2 per million images%3")
-                                        .arg(QLocale().toString(r.usdPerRun, 'f', r.usdPerRun < 1 ? 3 : 2),
-                                             QLocale().toString(r.usdPerMillionImages, 'f', 2),
+  s.detail += "\n" + (r.priceKnown ? QObject::tr("Cost: %1 per run, %2 per million images%3")
+                                        .arg(widgets::formatMoney(r.usdPerRun), widgets::formatMoney(r.usdPerMillionImages),
                                              r.priceKind == core::sim::PriceKind::User ? QObject::tr(" (your price)")
                                                                                        : QString())
                                   : QObject::tr("No price known for this device: type yours in the price cell"));
   if (r.energy.known) {
     const auto& e = r.config.energy;
     s.detail += "\n" + QObject::tr("Energy (estimate): %1 kWh per run%2, from %3 W %4 × PUE %5")
-                           .arg(QLocale().toString(r.energy.kwh, 'g', 3),
+                           .arg(widgets::formatValue(r.energy.kwh),
                                 e.gridKgCo2ePerKwh > 0 ? QObject::tr(", %1 kg CO₂e (%2 grid)")
-                                                             .arg(QLocale().toString(r.energy.co2eKg, 'g', 3),
+                                                             .arg(widgets::formatValue(r.energy.co2eKg),
                                                                   QString::fromStdString(e.regionId.empty() ? "custom" : e.regionId))
                                                        : QString(),
                                 QLocale().toString(r.energy.watts, 'f', 0),
@@ -127,6 +127,16 @@ void SetupController::updateHardware() {
                tr("The software stack %1 has no figures for %2 devices; choose another under Software to simulate "
                   "this one.")
                    .arg(QString::fromStdString(stack->name), QString::fromLatin1(core::hw::deviceKindName(spec->kind)))});
+      continue;
+    }
+    // A transformer on a CPU has no step model (simulateLlm refuses it): this machine's time is
+    // measured as it trains; another CPU's is not known. Neither is an error of the set-up.
+    if (spec && spec->kind == core::hw::DeviceKind::Cpu && core::nn::findTransformer(config.modelId)) {
+      m_hardware->setDeviceStatus(
+          id, {widgets::DeviceStatus::Kind::NotApplicable, spec->measured ? tr("measured only") : tr("not simulated"),
+               tr("AccelLab simulates transformers on GPUs, TPUs and Gaudi; it has no step model for one on a CPU "
+                  "yet.%1")
+                   .arg(spec->measured ? tr(" This machine's time is measured while the model trains here.") : QString())});
       continue;
     }
     try {

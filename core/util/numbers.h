@@ -49,4 +49,14 @@ inline std::string groupedWhole(double v) {
   return (std::round(v) < 0 ? "-" : "") + out;
 }
 
+// Figures a person reads, one rule for the app and the CLI's text (readable.cpp): three
+// significant digits, thousands grouped below a million, M / B / T above it, never a power of
+// ten; "–" for NaN and infinities.
+//   readableNumber: 0.00123, 1.23, 12.3, 123, 5,930, 16,834, 1.23 M, 4.56 B, 15 T, 15,000 T
+//   readableMoney:  $0.0000229, $0.0123, $12.35, $1,234, $1.23 M (negative: -$5.00)
+//   readableDuration: 850 ms, 42.0 s, 3.5 min, 2.0 h, 12.3 days, 2,224 days
+std::string readableNumber(double v);
+std::string readableMoney(double usd);
+std::string readableDuration(double seconds);
+
 }  // namespace core::util

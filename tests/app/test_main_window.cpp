@@ -176,10 +176,10 @@ private slots:
     auto* vcpus = w.hardwarePanel()->findChild<QSpinBox*>("count_cpu-skylake");
     QVERIFY(price && vcpus);
     QCOMPARE(vcpus->value(), 4);
-    QCOMPARE(price->itemText(0), QStringLiteral("$0.16/h"));  // 4 x $0.0398 per vCPU-hour
+    QCOMPARE(price->itemText(0), QStringLiteral("$0.159/h"));  // 4 x $0.0398 per vCPU-hour
     QVERIFY2(price->toolTip().contains("$0.0398/h per vCPU"), qPrintable(price->toolTip()));
     vcpus->setValue(16);
-    QCOMPARE(price->itemText(0), QStringLiteral("$0.64/h"));
+    QCOMPARE(price->itemText(0), QStringLiteral("$0.637/h"));
     // Another preset that does not choose the CPU gives its row back its defaults.
     QVERIFY(w.presetController()->apply("e3"));
     QCOMPARE(vcpus->value(), 8);
@@ -220,6 +220,19 @@ private slots:
     QCOMPARE(cpu.text, QStringLiteral("not in tf-tuned-2018"));
     QVERIFY2(cpu.detail.contains("choose another under Software"), qPrintable(cpu.detail));
     QCOMPARE(w.hardwarePanel()->deviceStatus("v100").kind, widgets::DeviceStatus::Kind::Ok);
+  }
+
+  // g1 trains a transformer here: the host row says its time is measured, not a red error,
+  // and another CPU says it is not simulated; the GPUs are simulated as before.
+  void aTransformerOnACpuIsMeasuredNotAnError() {
+    MainWindow w;
+    QVERIFY(w.presetController()->apply("g1"));
+    w.setupController()->updateNow();
+    const widgets::DeviceStatus host = w.hardwarePanel()->deviceStatus("host");
+    QCOMPARE(host.kind, widgets::DeviceStatus::Kind::NotApplicable);
+    QCOMPARE(host.text, QStringLiteral("measured only"));
+    QCOMPARE(w.hardwarePanel()->deviceStatus("cpu-skylake").text, QStringLiteral("not simulated"));
+    QCOMPARE(w.hardwarePanel()->deviceStatus("a100").kind, widgets::DeviceStatus::Kind::Ok);
   }
 
   void theGuideSaysWhenTheSetUpIsNoLongerThePresets() {
@@ -387,24 +400,26 @@ private slots:
     QVERIFY(later.showGettingStarted());  // Help > Getting Started still opens it
   }
 
-  // Alt+letter is one thing: the experiment panel's Subset does not take the Simulate menu's S.
-  void theSubsetLabelDoesNotTakeAMenusKey() {
+  // Alt+letter is one thing: no two menus or labels of the main window take the same key
+  // (Subset once took the Simulate menu's S, Epochs the Edit menu's E, Software Hardware's W).
+  void noTwoLabelsOrMenusShareAnAltKey() {
     MainWindow w;
-    QStringList menuKeys;
-    for (QAction* a : w.menuBar()->actions()) {
-      const int amp = a->text().indexOf('&');
-      if (amp >= 0) menuKeys << a->text().mid(amp + 1, 1).toLower();
-    }
-    QVERIFY(menuKeys.contains("s"));
-    bool found = false;
-    for (QLabel* label : w.findChildren<QLabel*>()) {
-      if (!label->text().remove('&').startsWith("Subset")) continue;
-      found = true;
-      const int amp = label->text().indexOf('&');
-      QVERIFY(amp >= 0);
-      QVERIFY2(!menuKeys.contains(label->text().mid(amp + 1, 1).toLower()), qPrintable(label->text()));
-    }
-    QVERIFY(found);
+    QMap<QString, QStringList> owners;   // key -> what takes it
+    auto keyOf = [](QString text) {
+      text.replace(QLatin1String("&&"), QString());
+      const int amp = text.indexOf('&');
+      return amp >= 0 && amp + 1 < text.size() ? text.mid(amp + 1, 1).toLower() : QString();
+    };
+    for (QAction* a : w.menuBar()->actions())
+      if (const QString k = keyOf(a->text()); !k.isEmpty()) owners[k] << a->text();
+    QVERIFY(owners.contains("s"));
+    for (QLabel* label : w.findChildren<QLabel*>())
+      if (const QString k = keyOf(label->text()); !k.isEmpty() && label->buddy() && label->isVisibleTo(&w))
+        owners[k] << label->text();
+    QStringList clashes;
+    for (auto it = owners.begin(); it != owners.end(); ++it)
+      if (it.value().size() > 1) clashes << it.key() + ": " + it.value().join(", ");
+    QVERIFY2(clashes.isEmpty(), qPrintable(clashes.join("; ")));
   }
 
   // View > Reset Layout puts back what a first start has: every panel docked where it was built

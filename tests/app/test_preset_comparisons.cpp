@@ -10,6 +10,8 @@
 #include <cmath>
 
 #include "app/gui/comparisons.h"
+#include "app/gui/guide_panel.h"
+#include "widgets/palette.h"
 #include "app/gui/preset.h"
 #include "app/gui/sim_service.h"
 #include "app_test_env.h"
@@ -91,6 +93,28 @@ private slots:
       const QString figure = it.next().captured(0);
       QVERIFY2(figures.contains(figure), qPrintable(QStringLiteral("the guide of %1 states %2, which no comparison gives (%3)")
                                                        .arg(id, figure, figures.join(", "))));
+    }
+  }
+
+  // The Error column's colours (agrees, known cause, disagrees) read at 4.5:1 in both themes,
+  // and follow a theme change.
+  void errorColoursAreReadableInBothThemes() {
+    const Preset* p = m_lib.find("E3");
+    QVERIFY(p);
+    const SimService sim;
+    GuidePanel guide;
+    guide.setPreset(p);
+    guide.setResults(evaluate(sim, *p));
+    for (const QColor base : {QColor(255, 255, 255), QColor(30, 30, 33)}) {
+      QPalette pal = guide.palette();
+      pal.setColor(QPalette::Base, base);
+      guide.setPalette(pal);
+      QCOMPARE(guide.tableBase(), base);
+      for (int row = 0; row < guide.comparisonRows(); ++row) {
+        const double ratio = widgets::contrastRatio(guide.errorColor(row), base);
+        QVERIFY2(ratio >= 4.5, qPrintable(QStringLiteral("row %1 (%2): %3:1 on %4").arg(row).arg(guide.errorValue(row))
+                                              .arg(ratio, 0, 'f', 2).arg(base.name())));
+      }
     }
   }
 

@@ -25,6 +25,28 @@ const ComparisonRow* row(const QVector<ComparisonRow>& rows, const QString& labe
 class TestRunComparison : public QObject {
   Q_OBJECT
 private slots:
+  // "165 ms vs 85.9 ms" for the same work is noise, not a difference; another batch is one.
+  void theSameWorkMeasuredTwiceIsNotADifference() {
+    Run a = testdata::syntheticRun();
+    a.id = 1;
+    for (auto& e : a.epochs) e.hostSeconds = 0.0859;
+    Run b = a;
+    b.id = 2;
+    b.config.seed = 7;
+    b.config.learningRate = 0.01;
+    for (auto& e : b.epochs) e.hostSeconds = 0.165;
+    const auto same = compareRuns({&a, &b});
+    const ComparisonRow* time = row(same, "time here (measured)");
+    QVERIFY(time);
+    QVERIFY(time->values[0] != time->values[1]);
+    QVERIFY(!time->differs);
+    QVERIFY2(time->note.contains("noise"), qPrintable(time->note));
+    b.config.batch = a.config.batch * 2;
+    const auto bigger = compareRuns({&a, &b});
+    const ComparisonRow* other = row(bigger, "time here (measured)");
+    QVERIFY(other && other->differs && other->note.isEmpty());
+  }
+
   void differencesAreMarkedAndOnlyThem() {
     Run a = testdata::syntheticRun();
     a.id = 1;

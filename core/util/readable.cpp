@@ -1,0 +1,81 @@
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "core/util/numbers.h"
+
+namespace core::util {
+
+namespace {
+
+constexpr const char* kNoValue = "\u2013";   // an en dash
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+// |v| below 1000 with three significant digits, in fixed notation ("0.0000229", "12.3").
+std::string threeDigits(double a) {
+  if (a == 0) return "0";
+  if (a >= 100) return fixed(a, 0);
+  if (a >= 10) return fixed(a, 1);
+  if (a >= 1) return fixed(a, 2);
+  // Below 1, as %g would: no trailing zeros ("0.08", not "0.0800").
+  const int decimals = std::min(15, 2 - static_cast<int>(std::floor(std::log10(a))));
+  std::string text = fixed(a, decimals);
+  while (text.back() == '0') text.pop_back();
+  if (text.back() == '.') text.pop_back();
+  return text;
+}
+
+// |v| with its magnitude: grouped below a million, M / B / T past it.
+std::string magnitude(double a) {
+  if (a < 1000 || a >= 1e6) a = roundSignificant(a, 3);   // 999.6 is "1,000", not "1000"
+  if (a < 1000) return threeDigits(a);
+  if (a < 1e6) return groupedWhole(a);
+  static const struct { double scale; const char* unit; } units[] = {{1e12, " T"}, {1e9, " B"}, {1e6, " M"}};
+  for (const auto& u : units) {
+    if (a < u.scale) continue;
+    const double x = a / u.scale;
+    return (x >= 1000 ? groupedWhole(x) : threeDigits(x)) + u.unit;
+  }
+  return groupedWhole(a);
+}
+
+}  // namespace
+
+std::string readableNumber(double v) {
+  if (!std::isfinite(v)) return kNoValue;
+  return (v < 0 ? "-" : "") + magnitude(std::abs(v));
+}
+
+std::string readableMoney(double usd) {
+  if (!std::isfinite(usd)) return kNoValue;
+  const double a = std::abs(usd);
+  std::string text;
+  if (a >= 1e6) text = magnitude(a);
+  else if (a >= 100) text = groupedWhole(a);
+  else if (a >= 1) text = fixed(a, 2);   // cents
+  else {
+    text = threeDigits(roundSignificant(a, 3));   // cents at least: $0.70, not $0.7
+    const auto point = text.find('.');
+    if (point != std::string::npos && text.size() < point + 3) text.append(point + 3 - text.size(), '0');
+  }
+  return (usd < 0 ? "-$" : "$") + text;
+}
+
+std::string readableDuration(double s) {
+  if (!std::isfinite(s)) return kNoValue;
+  if (s < 0) return "-" + readableDuration(-s);
+  if (s < 1) return readableNumber(s * 1000) + " ms";
+  if (s < 120) return (s < 10 ? fixed(s, 2) : fixed(s, 1)) + " s";
+  if (s < 7200) return fixed(s / 60, 1) + " min";
+  if (s < 172800) return fixed(s / 3600, 1) + " h";
+  const double days = s / 86400;
+  return (days < 1000 ? fixed(days, 1) : groupedWhole(days)) + " days";
+}
+
+}  // namespace core::util

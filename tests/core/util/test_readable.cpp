@@ -1,0 +1,73 @@
+// The one rule for figures a person reads (core/util/numbers.h): the GUI's charts, tables and
+// Compare, the planner and the CLI's text all write numbers, money and durations with it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "core/util/numbers.h"
+
+using core::util::readableDuration;
+using core::util::readableMoney;
+using core::util::readableNumber;
+
+namespace {
+
+bool hasPowerOfTen(const std::string& s) { return s.find('e') != std::string::npos && s.find("days") == std::string::npos; }
+
+}  // namespace
+
+TEST(Readable, NumbersGroupThousandsAndNameMillions) {
+  EXPECT_EQ(readableNumber(0), "0");
+  EXPECT_EQ(readableNumber(0.00123), "0.00123");
+  EXPECT_EQ(readableNumber(0.08), "0.08");      // no trailing zeros below 1, as %g
+  EXPECT_EQ(readableNumber(0.1234), "0.123");
+  EXPECT_EQ(readableNumber(1.234), "1.23");
+  EXPECT_EQ(readableNumber(12.34), "12.3");
+  EXPECT_EQ(readableNumber(123.4), "123");
+  EXPECT_EQ(readableNumber(999.6), "1,000");   // rounds up into the next band, still grouped
+  EXPECT_EQ(readableNumber(5930), "5,930");     // the planner once wrote 5.93e+03
+  EXPECT_EQ(readableNumber(16834), "16,834");
+  EXPECT_EQ(readableNumber(-3000), "-3,000");
+  EXPECT_EQ(readableNumber(1.234e6), "1.23 M");
+  EXPECT_EQ(readableNumber(4.56e9), "4.56 B");
+  EXPECT_EQ(readableNumber(1.5e13), "15.0 T");   // once "1.5e+04 B"
+  EXPECT_EQ(readableNumber(1.5e16), "15,000 T");
+  EXPECT_EQ(readableNumber(std::numeric_limits<double>::quiet_NaN()), "\u2013");
+  EXPECT_EQ(readableNumber(std::numeric_limits<double>::infinity()), "\u2013");
+}
+
+TEST(Readable, MoneyIsNeverAPowerOfTen) {
+  EXPECT_EQ(readableMoney(2.29e-5), "$0.0000229");   // Compare once showed $2.29e-05
+  EXPECT_EQ(readableMoney(0.0123), "$0.0123");
+  EXPECT_EQ(readableMoney(0.7), "$0.70");      // a K80-hour: cents, not $0.700
+  EXPECT_EQ(readableMoney(0.0398), "$0.0398");
+  EXPECT_EQ(readableMoney(12.345), "$12.35");
+  EXPECT_EQ(readableMoney(3.5), "$3.50");
+  EXPECT_EQ(readableMoney(1234.4), "$1,234");
+  EXPECT_EQ(readableMoney(1.234e6), "$1.23 M");
+  EXPECT_EQ(readableMoney(-5), "-$5.00");
+  EXPECT_EQ(readableMoney(0), "$0");
+}
+
+TEST(Readable, DurationsTakeTheUnitAPersonWould) {
+  EXPECT_EQ(readableDuration(0.00085), "0.85 ms");
+  EXPECT_EQ(readableDuration(0.85), "850 ms");
+  EXPECT_EQ(readableDuration(4.2), "4.20 s");
+  EXPECT_EQ(readableDuration(42), "42.0 s");
+  EXPECT_EQ(readableDuration(210), "3.5 min");
+  EXPECT_EQ(readableDuration(7200), "2.0 h");
+  EXPECT_EQ(readableDuration(12.3 * 86400), "12.3 days");
+  EXPECT_EQ(readableDuration(2224.1 * 86400), "2,224 days");
+}
+
+TEST(Readable, NoMagnitudeWritesAPowerOfTen) {
+  for (double v = 1e-9; v < 1e20; v *= 3.7) {
+    for (double x : {v, -v}) {
+      EXPECT_FALSE(hasPowerOfTen(readableNumber(x))) << x << " -> " << readableNumber(x);
+      EXPECT_FALSE(hasPowerOfTen(readableMoney(x))) << x << " -> " << readableMoney(x);
+      EXPECT_FALSE(hasPowerOfTen(readableDuration(std::abs(x)))) << x << " -> " << readableDuration(std::abs(x));
+    }
+  }
+}
