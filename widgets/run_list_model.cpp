@@ -2,13 +2,19 @@
 
 #include <QColor>
 
+#include <algorithm>
+
+#include "widgets/run_comparison.h"
 #include "widgets/run_store.h"
 
 namespace widgets {
 
 RunListModel::RunListModel(RunStore* store, QObject* parent)
     : QAbstractListModel(parent), m_store(store) {
-  for (const auto& r : m_store->runs()) m_ids.push_back(r.id);
+  for (const auto& r : m_store->runs()) {
+    m_ids.push_front(r.id);   // newest first
+    m_names.insert(r.id, r.name);
+  }
   connect(m_store, &RunStore::runAdded, this, &RunListModel::onRunAdded);
   connect(m_store, &RunStore::runAboutToBeRemoved, this, &RunListModel::onRunAboutToBeRemoved);
   connect(m_store, &RunStore::runRemoved, this, &RunListModel::onRunRemoved);
@@ -38,8 +44,20 @@ QVariant RunListModel::data(const QModelIndex& idx, int role) const {
   const Run* r = m_store->run(m_ids[idx.row()]);
   if (!r) return {};
   switch (role) {
-    case Qt::DisplayRole:
-      return tr("%1 — %2").arg(r->name, runStatusText(r->status));
+    case Qt::DisplayRole: {
+      // "#12 colab-cnn · fashion-mnist · b128 (lr 10 · sgd) — finished": runs that share a name
+      // are told apart by what differs between them.
+      std::vector<const Run*> namesakes;
+      for (int id : m_ids)
+        if (const Run* o = m_store->run(id); o && o->name == r->name) namesakes.push_back(o);
+      QString name = QStringLiteral("#%1 %2").arg(r->id).arg(r->name);
+      if (namesakes.size() > 1) {
+        const QStringList differs = distinguishingNames(namesakes);
+        const auto at = std::find(namesakes.begin(), namesakes.end(), r) - namesakes.begin();
+        if (!differs.value(at).isEmpty()) name += QStringLiteral(" (%1)").arg(differs.value(at));
+      }
+      return tr("%1 — %2").arg(name, runStatusText(r->status));
+    }
     case Qt::EditRole: return r->name;
     case Qt::DecorationRole:
     case ColorRole: return r->color;
@@ -103,11 +121,15 @@ QHash<int, QByteArray> RunListModel::roleNames() const {
 }
 
 void RunListModel::onRunAdded(int id) {
-  const int row = m_store->indexOf(id);
-  if (row < 0) return;
+  const int stored = m_store->indexOf(id);
+  if (stored < 0) return;
+  const int row = static_cast<int>(m_ids.size()) - stored;   // newest first: the store's last is row 0
   beginInsertRows({}, row, row);
   m_ids.insert(row, id);
+  if (const Run* r = m_store->run(id)) m_names.insert(id, r->name);
   endInsertRows();
+  // Its namesakes now show what sets them apart.
+  if (m_ids.size() > 1) Q_EMIT dataChanged(index(0), index(static_cast<int>(m_ids.size()) - 1), {Qt::DisplayRole});
 }
 
 void RunListModel::onRunAboutToBeRemoved(int id) {
@@ -115,6 +137,7 @@ void RunListModel::onRunAboutToBeRemoved(int id) {
   if (row < 0) return;
   beginRemoveRows({}, row, row);
   m_ids.removeAt(row);
+  m_names.remove(id);
   m_removing = true;
 }
 
@@ -125,8 +148,18 @@ void RunListModel::onRunRemoved(int) {
 }
 
 void RunListModel::onRunChanged(int id) {
+  const Run* r = m_store->run(id);
   const QModelIndex idx = indexForRun(id);
-  if (idx.isValid()) Q_EMIT dataChanged(idx, idx);
+  if (!r || !idx.isValid()) return;
+  // A rename can make two runs namesakes (or stop them being): then every row's text may change.
+  const auto named = m_names.find(id);
+  if (named != m_names.end() && *named != r->name) {
+    *named = r->name;
+    Q_EMIT dataChanged(index(0), index(static_cast<int>(m_ids.size()) - 1));
+    return;
+  }
+  m_names.insert(id, r->name);
+  Q_EMIT dataChanged(idx, idx);
 }
 
 }  // namespace widgets

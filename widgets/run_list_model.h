@@ -1,7 +1,9 @@
 #pragma once
-// The runs list (a dock in the app): one row per run with its name, colour swatch
-// (DecorationRole), status, and a checkbox that shows/hides the run on every chart.
+// The runs list (a dock in the app): one row per run, newest first, with its number and name
+// (runs that share a name told apart by their differences), colour swatch (DecorationRole),
+// status, and a checkbox that shows/hides the run on every chart.
 #include <QAbstractListModel>
+#include <QHash>
 #include <QVector>
 
 namespace widgets {
@@ -37,7 +39,8 @@ private:
   void onRunChanged(int id);
 
   RunStore* m_store;
-  QVector<int> m_ids;                    // mirrors the store's order
+  QVector<int> m_ids;                    // the store's order reversed: newest first
+  QHash<int, QString> m_names;           // as last shown: a rename re-labels the namesakes
   bool m_removing = false;
 };
 

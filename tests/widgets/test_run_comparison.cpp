@@ -8,6 +8,7 @@
 #include "widgets/chart_deck.h"
 #include "widgets/run_comparison.h"
 #include "widgets/run_comparison_view.h"
+#include "widgets/run_list_model.h"
 #include "widgets/run_store.h"
 
 using namespace widgets;
@@ -45,6 +46,32 @@ private slots:
     const auto bigger = compareRuns({&a, &b});
     const ComparisonRow* other = row(bigger, "time here (measured)");
     QVERIFY(other && other->differs && other->note.isEmpty());
+  }
+
+  // The runs list: newest first, numbered, and runs that share a name told apart.
+  void theRunsListIsNewestFirstAndTellsNamesakesApart() {
+    RunStore store;
+    RunListModel model(&store);
+    Run a = testdata::syntheticRun();
+    a.name = "colab-cnn · fashion-mnist · b128";
+    const int first = store.addRun(a);
+    Run b = a;
+    b.config.learningRate = 10;
+    const int second = store.addRun(b);
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.runIdAt(0), second);
+    QCOMPARE(model.runIdAt(1), first);
+    const QString top = model.data(model.index(0), Qt::DisplayRole).toString();
+    const QString bottom = model.data(model.index(1), Qt::DisplayRole).toString();
+    QVERIFY2(top.startsWith(QStringLiteral("#%1 ").arg(second)) && top.contains("lr 10"), qPrintable(top));
+    QVERIFY2(bottom.contains("lr 0.001"), qPrintable(bottom));
+    // Renamed apart, they are no longer namesakes: the name alone.
+    store.setName(second, "fast");
+    QCOMPARE(model.data(model.index(1), Qt::DisplayRole).toString().contains("lr"), false);
+    // A third run goes on top.
+    const int third = store.addRun(a);
+    QCOMPARE(model.runIdAt(0), third);
+    QCOMPARE(model.indexForRun(first).row(), 2);
   }
 
   void differencesAreMarkedAndOnlyThem() {
