@@ -214,8 +214,14 @@ ExportResult exportChartPdf(ChartFrame& chart, const QString& path, const Export
   return exportChartsPdf({&chart}, path, options);
 }
 
-ExportResult exportChartsPdf(const QList<ChartFrame*>& charts, const QString& path, const ExportOptions& options) {
+ExportResult exportChartsPdf(const QList<ChartFrame*>& all, const QString& path, const ExportOptions& options) {
   if (QString bad = badOptions(options, path); !bad.isEmpty()) return {bad};
+  // Of several charts, those with nothing drawn get no page.
+  QList<ChartFrame*> charts;
+  for (ChartFrame* c : all) {
+    c->refreshNow();
+    if (all.size() == 1 || c->hasData()) charts << c;
+  }
   if (charts.isEmpty()) return {QObject::tr("No charts to write to %1.").arg(QDir::toNativeSeparators(path))};
   QByteArray bytes;
   {

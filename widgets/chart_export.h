@@ -33,7 +33,7 @@ ExportResult exportChartPdf(ChartFrame& chart, const QString& path, const Export
 ExportResult exportChartSvg(ChartFrame& chart, const QString& path, const ExportOptions& options = {});
 // Format from the suffix (.png/.pdf/.svg); an unknown suffix is an error naming it.
 ExportResult exportChart(ChartFrame& chart, const QString& path, const ExportOptions& options = {});
-// Every chart, one per page, in order.
+// Every chart, one per page, in order; of several, those with nothing drawn are left out.
 ExportResult exportChartsPdf(const QList<ChartFrame*>& charts, const QString& path,
                              const ExportOptions& options = {});
 // Any list of charts (the deck's run charts, the planner's) is a list of frames.

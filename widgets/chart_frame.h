@@ -56,6 +56,9 @@ public:
   // Coalesced redraw (≤ ~30 Hz) / immediate redraw (before an export, in tests).
   void scheduleRefresh();
   void refreshNow();
+  // Something is drawn (a reference mark alone is not data): what the "nothing yet" note and
+  // the exports ask (an empty chart is not exported).
+  bool hasData() const;
 
   void setTheme(ChartTheme theme);
   ChartTheme theme() const { return m_theme; }

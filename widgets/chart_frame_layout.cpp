@@ -134,17 +134,18 @@ void ChartFrame::setAxesShown(bool shown) {
     }
 }
 
-void ChartFrame::addEmptyNote() {
-  bool empty = true;
-  for (int i = 0; i < m_plot->plottableCount() && empty; ++i) {
+bool ChartFrame::hasData() const {
+  for (int i = 0; i < m_plot->plottableCount(); ++i) {
     QCPAbstractPlottable* p = m_plot->plottable(i);
     if (p->property(kKeyProperty).toString() == kReferenceKey || !p->interface1D()) continue;
     for (int k = 0; k < p->interface1D()->dataCount(); ++k)
-      if (std::isfinite(shownValue(p, k))) {
-        empty = false;
-        break;
-      }
+      if (std::isfinite(shownValue(p, k))) return true;
   }
+  return false;
+}
+
+void ChartFrame::addEmptyNote() {
+  const bool empty = !hasData();
   setAxesShown(!empty);  // no axes without data: a scale with nothing on it says nothing
   if (!empty) return;
   auto* text = new QCPItemText(m_plot);

@@ -183,7 +183,10 @@ QStringList ExportController::exportEverything(const QString& dir, QStringList& 
     }
   };
   m_deck->refreshAll();
+  // Charts with nothing drawn (accuracy and loss of a simulation-only run) are not written.
   for (widgets::ChartBase* chart : m_deck->charts()) {
+    chart->refreshNow();
+    if (!chart->hasData()) continue;
     for (widgets::ChartFormat f : {widgets::ChartFormat::Png, widgets::ChartFormat::Pdf, widgets::ChartFormat::Svg}) {
       const QString path = widgets::chartFileName(dir, *chart, f);
       note(path, f == widgets::ChartFormat::Png   ? widgets::exportChartPng(*chart, path, m_options)
