@@ -14,6 +14,7 @@ struct EpochLineStyle;
 class AccuracyChart : public ChartBase {
   Q_OBJECT
 public:
+  bool measuredOnly() const override { return true; }
   enum class Axis { Epoch, Seconds };
   explicit AccuracyChart(QWidget* parent = nullptr);
   QVector<Series> series() const override;

@@ -14,6 +14,7 @@ QVector<double> debiasedEma(const QVector<double>& values, double smoothing);
 class BatchLossChart : public ChartBase {
   Q_OBJECT
 public:
+  bool measuredOnly() const override { return true; }
   explicit BatchLossChart(QWidget* parent = nullptr);
   QVector<Series> series() const override;
 

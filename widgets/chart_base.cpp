@@ -281,6 +281,14 @@ bool ChartBase::languageModelView() const {
   return !runs.empty() && tokensPerSample(*runs.back()) > 0;
 }
 
+bool ChartBase::someRunTrainedHere() const {
+  const auto runs = shownRuns();
+  if (runs.empty()) return true;
+  return std::any_of(runs.begin(), runs.end(), [](const Run* r) {
+    return !r->epochs.empty() || std::any_of(r->devices.begin(), r->devices.end(), [](const auto& d) { return d.measured; });
+  });
+}
+
 std::vector<const Run*> ChartBase::shownRuns() const {
   if (!m_store) return {};
   std::vector<const Run*> runs = m_store->visibleRuns();

@@ -37,6 +37,11 @@ public:
   QString exportDescription() const override;
   // Charts draw at most this many visible runs (the newest; the current one always).
   static constexpr int kMaxShownRuns = 12;
+  // The chart draws only what was measured training here (accuracy, batch loss, the host
+  // check): the deck leaves it out while the runs shown trained nowhere.
+  virtual bool measuredOnly() const { return false; }
+  // Some shown run trained here (or none is shown): what a measured-only chart needs.
+  bool someRunTrainedHere() const;
 
 protected:
   // Lines are kept for addLine to take again (streaming); every other plottable is redrawn.

@@ -12,6 +12,7 @@
 #include "widgets/cost_chart.h"
 #include "widgets/epoch_time_chart.h"
 #include "widgets/host_check_chart.h"
+#include "widgets/run_store.h"
 #include "widgets/sweep_chart.h"
 #include "widgets/throughput_chart.h"
 
@@ -34,6 +35,12 @@ ChartDeck::ChartDeck(RunStore* store, QWidget* parent) : QWidget(parent) {
   m_layout = new QGridLayout(m_grid);
   m_layout->setContentsMargins(2, 2, 2, 2);
   m_layout->setSpacing(6);
+  if (store) {
+    connect(store, &RunStore::runAdded, this, &ChartDeck::onRunsChanged);
+    connect(store, &RunStore::runRemoved, this, &ChartDeck::onRunsChanged);
+    connect(store, &RunStore::runChanged, this, &ChartDeck::onRunsChanged);
+    connect(store, &RunStore::currentRunChanged, this, &ChartDeck::onRunsChanged);
+  }
   for (ChartBase* chart : m_charts) {
     chart->setParent(m_grid);
     chart->setStore(store);
@@ -48,6 +55,7 @@ ChartDeck::ChartDeck(RunStore* store, QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_scroll);
+  m_measuredShown = m_charts.front()->someRunTrainedHere();
   relayout();
 }
 
@@ -104,6 +112,17 @@ bool ChartDeck::isShown(const ChartBase* chart) const {
   return std::find(m_hidden.begin(), m_hidden.end(), chart) == m_hidden.end();
 }
 
+bool ChartDeck::isInGrid(const ChartBase* chart) const {
+  return isShown(chart) && (m_measuredShown || !chart->measuredOnly());
+}
+
+void ChartDeck::onRunsChanged() {
+  const bool measured = m_charts.front()->someRunTrainedHere();
+  if (measured == m_measuredShown) return;
+  m_measuredShown = measured;
+  relayout();
+}
+
 void ChartDeck::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
   if (event->size().height() != event->oldSize().height()) relayout();
@@ -123,8 +142,8 @@ void ChartDeck::relayout() {
   const int columns = m_scale > 1.2 ? 1 : kColumns;
   QList<ChartBase*> shown;
   for (ChartBase* c : m_charts) {
-    c->setVisible(isShown(c));
-    if (isShown(c)) shown << c;
+    c->setVisible(isInGrid(c));
+    if (isInGrid(c)) shown << c;
   }
   // Rows of the usual height; when the chosen charts would just miss the deck's height, they
   // are made shorter (never below kChartFitHeight) so the whole set is in view.

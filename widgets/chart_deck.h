@@ -39,7 +39,10 @@ public:
   // minimum chart height at which no label is cut).
   void setShownCharts(const QStringList& chartIds);
   QStringList shownCharts() const;                  // in display order
-  bool isShown(const ChartBase* chart) const;
+  bool isShown(const ChartBase* chart) const;      // the user's choice (View ▸ Charts Shown)
+  // In the grid now: shown, and not a measured-only chart while the runs drawn trained nowhere
+  // (a simulation-only preset gets a full grid of its charts, not half of it "no epochs yet").
+  bool isInGrid(const ChartBase* chart) const;
 
 Q_SIGNALS:
   void maximisedChanged(ChartBase* chart);
@@ -50,6 +53,7 @@ protected:
 
 private:
   void relayout();
+  void onRunsChanged();   // a run came, went or trained: re-lay the grid when the set changes
 
   QList<ChartBase*> m_charts;
   QList<ChartBase*> m_hidden;                       // charts the user left out of the grid
@@ -59,6 +63,7 @@ private:
   QWidget* m_grid = nullptr;
   QGridLayout* m_layout = nullptr;
   double m_scale = 1.0;
+  bool m_measuredShown = true;                      // some drawn run trained here (or none is drawn)
 };
 
 }  // namespace widgets

@@ -8,6 +8,7 @@ namespace widgets {
 class HostCheckChart : public ChartBase {
   Q_OBJECT
 public:
+  bool measuredOnly() const override { return true; }
   explicit HostCheckChart(QWidget* parent = nullptr);
   QVector<Series> series() const override;
 

@@ -193,6 +193,27 @@ private slots:
     QVERIFY(m_deck->chart("sweep")->height() >= 400);
   }
 
+  // A simulation-only run: the grid is its charts, not half "no finished epochs yet"; the
+  // measured-only charts come back with a run that trains here, and the user's choice of
+  // charts is untouched.
+  void aSimulationOnlyRunLeavesOutTheMeasuredCharts() {
+    m_deck->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_deck));
+    m_store->clear();
+    widgets::Run simulated = testdata::syntheticRun();
+    simulated.epochs.clear();
+    simulated.devices.removeIf([](const widgets::DeviceResult& d) { return d.measured; });
+    m_store->addRun(simulated);
+    for (const char* id : {"accuracy", "batch_loss", "host_check"}) {
+      QTRY_VERIFY2(!m_deck->chart(id)->isVisible(), id);
+      QVERIFY(m_deck->isShown(m_deck->chart(id)));   // still chosen in View > Charts Shown
+    }
+    for (const char* id : {"epoch_time", "throughput", "cost", "breakdown", "sweep"})
+      QVERIFY2(m_deck->chart(id)->isVisible(), id);
+    m_store->addRun(testdata::syntheticRun());
+    for (const char* id : {"accuracy", "batch_loss", "host_check"}) QTRY_VERIFY2(m_deck->chart(id)->isVisible(), id);
+  }
+
 private:
   RunStore* m_store = nullptr;
   ChartDeck* m_deck = nullptr;
