@@ -69,6 +69,58 @@ int seriesRowCount(const QVector<Series>& series) {
   return rows;
 }
 
+namespace {
+
+// The run's settings as CSV columns (model … seed), `batch` the row's own (a sweep point's).
+QString trainColumns(const core::experiment::TrainConfig& c, int batch) {
+  return QStringLiteral(",%1,%2,%3,%4,%5,%6,%7,%8,%9")
+             .arg(csvField(QString::fromStdString(c.modelId)), csvField(QString::fromStdString(c.datasetId)))
+             .arg(c.limit)
+             .arg(batch)
+             .arg(c.epochs)
+             .arg(QString::fromLatin1(core::experiment::optimizerName(c.optimizer)))
+             .arg(csvNumber(c.learningRate), csvNumber(c.weightDecay),
+                  QString::fromLatin1(core::util::precisionName(c.precision))) +
+         QStringLiteral(",%1").arg(c.seed);
+}
+
+// A simulated device's columns (count … CO2e). A scalable CPU's size is its vCPUs
+// (device_count 1 of a 16-vCPU Skylake); a missing price keeps the date none was public;
+// energy where the device has a power figure.
+QString deviceColumns(const core::sim::SimReport& r, int count) {
+  return QStringLiteral(",%1,%2,%3,%4,%5,%6,%7,%8,%9")
+             .arg(count)
+             .arg(r.vcpus > 0 ? QString::number(r.vcpus) : QString(),
+                  QString::fromLatin1(core::util::precisionName(r.config.precision)),
+                  csvField(QString::fromStdString(r.config.stackId)), r.priceKnown ? csvNumber(r.usdPerHour) : QString(),
+                  r.priceKnown ? QString::fromLatin1(core::sim::kPriceKindLabels.name(r.priceKind).data()) : QString(),
+                  csvField(QString::fromStdString(r.priceSeller)), csvField(QString::fromStdString(r.priceDate)),
+                  r.energy.known ? csvNumber(r.energy.kwh) : QString()) +
+         QStringLiteral(",%1").arg(r.energy.known && r.config.energy.gridKgCo2ePerKwh > 0 ? csvNumber(r.energy.co2eKg)
+                                                                                            : QString());
+}
+
+const QString kNoTrainColumns = QStringLiteral(",,,,,,,,,,");
+const QString kNoDeviceColumns = QStringLiteral(",,,,,,,,,,");
+const QString kMeasuredDeviceColumns = QStringLiteral(",1,,,measured,,,,,,");
+
+// The configuration of every row of `s` when they share one (a run's), or of row `i` (a sweep's).
+QString configColumns(const Series& s, const RunStore& store, qsizetype i) {
+  if (s.train) {
+    if (i >= 0 && i < static_cast<qsizetype>(s.pointReports.size())) {
+      const core::sim::SimReport& r = s.pointReports[static_cast<std::size_t>(i)];
+      return trainColumns(*s.train, r.config.batch) + deviceColumns(r, r.config.count);
+    }
+    return trainColumns(*s.train, s.train->batch) + kNoDeviceColumns;   // a note row ("no price")
+  }
+  const Run* run = store.run(s.runId);
+  const DeviceResult* d = deviceOf(run, s.deviceId);
+  return (run ? trainColumns(run->config, run->config.batch) : kNoTrainColumns) +
+         (d && !d->measured ? deviceColumns(d->report, d->count) : d ? kMeasuredDeviceColumns : kNoDeviceColumns);
+}
+
+}  // namespace
+
 QByteArray seriesToCsv(const QVector<Series>& series, const RunStore* store) {
   QString out = QStringLiteral("chart,run_id,run,device,series,x,x_unit,y,unit,source,note");
   if (store)
@@ -81,53 +133,18 @@ QByteArray seriesToCsv(const QVector<Series>& series, const RunStore* store) {
                                .arg(csvField(s.chartId))
                                .arg(s.runId)
                                .arg(csvField(s.runName), csvField(s.deviceId), csvField(s.name));
-    QString config;
-    if (store) {
-      const Run* run = store->run(s.runId);
-      const DeviceResult* d = deviceOf(run, s.deviceId);
-      if (run) {
-        const auto& c = run->config;
-        config = QStringLiteral(",%1,%2,%3,%4,%5,%6,%7,%8,%9")
-                     .arg(csvField(QString::fromStdString(c.modelId)), csvField(QString::fromStdString(c.datasetId)))
-                     .arg(c.limit)
-                     .arg(c.batch)
-                     .arg(c.epochs)
-                     .arg(QString::fromLatin1(core::experiment::optimizerName(c.optimizer)))
-                     .arg(csvNumber(c.learningRate), csvNumber(c.weightDecay),
-                          QString::fromLatin1(core::util::precisionName(c.precision)));
-        config += QStringLiteral(",%1").arg(c.seed);
-      } else {
-        config = QStringLiteral(",,,,,,,,,,");
-      }
-      if (d && !d->measured) {
-        // A scalable CPU's size is its vCPUs (device_count 1 of a 16-vCPU Skylake); a missing
-        // price keeps the date none was public; energy where the device has a power figure.
-        const core::sim::SimReport& r = d->report;
-        config += QStringLiteral(",%1,%2,%3,%4,%5,%6,%7,%8,%9")
-                      .arg(d->count)
-                      .arg(r.vcpus > 0 ? QString::number(r.vcpus) : QString(),
-                           QString::fromLatin1(core::util::precisionName(r.config.precision)),
-                           csvField(QString::fromStdString(r.config.stackId)),
-                           r.priceKnown ? csvNumber(r.usdPerHour) : QString(),
-                           r.priceKnown ? QString::fromLatin1(core::sim::kPriceKindLabels.name(r.priceKind).data()) : QString(),
-                           csvField(QString::fromStdString(r.priceSeller)), csvField(QString::fromStdString(r.priceDate)),
-                           r.energy.known ? csvNumber(r.energy.kwh) : QString());
-        config += QStringLiteral(",%1").arg(r.energy.known && r.config.energy.gridKgCo2ePerKwh > 0 ? csvNumber(r.energy.co2eKg)
-                                                                                                    : QString());
-      } else {
-        config += d ? QStringLiteral(",1,,,measured,,,,,,") : QStringLiteral(",,,,,,,,,,");
-      }
-    }
-    const QString suffix = QStringLiteral("%1,%2,%3%4\n").arg(csvField(s.yUnit), seriesSourceName(s.source),
-                                                               csvField(s.note), config);
+    auto suffix = [&](qsizetype i) {
+      return QStringLiteral("%1,%2,%3%4\n").arg(csvField(s.yUnit), seriesSourceName(s.source), csvField(s.note),
+                                                store ? configColumns(s, *store, i) : QString());
+    };
     const auto n = std::max(s.x.size(), s.y.size());
     if (n == 0 && !s.note.isEmpty()) {
-      out += prefix + QStringLiteral(",%1,,").arg(csvField(s.xUnit)) + suffix;
+      out += prefix + QStringLiteral(",%1,,").arg(csvField(s.xUnit)) + suffix(-1);
       continue;
     }
     for (qsizetype i = 0; i < n; ++i) {
       out += prefix + csvNumber(s.x.value(i, NAN)) + ',' + csvField(s.xUnit) + ',' +
-             csvNumber(s.y.value(i, NAN)) + ',' + suffix;
+             csvNumber(s.y.value(i, NAN)) + ',' + suffix(i);
     }
   }
   return out.toUtf8();
@@ -153,6 +170,13 @@ QByteArray seriesToJson(const QVector<Series>& series, const RunStore* store, co
     for (qsizetype i = 0; i < n; ++i)
       points.append(QJsonArray{jsonNumber(s.x.value(i, NAN)), jsonNumber(s.y.value(i, NAN))});
     o["points"] = points;
+    if (s.train) {
+      o["config"] = qtObject(core::experiment::trainConfigToJson(*s.train));
+      QJsonArray reports;
+      for (const core::sim::SimReport& r : s.pointReports)
+        reports.append(qtObject(core::sim::simReportToJson(r, core::sim::JsonDigits::Six)));
+      o["reports"] = reports;
+    }
     list.append(o);
     if (s.runId > 0 && !runIds.contains(s.runId)) runIds << s.runId;
   }

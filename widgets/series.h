@@ -5,6 +5,11 @@
 #include <QColor>
 #include <QString>
 #include <QVector>
+#include <optional>
+#include <vector>
+
+#include "core/experiment/train_config.h"
+#include "core/sim/sim_report.h"
 
 namespace widgets {
 
@@ -24,6 +29,10 @@ struct Series {
   QVector<double> x;    // NaN = not applicable (one value per device)
   QVector<double> y;    // NaN = no value (see note)
   QString note;         // "out of memory", "no price", …: why y is missing, if it is
+  // A series of no run (the batch sweep's): the settings it was simulated for and, per point,
+  // the report it came from, so its exported rows carry the whole configuration as a run's do.
+  std::optional<core::experiment::TrainConfig> train;
+  std::vector<core::sim::SimReport> pointReports;   // one per x, in order; empty for run series
   // Drawing hints (not exported).
   QColor color;
   int styleIndex = 0;   // which visible run: line style / marker

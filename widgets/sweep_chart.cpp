@@ -61,8 +61,10 @@ SweepChart::SweepChart(QWidget* parent)
   mainRect()->axis(QCPAxis::atLeft)->setLabel(tr("images per second"));
 }
 
-void SweepChart::setReports(std::vector<core::sim::SimReport> reports) {
+void SweepChart::setReports(std::vector<core::sim::SimReport> reports,
+                            std::optional<core::experiment::TrainConfig> train) {
   m_reports = std::move(reports);
+  m_train = std::move(train);
   scheduleRefresh();
 }
 
@@ -113,6 +115,7 @@ QVector<Series> SweepChart::series() const {
     s.yUnit = cost ? "USD" : (lm ? "tokens/s" : "images/s");
     s.source = SeriesSource::Simulated;
     s.color = deviceColor(s.deviceId, theme());
+    s.train = m_train;
     Series oom = s;
     oom.name = "out_of_memory";
     oom.label = sweepLabel(cfg) + tr(" — out of memory");
@@ -123,6 +126,7 @@ QVector<Series> SweepChart::series() const {
       if (!r->fitsInMemory) {
         oom.x.push_back(r->config.batch);
         oom.y.push_back(kNaN);
+        if (m_train) oom.pointReports.push_back(*r);
         continue;
       }
       const double tokens = lm ? std::max(1, r->tokensPerSample) : 1;
@@ -133,10 +137,12 @@ QVector<Series> SweepChart::series() const {
       }
       s.x.push_back(r->config.batch);
       s.y.push_back(v > 0 ? v : kNaN);
+      if (m_train) s.pointReports.push_back(*r);
     }
     if (cost && !anyPrice) {
       s.x.clear();
       s.y.clear();
+      s.pointReports.clear();
       s.note = tr("no price");
     }
     out.push_back(s);

@@ -3,8 +3,10 @@
 // (log2 axis) for the chosen devices. Simulation only: the app computes the reports (it is
 // instant) and hands them over; this chart never calls the simulator. Out-of-memory
 // points are marked with a cross.
+#include <optional>
 #include <vector>
 
+#include "core/experiment/train_config.h"
 #include "core/sim/sim_report.h"
 #include "widgets/chart_base.h"
 
@@ -19,8 +21,10 @@ public:
   explicit SweepChart(QWidget* parent = nullptr);
   QVector<Series> series() const override;
 
-  // One report per (device, count, batch); any order. Replaces the previous sweep.
-  void setReports(std::vector<core::sim::SimReport> reports);
+  // One report per (device, count, batch); any order. Replaces the previous sweep. `train` is
+  // the experiment the sweep varies the batch of: its settings go with the exported rows.
+  void setReports(std::vector<core::sim::SimReport> reports,
+                  std::optional<core::experiment::TrainConfig> train = std::nullopt);
   const std::vector<core::sim::SimReport>& reports() const { return m_reports; }
   void setMetric(Metric metric);
   Metric metric() const { return m_metric; }
@@ -34,6 +38,7 @@ protected:
 private:
   void addOutOfMemoryKey(QCPAxis* x, QCPAxis* y);
   std::vector<core::sim::SimReport> m_reports;
+  std::optional<core::experiment::TrainConfig> m_train;
   Metric m_metric = Metric::ImagesPerSecond;
   int m_markedBatch = 0;
   QComboBox* m_metricBox = nullptr;

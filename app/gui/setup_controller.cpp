@@ -153,7 +153,7 @@ void SetupController::updateSweep() {
   const core::experiment::TrainConfig& config = m_experiment->experiment().train;
   QVector<core::experiment::DeviceChoice> choices;
   for (const auto& c : m_experiment->experiment().devices) choices << withStack(c);
-  m_sweep->setReports(m_sim->sweep(config, choices, sweepBatches()));
+  m_sweep->setReports(m_sim->sweep(config, choices, sweepBatches()), config);
   m_sweep->setMarkedBatch(config.batch);
 }
 

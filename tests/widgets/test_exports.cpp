@@ -89,7 +89,9 @@ private slots:
       r.imagesPerSecond = b / r.stepSeconds;
       sweep.push_back(r);
     }
-    m_deck->sweepChart()->setReports(sweep);
+    core::experiment::TrainConfig swept = m_store->runs().front().config;
+    swept.seed = 5;   // the experiment the sweep varies the batch of
+    m_deck->sweepChart()->setReports(sweep, swept);
     m_deck->refreshAll();
     m_epoch = m_deck->chart("epoch_time");
   }
@@ -278,6 +280,19 @@ private slots:
     QCOMPARE(cells[26], QString("on-demand"));
     QVERIFY(!cells[27].isEmpty() && !cells[28].isEmpty());  // the price's seller and date
     QVERIFY2(cells[29].toDouble() > 0 && cells[30].toDouble() > 0, qPrintable(v100.front()));  // energy, CO2e
+    // The sweep's rows (run_id 0) carry the whole configuration too, with each point's batch.
+    const QStringList sweep = lines.filter(QRegularExpression("^sweep,0,"));
+    QCOMPARE(sweep.size(), 5);   // batches 32 … 512
+    for (const QString& line : sweep) {
+      const QStringList c = line.split(',');
+      QCOMPARE(c[11], model);
+      QCOMPARE(c[14], c[5]);                      // the batch column is the point's x
+      QCOMPARE(c[16], QString("adam"));
+      QCOMPARE(c[20], QString("5"));
+      QCOMPARE(c[21], QString("1"));
+      QCOMPARE(c[25].toDouble(), 3.06);
+      QCOMPARE(c[26], QString("on-demand"));
+    }
     // JSON: a "runs" list with the experiment's own keys.
     QVERIFY(exportSeriesJson(m_deck->charts(), m_dir.filePath("config.json")).ok());
     const QJsonObject root = QJsonDocument::fromJson(readAll(m_dir.filePath("config.json"))).object();
@@ -302,6 +317,16 @@ private slots:
       QCOMPARE(report["breakdown"].toObject().size(), 5);  // a CNN's: no transformer plan part
     }
     QVERIFY(sawV100);
+    // The sweep's series: its experiment and each point's report.
+    bool sawSweep = false;
+    for (const auto& v : root["series"].toArray()) {
+      const QJsonObject s = v.toObject();
+      if (s["chart"].toString() != "sweep" || s["series"].toString() != "images_per_second") continue;
+      sawSweep = true;
+      QCOMPARE(s["config"].toObject()["seed"].toInt(), 5);
+      QCOMPARE(s["reports"].toArray().size(), s["points"].toArray().size());
+    }
+    QVERIFY(sawSweep);
     // SVG description, PNG text chunk and the PDF's XMP metadata.
     QVERIFY(exportChartSvg(*m_epoch, m_dir.filePath("config.svg")).ok());
     const QByteArray svg = readAll(m_dir.filePath("config.svg"));
