@@ -3,6 +3,7 @@
 #include <QGridLayout>
 #include <QResizeEvent>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QVBoxLayout>
 #include <algorithm>
 
@@ -123,9 +124,19 @@ void ChartDeck::onRunsChanged() {
   relayout();
 }
 
+int ChartDeck::twoColumnWidth() const {
+  int chart = 0;   // the widest least width of the charts the grid may show
+  for (const ChartBase* c : m_charts)
+    if (isShown(c)) chart = std::max(chart, c->minimumSizeHint().width());
+  const QMargins m = m_layout->contentsMargins();
+  return 2 * chart + m_layout->spacing() + m.left() + m.right() + m_scroll->verticalScrollBar()->sizeHint().width();
+}
+
 void ChartDeck::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
-  if (event->size().height() != event->oldSize().height()) relayout();
+  const bool wasTwo = event->oldSize().width() >= twoColumnWidth();
+  const bool isTwo = event->size().width() >= twoColumnWidth();
+  if (event->size().height() != event->oldSize().height() || wasTwo != isTwo) relayout();
 }
 
 void ChartDeck::relayout() {
@@ -138,8 +149,9 @@ void ChartDeck::relayout() {
     return;
   }
   m_scroll->setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
-  // Presentation (large fonts): one chart per row so each stays readable.
-  const int columns = m_scale > 1.2 ? 1 : kColumns;
+  // Presentation (large fonts), or a deck narrower than two charts: one chart per row, so each
+  // stays whole (never a sideways scroll bar over a cut chart).
+  const int columns = m_scale > 1.2 || width() < twoColumnWidth() ? 1 : kColumns;
   QList<ChartBase*> shown;
   for (ChartBase* c : m_charts) {
     c->setVisible(isInGrid(c));

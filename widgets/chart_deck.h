@@ -53,6 +53,7 @@ protected:
 
 private:
   void relayout();
+  int twoColumnWidth() const;   // the least deck width at which two charts sit side by side
   void onRunsChanged();   // a run came, went or trained: re-lay the grid when the set changes
 
   QList<ChartBase*> m_charts;

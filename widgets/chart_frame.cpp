@@ -135,6 +135,10 @@ void ChartFrame::createTexts(QVBoxLayout* layout) {
   m_notes->setWordWrap(true);
   m_notes->setTextFormat(Qt::PlainText);
   m_notes->setVisible(false);
+  // Elided to the chart's width when short of room: its text must never set the chart's least
+  // width (a one-line note elided at 630 px kept the chart 630 px wide, and the deck scrolled
+  // sideways at 1280x800).
+  m_notes->setMinimumWidth(1);
   // At most three lines under the plot; the whole text is in the tooltip.
   m_notes->setMaximumHeight(m_notes->fontMetrics().lineSpacing() * 3 + 4);
   layout->addWidget(m_notes);

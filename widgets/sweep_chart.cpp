@@ -39,6 +39,9 @@ SweepChart::SweepChart(QWidget* parent)
   m_metricBox = new QComboBox(this);
   m_metricBox->addItem(tr("images per second"));
   m_metricBox->addItem(tr("USD per million images"));
+  // Narrow enough for two charts side by side at 1280x800 (the full text is in the list).
+  m_metricBox->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  m_metricBox->setMinimumContentsLength(12);
   controls()->addWidget(m_metricBox);
   connect(m_metricBox, &QComboBox::currentIndexChanged, this, [this](int i) {
     setMetric(i == 1 ? Metric::UsdPerMillionImages : Metric::ImagesPerSecond);

@@ -10,6 +10,7 @@
 #include "core/experiment/comparison.h"
 #include "core/util/units.h"
 #include "widgets/run_data.h"
+#include "widgets/run_store.h"
 
 namespace app::gui {
 namespace {
@@ -63,6 +64,69 @@ ComparisonResult evaluateComparison(const SimService& sim, const Comparison& c, 
                  .arg(sim.choiceLabel(o.deviceChoice), widgets::formatSeconds(ra.runSeconds), sim.choiceLabel(o.versusChoice),
                       widgets::formatSeconds(o.versusReport.runSeconds))
                  .arg(o.epochs);
+  return r;
+}
+
+QString protocolText(const Comparison& c, int presetEpochs) {
+  const int epochs = c.epochs > 0 ? c.epochs : presetEpochs;
+  if (c.metric == Comparison::Metric::Fits) return QObject::tr("the article's batch and device");
+  if (c.stepsPerEpoch > 0)
+    return QObject::tr("the article's %1 epochs × %2 steps, compilation included").arg(epochs).arg(c.stepsPerEpoch);
+  return QObject::tr("the article's %1 whole epochs, compilation included").arg(epochs);
+}
+
+ComparisonResult comparisonOnRun(const Comparison& c, const widgets::Run& run) {
+  ComparisonResult r;
+  r.text = QStringLiteral("–");
+  auto side = [&](const core::experiment::ComparisonSide& s) -> const widgets::DeviceResult* {
+    for (const widgets::DeviceResult& d : run.devices)
+      if (d.deviceId.toStdString() == s.deviceId) return &d;
+    return nullptr;
+  };
+  for (const auto* s : {&c.device, &c.versus}) {
+    if (s == &c.versus && c.metric == Comparison::Metric::Fits) break;
+    if (s->batch && *s->batch != run.config.batch) {
+      r.detail = QObject::tr("The row is for batch %1; this run's is %2.").arg(*s->batch).arg(run.config.batch);
+      return r;
+    }
+    if (!side(*s)) {
+      r.detail = QObject::tr("%1 is not in this run.").arg(QString::fromStdString(s->deviceId));
+      return r;
+    }
+  }
+  const widgets::DeviceResult& a = *side(c.device);
+  if (c.metric == Comparison::Metric::Fits) {
+    r.ok = true;
+    r.value = a.report.fitsInMemory ? 1 : 0;
+    r.text = a.report.fitsInMemory ? QObject::tr("fits") : QObject::tr("out of memory");
+    return r;
+  }
+  const widgets::DeviceResult& b = *side(c.versus);
+  for (const widgets::DeviceResult* d : {&a, &b})
+    if (widgets::outOfMemory(*d)) {
+      r.text = QObject::tr("out of memory (%1)").arg(d->deviceId);
+      return r;
+    }
+  auto whole = [&](const widgets::DeviceResult& d) {
+    double s = 0;
+    for (double v : widgets::deviceEpochSeconds(run, d)) s += v;
+    return s;
+  };
+  const double ta = whole(a), tb = whole(b);
+  const auto epochs = std::min(widgets::deviceEpochSeconds(run, a).size(), widgets::deviceEpochSeconds(run, b).size());
+  if (!(ta > 0 && tb > 0) || epochs == 0) {
+    r.detail = QObject::tr("No finished epoch yet.");
+    return r;
+  }
+  r.ok = true;
+  r.value = tb / ta;
+  r.text = ratio(r.value);
+  const QString data = run.config.limit > 0 ? QObject::tr("%1 images").arg(widgets::formatValue(run.config.limit))
+                                            : QObject::tr("the whole dataset");
+  r.detail = QObject::tr("%1: %2 · %3: %4 (this run: %5 epoch(s) of %6, compilation included)")
+                 .arg(widgets::deviceLabel(a), widgets::formatSeconds(ta), widgets::deviceLabel(b), widgets::formatSeconds(tb))
+                 .arg(epochs)
+                 .arg(data);
   return r;
 }
 

@@ -10,6 +10,10 @@
 
 #include "app/gui/preset.h"
 
+namespace widgets {
+struct Run;
+}
+
 namespace app::gui {
 
 class SimService;
@@ -27,6 +31,16 @@ struct ComparisonResult {
 
 // "+12%", "−30%", "–" when not computed.
 QString errorText(double error);
+
+// What the AccelLab figure of a row is computed for, as the article measured it: "5 epochs ×
+// 100 steps, compilation included", "12 whole epochs".
+QString protocolText(const Comparison& comparison, int presetEpochs);
+
+// The same figure as the row, read off the run on screen (`run`, of this preset): the ratio of
+// the two devices' whole-run times (simulated, or measured for this machine), or whether the
+// device fits. Not computed (ok false, text "–", detail why) when a side is not in the run or
+// the row is for another batch.
+ComparisonResult comparisonOnRun(const Comparison& comparison, const widgets::Run& run);
 
 // `devices` are the current device choices (a side's count/vcpus/precision default to the
 // chosen device's row, then to the comparison's overrides).

@@ -58,9 +58,23 @@ GuidePanel::GuidePanel(QWidget* parent) : QWidget(parent) {
   m_mismatch->setTextFormat(Qt::RichText);  // our own <b>; the reason is escaped
   m_mismatch->setWordWrap(true);
   m_mismatch->hide();
-  m_table = new QTableWidget(0, 4, this);
+  m_runNote = new QLabel(this);
+  m_runNote->setObjectName("runNote");
+  m_runNote->setTextFormat(Qt::PlainText);
+  m_runNote->setWordWrap(true);
+  m_runNote->hide();
+  m_table = new QTableWidget(0, 5, this);
   m_table->setObjectName("comparisons");
-  m_table->setHorizontalHeaderLabels({tr("Comparison"), tr("Published"), tr("AccelLab"), tr("Error")});
+  // AccelLab's figure is computed for the article's protocol (its epochs and steps), as the
+  // published one was measured; "This run" is the same figure read off the run on screen.
+  m_table->setHorizontalHeaderLabels(
+      {tr("Comparison"), tr("Published"), tr("AccelLab\n(article)"), tr("Error"), tr("This run")});
+  m_table->horizontalHeaderItem(2)->setToolTip(
+      tr("Simulated for the article's set-up (its epochs and steps, compilation included), as the published "
+         "figure was measured: the row's tooltip says which."));
+  m_table->horizontalHeaderItem(4)->setToolTip(
+      tr("The same figure read off the run on screen (its own epochs and images): where the charts and the "
+         "article's protocol differ, this is what the charts show."));
   m_table->horizontalHeaderItem(3)->setToolTip(
       tr("AccelLab against the published figure. Green: within the row's tolerance. Amber: outside it, for the "
          "known cause written under the row. Red: outside it, cause unknown."));
@@ -75,14 +89,16 @@ GuidePanel::GuidePanel(QWidget* parent) : QWidget(parent) {
   m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Fixed);
   m_table->horizontalHeader()->setSectionResizeMode(2, QHeaderView::Fixed);
   m_table->horizontalHeader()->setSectionResizeMode(3, QHeaderView::Fixed);
+  m_table->horizontalHeader()->setSectionResizeMode(4, QHeaderView::Fixed);
   m_table->viewport()->installEventFilter(this);
   textLayout->addWidget(m_title);
   textLayout->addWidget(m_mode);
   textLayout->addWidget(m_mismatch);
+  textLayout->addWidget(m_runNote);
   textLayout->addWidget(m_explanation);
   textLayout->addStretch(1);
-  layout->addWidget(scroll, 1);
-  layout->addWidget(m_table, 1);
+  layout->addWidget(scroll, 2);   // the table (five columns) takes three fifths
+  layout->addWidget(m_table, 3);
   setPreset(nullptr);
 }
 
@@ -92,7 +108,9 @@ void GuidePanel::setPreset(const Preset* p) {
   m_results.clear();
   m_presetId = p ? p->id : QString();
   m_presetTitle = p ? p->title : QString();
+  m_presetEpochs = p ? p->experiment.train.epochs : 0;
   m_mismatchReason.clear();
+  m_runNote->hide();
   if (!p) {
     m_title->setText(tr("Your own set-up"));
     m_mode->setText(tr("Open a preset (File ▸ Presets) to re-create a published experiment with its figures."));
@@ -118,6 +136,9 @@ void GuidePanel::setPreset(const Preset* p) {
     m_table->setItem(i, 1, published);
     m_table->setItem(i, 2, new QTableWidgetItem(tr("…")));
     m_table->setItem(i, 3, new QTableWidgetItem(QString()));
+    auto* onRun = new QTableWidgetItem(QStringLiteral("–"));
+    onRun->setToolTip(tr("No run of this preset on screen yet."));
+    m_table->setItem(i, 4, onRun);
   }
   m_comparisons = p->comparisons;
   fitColumns();
@@ -135,9 +156,11 @@ void GuidePanel::fitColumns() {
       if (const QTableWidgetItem* item = m_table->item(r, column)) w = std::max(w, fm.horizontalAdvance(item->text()) + pad);
     return w;
   };
+  // The error ("−9.4%", "agrees") is short and never cut; the figures share what the labels leave.
+  m_table->horizontalHeader()->resizeSection(3, std::min(contentWidth(3), width * 25 / 100));
   m_table->horizontalHeader()->resizeSection(1, std::min(contentWidth(1), width * 25 / 100));
-  m_table->horizontalHeader()->resizeSection(2, std::min(contentWidth(2), width * 30 / 100));
-  m_table->horizontalHeader()->resizeSection(3, std::min(contentWidth(3), width * 15 / 100));
+  m_table->horizontalHeader()->resizeSection(2, std::min(contentWidth(2), width * 25 / 100));
+  m_table->horizontalHeader()->resizeSection(4, std::min(contentWidth(4), width * 20 / 100));
   m_table->resizeRowsToContents();
 }
 
@@ -179,7 +202,7 @@ void GuidePanel::setResults(const QVector<ComparisonResult>& results, const QStr
     const Comparison& c = m_comparisons[i];
     QTableWidgetItem* item = m_table->item(i, 2);
     item->setText(r.text);
-    item->setToolTip(plainToolTip(r.detail));
+    item->setToolTip(plainToolTip(tr("Simulated for %1. %2").arg(protocolText(c, m_presetEpochs), r.detail)));
     // The error, coloured by agreement; a disagreement's known cause goes under the label.
     QTableWidgetItem* error = m_table->item(i, 3);
     const bool computed = r.ok;
@@ -236,6 +259,26 @@ QColor GuidePanel::errorColor(int row) const {
 }
 
 QColor GuidePanel::tableBase() const { return m_table->palette().color(QPalette::Base); }
+
+void GuidePanel::setRunResults(const QVector<ComparisonResult>& results, const QString& why) {
+  for (int i = 0; i < m_table->rowCount(); ++i) {
+    QTableWidgetItem* item = m_table->item(i, 4);
+    if (!item) continue;
+    const ComparisonResult r = results.value(i);
+    item->setText(r.ok ? r.text : QStringLiteral("–"));
+    item->setToolTip(plainToolTip(!why.isEmpty() ? why : r.detail));
+  }
+  m_runNote->setText(why);
+  m_runNote->setVisible(!why.isEmpty() && !m_presetId.isEmpty());
+  fitColumns();
+}
+
+QString GuidePanel::runNoteText() const { return m_runNote->isHidden() ? QString() : m_runNote->text(); }
+
+QString GuidePanel::runValue(int row) const {
+  const QTableWidgetItem* item = m_table->item(row, 4);
+  return item ? item->text() : QString();
+}
 
 QString GuidePanel::appValue(int row) const {
   const QTableWidgetItem* item = m_table->item(row, 2);

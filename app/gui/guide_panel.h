@@ -24,10 +24,15 @@ public:
   // the panel says so and greys them.
   void setResults(const QVector<ComparisonResult>& results, const QString& mismatch = {});
   QString mismatchText() const;
+  // The same figures read off the run on screen (comparisonOnRun), one per row; `why` (not
+  // empty) says why there are none ("the run on screen is not this preset's").
+  void setRunResults(const QVector<ComparisonResult>& results, const QString& why = {});
+  QString runValue(int row) const;          // the This-run column's text
+  QString runNoteText() const;              // the `why` shown, "" when hidden
   QString modeText() const;
   QString explanationText() const;   // as shown, its figures filled in
   int comparisonRows() const;
-  QString appValue(int row) const;
+  QString appValue(int row) const;          // AccelLab, for the article's set-up
   QString errorValue(int row) const;        // the Error column's text
   QColor errorColor(int row) const;         // and its colour
   QColor tableBase() const;                 // on this background
@@ -45,10 +50,12 @@ private:
   QLabel* m_mode = nullptr;
   QLabel* m_explanation = nullptr;
   QLabel* m_mismatch = nullptr;
+  QLabel* m_runNote = nullptr;   // whose run the charts show, when not this preset's
   QTableWidget* m_table = nullptr;
   QVector<Comparison> m_comparisons;       // the preset's rows
   QVector<ComparisonResult> m_results;     // AccelLab's, in the same order
   QString m_presetId, m_presetTitle;
+  int m_presetEpochs = 0;
   QString m_mismatchReason;
   QString m_explanationTemplate;   // the preset's text, with {published:N} / {accellab:N}
 

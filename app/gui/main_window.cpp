@@ -200,6 +200,7 @@ void MainWindow::resetLayout() {
 void MainWindow::createControllers() {
   m_model = new ExperimentModel(m_experiment, m_hardware, this);
   m_setupController = new SetupController(m_sim.get(), m_model, m_hardware, m_deck->sweepChart(), m_guide, this);
+  m_setupController->setStore(m_store);
   m_presetController = new PresetController(m_actions, m_model, m_messages, this, this);
   RunController::Parts parts{m_actions, m_session, m_store, m_model, m_messages, m_runStatus, m_runs};
   m_runController = new RunController(parts, RunHistory::defaultFolder(), this);

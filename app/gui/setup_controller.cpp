@@ -12,6 +12,7 @@
 #include "widgets/experiment_panel.h"
 #include "widgets/hardware_panel.h"
 #include "widgets/run_data.h"
+#include "widgets/run_store.h"
 #include "widgets/sweep_chart.h"
 
 namespace app::gui {
@@ -84,7 +85,39 @@ SetupController::SetupController(const SimService* sim, const ExperimentModel* e
 void SetupController::setPreset(const std::optional<Preset>& preset) {
   m_preset = preset;
   m_guide->setPreset(m_preset ? &*m_preset : nullptr);
+  updateGuideRun();
   schedule();
+}
+
+void SetupController::setStore(const widgets::RunStore* store) {
+  if (m_store) disconnect(m_store, nullptr, this, nullptr);
+  m_store = store;
+  if (!m_store) return;
+  connect(m_store, &widgets::RunStore::currentRunChanged, this, &SetupController::updateGuideRun);
+  connect(m_store, &widgets::RunStore::runRemoved, this, &SetupController::updateGuideRun);
+  connect(m_store, &widgets::RunStore::runChanged, this, [this](int id) {
+    if (id == m_store->currentRunId()) updateGuideRun();
+  });
+  updateGuideRun();
+}
+
+void SetupController::updateGuideRun() {
+  if (!m_preset || !m_store) return;
+  const widgets::Run* run = m_store->run(m_store->currentRunId());
+  if (!run) {
+    m_guide->setRunResults({}, tr("No run on screen yet: Run trains or simulates this set-up, and the This-run "
+                                  "column gives its own figures."));
+    return;
+  }
+  if (run->presetId != m_preset->id) {
+    m_guide->setRunResults({}, tr("The charts show run #%1 (%2), not one of this preset: Run makes one.")
+                                   .arg(run->id)
+                                   .arg(run->presetId.isEmpty() ? tr("your own set-up") : run->presetId));
+    return;
+  }
+  QVector<ComparisonResult> results;
+  for (const Comparison& c : m_preset->comparisons) results << comparisonOnRun(c, *run);
+  m_guide->setRunResults(results);
 }
 
 void SetupController::schedule() { m_timer.start(); }

@@ -15,6 +15,10 @@ class HardwarePanel;
 class SweepChart;
 }  // namespace widgets
 
+namespace widgets {
+class RunStore;
+}
+
 namespace app::gui {
 
 class ExperimentModel;
@@ -29,6 +33,9 @@ public:
 
   // The preset whose comparisons the guide shows (none: the user's own set-up).
   void setPreset(const std::optional<Preset>& preset);
+  // The runs the charts draw: the Guide's This-run column reads the current one (and says
+  // when it is not this preset's).
+  void setStore(const widgets::RunStore* store);
   // Runs the pending update now (tests, before an export).
   void updateNow();
 
@@ -47,6 +54,7 @@ private:
   void updateHardware();
   void updateSweep();
   void updateGuide();
+  void updateGuideRun();
 
   const SimService* m_sim;
   const ExperimentModel* m_experiment;
@@ -54,6 +62,7 @@ private:
   widgets::SweepChart* m_sweep;
   GuidePanel* m_guide;
   std::optional<Preset> m_preset;
+  const widgets::RunStore* m_store = nullptr;
   QTimer m_timer;
 };
 

@@ -14,6 +14,7 @@
 
 #include "app/gui/launch_options.h"
 #include "app/gui/experiment_model.h"
+#include "app/gui/guide_panel.h"
 #include "app/gui/main_window.h"
 #include "app/gui/preset_controller.h"
 #include "app/gui/script_runner.h"
@@ -137,6 +138,28 @@ private slots:
     const widgets::Run* run = window.store()->run(window.store()->currentRunId());
     QVERIFY(run && run->presetId == "e5-kaggle-cifar10");
     QCOMPARE(run->devices.first().epochSeconds.size(), 3);
+    // The Guide's This-run column is the chart's own figure: the ratio of the two devices'
+    // whole runs on the epoch-time chart, beside AccelLab's for the article's protocol.
+    app::gui::GuidePanel* guide = window.guidePanel();
+    QVERIFY(guide->comparisonRows() > 0);
+    QVERIFY2(guide->runNoteText().isEmpty(), qPrintable(guide->runNoteText()));
+    const auto& row = guide->comparisons().front();   // TPU v3-8 vs P100, batch 1024
+    double device = 0, versus = 0;
+    for (const widgets::Series& s : window.deck()->chart("epoch_time")->series()) {
+      if (s.source != widgets::SeriesSource::Simulated) continue;
+      double whole = 0;
+      for (double v : s.y) whole += v;
+      if (s.deviceId.toStdString() == row.device.deviceId) device += whole;
+      if (s.deviceId.toStdString() == row.versus.deviceId) versus += whole;
+    }
+    QVERIFY(device > 0 && versus > 0);
+    QCOMPARE(guide->runValue(0), QLocale().toString(versus / device, 'f', 2) + QStringLiteral("×"));
+    // Another preset opened: its Guide says the charts show another experiment's run.
+    QVERIFY(window.presetController()->apply("e3"));
+    QVERIFY2(guide->runNoteText().contains(QStringLiteral("#%1").arg(run->id)) && guide->runNoteText().contains("e5"),
+             qPrintable(guide->runNoteText()));
+    QCOMPARE(guide->runValue(0), QStringLiteral("–"));
+    QVERIFY(window.presetController()->apply("e5"));
     const QDir dir(out.path());
     // Every chart with something drawn; not the accuracy and loss of a run that trained nowhere.
     QStringList left;
