@@ -61,8 +61,10 @@ QCPBars* BarChartBase::addBar(const Series& s, QCPAxis* keyAxis, QCPAxis* valueA
   registerPlottable(bars, seriesKey(s), s.xUnit, s.yUnit);
   if (groupedLegend() && !s.deviceId.isEmpty()) {
     bars->removeFromLegend();
-    ensureDeviceEntry(s, keyAxis, valueAxis, true);
-    ensureRunEntry(s.runId, s.styleIndex, keyAxis, valueAxis, true);
+    if (hasValue(s)) {   // a run or device with no bar here is not in this chart's legend
+      ensureDeviceEntry(s, keyAxis, valueAxis, true);
+      ensureRunEntry(s.runId, s.styleIndex, keyAxis, valueAxis, true);
+    }
   }
   return bars;
 }

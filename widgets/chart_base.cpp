@@ -112,6 +112,10 @@ int streamInto(QCPGraph* g, const QVector<double>& xs, const QVector<double>& ys
 
 }  // namespace
 
+bool ChartBase::hasValue(const Series& s) {
+  return std::any_of(s.y.begin(), s.y.end(), [](double v) { return std::isfinite(v); });
+}
+
 QCPGraph* ChartBase::addLine(const Series& s, QCPAxis* keyAxis, QCPAxis* valueAxis, bool faint) {
   const QVector<double>& xs = s.plotX.isEmpty() ? s.x : s.plotX;
   const QString reuseKey = seriesKey(s) + (faint ? QStringLiteral("|raw") : QString());
@@ -154,8 +158,12 @@ QCPGraph* ChartBase::addLine(const Series& s, QCPAxis* keyAxis, QCPAxis* valueAx
   registerPlottable(g, seriesKey(s), s.xUnit, s.yUnit);
   if (!faint && groupedLegend() && !s.deviceId.isEmpty() && s.source != SeriesSource::Reference) {
     g->removeFromLegend();
-    ensureDeviceEntry(s, keyAxis, valueAxis, false);
-    ensureRunEntry(s.runId, s.styleIndex, keyAxis, valueAxis, false);
+    if (hasValue(s)) {
+      ensureDeviceEntry(s, keyAxis, valueAxis, false);
+      ensureRunEntry(s.runId, s.styleIndex, keyAxis, valueAxis, false);
+    }
+  } else if (!hasValue(s)) {
+    g->removeFromLegend();   // a line with nothing drawn (a run that diverged at once) names nothing
   }
   return g;
 }

@@ -52,6 +52,7 @@ protected:
   QString emptyText() const override;
 
   static QString seriesKey(const Series& s);
+  static bool hasValue(const Series& s);   // some y is finite: the series draws something
   // A line with markers for a series, styled by its colour/styleIndex; registered for
   // hover, legend toggling and unit display. `faint` draws it thin and translucent and
   // keeps it out of the legend (it follows the key's visibility). Lines stream: the graph

@@ -220,21 +220,31 @@ void ChartFrame::layoutForSize(QSize size, bool keepLegend) {
   QCPLegend* legend = m_plot->legend;
   const int n = legend->itemCount();
   int columns = 1;
-  int widest = 1;
-  int rowHeight = 1;
-  for (int i = 0; i < n; ++i) {
-    if (QCPAbstractLegendItem* item = legend->item(i)) {
-      const QSize hint = item->minimumOuterSizeHint();
-      widest = std::max(widest, hint.width());
-      rowHeight = std::max(rowHeight, hint.height());
+  int legendHeight = 0;
+  // The legend's columns and height with its text at `fontFactor` of the chart's.
+  auto fit = [&](double fontFactor) {
+    const QFont font = chartFont(m_scale * fontFactor);
+    legend->setFont(font);
+    int widest = 1, rowHeight = 1;
+    for (int i = 0; i < n; ++i) {
+      if (QCPAbstractLegendItem* item = legend->item(i)) {
+        item->setFont(font);
+        const QSize hint = item->minimumOuterSizeHint();
+        widest = std::max(widest, hint.width());
+        rowHeight = std::max(rowHeight, hint.height());
+      }
     }
-  }
-  if (n > 0) {
     const int usable = std::max(1, size.width() - 24);
-    columns = std::clamp(usable / (widest + legend->columnSpacing()), 1, std::min(n, 4));
-  }
-  const int rows = n > 0 ? (n + columns - 1) / columns : 0;
-  const int legendHeight = rows * (rowHeight + legend->rowSpacing()) + 12;
+    columns = n > 0 ? std::clamp(usable / (widest + legend->columnSpacing()), 1, std::min(n, 4)) : 1;
+    const int rows = n > 0 ? (n + columns - 1) / columns : 0;
+    legendHeight = rows * (rowHeight + legend->rowSpacing()) + 12;
+  };
+  fit(1.0);
+  // An export keeps its legend under the plot, in columns; on a small figure (a one-column
+  // paper's 8.5 cm) its text steps down to 80% before it may take more than a quarter of the
+  // height: the plot keeps the rest.
+  for (const double smaller : {0.9, 0.8})
+    if (keepLegend && size.height() > 0 && legendHeight > 0.25 * size.height()) fit(smaller);
   const bool show = n > 0 && (keepLegend || size.height() <= 0 || legendHeight <= 0.3 * size.height());
   if (!show) {
     // An empty (or oversized) legend would crowd out the plot: take it out of the layout.

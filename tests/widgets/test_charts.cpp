@@ -397,6 +397,20 @@ private slots:
     QCOMPARE(tp->seriesKeys().size(), 6);
   }
 
+  // A run with nothing on a chart (it diverged before its first epoch) is not in its legend.
+  void aRunWithNothingDrawnIsLeftOutOfTheLegend() {
+    Run empty = testdata::syntheticRun();
+    empty.name = "diverged";
+    empty.epochs.clear();
+    for (auto& d : empty.devices) d.epochSeconds.clear();
+    const int id2 = m_store->addRun(empty);
+    ChartBase* c = m_deck->chart("epoch_time");
+    c->refreshNow();
+    const QStringList keys = c->seriesKeys();
+    QVERIFY2(keys.contains(QString("run:%1").arg(m_runId)), qPrintable(keys.join(", ")));
+    QVERIFY2(!keys.contains(QString("run:%1").arg(id2)), qPrintable(keys.join(", ")));
+  }
+
   void redrawsAreCoalesced() {
     ChartBase* c = m_deck->chart("batch_loss");
     QTest::qWait(60);   // let pending refreshes run
