@@ -127,7 +127,7 @@ void ChartDeck::onRunsChanged() {
 int ChartDeck::twoColumnWidth() const {
   int chart = 0;   // the widest least width of the charts the grid may show
   for (const ChartBase* c : m_charts)
-    if (isShown(c)) chart = std::max(chart, c->minimumSizeHint().width());
+    if (isInGrid(c)) chart = std::max(chart, c->minimumSizeHint().width());
   const QMargins m = m_layout->contentsMargins();
   return 2 * chart + m_layout->spacing() + m.left() + m.right() + m_scroll->verticalScrollBar()->sizeHint().width();
 }

@@ -83,39 +83,54 @@ ComparisonResult comparisonOnRun(const Comparison& c, const widgets::Run& run) {
       if (d.deviceId.toStdString() == s.deviceId) return &d;
     return nullptr;
   };
+  const bool fits = c.metric == Comparison::Metric::Fits;
+  // The row's sides as the run has them: the same device, count, vCPUs, batch and data, or no
+  // figure (E4's "32 vs 64 vCPUs" is not a ratio of one run's one CPU with itself).
   for (const auto* s : {&c.device, &c.versus}) {
-    if (s == &c.versus && c.metric == Comparison::Metric::Fits) break;
-    if (s->batch && *s->batch != run.config.batch) {
-      r.detail = QObject::tr("The row is for batch %1; this run's is %2.").arg(*s->batch).arg(run.config.batch);
-      return r;
-    }
-    if (!side(*s)) {
-      r.detail = QObject::tr("%1 is not in this run.").arg(QString::fromStdString(s->deviceId));
+    if (s == &c.versus && fits) break;
+    const widgets::DeviceResult* d = side(*s);
+    QString differs;
+    if (!d) differs = QObject::tr("%1 is not in this run.").arg(QString::fromStdString(s->deviceId));
+    else if (s->batch && *s->batch != run.config.batch)
+      differs = QObject::tr("The row is for batch %1; this run's is %2.").arg(*s->batch).arg(run.config.batch);
+    else if (s->count && *s->count != d->count)
+      differs = QObject::tr("The row is for %1 × %2; this run has %3.").arg(*s->count).arg(d->deviceId).arg(d->count);
+    else if (s->vcpus && *s->vcpus != d->vcpus)
+      differs = QObject::tr("The row is for %1 vCPUs; this run's %2 has %3.").arg(*s->vcpus).arg(d->deviceId).arg(d->vcpus);
+    else if (s->datasetId && *s->datasetId != run.config.datasetId)
+      differs = QObject::tr("The row is for %1; this run trains on %2.")
+                    .arg(QString::fromStdString(*s->datasetId), QString::fromStdString(run.config.datasetId));
+    if (!differs.isEmpty()) {
+      r.detail = differs;
       return r;
     }
   }
   const widgets::DeviceResult& a = *side(c.device);
-  if (c.metric == Comparison::Metric::Fits) {
+  if (fits) {
     r.ok = true;
     r.value = a.report.fitsInMemory ? 1 : 0;
     r.text = a.report.fitsInMemory ? QObject::tr("fits") : QObject::tr("out of memory");
     return r;
   }
   const widgets::DeviceResult& b = *side(c.versus);
+  if (&a == &b) {
+    r.detail = QObject::tr("Both sides are the same device of this run.");
+    return r;
+  }
   for (const widgets::DeviceResult* d : {&a, &b})
     if (widgets::outOfMemory(*d)) {
       r.text = QObject::tr("out of memory (%1)").arg(d->deviceId);
+      r.detail = QObject::tr("%1 does not fit this run's batch.").arg(d->deviceId);
       return r;
     }
-  auto whole = [&](const widgets::DeviceResult& d) {
-    double s = 0;
-    for (double v : widgets::deviceEpochSeconds(run, d)) s += v;
-    return s;
-  };
-  const double ta = whole(a), tb = whole(b);
-  const auto epochs = std::min(widgets::deviceEpochSeconds(run, a).size(), widgets::deviceEpochSeconds(run, b).size());
-  if (!(ta > 0 && tb > 0) || epochs == 0) {
-    r.detail = QObject::tr("No finished epoch yet.");
+  // Whole runs over the epochs both devices have (a run read back from history may differ).
+  const QVector<double> ea = widgets::deviceEpochSeconds(run, a), eb = widgets::deviceEpochSeconds(run, b);
+  const auto epochs = std::min(ea.size(), eb.size());
+  double ta = 0, tb = 0;
+  for (qsizetype i = 0; i < epochs; ++i) ta += ea[i], tb += eb[i];
+  if (!(ta > 0 && tb > 0)) {
+    r.detail = run.status == core::experiment::RunStatus::Running ? QObject::tr("No finished epoch yet.")
+                                                         : QObject::tr("This run finished no epoch.");
     return r;
   }
   r.ok = true;

@@ -261,16 +261,26 @@ QColor GuidePanel::errorColor(int row) const {
 QColor GuidePanel::tableBase() const { return m_table->palette().color(QPalette::Base); }
 
 void GuidePanel::setRunResults(const QVector<ComparisonResult>& results, const QString& why) {
+  // Called as the run streams (30 times a second while it trains): the table is re-laid only
+  // when a figure changes.
+  bool changed = false;
   for (int i = 0; i < m_table->rowCount(); ++i) {
     QTableWidgetItem* item = m_table->item(i, 4);
     if (!item) continue;
     const ComparisonResult r = results.value(i);
-    item->setText(r.ok ? r.text : QStringLiteral("–"));
-    item->setToolTip(plainToolTip(!why.isEmpty() ? why : r.detail));
+    const QString text = r.text.isEmpty() ? QStringLiteral("–") : r.text;
+    const QString tip = plainToolTip(!why.isEmpty() ? why : r.detail);
+    if (item->text() == text && item->toolTip() == tip) continue;
+    item->setText(text);
+    item->setToolTip(tip);
+    changed = true;
   }
-  m_runNote->setText(why);
+  if (m_runNote->text() != why) {
+    m_runNote->setText(why);
+    changed = true;
+  }
   m_runNote->setVisible(!why.isEmpty() && !m_presetId.isEmpty());
-  fitColumns();
+  if (changed) fitColumns();
 }
 
 QString GuidePanel::runNoteText() const { return m_runNote->isHidden() ? QString() : m_runNote->text(); }

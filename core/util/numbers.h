@@ -9,8 +9,15 @@ namespace core::util {
 // `v` rounded to `digits` significant digits (0, infinities and NaN unchanged).
 inline double roundSignificant(double v, int digits) {
   if (v == 0 || !std::isfinite(v)) return v;
-  const double scale = std::pow(10.0, digits - 1 - static_cast<int>(std::floor(std::log10(std::abs(v)))));
-  return std::round(v * scale) / scale;
+  // Always multiply or divide by an exact power of ten (10^-e is not exact: 999.6e9 once came
+  // back as 999,999,999,999.9999, below the 1e12 it rounds to).
+  const int e = digits - 1 - static_cast<int>(std::floor(std::log10(std::abs(v))));
+  if (e >= 0) {
+    const double scale = std::pow(10.0, e);
+    return std::round(v * scale) / scale;
+  }
+  const double scale = std::pow(10.0, -e);
+  return std::round(v / scale) * scale;
 }
 
 // `v` as a message shows it: up to 6 significant digits, a power of ten when large or small

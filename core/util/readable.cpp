@@ -31,9 +31,11 @@ std::string threeDigits(double a) {
   return text;
 }
 
-// |v| with its magnitude: grouped below a million, M / B / T past it.
+// |v| with its magnitude: grouped below a million, M / B / T past it. The band is chosen after
+// rounding (999,999.6 is "1.00 M", 999.96 is "1,000").
 std::string magnitude(double a) {
-  if (a < 1000 || a >= 1e6) a = roundSignificant(a, 3);   // 999.6 is "1,000", not "1000"
+  a = a < 1000 || a >= 1e6 ? roundSignificant(a, 3) : std::round(a);
+  if (a >= 1e6) a = roundSignificant(a, 3);
   if (a < 1000) return threeDigits(a);
   if (a < 1e6) return groupedWhole(a);
   static const struct { double scale; const char* unit; } units[] = {{1e12, " T"}, {1e9, " B"}, {1e6, " M"}};
@@ -45,37 +47,44 @@ std::string magnitude(double a) {
   return groupedWhole(a);
 }
 
+// A minus sign only on what is not written as zero ("-0" is noise from a subtraction).
+std::string signed_(double v, const std::string& text) {
+  return v < 0 && text.find_first_of("123456789") != std::string::npos ? "-" + text : text;
+}
+
 }  // namespace
 
 std::string readableNumber(double v) {
   if (!std::isfinite(v)) return kNoValue;
-  return (v < 0 ? "-" : "") + magnitude(std::abs(v));
+  return signed_(v, magnitude(std::abs(v)));
 }
 
 std::string readableMoney(double usd) {
   if (!std::isfinite(usd)) return kNoValue;
   const double a = std::abs(usd);
+  const double cents = std::round(a * 100) / 100;   // $99.996 is $100, whole dollars
   std::string text;
-  if (a >= 1e6) text = magnitude(a);
-  else if (a >= 100) text = groupedWhole(a);
-  else if (a >= 1) text = fixed(a, 2);   // cents
+  if (cents >= 1e6) text = magnitude(a);
+  else if (cents >= 100) text = groupedWhole(a);
+  else if (cents >= 1) text = fixed(a, 2);   // cents
   else {
     text = threeDigits(roundSignificant(a, 3));   // cents at least: $0.70, not $0.7
     const auto point = text.find('.');
     if (point != std::string::npos && text.size() < point + 3) text.append(point + 3 - text.size(), '0');
   }
-  return (usd < 0 ? "-$" : "$") + text;
+  return usd < 0 && text.find_first_of("123456789") != std::string::npos ? "-$" + text : "$" + text;
 }
 
 std::string readableDuration(double s) {
   if (!std::isfinite(s)) return kNoValue;
-  if (s < 0) return "-" + readableDuration(-s);
-  if (s < 1) return readableNumber(s * 1000) + " ms";
-  if (s < 120) return (s < 10 ? fixed(s, 2) : fixed(s, 1)) + " s";
-  if (s < 7200) return fixed(s / 60, 1) + " min";
-  if (s < 172800) return fixed(s / 3600, 1) + " h";
+  if (s < 0) return signed_(s, readableDuration(-s));
+  const double r = roundSignificant(s, 3);   // the unit is chosen after rounding: 0.9996 s is "1.00 s"
+  if (r < 1) return readableNumber(s * 1000) + " ms";
+  if (r < 120) return (r < 10 ? fixed(s, 2) : fixed(s, 1)) + " s";
+  if (r < 7200) return fixed(s / 60, 1) + " min";
+  if (r < 172800) return fixed(s / 3600, 1) + " h";
   const double days = s / 86400;
-  return (days < 1000 ? fixed(days, 1) : groupedWhole(days)) + " days";
+  return (days < 999.95 ? fixed(days, 1) : readableNumber(days)) + " days";
 }
 
 }  // namespace core::util

@@ -11,6 +11,7 @@
 
 #include "app/gui/comparisons.h"
 #include "app/gui/guide_panel.h"
+#include "widgets/run_store.h"
 #include "widgets/palette.h"
 #include "app/gui/preset.h"
 #include "app/gui/sim_service.h"
@@ -116,6 +117,35 @@ private slots:
                                               .arg(ratio, 0, 'f', 2).arg(base.name())));
       }
     }
+  }
+
+  // The This-run column: the same figure off a run's own devices, and no figure where the row's
+  // sides are not the run's (E4's 32 vs 64 vCPUs is not one CPU against itself).
+  void theRunColumnReadsTheRunsOwnDevices() {
+    const Preset* p = m_lib.find("E4");
+    QVERIFY(p);
+    widgets::Run run;
+    run.presetId = p->id;
+    run.config = p->experiment.train;
+    run.status = core::experiment::RunStatus::Finished;
+    auto device = [](const char* id, int vcpus, double seconds) {
+      widgets::DeviceResult d;
+      d.deviceId = id;
+      d.vcpus = vcpus;
+      d.report.fitsInMemory = true;
+      d.epochSeconds = {seconds, seconds};
+      return d;
+    };
+    run.devices = {device("k80", 0, 10.0), device("cpu-skylake", 16, 25.0)};
+    const ComparisonResult k80 = comparisonOnRun(p->comparisons[0], run);   // K80 vs 16 vCPUs
+    QVERIFY2(k80.ok, qPrintable(k80.detail));
+    QCOMPARE(k80.value, 2.5);
+    const ComparisonResult cpus = comparisonOnRun(p->comparisons[1], run);  // 32 vs 64 vCPUs
+    QVERIFY(!cpus.ok);
+    QVERIFY2(cpus.detail.contains("32 vCPUs"), qPrintable(cpus.detail));
+    run.devices[1].report.fitsInMemory = false;
+    const ComparisonResult oom = comparisonOnRun(p->comparisons[0], run);
+    QVERIFY(!oom.ok && oom.text.contains("out of memory"));
   }
 
   // The whole table, for the note, and a ratchet on the agreeing rows.

@@ -1,6 +1,7 @@
 // Runs side by side: the comparison table marks exactly the rows where runs differ, results
 // follow the settings, and legends name runs by what sets them apart ("lr 10 · sgd").
 #include <QApplication>
+#include <QSignalSpy>
 #include <QtTest>
 
 #include "synthetic_run.h"
@@ -65,13 +66,25 @@ private slots:
     const QString bottom = model.data(model.index(1), Qt::DisplayRole).toString();
     QVERIFY2(top.startsWith(QStringLiteral("#%1 ").arg(second)) && top.contains("lr 10"), qPrintable(top));
     QVERIFY2(bottom.contains("lr 0.001"), qPrintable(bottom));
-    // Renamed apart, they are no longer namesakes: the name alone.
+    // Renamed apart, they are no longer namesakes: the name alone, and the other row is told.
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
     store.setName(second, "fast");
+    bool otherRowTold = false;
+    for (const auto& args : changed) {
+      const QModelIndex from = args[0].toModelIndex(), to = args[1].toModelIndex();
+      otherRowTold = otherRowTold || (from.row() <= 1 && to.row() >= 1);
+    }
+    QVERIFY(otherRowTold);
     QCOMPARE(model.data(model.index(1), Qt::DisplayRole).toString().contains("lr"), false);
     // A third run goes on top.
     const int third = store.addRun(a);
     QCOMPARE(model.runIdAt(0), third);
     QCOMPARE(model.indexForRun(first).row(), 2);
+    // A middle row removed: the others keep their order.
+    store.removeRun(second);
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.runIdAt(0), third);
+    QCOMPARE(model.runIdAt(1), first);
   }
 
   void differencesAreMarkedAndOnlyThem() {

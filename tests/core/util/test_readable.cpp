@@ -14,7 +14,7 @@ using core::util::readableNumber;
 
 namespace {
 
-bool hasPowerOfTen(const std::string& s) { return s.find('e') != std::string::npos && s.find("days") == std::string::npos; }
+bool hasPowerOfTen(const std::string& s) { return s.find("e+") != std::string::npos || s.find("e-") != std::string::npos; }
 
 }  // namespace
 
@@ -60,6 +60,27 @@ TEST(Readable, DurationsTakeTheUnitAPersonWould) {
   EXPECT_EQ(readableDuration(7200), "2.0 h");
   EXPECT_EQ(readableDuration(12.3 * 86400), "12.3 days");
   EXPECT_EQ(readableDuration(2224.1 * 86400), "2,224 days");
+}
+
+// The unit is chosen after rounding: no "1000 B", "1,000,000", "1,000 ms" or "$100.00".
+TEST(Readable, BandEdgesRoundIntoTheNextBand) {
+  EXPECT_EQ(readableNumber(999.6e9), "1.00 T");
+  EXPECT_EQ(readableNumber(999999.6), "1.00 M");
+  EXPECT_EQ(readableNumber(999.96), "1,000");
+  EXPECT_EQ(readableNumber(9.996), "10.0");
+  EXPECT_EQ(readableMoney(99.996), "$100");
+  EXPECT_EQ(readableMoney(999.6e9), "$1.00 T");
+  EXPECT_EQ(readableDuration(0.9996), "1.00 s");
+  EXPECT_EQ(readableDuration(119.96), "2.0 min");
+  EXPECT_EQ(readableDuration(7199), "2.0 h");
+  EXPECT_EQ(readableDuration(999.96 * 86400), "1,000 days");
+}
+
+TEST(Readable, NoiseBelowZeroIsNotNegative) {
+  EXPECT_EQ(readableNumber(-1e-20), "0");
+  EXPECT_EQ(readableNumber(-0.0), "0");
+  EXPECT_EQ(readableMoney(-1e-20), "$0");
+  EXPECT_EQ(readableNumber(-0.5), "-0.5");
 }
 
 TEST(Readable, NoMagnitudeWritesAPowerOfTen) {
