@@ -162,7 +162,7 @@ void printText(const core::sim::SimReport& r, std::ostream& out, bool layers) {
       << "  throughput      " << readableNumber(r.imagesPerSecond) << " images/s, " << fmt(r.achievedTflops) << " TFLOP/s per device ("
       << fmt(100 * r.utilization) << "% of " << fmt(r.peakTflops) << " " << core::util::precisionName(r.peakPrecision) << ")\n"
       << "  epoch           " << duration(r.epochSeconds) << " steady, " << duration(r.firstEpochSeconds) << " first ("
-      << r.stepsPerEpoch << " steps)\n"
+      << core::util::groupedWhole(static_cast<double>(r.stepsPerEpoch)) << " steps)\n"
       << "  memory          " << fmt(r.memoryBytesPerDevice / (1 << 30)) << " of " << fmt(r.memoryCapacityBytes / (1 << 30))
       << " GiB per device: " << (r.fitsInMemory ? "fits" : "DOES NOT FIT") << "\n"
       << "  cost            ";
