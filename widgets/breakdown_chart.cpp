@@ -37,6 +37,13 @@ const QVector<Component>& components() {
   return list;
 }
 
+// The step's seconds over every component (0: nothing was simulated).
+double stepTotal(const core::sim::StepBreakdown& b) {
+  double total = 0;
+  for (const Component& c : components()) total += b.*c.seconds;
+  return total;
+}
+
 QString boundText(core::sim::Bound b) {
   using core::sim::Bound;
   switch (b) {
@@ -89,8 +96,7 @@ QVector<Series> BreakdownChart::series() const {
     for (const DeviceResult& d : run.devices) {
       const double px = cats.position(ri, d);
       const auto& b = d.report.breakdown;
-      double total = 0;
-      for (const Component& c : components()) total += b.*c.seconds;
+      const double total = stepTotal(b);
       for (const Component& c : components()) {
         Series s;
         s.chartId = chartId();
@@ -128,10 +134,8 @@ void BreakdownChart::rebuild() {
     const Run& run = *runs[static_cast<std::size_t>(ri)];
     for (const DeviceResult& d : run.devices) {
       const double px = cats.position(ri, d);
-      double total = 0;
-      for (const Component& c : components()) total += d.report.breakdown.*c.seconds;
       QString sub;
-      if (total <= 0 && !outOfMemory(d)) {
+      if (stepTotal(d.report.breakdown) <= 0 && !outOfMemory(d)) {
         sub = tr("not simulated");   // nothing predicted: no bound to name (a CPU running a transformer)
       } else {
         sub = d.measured ? tr("predicted, ") : QString();

@@ -34,7 +34,7 @@ std::string threeDigits(double a) {
 // |v| with its magnitude: grouped below a million, M / B / T past it. The band is chosen after
 // rounding (999,999.6 is "1.00 M", 999.96 is "1,000").
 std::string magnitude(double a) {
-  a = a < 1000 || a >= 1e6 ? roundSignificant(a, 3) : std::round(a);
+  a = a < 1000 ? roundSignificant(a, 3) : std::round(a);
   if (a >= 1e6) a = roundSignificant(a, 3);
   if (a < 1000) return threeDigits(a);
   if (a < 1e6) return groupedWhole(a);
@@ -72,7 +72,7 @@ std::string readableMoney(double usd) {
     const auto point = text.find('.');
     if (point != std::string::npos && text.size() < point + 3) text.append(point + 3 - text.size(), '0');
   }
-  return usd < 0 && text.find_first_of("123456789") != std::string::npos ? "-$" + text : "$" + text;
+  return signed_(usd, "$" + text);
 }
 
 std::string readableDuration(double s) {
