@@ -10,20 +10,26 @@ namespace widgets {
 
 
 void BarChartBase::syncToRanges() {
-  // Category labels turn when they would run into each other.
+  // Category names turn when they would run into each other: as little as keeps neighbours
+  // apart (turned by θ, names a slot apart are slot × sin θ apart across their lines).
   for (QCPAxisRect* rect : plot()->axisRects()) {
     QCPAxis* x = rect->axis(QCPAxis::atBottom);
     const auto ticker = x->ticker().dynamicCast<QCPAxisTickerText>();
-    if (!ticker) continue;
+    if (!ticker || ticker->ticks().isEmpty()) continue;
     const QFontMetrics metrics(x->tickLabelFont());
-    int needed = 0;
+    int needed = 0, lines = 1;
     for (const QString& label : ticker->ticks()) {
       int widest = 0;
       for (const QString& line : label.split('\n')) widest = std::max(widest, metrics.horizontalAdvance(line));
       needed += widest + metrics.horizontalAdvance(QStringLiteral("  "));
+      lines = std::max(lines, static_cast<int>(label.count('\n')) + 1);
     }
     const double available = panelWidth() - 60;  // the value axis's labels and title take ~60 px
-    x->setTickLabelRotation(needed > available ? -30 : 0);
+    const double slot = available / ticker->ticks().size();
+    const double across = lines * metrics.height();
+    double rotation = 0;
+    if (needed > available) rotation = slot * 0.5 >= across ? -30 : slot * 0.87 >= across ? -60 : -90;
+    x->setTickLabelRotation(rotation);
   }
 
   for (int i = 0; i < plot()->plottableCount(); ++i) {
@@ -31,6 +37,35 @@ void BarChartBase::syncToRanges() {
     if (!bars || bars->barBelow()) continue;   // stacked bars rest on the one below
     QCPAxis* y = bars->valueAxis();
     rebaseBars(bars, y->scaleType() == QCPAxis::stLogarithmic ? y->range().lower : 0.0);
+  }
+}
+
+void BarChartBase::fitToLayout() {
+  for (int i = 0; i < plot()->itemCount(); ++i) {
+    auto* label = qobject_cast<QCPItemText*>(plot()->item(i));
+    if (!label || !label->clipAxisRect()) continue;
+    QCPAxisRect* rect = label->clipAxisRect();
+    const QFontMetrics metrics(label->font());
+    if (label->property("missingLabel").toBool()) {
+      // Written upwards from near the axis: no longer than the plot is tall.
+      if (label->property("fullText").isNull()) label->setProperty("fullText", label->text());
+      label->setText(metrics.elidedText(label->property("fullText").toString(), Qt::ElideRight,
+                                        std::max(20, static_cast<int>(rect->height() * 0.95) - 4)));
+      continue;
+    }
+    if (!label->property("valueLabel").toBool()) continue;
+    QCPAxis* keyAxis = label->position->keyAxis();
+    QCPAxis* valueAxis = label->position->valueAxis();
+    if (!keyAxis || !valueAxis) continue;
+    const double barPixels = std::abs(keyAxis->coordToPixel(label->property("barWidth").toDouble()) - keyAxis->coordToPixel(0));
+    const double room = valueAxis->coordToPixel(label->position->value()) - rect->top();
+    const int length = metrics.horizontalAdvance(label->text()) + label->padding().left() + label->padding().bottom();
+    const bool upright = label->rotation() != 0;
+    // Upright labels need the bar's width for their line and the room above it for their
+    // length; level ones the slot's width (bars fill 92% of it) for their length.
+    const bool fits = upright ? barPixels >= 0.9 * metrics.height() && room >= length
+                              : barPixels / 0.92 >= length && room >= metrics.height();
+    label->setVisible(fits);
   }
 }
 
@@ -70,9 +105,11 @@ QCPBars* BarChartBase::addBar(const Series& s, QCPAxis* keyAxis, QCPAxis* valueA
 }
 
 void BarChartBase::addValueLabel(double x, double y, const QString& text, QCPAxis* keyAxis,
-                                 QCPAxis* valueAxis) {
+                                 QCPAxis* valueAxis, double width) {
   if (shownRuns().size() > 3) return;   // too many narrow bars to label; hover tells
   auto* label = new QCPItemText(plot());
+  label->setProperty("valueLabel", true);
+  label->setProperty("barWidth", width);
   label->setClipAxisRect(keyAxis->axisRect());
   label->position->setAxes(keyAxis, valueAxis);
   label->position->setCoords(x, y);
@@ -92,7 +129,20 @@ void BarChartBase::addValueLabel(double x, double y, const QString& text, QCPAxi
 
 void BarChartBase::addMissingLabel(double x, const QString& text, QCPAxis* keyAxis,
                                    QCPAxis* valueAxis) {
+  // Several runs' bars of one category (a slot of 1 around the integer) saying the same: one
+  // label, in the middle of theirs.
+  for (int i = 0; i < plot()->itemCount(); ++i) {
+    auto* other = qobject_cast<QCPItemText*>(plot()->item(i));
+    if (!other || !other->property("missingLabel").toBool() || other->clipAxisRect() != keyAxis->axisRect() ||
+        other->text() != text || std::lround(other->position->key()) != std::lround(x))
+      continue;
+    const int merged = other->property("merged").toInt() + 1;
+    other->setProperty("merged", merged);
+    other->position->setCoords((other->position->key() * merged + x) / (merged + 1), other->position->value());
+    return;
+  }
   auto* label = new QCPItemText(plot());
+  label->setProperty("missingLabel", true);
   label->setClipAxisRect(keyAxis->axisRect());
   label->position->setTypeX(QCPItemPosition::ptPlotCoords);
   label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);

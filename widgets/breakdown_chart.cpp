@@ -181,7 +181,7 @@ void BreakdownChart::rebuild() {
       for (const Component& c : components()) stackMs += d.report.breakdown.*c.seconds * 1000.0;
       if (ms <= 0 || stackMs <= 0) continue;
       // The parts may overlap in time (the step is less than their sum): label the step.
-      addValueLabel(cats.position(ri, d), m_share ? 100.0 : stackMs, formatValue(ms) + tr(" ms"), x, y);
+      addValueLabel(cats.position(ri, d), m_share ? 100.0 : stackMs, formatValue(ms) + tr(" ms"), x, y, cats.barWidth());
     }
   }
   cats.applyTo(x);

@@ -65,6 +65,7 @@ void ChartBase::afterRebuild() {
       p->addToLegend();
     }
   }
+  setLegendCaption(runCaption());
   if (const int left = hiddenByCap(); left > 0) {
     auto* text = new QCPItemText(plot);
     text->setClipToAxisRect(false);
@@ -184,7 +185,7 @@ void ChartBase::ensureDeviceEntry(const Series& s, QCPAxis* keyAxis, QCPAxis* va
   if (findByKey(plot(), key)) return;
   static const QRegularExpression runPrefixRe(QStringLiteral("^#\\d+ · "));
   QString name = s.label;
-  name.remove(runPrefixRe);
+  name.remove(runPrefixRe);   // the device once for every run
   name = name.section(QStringLiteral(" — "), 0, 0);
   const QColor color = readable(s.color.isValid() ? s.color : textColor());
   QCPAbstractPlottable* entry = nullptr;
@@ -208,16 +209,8 @@ void ChartBase::ensureRunEntry(int runId, int styleIndex, QCPAxis* keyAxis, QCPA
   if (runId <= 0) return;  // a series of no run (the sweep's): no run entry in the legend
   const QString key = QStringLiteral("run:%1").arg(runId);
   if (findByKey(plot(), key)) return;
-  const Run* run = m_store ? m_store->run(runId) : nullptr;
-  // Named by what sets the run apart ("#3 (lr 10 · sgd)"), never elided there; runs that
-  // differ in nothing shown keep a short form of their name.
-  QString name = run ? runPrefix(*run) : QString();
-  if (name.endsWith(QStringLiteral(" · "))) name.chop(3);
-  if (!name.contains('(')) {
-    const QFontMetrics metrics(chartFont(presentationScale()));
-    name = metrics.elidedText(QStringLiteral("#%1 · %2").arg(runId).arg(run ? run->name : QString()), Qt::ElideRight,
-                              static_cast<int>(170 * presentationScale()));
-  }
+  // Named by its number; the legend's caption says what sets it apart (runCaption).
+  const QString name = QStringLiteral("#%1").arg(runId);
   const QColor grey = readable(colors().axis);
   QCPAbstractPlottable* entry = nullptr;
   if (bars) {
@@ -329,14 +322,30 @@ int ChartBase::hiddenByCap() const {
 }
 
 QString ChartBase::runPrefix(const Run& run) const {
+  if (shownRuns().size() < 2) return {};
+  return QStringLiteral("#%1 · ").arg(run.id);
+}
+
+QStringList ChartBase::runCaption() const {
   const std::vector<const Run*> runs = shownRuns();
   if (runs.size() < 2) return {};
-  // Runs are told apart by what differs between them: "#3 (lr 10 · sgd) · ".
-  const QStringList names = distinguishingNames(runs);
-  for (std::size_t i = 0; i < runs.size(); ++i)
-    if (runs[i] == &run && !names[static_cast<qsizetype>(i)].isEmpty())
-      return QStringLiteral("#%1 (%2) · ").arg(run.id).arg(names[static_cast<qsizetype>(i)]);
-  return QStringLiteral("#%1 · ").arg(run.id);
+  // Only the runs the legend names (a run with nothing on this chart is not in it).
+  QStringList legendNames;
+  for (int i = 0; i < plot()->legend->itemCount(); ++i)
+    if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot()->legend->item(i))) legendNames << item->plottable()->name();
+  const QStringList differs = distinguishingNames(runs);
+  QStringList parts;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const QString number = QStringLiteral("#%1").arg(runs[i]->id);
+    const bool named = std::any_of(legendNames.begin(), legendNames.end(), [&](const QString& n) {
+      return n == number || n.startsWith(number + QStringLiteral(" · "));
+    });
+    if (!named) continue;
+    const QString& d = differs[static_cast<qsizetype>(i)];
+    // Runs that differ in nothing the comparison shows are told by their names.
+    parts << QStringLiteral("%1: %2").arg(number, d.isEmpty() ? runs[i]->name : d);
+  }
+  return parts;
 }
 
 Series ChartBase::deviceSeries(const Run& run, const DeviceResult& d, int styleIndex) const {

@@ -81,7 +81,11 @@ protected:
   // The current run is a language model's (char-gpt): its samples are sequences of tokens, its
   // loss bits per character; only language-model runs are drawn beside it (and the other way).
   bool languageModelView() const;
+  // "#3 · " before a series of a run when several runs are shown ("" otherwise); what sets
+  // the runs apart is said once, in the legend's caption.
   QString runPrefix(const Run& run) const;
+  // The caption's parts: "#3: lr 10 · sgd" for each shown run the legend names, when several are.
+  QStringList runCaption() const;
   // A series of this chart for one device of one run: identity, legend label, measured vs
   // simulated, device colour and run style set; the caller adds name, units and points.
   Series deviceSeries(const Run& run, const DeviceResult& d, int styleIndex) const;

@@ -1,5 +1,6 @@
 #include "widgets/chart_export.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -47,6 +48,11 @@ private:
   double m_screenScale;
 };
 
+// Of the figure's height (see fittedOptions): the legend at most, the data area at least.
+constexpr double kLegendShare = 0.38;
+constexpr double kPlotShare = 0.4;
+
+
 QString badOptions(const ExportOptions& options, const QString& path) {
   const QString why = options.validate();
   if (why.isEmpty()) return {};
@@ -64,7 +70,8 @@ void drawChartPage(ChartFrame& chart, QCPPainter& painter, const ExportOptions& 
   chart.plot()->toPainter(&painter, size.width(), size.height());
 }
 
-QImage renderImage(ChartFrame& chart, const ExportOptions& options) {
+QImage renderImage(ChartFrame& chart, const ExportOptions& requested) {
+  const ExportOptions options = fittedOptions(chart, requested);
   const QSize layoutSize = options.layoutSize(), imageSize = options.imageSize();
   const ExportLayout layout(chart, options);
   // Vectors scaled onto exactly the image's pixels (toPixmap's single scale would round the
@@ -96,24 +103,46 @@ QByteArray xmpMetadata(const QString& title, const QString& description) {
          "</rdf:Description></rdf:RDF></x:xmpmeta>\n<?xpacket end='w'?>";
 }
 
-void setUpPdf(QPdfWriter& writer, const QString& title, const ExportOptions& options, const QString& description) {
+void setUpPdf(QPdfWriter& writer, const QString& title, const QString& description) {
   writer.setTitle(title);
   writer.setCreator(QStringLiteral("AccelLab"));
   writer.setDocumentXmpMetadata(xmpMetadata(title, description));
   // 96 dpi like the layout, so a 9 pt font is 9 pt on the page.
   writer.setResolution(96);
+}
+
+// The next page's size (before QPainter::begin or newPage): each chart's page its own.
+void setPdfPage(QPdfWriter& writer, const ExportOptions& options) {
   const QSizeF points = options.pagePoints();
   writer.setPageLayout(QPageLayout(QPageSize(points, QPageSize::Point, QString(),
                                              QPageSize::ExactMatch),
                                    QPageLayout::Portrait, QMarginsF(0, 0, 0, 0)));
 }
 
-QByteArray renderSvg(ChartFrame& chart, const ExportOptions& options) {
+QByteArray renderSvg(ChartFrame& chart, const ExportOptions& requested) {
+  const ExportOptions options = fittedOptions(chart, requested);
   const ExportLayout layout(chart, options);
   return renderPlotSvg(*chart.plot(), options.layoutSize(), chart.title(), chart.exportDescription());
 }
 
 }  // namespace
+
+ExportOptions fittedOptions(ChartFrame& chart, const ExportOptions& options) {
+  const QSize size = options.layoutSize();
+  int footprint = 0, plotHeight = 0;
+  {
+    const ExportLayout layout(chart, options);
+    footprint = chart.legendFootprint();
+    plotHeight = chart.plotHeightAt(size);
+  }
+  // What is not data area (title, tick labels, legend) stays as tall in a taller figure.
+  const double height = size.height();
+  const double needed = std::max({height, footprint / kLegendShare, (height - plotHeight) / (1 - kPlotShare)});
+  if (needed <= height) return options;
+  ExportOptions taller = options;
+  taller.height = options.height * std::ceil(needed) / height;
+  return taller;
+}
 
 QByteArray renderPlotSvg(QCustomPlot& plot, QSize size, const QString& title, const QString& description) {
   QBuffer buffer;
@@ -233,18 +262,20 @@ ExportResult exportChartsPdf(const QList<ChartFrame*>& all, const QString& path,
       c->refreshNow();
       description << c->exportDescription();
     }
-    setUpPdf(writer, charts.size() == 1 ? charts.front()->title() : QObject::tr("AccelLab charts"), options,
+    setUpPdf(writer, charts.size() == 1 ? charts.front()->title() : QObject::tr("AccelLab charts"),
              description.join("\n\n"));
     QCPPainter painter;
     for (int i = 0; i < charts.size(); ++i) {
       charts[i]->refreshNow();
+      const ExportOptions page = fittedOptions(*charts[i], options);
+      setPdfPage(writer, page);
       if (i == 0) {
         if (!painter.begin(&writer))
           return {QObject::tr("Cannot render the PDF for %1.").arg(QDir::toNativeSeparators(path))};
       } else if (!writer.newPage()) {
         return {QObject::tr("Cannot add page %1 to %2.").arg(i + 1).arg(QDir::toNativeSeparators(path))};
       }
-      drawChartPage(*charts[i], painter, options);
+      drawChartPage(*charts[i], painter, page);
     }
     painter.end();
   }

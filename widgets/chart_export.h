@@ -27,7 +27,15 @@ enum class ChartFormat { Png, Pdf, Svg };
 
 // The chart is laid out at options.layoutSize() with its fonts at options.fontScale; PNG is
 // options.imageSize() pixels and records options.dpi; a PDF page and the SVG are the physical
-// size. Options that do not validate are an error naming what is wrong.
+// size. The legend goes under the plot, in columns; where it and its caption would take more
+// than ~40% of the height even at 80% of the font, the figure keeps its width and grows taller
+// instead, so the plot keeps at least 60%. Options that do not validate are an error naming
+// what is wrong.
+// The figure these options give this chart: the options themselves, or, where the legend and
+// its caption would take more than ~40% of the height even at 80% of the font, the same width
+// and a taller figure, so the plot keeps the rest. A paper's column fixes the width, not the
+// height; a plot squeezed into a strip under a tall legend is no figure.
+ExportOptions fittedOptions(ChartFrame& chart, const ExportOptions& options);
 ExportResult exportChartPng(ChartFrame& chart, const QString& path, const ExportOptions& options = {});
 ExportResult exportChartPdf(ChartFrame& chart, const QString& path, const ExportOptions& options = {});
 ExportResult exportChartSvg(ChartFrame& chart, const QString& path, const ExportOptions& options = {});

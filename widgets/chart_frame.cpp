@@ -53,6 +53,8 @@ ChartFrame::ChartFrame(const QString& chartId, const QString& title, QWidget* pa
     placeReferenceLabels();
     syncToRanges();
   });
+  // Every layout (on screen, and each export's at its own size) before anything is drawn.
+  connect(m_plot, &QCustomPlot::afterLayout, this, [this] { fitToLayout(); });
 
   applyChartTheme(m_plot, m_theme, m_scale);
 }
@@ -108,11 +110,22 @@ void ChartFrame::createPlot() {
   m_legendSpacer->setMinimumSize(0, 0);
   m_legendSpacer->setMaximumSize(QWIDGETSIZE_MAX, 0);
   m_legendSpacer->setMargins(QMargins(0, 0, 0, 0));
+  // Row 1 of the legend's cell: the caption (what the legend's short run names stand for).
+  m_legendCell->setRowSpacing(0);
+  m_caption = new QCPTextElement(m_plot, QString(), chartFont(1.0));
+  m_caption->setProperty("legendCaption", true);
+  m_caption->setTextFlags(Qt::AlignLeft | Qt::AlignTop);
+  m_caption->setMargins(QMargins(8, 2, 8, 0));
+  m_captionSpacer = new QCPLayoutElement(m_plot);
+  m_captionSpacer->setMinimumSize(0, 0);
+  m_captionSpacer->setMaximumSize(QWIDGETSIZE_MAX, 0);
+  m_captionSpacer->setMargins(QMargins(0, 0, 0, 0));
+  m_legendCell->addElement(1, 0, m_captionSpacer);
   m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
   m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
   m_plot->plotLayout()->setRowSpacing(2);
   m_plot->legend->setVisible(true);
-  m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  m_plot->legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
   m_plot->legend->setWrap(3);
   m_plot->legend->setMargins(QMargins(6, 3, 6, 3));
   m_plot->legend->setSelectableParts(QCPLegend::spNone);

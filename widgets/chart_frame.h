@@ -91,8 +91,18 @@ public:
   // it); an export (`keepLegend`) always has its legend, since a figure without one is useless.
   void layoutForSize(QSize size, bool keepLegend = false);
   bool legendShown() const;
+  // Height the last layout gave the legend and its caption (0 when not shown).
+  int legendFootprint() const { return m_legendFootprint; }
+  // Lays the plot out at `size` without drawing it (what an export of that size would get)
+  // and returns the height of its lowest data area; the next replot lays it out again.
+  int plotHeightAt(QSize size);
   // The key under the plot that stands in for a legend too big for it ("" when not shown).
   QString legendKeyText() const;
+  // A caption under the legend for what its short entries stand for: overlaid runs by what
+  // sets them apart ("#3: lr 10 · sgd"), once for all their entries. Each part stays on one
+  // line where the width allows; lines break only at spaces. Empty: no caption.
+  void setLegendCaption(const QStringList& parts);
+  QString legendCaptionText() const;   // as laid out for the last size, lines joined by '\n'
 
   void setMaximised(bool maximised);
   // The Maximise button, for charts in a deck that can show one chart alone (shown by default).
@@ -114,6 +124,9 @@ protected:
   virtual void adjustFit() {}
   // Called before every draw (screen and export) once the axis ranges are final.
   virtual void syncToRanges() {}
+  // Called once the plot is laid out for a draw, before anything is drawn: what depends on
+  // pixels (labels that fit or not) is decided here.
+  virtual void fitToLayout() {}
   // Whether the value axis turns logarithmic by itself when the values span 30x. Bars never
   // do: on a log axis an 11% difference in cost looks like 1.4x. Log is the user's choice.
   virtual bool switchesToLogByItself() const { return true; }
@@ -204,6 +217,10 @@ private:
   QVector<QCPAbstractPlottable*> m_frameOrder;   // registered this refresh, in order
   QCPLayoutGrid* m_legendCell = nullptr;
   QCPLayoutElement* m_legendSpacer = nullptr;   // holds the legend's cell while it is hidden
+  QCPTextElement* m_caption = nullptr;           // under the legend (row 1 of its cell)
+  QCPLayoutElement* m_captionSpacer = nullptr;   // holds the caption's cell while there is none
+  QStringList m_captionParts;
+  int m_legendFootprint = 0;
   QSize m_layoutSize;
 };
 

@@ -103,11 +103,17 @@ void ChartFrame::addHorizontalLine(double y, const QString& label, const QColor&
   text->position->setTypeY(QCPItemPosition::ptPlotCoords);
   text->position->setAxes(keyAxis, valueAxis);
   text->position->setAxisRect(keyAxis->axisRect());
-  text->position->setCoords(0.99, y);
+  text->position->setCoords(0.985, y);
   text->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
   text->setText(label);
   text->setColor(color);
   text->setFont(chartFont(m_scale * 0.9));
+  // On the plot's background, so lines under it do not run through the words; clear of the
+  // right axis' tick labels.
+  QColor box = colors().background;
+  box.setAlpha(215);
+  text->setBrush(QBrush(box));
+  text->setPadding(QMargins(3, 1, 3, 1));
   if (style == Qt::DotLine) {
     line->setProperty(kKeyProperty, kReferenceKey);
     text->setProperty(kKeyProperty, kReferenceKey);

@@ -26,6 +26,31 @@ QString unitSuffix(const QString& unit) {
   return " " + unit;
 }
 
+// Lines of at most `width` pixels: each part whole on a line where it fits (after `separator`
+// when it does not start the line), a part too long for a line broken at its spaces; never
+// inside a word.
+QStringList wrapParts(const QStringList& parts, const QFontMetrics& metrics, int width, const QString& separator) {
+  QStringList lines;
+  auto fits = [&](const QString& text) { return metrics.horizontalAdvance(text) <= width; };
+  for (const QString& part : parts) {
+    if (!lines.isEmpty() && fits(lines.last() + separator + part)) {
+      lines.last() += separator + part;
+    } else if (fits(part)) {
+      lines << part;
+    } else {
+      lines << QString();
+      for (const QString& word : part.split(' ', Qt::SkipEmptyParts)) {
+        const QString longer = lines.last().isEmpty() ? word : lines.last() + ' ' + word;
+        if (!lines.last().isEmpty() && !fits(longer)) lines << word;
+        else lines.last() = longer;
+      }
+    }
+  }
+  return lines;
+}
+
+const QString kCaptionSeparator = QStringLiteral(";   ");
+
 }  // namespace
 
 QString ChartFrame::hoverText(const QPointF& pixel) const {
@@ -181,6 +206,12 @@ bool ChartFrame::legendShown() const { return m_plot->legend->visible(); }
 
 QString ChartFrame::legendKeyText() const { return m_key->isHidden() ? QString() : m_key->text(); }
 
+void ChartFrame::setLegendCaption(const QStringList& parts) { m_captionParts = parts; }
+
+QString ChartFrame::legendCaptionText() const {
+  return m_legendCell->element(1, 0) == m_caption ? m_caption->text() : QString();
+}
+
 // One entry per legend item, in legend order: a short stroke in the entry's colour and pen
 // style (a marker for marker-only entries), then its name; hidden series are struck out.
 QString ChartFrame::legendKeyHtml() const {
@@ -218,26 +249,50 @@ QString ChartFrame::legendKeyHtml() const {
 void ChartFrame::layoutForSize(QSize size, bool keepLegend) {
   m_layoutSize = size;
   QCPLegend* legend = m_plot->legend;
-  const int n = legend->itemCount();
-  int columns = 1;
+  // Entries, not cells: a legend wrapped into a grid counts its empty cells as items.
+  int n = 0;
+  for (int i = 0; i < legend->itemCount(); ++i) n += legend->item(i) != nullptr;
+  int rows = 0;
   int legendHeight = 0;
-  // The legend's columns and height with its text at `fontFactor` of the chart's.
+  QFont font;
+  QStringList captionLines;
+  // The legend's columns and height (its caption's lines included) with its text at
+  // `fontFactor` of the chart's.
   auto fit = [&](double fontFactor) {
-    const QFont font = chartFont(m_scale * fontFactor);
+    font = chartFont(m_scale * fontFactor);
     legend->setFont(font);
-    int widest = 1, rowHeight = 1;
-    for (int i = 0; i < n; ++i) {
+    legend->setIconSize(static_cast<int>(26 * m_scale * fontFactor), static_cast<int>(12 * m_scale * fontFactor));
+    QVector<int> widths;
+    int rowHeight = 1;
+    for (int i = 0; i < legend->itemCount(); ++i) {
       if (QCPAbstractLegendItem* item = legend->item(i)) {
         item->setFont(font);
         const QSize hint = item->minimumOuterSizeHint();
-        widest = std::max(widest, hint.width());
+        widths << hint.width();
         rowHeight = std::max(rowHeight, hint.height());
       }
     }
-    const int usable = std::max(1, size.width() - 24);
-    columns = n > 0 ? std::clamp(usable / (widest + legend->columnSpacing()), 1, std::min(n, 4)) : 1;
-    const int rows = n > 0 ? (n + columns - 1) / columns : 0;
+    // As many columns (at most 4) as fit. Entries run down each column, so the devices stay
+    // together and the runs' short entries share a column; each column is as wide as its
+    // widest entry.
+    const QMargins m = legend->margins();
+    const int usable = std::max(1, size.width() - 12 - m.left() - m.right());
+    const int count = static_cast<int>(widths.size());
+    rows = count;
+    for (int c = std::min(count, 4); c > 1; --c) {
+      const int r = (count + c - 1) / c;
+      int total = -legend->columnSpacing();
+      for (int first = 0; first < count; first += r)
+        total += legend->columnSpacing() + *std::max_element(widths.begin() + first, widths.begin() + std::min(count, first + r));
+      if (total <= usable) {
+        rows = r;
+        break;
+      }
+    }
     legendHeight = rows * (rowHeight + legend->rowSpacing()) + 12;
+    const QFontMetrics metrics(font);
+    captionLines = wrapParts(m_captionParts, metrics, std::max(1, usable - 16), kCaptionSeparator);
+    if (!captionLines.isEmpty()) legendHeight += static_cast<int>(captionLines.size()) * metrics.lineSpacing() + 4;
   };
   fit(1.0);
   // An export keeps its legend under the plot, in columns; on a small figure (a one-column
@@ -246,6 +301,19 @@ void ChartFrame::layoutForSize(QSize size, bool keepLegend) {
   for (const double smaller : {0.9, 0.8})
     if (keepLegend && size.height() > 0 && legendHeight > 0.25 * size.height()) fit(smaller);
   const bool show = n > 0 && (keepLegend || size.height() <= 0 || legendHeight <= 0.3 * size.height());
+  m_legendFootprint = show ? legendHeight : 0;
+  // The caption under a shown legend; a legend shown as the key carries it in the key.
+  QCPLayoutElement* captionCell = show && !captionLines.isEmpty() ? static_cast<QCPLayoutElement*>(m_caption) : m_captionSpacer;
+  if (m_legendCell->element(1, 0) != captionCell) {
+    m_legendCell->take(m_legendCell->element(1, 0));
+    m_legendCell->addElement(1, 0, captionCell);
+  }
+  m_caption->setVisible(captionCell == m_caption);
+  if (captionCell == m_caption) {
+    m_caption->setFont(font);
+    m_caption->setTextColor(colors().text);
+    m_caption->setText(captionLines.join('\n'));
+  }
   if (!show) {
     // An empty (or oversized) legend would crowd out the plot: take it out of the layout.
     // A zero-height spacer holds the cell: an empty cell would cap the column's width.
@@ -260,20 +328,37 @@ void ChartFrame::layoutForSize(QSize size, bool keepLegend) {
       m_legendCell->addElement(0, 0, legend);
     }
     legend->setVisible(true);
-    if (legend->wrap() != columns) {
-      legend->setWrap(columns);
-      legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
-    }
+    // Down the columns, `rows` entries each; re-arranged every time so no empty cell is left
+    // where an entry went away.
+    legend->setWrap(std::max(1, rows));
+    legend->setFillOrder(QCPLayoutGrid::foRowsFirst, true);
   }
   // A legend too big for the plot becomes a key that flows under it: never no legend at all.
   const bool key = n > 0 && !show;
-  if (key) m_key->setText(legendKeyHtml());
+  if (key) {
+    QString html = legendKeyHtml();
+    if (!m_captionParts.isEmpty())
+      html += "<br>" + m_captionParts.join(kCaptionSeparator).toHtmlEscaped().replace(QLatin1Char('-'), QChar(0x2011));
+    m_key->setText(html);
+  }
   m_key->setVisible(key);
   m_plot->setToolTip(key ? tr("The legend is the key under the chart at this size: maximise the chart to "
                               "have it in the plot and to hide series by clicking it.")
                          : QString());
   placeReferenceLabels();
   syncToRanges();
+}
+
+int ChartFrame::plotHeightAt(QSize size) {
+  const QRect screen = m_plot->viewport();
+  m_plot->setViewport(QRect(QPoint(0, 0), size));
+  QCPLayoutGrid* layout = m_plot->plotLayout();
+  for (const auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
+    layout->update(phase);
+  int height = size.height();
+  for (QCPAxisRect* rect : m_plot->axisRects()) height = std::min(height, rect->height());
+  m_plot->setViewport(screen);
+  return height;
 }
 
 void ChartFrame::resizeEvent(QResizeEvent* event) {

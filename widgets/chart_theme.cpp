@@ -70,7 +70,8 @@ void applyChartTheme(QCustomPlot* plot, ChartTheme theme, double scale) {
       }
     } else if (auto* text = qobject_cast<QCPTextElement*>(e)) {
       text->setTextColor(c.text);
-      text->setFont(chartFont(scale * 1.2, true));
+      // The legend's caption is set in the legend's font when the legend is laid out.
+      if (!text->property("legendCaption").toBool()) text->setFont(chartFont(scale * 1.2, true));
     }
   }
 }

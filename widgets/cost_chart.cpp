@@ -156,7 +156,7 @@ void CostChart::rebuild() {
       if (!perRun && s.note != tr("no data yet"))
         notes << tr("%1: %2.").arg(s.label, s.note);
     } else {
-      addValueLabel(px, s.y[0], formatMoney(s.y[0]), x, y);
+      addValueLabel(px, s.y[0], formatMoney(s.y[0]), x, y, cats.barWidth());
     }
   }
   cats.applyTo(left->axis(QCPAxis::atBottom));

@@ -110,7 +110,7 @@ void ThroughputChart::rebuild() {
     if (!s.note.isEmpty()) {
       addMissingLabel(px, s.note, x, y);
     } else {
-      addValueLabel(px, s.y[0], formatValue(s.y[0]), x, y);
+      addValueLabel(px, s.y[0], formatValue(s.y[0]), x, y, cats.barWidth());
     }
   }
   cats.applyTo(x);

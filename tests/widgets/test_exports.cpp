@@ -381,6 +381,72 @@ private slots:
     m_epoch->setPresentationScale(1.0);
   }
 
+  // Every export preset, three runs overlaid: the legend sits under the plot in columns (the
+  // runs' differences once, in its caption), nothing of it leaves the figure, and the plot keeps
+  // at least 60% of the height: a one-column figure grows taller rather than squeeze it.
+  void figuresKeepThePlotAndTheLegendBelowIt() {
+    QList<int> added;
+    for (int i = 0; i < 2; ++i) {
+      Run r = testdata::syntheticRun();
+      r.config.learningRate = 0.1 * (i + 1);
+      r.devices.push_back(testdata::device(i ? "a100" : "t4", 1, false, 0.01 + 0.01 * i, 1.5));
+      added << m_store->addRun(r);
+    }
+    bool grew = false;
+    for (const ExportPreset& p : exportPresets()) {
+      for (const char* id : {"epoch_time", "accuracy", "cost", "throughput"}) {
+        ChartBase* c = m_deck->chart(id);
+        c->refreshNow();
+        const ExportOptions o = fittedOptions(*c, p.options);
+        QCOMPARE(o.width, p.options.width);
+        QVERIFY(o.height >= p.options.height);
+        grew = grew || o.height > p.options.height;
+        const QSize size = o.layoutSize();
+        c->setPresentationScale(o.fontScale);
+        c->layoutForSize(size, /*keepLegend=*/true);
+        QVERIFY(!c->plot()->toPixmap(size.width(), size.height()).isNull());   // lays it out at that size
+        const QString where = QStringLiteral("%1 at %2").arg(id, p.id);
+        QCPLegend* legend = c->plot()->legend;
+        QVERIFY2(legend->visible(), qPrintable(where));
+        const QRect box = legend->outerRect();
+        QVERIFY2(box.top() >= 0.6 * size.height() - 1,
+                 qPrintable(QStringLiteral("%1: the legend starts at %2 of %3 px").arg(where).arg(box.top()).arg(size.height())));
+        for (QCPAxisRect* rect : c->plot()->axisRects()) QVERIFY2(rect->outerRect().bottom() <= box.top(), qPrintable(where));
+        if (p.id != "one-column") QVERIFY2(legend->columnCount() >= 2, qPrintable(where));
+        QVERIFY2(box.right() <= size.width() && box.bottom() <= size.height(), qPrintable(where));
+        // The caption names the three runs by what sets them apart, inside the figure.
+        const QString caption = c->legendCaptionText();
+        for (int run : added) QVERIFY2(caption.contains(QStringLiteral("#%1: ").arg(run)), qPrintable(where + ": " + caption));
+        QVERIFY2(caption.contains("lr 0.2"), qPrintable(caption));
+        for (QCPLayoutElement* e : c->plot()->plotLayout()->elements(true))
+          if (e && e->property("legendCaption").toBool()) {
+            QVERIFY2(e->outerRect().bottom() <= size.height(), qPrintable(where));
+            const QFontMetrics metrics(static_cast<QCPTextElement*>(e)->font());
+            for (const QString& line : caption.split('\n'))
+              QVERIFY2(metrics.horizontalAdvance(line) <= e->outerRect().width(), qPrintable(where + ": " + line));
+          }
+        // Bar labels (values, "out of memory") are inside their plot and clear of each other.
+        QVector<QRectF> labels;
+        for (int i = 0; i < c->plot()->itemCount(); ++i) {
+          auto* t = qobject_cast<QCPItemText*>(c->plot()->item(i));
+          if (!t || !t->visible() || !(t->property("valueLabel").toBool() || t->property("missingLabel").toBool())) continue;
+          QPolygonF corners;
+          for (QCPItemAnchor* a : {t->topLeft, t->topRight, t->bottomRight, t->bottomLeft}) corners << a->pixelPosition();
+          const QRectF r = corners.boundingRect().adjusted(1, 1, -1, -1);
+          QVERIFY2(QRectF(t->clipAxisRect()->rect()).contains(r),
+                   qPrintable(QStringLiteral("%1: \"%2\" leaves its plot").arg(where, t->text())));
+          for (const QRectF& other : labels)
+            QVERIFY2(!other.intersects(r), qPrintable(QStringLiteral("%1: \"%2\" overlaps another label").arg(where, t->text())));
+          labels << r;
+        }
+        c->setPresentationScale(1.0);
+        c->layoutForSize(c->plot()->size());
+      }
+    }
+    QVERIFY(grew);   // three runs' accuracy legend does not fit 40% of a one-column 6.5 cm
+    for (int run : added) m_store->removeRun(run);
+  }
+
   void unusableExportOptionsAreNamedAndWriteNothing() {
     ExportOptions tiny{2, 2, ExportOptions::Unit::Cm, 300, 1.0};
     QVERIFY2(tiny.validate().contains("too small"), qPrintable(tiny.validate()));
@@ -466,6 +532,12 @@ private slots:
     m_deck->sweepChart()->setMarkedBatch(128);
     for (ChartBase* c : m_deck->charts())
       QVERIFY(exportChartPng(*c, chartFileName(dir, *c, ChartFormat::Png, "two-runs-"), kScreen1x).ok());
+    for (const ExportPreset& p : exportPresets()) {
+      ExportOptions look = p.options;
+      look.dpi = std::min(look.dpi, 200);
+      for (const char* id : {"epoch_time", "accuracy", "cost"})
+        QVERIFY(exportChartPng(*m_deck->chart(id), QDir(dir).filePath("two-runs-preset-" + p.id + "-" + id + ".png"), look).ok());
+    }
     QVERIFY(exportChartsPdf(m_deck->charts(), QDir(dir).filePath("all-charts.pdf")).ok());
     QVERIFY(exportChartSvg(*m_deck->chart("cost"), QDir(dir).filePath("cost.svg")).ok());
     m_deck->chart("throughput")->setLogY(true);

@@ -1,5 +1,7 @@
 // Runs side by side: the comparison table marks exactly the rows where runs differ, results
 // follow the settings, and legends name runs by what sets them apart ("lr 10 · sgd").
+#include <qcustomplot.h>
+
 #include <QApplication>
 #include <QSignalSpy>
 #include <QtTest>
@@ -131,15 +133,25 @@ private slots:
     QCOMPARE(names, QStringList({"lr 0.001 · seed 0", "lr 10 · seed 0", "lr 0.001 · seed 7"}));
     QCOMPARE(distinguishingNames({&a}), QStringList({""}));
     QCOMPARE(distinguishingNames({&a, &a}), QStringList({"", ""}));
-    // The legends carry it.
+    // The legends carry it once, in their caption; the entries name the runs by number.
     RunStore store;
-    store.addRun(a);
-    store.addRun(b);
+    const int first = store.addRun(a);
+    const int second = store.addRun(b);
     ChartDeck deck(&store);
     deck.refreshAll();
-    bool named = false;
-    for (const auto& s : deck.chart("epoch_time")->series()) named = named || s.label.contains("(lr 10)");
-    QVERIFY(named);
+    ChartBase* chart = deck.chart("epoch_time");
+    chart->layoutForSize(QSize(1000, 620), /*keepLegend=*/true);
+    const QString caption = chart->legendCaptionText();
+    QVERIFY2(caption.contains(QStringLiteral("#%1: lr 0.001").arg(first)) &&
+                 caption.contains(QStringLiteral("#%1: lr 10").arg(second)),
+             qPrintable(caption));
+    for (int i = 0; i < chart->plot()->legend->itemCount(); ++i)
+      if (auto* item = qobject_cast<QCPPlottableLegendItem*>(chart->plot()->legend->item(i)))
+        QVERIFY2(!item->plottable()->name().contains("lr "), qPrintable(item->plottable()->name()));
+    // Too small for the legend, the key under the chart carries the caption.
+    chart->layoutForSize(QSize(300, 160));
+    QVERIFY(chart->legendCaptionText().isEmpty());
+    QVERIFY2(chart->legendKeyText().contains("lr 10"), qPrintable(chart->legendKeyText()));
   }
 
   void theViewMarksTheDifferingRows() {
