@@ -128,7 +128,13 @@ void ExportController::exportChart() {
                                   tr("PNG image (*.png);;PDF document (*.pdf);;SVG drawing (*.svg)"));
   if (path.isEmpty()) return;
   chart->refreshNow();
-  report(tr("Chart “%1”").arg(chart->title()), path, widgets::exportChart(*chart, path, m_options).error);
+  const widgets::ExportOptions figure = widgets::fittedOptions(*chart, m_options);
+  if (!report(tr("Chart “%1”").arg(chart->title()), path, widgets::exportChart(*chart, path, m_options).error)) return;
+  // A figure made taller than asked for says so (its legend would have squeezed the plot).
+  if (figure.height != m_options.height)
+    m_messages->showMessage(MessageBar::Level::Info, tr("Chart “%1” saved, taller than chosen").arg(chart->title()),
+                            tr("%1\n%2: the legend would have left the plot less than 60% of %3.")
+                                .arg(QDir::toNativeSeparators(path), figure.summary(), m_options.summary()));
 }
 
 void ExportController::exportAllCharts() {
