@@ -2,8 +2,10 @@
 
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <cmath>
 
+#include "widgets/chart_keys.h"
 #include "widgets/run_store.h"
 
 namespace widgets {
@@ -41,6 +43,19 @@ void BarChartBase::syncToRanges() {
 }
 
 void BarChartBase::fitToLayout() {
+  // The published stars, in pixels: a bar's value is not written over one.
+  QVector<QRectF> stars;
+  for (int i = 0; i < plot()->graphCount(); ++i) {
+    QCPGraph* g = plot()->graph(i);
+    if (g->property(chart_keys::kKeyProperty).toString() != chart_keys::kReferenceKey || g->lineStyle() != QCPGraph::lsNone)
+      continue;
+    const double r = g->scatterStyle().size() / 2 + 1;
+    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) {
+      const QPointF at = g->coordsToPixels(it->key, it->value);
+      stars << QRectF(at.x() - r, at.y() - r, 2 * r, 2 * r);
+    }
+  }
+  const double scale = presentationScale();
   for (int i = 0; i < plot()->itemCount(); ++i) {
     auto* label = qobject_cast<QCPItemText*>(plot()->item(i));
     if (!label || !label->clipAxisRect()) continue;
@@ -65,8 +80,28 @@ void BarChartBase::fitToLayout() {
     // length; level ones the slot's width (bars fill 92% of it) for their length.
     const bool fits = upright ? barPixels >= 0.9 * metrics.height() && room >= length
                               : barPixels / 0.92 >= length && room >= metrics.height();
+    // Above the bar, as addValueLabel placed it…
+    label->setPositionAlignment(upright ? Qt::AlignLeft | Qt::AlignVCenter : Qt::AlignHCenter | Qt::AlignBottom);
+    label->setPadding(upright ? QMargins(static_cast<int>(3 * scale), 0, 0, 0) : QMargins(0, 0, 0, static_cast<int>(2 * scale)));
+    label->setBrush(Qt::NoBrush);
     label->setVisible(fits);
+    auto onAStar = [&] {
+      QPolygonF corners;
+      for (QCPItemAnchor* a : {label->topLeft, label->topRight, label->bottomRight, label->bottomLeft}) corners << a->pixelPosition();
+      const QRectF r = corners.boundingRect();
+      return std::any_of(stars.begin(), stars.end(), [&](const QRectF& star) { return star.intersects(r); });
+    };
+    if (!fits || !onAStar()) continue;
+    // …or, where a published star stands there, inside the bar under its top, on a box.
+    label->setPositionAlignment(upright ? Qt::AlignRight | Qt::AlignVCenter : Qt::AlignHCenter | Qt::AlignTop);
+    label->setPadding(upright ? QMargins(2, 0, static_cast<int>(3 * scale), 0) : QMargins(2, static_cast<int>(2 * scale), 2, 0));
+    QColor box = colors().background;
+    box.setAlpha(215);
+    label->setBrush(QBrush(box));
+    const double below = valueAxis->coordToPixel(valueAxis->range().lower) - valueAxis->coordToPixel(label->position->value());
+    label->setVisible(below >= (upright ? length : metrics.height() + 2 * scale) && !onAStar());
   }
+  ChartFrame::fitToLayout();   // the published labels, clear of the value labels kept
 }
 
 DeviceCategories BarChartBase::categories() const {

@@ -410,4 +410,89 @@ void ChartFrame::placeReferenceLabels() {
   }
 }
 
+namespace {
+
+// The pixels a text item covers as it is placed now (rotation included).
+QRectF textRect(QCPItemText* t) {
+  QPolygonF corners;
+  for (QCPItemAnchor* a : {t->topLeft, t->topRight, t->bottomRight, t->bottomLeft}) corners << a->pixelPosition();
+  return corners.boundingRect();
+}
+
+}  // namespace
+
+// Published labels, once the plot is laid out: each goes to the first side of its star (the
+// one placeReferenceLabels chose, the other, above, below) where it stays inside the plot
+// and clear of the value labels and the labels placed before it; where none is clear, the
+// side where it is longest, shortened to the room (the star's hover has the whole text).
+void ChartFrame::fitToLayout() {
+  QVector<QRectF> taken;
+  QVector<QCPItemText*> references;
+  for (int i = 0; i < m_plot->itemCount(); ++i) {
+    auto* t = qobject_cast<QCPItemText*>(m_plot->item(i));
+    if (!t || !t->visible() || !t->clipAxisRect()) continue;
+    if (t->property("referenceLabel").toBool()) references << t;
+    else if (t->property("valueLabel").toBool() || t->property("missingLabel").toBool()) taken << textRect(t);
+  }
+  const double d = 9 * m_scale;
+  for (QCPItemText* label : references) {
+    const QRectF plot = label->clipAxisRect()->rect();
+    if (label->property("fullText").isNull()) label->setProperty("fullText", label->text());
+    const QString full = label->property("fullText").toString();
+    const QFontMetrics metrics(label->font());
+    struct Side {
+      Qt::Alignment align;
+      QPointF offset;
+    };
+    // The side chosen before the layout first, then the others.
+    const Side chosen{label->positionAlignment(), label->position->coords()};
+    const QString chosenText = label->text();
+    const Side sides[] = {chosen,
+                          {Qt::AlignRight | Qt::AlignVCenter, {-d, 0}},
+                          {Qt::AlignLeft | Qt::AlignVCenter, {d, 0}},
+                          {Qt::AlignHCenter | Qt::AlignBottom, {0, -d}},
+                          {Qt::AlignHCenter | Qt::AlignTop, {0, d}}};
+    const QPointF star = label->position->parentAnchor() ? label->position->parentAnchor()->pixelPosition()
+                                                         : label->position->pixelPosition();
+    int best = -1, bestLength = -1;
+    QString bestText;
+    for (int i = 0; i < 5; ++i) {
+      const Side& side = sides[i];
+      // The room on this side, inside the plot.
+      double room = plot.width() - 8;
+      if (side.align & Qt::AlignLeft) room = plot.right() - star.x() - d;
+      else if (side.align & Qt::AlignRight) room = star.x() - plot.left() - d;
+      else room = 2 * std::min(star.x() - plot.left(), plot.right() - star.x());
+      room -= label->padding().left() + label->padding().right() + 2;
+      if (room < 30) continue;
+      const QString text = metrics.elidedText(full, Qt::ElideRight, static_cast<int>(room));
+      label->setPositionAlignment(side.align);
+      label->position->setCoords(side.offset);
+      label->setText(text);
+      const QRectF r = textRect(label);
+      const bool inside = plot.adjusted(-1, -1, 1, 1).contains(r);
+      const bool clear = std::none_of(taken.begin(), taken.end(), [&](const QRectF& o) { return o.intersects(r); });
+      const int length = static_cast<int>(text.size());
+      if (inside && clear && text == full) {
+        best = i;
+        bestText = text;
+        break;
+      }
+      if (inside && clear && length > bestLength) {
+        best = i;
+        bestLength = length;
+        bestText = text;
+      }
+    }
+    if (best < 0) {   // nowhere clear: where placeReferenceLabels put it, as it put it
+      best = 0;
+      bestText = chosenText;
+    }
+    label->setPositionAlignment(sides[best].align);
+    label->position->setCoords(sides[best].offset);
+    label->setText(bestText);
+    taken << textRect(label);
+  }
+}
+
 }  // namespace widgets
