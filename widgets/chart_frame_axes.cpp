@@ -5,11 +5,14 @@
 #include <QCheckBox>
 #include <QHBoxLayout>
 #include <QMap>
+#include <QRegularExpression>
 #include <QSettings>
 #include <algorithm>
 #include <cmath>
+#include <typeinfo>
 
 #include "widgets/chart_keys.h"
+#include "widgets/run_data.h"
 
 // ChartFrame's axes: the log-y toggle (by hand or by itself) and fitting the axes to the data.
 namespace widgets {
@@ -79,20 +82,65 @@ void ChartFrame::autoLogY() {
   m_logYBox->setChecked(want);
 }
 
+namespace {
+
+// A value axis' tick labels by the one number rule, without trailing zeros: "1,000", "2.5 M",
+// "0.001"; never "1e+03" or "10³" beside "100".
+QString tickText(double v) {
+  static const QRegularExpression zeros(QStringLiteral("(\\.\\d*?)0+(?=\\D|$)")), dot(QStringLiteral("\\.(?=\\D|$)"));
+  QString text = formatValue(std::abs(v) < 1e-12 ? 0.0 : v);
+  text.replace(zeros, QStringLiteral("\\1"));
+  text.replace(dot, QString());
+  return text;
+}
+
+class ReadableTicker : public QCPAxisTicker {
+protected:
+  QString getTickLabel(double tick, const QLocale&, QChar, int) override { return tickText(tick); }
+};
+
+// On a log axis spanning less than 300x, powers of ten alone leave one label or none (a series
+// between 2,560 and 42,667 sat under a lone "10,000"): then 1, 2 and 5 times each power are
+// labelled, and the sub-ticks between them left out.
+class ReadableLogTicker : public QCPAxisTickerLog {
+protected:
+  QString getTickLabel(double tick, const QLocale&, QChar, int) override { return tickText(tick); }
+  int getSubTickCount(double tickStep) override { return m_fine ? 0 : QCPAxisTickerLog::getSubTickCount(tickStep); }
+  QVector<double> createTickVector(double tickStep, const QCPRange& range) override {
+    m_fine = range.lower > 0 && range.upper / range.lower < 300;
+    if (!m_fine) return QCPAxisTickerLog::createTickVector(tickStep, range);
+    QVector<double> ticks;
+    for (double power = std::pow(10.0, std::floor(std::log10(range.lower))); power <= range.upper; power *= 10)
+      for (const double m : {1.0, 2.0, 5.0})
+        if (power * m >= range.lower * 0.999 && power * m <= range.upper * 1.001) ticks << power * m;
+    if (ticks.size() >= 2) return ticks;
+    // Narrower still (3.1 to 3.4): evenly spaced ticks of a 1-2-5 step, as a linear axis has.
+    const double raw = (range.upper - range.lower) / 4;
+    const double power = std::pow(10.0, std::floor(std::log10(raw)));
+    const double step = power * (raw / power < 2 ? 1 : raw / power < 5 ? 2 : 5);
+    ticks.clear();
+    for (double t = std::ceil(range.lower / step) * step; t <= range.upper * 1.000001; t += step) ticks << t;
+    return ticks;
+  }
+
+private:
+  bool m_fine = false;
+};
+
+}  // namespace
+
 void ChartFrame::applyLogY() {
   if (!supportsLogY()) return;
   for (QCPAxisRect* rect : m_plot->axisRects()) {
     QCPAxis* y = rect->axis(QCPAxis::atLeft);
-    if (m_logY && y->scaleType() != QCPAxis::stLogarithmic) {
+    // A chart's own ticker (a fixed step, a text axis) is kept while the scale stays.
+    const QCPAxisTicker* ticker = y->ticker().data();
+    if (m_logY && (y->scaleType() != QCPAxis::stLogarithmic || typeid(*ticker) == typeid(QCPAxisTickerLog))) {
       y->setScaleType(QCPAxis::stLogarithmic);
-      y->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-      y->setNumberFormat("gb");
-      y->setNumberPrecision(3);
-    } else if (!m_logY && y->scaleType() != QCPAxis::stLinear) {
+      y->setTicker(QSharedPointer<QCPAxisTickerLog>(new ReadableLogTicker));
+    } else if (!m_logY && (y->scaleType() != QCPAxis::stLinear || typeid(*ticker) == typeid(QCPAxisTicker))) {
       y->setScaleType(QCPAxis::stLinear);
-      y->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
-      y->setNumberFormat("g");
-      y->setNumberPrecision(6);
+      y->setTicker(QSharedPointer<QCPAxisTicker>(new ReadableTicker));
     }
   }
 }
