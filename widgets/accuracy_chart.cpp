@@ -212,7 +212,11 @@ void AccuracyChart::rebuild() {
     x->setScaleType(QCPAxis::stLinear);
     if (lm) {
       x->setLabel(tr("update (optimizer step)"));
-      x->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+      // Updates are whole: ticks a whole number of updates apart (1, 2, 5, 10, … times one).
+      QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
+      ticker->setTickStep(1);
+      ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+      x->setTicker(ticker);
     } else {
       x->setLabel(tr("epoch"));
       QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);

@@ -22,6 +22,7 @@
 #include "core/bridge/torch_export.h"
 #include "core/nn/model_file.h"
 #include "core/nn/transformer_spec.h"
+#include "core/sim/llm_simulator.h"
 #include "core/sim/sim_report_json.h"
 #include "core/util/error.h"
 #include "core/util/files.h"
@@ -48,7 +49,7 @@ LlmPlannerWindow::LlmPlannerWindow(const SimService* sim, QWidget* parent)
 
   QVector<widgets::LlmPlannerPanel::DeviceItem> devices;
   for (const auto& d : m_sim->catalog().devices())
-    if (d.kind != core::hw::DeviceKind::Cpu) devices.push_back({QString::fromStdString(d.id), QString::fromStdString(d.name)});
+    if (core::sim::hasTransformerStepModel(d)) devices.push_back({QString::fromStdString(d.id), QString::fromStdString(d.name)});
   QStringList stacks;
   for (const auto& s : m_sim->stacks().stacks()) stacks << QString::fromStdString(s.id);
   m_panel->setCatalogs(modelItems(), devices, stacks);
@@ -126,7 +127,7 @@ void LlmPlannerWindow::loadPresets() {
   // with its key, never replaced by the first device or the default stack.
   QStringList devices, stacks;
   for (const auto& d : m_sim->catalog().devices())
-    if (d.kind != core::hw::DeviceKind::Cpu) devices << QString::fromStdString(d.id);
+    if (core::sim::hasTransformerStepModel(d)) devices << QString::fromStdString(d.id);
   for (const auto& st : m_sim->stacks().stacks()) stacks << QString::fromStdString(st.id);
   for (auto& [file, study] : readPresetFiles(&m_loadErrors)) {
     QStringList problems;

@@ -1,5 +1,7 @@
 #include "app/gui/setup_controller.h"
 
+#include "core/sim/llm_simulator.h"
+
 #include <QLocale>
 
 #include "app/gui/comparisons.h"
@@ -7,6 +9,7 @@
 #include "app/gui/guide_panel.h"
 #include "app/gui/sim_service.h"
 #include "core/nn/transformer_spec.h"
+#include "core/sim/llm_simulator.h"
 #include "core/sim/simulator.h"
 #include "core/util/units.h"
 #include "widgets/experiment_panel.h"
@@ -164,7 +167,7 @@ void SetupController::updateHardware() {
     }
     // A transformer on a CPU has no step model (simulateLlm refuses it): this machine's time is
     // measured as it trains; another CPU's is not known. Neither is an error of the set-up.
-    if (spec && spec->kind == core::hw::DeviceKind::Cpu && core::nn::findTransformer(config.modelId)) {
+    if (spec && !core::sim::hasTransformerStepModel(*spec) && core::nn::findTransformer(config.modelId)) {
       m_hardware->setDeviceStatus(
           id, {widgets::DeviceStatus::Kind::NotApplicable, spec->measured ? tr("measured only") : tr("not simulated"),
                tr("AccelLab simulates transformers on GPUs, TPUs and Gaudi; it has no step model for one on a CPU "

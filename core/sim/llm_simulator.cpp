@@ -54,12 +54,14 @@ std::vector<ParallelPlan> candidatePlans(const TransformerWork& w, int chips, in
   return plans;
 }
 
+bool hasTransformerStepModel(const hw::DeviceSpec& device) { return device.kind != hw::DeviceKind::Cpu; }
+
 SimReport simulateLlm(const SimConfig& c, const hw::DeviceSpec& d, const hw::StackSpec& stack) {
   const nn::TransformerSpec* spec = nn::findTransformer(c.modelId);
   if (!spec) throw util::FieldError("model", "'" + c.modelId + "' is not a transformer (known: " + nn::transformerIdList() + ")");
   if (c.count < 1) throw util::FieldError("count", std::to_string(c.count) + " must be at least 1");
   if (c.batch < 1) throw util::FieldError("batch", std::to_string(c.batch) + " must be at least 1");
-  if (d.kind == hw::DeviceKind::Cpu)
+  if (!hasTransformerStepModel(d))
     throw util::FieldError("device", "'" + d.id + "' is a CPU; LLM-scale simulation covers GPUs, TPUs and Gaudi (train the "
                                        "small transformers on this machine instead)");
   hw::requireStackCovers(stack, d);

@@ -23,6 +23,9 @@ namespace core::sim {
 // The configuration's dataset, epochs, vCPUs and CPU build are not read (simulateTransformerRun
 // reads them); the per-op list (SimReport::layers) is filled when c.perLayer.
 SimReport simulateLlm(const SimConfig& c, const hw::DeviceSpec& device, const hw::StackSpec& stack);
+// Whether the transformer step model covers the device: GPUs, TPUs and Gaudi, not CPUs (a
+// transformer on this machine is measured as it trains; simulateLlm refuses the rest).
+bool hasTransformerStepModel(const hw::DeviceSpec& device);
 
 // Every plan that can run `w` over `chips` chips at `globalBatch` (for the search and tests).
 std::vector<ParallelPlan> candidatePlans(const TransformerWork& w, int chips, int globalBatch, int chipsPerNode);
