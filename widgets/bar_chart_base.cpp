@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "widgets/chart_keys.h"
 #include "widgets/run_store.h"
 
 namespace widgets {
@@ -43,18 +42,7 @@ void BarChartBase::syncToRanges() {
 }
 
 void BarChartBase::fitToLayout() {
-  // The published stars, in pixels: a bar's value is not written over one.
-  QVector<QRectF> stars;
-  for (int i = 0; i < plot()->graphCount(); ++i) {
-    QCPGraph* g = plot()->graph(i);
-    if (g->property(chart_keys::kKeyProperty).toString() != chart_keys::kReferenceKey || g->lineStyle() != QCPGraph::lsNone)
-      continue;
-    const double r = g->scatterStyle().size() / 2 + 1;
-    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) {
-      const QPointF at = g->coordsToPixels(it->key, it->value);
-      stars << QRectF(at.x() - r, at.y() - r, 2 * r, 2 * r);
-    }
-  }
+  const QVector<QRectF> stars = markerRects();   // a bar's value is not written over a star
   const double scale = presentationScale();
   for (int i = 0; i < plot()->itemCount(); ++i) {
     auto* label = qobject_cast<QCPItemText*>(plot()->item(i));
@@ -63,43 +51,39 @@ void BarChartBase::fitToLayout() {
     const QFontMetrics metrics(label->font());
     if (label->property("missingLabel").toBool()) {
       // Written upwards from near the axis: no longer than the plot is tall.
-      if (label->property("fullText").isNull()) label->setProperty("fullText", label->text());
-      label->setText(metrics.elidedText(label->property("fullText").toString(), Qt::ElideRight,
-                                        std::max(20, static_cast<int>(rect->height() * 0.95) - 4)));
+      elideLabel(label, std::max(20, static_cast<int>(rect->height() * 0.95) - 4));
       continue;
     }
     if (!label->property("valueLabel").toBool()) continue;
     QCPAxis* keyAxis = label->position->keyAxis();
     QCPAxis* valueAxis = label->position->valueAxis();
     if (!keyAxis || !valueAxis) continue;
-    const double barPixels = std::abs(keyAxis->coordToPixel(label->property("barWidth").toDouble()) - keyAxis->coordToPixel(0));
-    const double room = valueAxis->coordToPixel(label->position->value()) - rect->top();
-    const int length = metrics.horizontalAdvance(label->text()) + label->padding().left() + label->padding().bottom();
     const bool upright = label->rotation() != 0;
-    // Upright labels need the bar's width for their line and the room above it for their
-    // length; level ones the slot's width (bars fill 92% of it) for their length.
-    const bool fits = upright ? barPixels >= 0.9 * metrics.height() && room >= length
-                              : barPixels / 0.92 >= length && room >= metrics.height();
-    // Above the bar, as addValueLabel placed it…
+    // Above the bar, as addValueLabel placed it (a previous layout may have moved it inside).
     label->setPositionAlignment(upright ? Qt::AlignLeft | Qt::AlignVCenter : Qt::AlignHCenter | Qt::AlignBottom);
     label->setPadding(upright ? QMargins(static_cast<int>(3 * scale), 0, 0, 0) : QMargins(0, 0, 0, static_cast<int>(2 * scale)));
     label->setBrush(Qt::NoBrush);
+    // Along the text: its advance and padding; across it: a line. Upright labels need the
+    // bar's width across and the room above the bar along; level ones the slot's width (bars
+    // fill 92% of it) along and the room above across.
+    auto along = [&] { return metrics.horizontalAdvance(label->text()) + label->padding().left() + label->padding().right(); };
+    auto across = [&] { return metrics.height() + label->padding().top() + label->padding().bottom(); };
+    const double barPixels = std::abs(keyAxis->coordToPixel(label->property("barWidth").toDouble()) - keyAxis->coordToPixel(0));
+    const double room = valueAxis->coordToPixel(label->position->value()) - rect->top();
+    const bool fits = upright ? barPixels >= 0.9 * metrics.height() && room >= along()
+                              : barPixels / 0.92 >= along() && room >= across();
     label->setVisible(fits);
     auto onAStar = [&] {
-      QPolygonF corners;
-      for (QCPItemAnchor* a : {label->topLeft, label->topRight, label->bottomRight, label->bottomLeft}) corners << a->pixelPosition();
-      const QRectF r = corners.boundingRect();
+      const QRectF r = itemTextRect(label);
       return std::any_of(stars.begin(), stars.end(), [&](const QRectF& star) { return star.intersects(r); });
     };
     if (!fits || !onAStar()) continue;
     // …or, where a published star stands there, inside the bar under its top, on a box.
     label->setPositionAlignment(upright ? Qt::AlignRight | Qt::AlignVCenter : Qt::AlignHCenter | Qt::AlignTop);
     label->setPadding(upright ? QMargins(2, 0, static_cast<int>(3 * scale), 0) : QMargins(2, static_cast<int>(2 * scale), 2, 0));
-    QColor box = colors().background;
-    box.setAlpha(215);
-    label->setBrush(QBrush(box));
+    label->setBrush(labelBox());
     const double below = valueAxis->coordToPixel(valueAxis->range().lower) - valueAxis->coordToPixel(label->position->value());
-    label->setVisible(below >= (upright ? length : metrics.height() + 2 * scale) && !onAStar());
+    label->setVisible(below >= (upright ? along() : across()) && !onAStar());
   }
   ChartFrame::fitToLayout();   // the published labels, clear of the value labels kept
 }

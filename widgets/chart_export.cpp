@@ -39,6 +39,7 @@ public:
   ~ExportLayout() {
     m_chart.setPresentationScale(m_screenScale);
     m_chart.layoutForSize(m_chart.plot()->size());
+    m_chart.plot()->replot(QCustomPlot::rpQueuedReplot);   // the screen's geometry back
   }
   ExportLayout(const ExportLayout&) = delete;
   ExportLayout& operator=(const ExportLayout&) = delete;
@@ -70,8 +71,8 @@ void drawChartPage(ChartFrame& chart, QCPPainter& painter, const ExportOptions& 
   chart.plot()->toPainter(&painter, size.width(), size.height());
 }
 
-QImage renderImage(ChartFrame& chart, const ExportOptions& requested) {
-  const ExportOptions options = fittedOptions(chart, requested);
+// `options` as fittedOptions gave them.
+QImage renderImage(ChartFrame& chart, const ExportOptions& options) {
   const QSize layoutSize = options.layoutSize(), imageSize = options.imageSize();
   const ExportLayout layout(chart, options);
   // Vectors scaled onto exactly the image's pixels (toPixmap's single scale would round the
@@ -119,8 +120,7 @@ void setPdfPage(QPdfWriter& writer, const ExportOptions& options) {
                                    QPageLayout::Portrait, QMarginsF(0, 0, 0, 0)));
 }
 
-QByteArray renderSvg(ChartFrame& chart, const ExportOptions& requested) {
-  const ExportOptions options = fittedOptions(chart, requested);
+QByteArray renderSvg(ChartFrame& chart, const ExportOptions& options) {
   const ExportLayout layout(chart, options);
   return renderPlotSvg(*chart.plot(), options.layoutSize(), chart.title(), chart.exportDescription());
 }
@@ -137,11 +137,11 @@ ExportOptions fittedOptions(ChartFrame& chart, const ExportOptions& options) {
   }
   // What is not data area (title, tick labels, legend) stays as tall in a taller figure.
   const double height = size.height();
-  const double needed = std::max({height, footprint / kLegendShare, (height - plotHeight) / (1 - kPlotShare)});
+  const double needed = std::min(3 * height, std::max({height, footprint / kLegendShare, (height - plotHeight) / (1 - kPlotShare)}));
   if (needed <= height) return options;
   ExportOptions taller = options;
   taller.height = options.height * std::ceil(needed) / height;
-  return taller;
+  return taller.validate().isEmpty() ? taller : options;   // never taller than a PNG may be
 }
 
 QByteArray renderPlotSvg(QCustomPlot& plot, QSize size, const QString& title, const QString& description) {
@@ -225,7 +225,8 @@ ExportResult writeFileAtomically(const QString& path, const QByteArray& bytes) {
 ExportResult exportChartPng(ChartFrame& chart, const QString& path, const ExportOptions& options) {
   if (QString bad = badOptions(options, path); !bad.isEmpty()) return {bad};
   chart.refreshNow();
-  QImage image = renderImage(chart, options);
+  const ExportOptions figure = fittedOptions(chart, options);
+  QImage image = renderImage(chart, figure);
   QByteArray bytes;
   QBuffer buffer(&bytes);
   buffer.open(QIODevice::WriteOnly);
@@ -236,7 +237,9 @@ ExportResult exportChartPng(ChartFrame& chart, const QString& path, const Export
   if (image.isNull() || !image.save(&buffer, "PNG"))
     return {QObject::tr("Cannot render the chart \"%1\" for %2.")
                 .arg(chart.title(), QDir::toNativeSeparators(path))};
-  return writeFileAtomically(path, bytes);
+  ExportResult written = writeFileAtomically(path, bytes);
+  written.figure = figure;
+  return written;
 }
 
 ExportResult exportChartPdf(ChartFrame& chart, const QString& path, const ExportOptions& options) {
@@ -252,6 +255,7 @@ ExportResult exportChartsPdf(const QList<ChartFrame*>& all, const QString& path,
     if (all.size() == 1 || c->hasData()) charts << c;
   }
   if (charts.isEmpty()) return {QObject::tr("No charts to write to %1.").arg(QDir::toNativeSeparators(path))};
+  ExportOptions first = options;   // the first page's size, for the result
   QByteArray bytes;
   {
     QBuffer buffer(&bytes);
@@ -268,6 +272,7 @@ ExportResult exportChartsPdf(const QList<ChartFrame*>& all, const QString& path,
     for (int i = 0; i < charts.size(); ++i) {
       charts[i]->refreshNow();
       const ExportOptions page = fittedOptions(*charts[i], options);
+      if (i == 0) first = page;
       setPdfPage(writer, page);
       if (i == 0) {
         if (!painter.begin(&writer))
@@ -275,20 +280,27 @@ ExportResult exportChartsPdf(const QList<ChartFrame*>& all, const QString& path,
       } else if (!writer.newPage()) {
         return {QObject::tr("Cannot add page %1 to %2.").arg(i + 1).arg(QDir::toNativeSeparators(path))};
       }
+      // The painter keeps the viewport of the page it began on: each page its own size.
+      painter.setViewport(0, 0, writer.width(), writer.height());
       drawChartPage(*charts[i], painter, page);
     }
     painter.end();
   }
-  return writeFileAtomically(path, bytes);
+  ExportResult written = writeFileAtomically(path, bytes);
+  written.figure = first;
+  return written;
 }
 
 ExportResult exportChartSvg(ChartFrame& chart, const QString& path, const ExportOptions& options) {
   if (QString bad = badOptions(options, path); !bad.isEmpty()) return {bad};
   chart.refreshNow();
-  const QByteArray bytes = renderSvg(chart, options);
+  const ExportOptions figure = fittedOptions(chart, options);
+  const QByteArray bytes = renderSvg(chart, figure);
   if (bytes.isEmpty())
     return {QObject::tr("Cannot render the SVG for %1.").arg(QDir::toNativeSeparators(path))};
-  return writeFileAtomically(path, bytes);
+  ExportResult written = writeFileAtomically(path, bytes);
+  written.figure = figure;
+  return written;
 }
 
 ExportResult exportChart(ChartFrame& chart, const QString& path, const ExportOptions& options) {
@@ -301,8 +313,8 @@ ExportResult exportChart(ChartFrame& chart, const QString& path, const ExportOpt
 }
 
 void copyChartToClipboard(ChartFrame& chart, const ExportOptions& options) {
-  const ExportOptions usable = options.validate().isEmpty() ? options : ExportOptions::screen();
   chart.refreshNow();
+  const ExportOptions usable = fittedOptions(chart, options.validate().isEmpty() ? options : ExportOptions::screen());
   auto* mime = new QMimeData;
   mime->setImageData(renderImage(chart, usable));
   mime->setData(QStringLiteral("image/svg+xml"), renderSvg(chart, usable));

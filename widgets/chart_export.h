@@ -8,6 +8,8 @@
 #include <QByteArray>
 #include <QString>
 
+#include <utility>
+
 #include "widgets/export_options.h"
 
 #include <concepts>
@@ -19,7 +21,10 @@ class QCustomPlot;
 namespace widgets {
 
 struct ExportResult {
-  QString error;        // empty on success
+  ExportResult() = default;
+  ExportResult(QString why) : error(std::move(why)) {}   // NOLINT: a failure from its message
+  QString error;          // empty on success
+  ExportOptions figure;   // the size written: the options', or taller (fittedOptions)
   bool ok() const { return error.isEmpty(); }
 };
 
@@ -27,14 +32,14 @@ enum class ChartFormat { Png, Pdf, Svg };
 
 // The chart is laid out at options.layoutSize() with its fonts at options.fontScale; PNG is
 // options.imageSize() pixels and records options.dpi; a PDF page and the SVG are the physical
-// size. The legend goes under the plot, in columns; where it and its caption would take more
-// than ~40% of the height even at 80% of the font, the figure keeps its width and grows taller
-// instead, so the plot keeps at least 60%. Options that do not validate are an error naming
-// what is wrong.
-// The figure these options give this chart: the options themselves, or, where the legend and
-// its caption would take more than ~40% of the height even at 80% of the font, the same width
-// and a taller figure, so the plot keeps the rest. A paper's column fixes the width, not the
-// height; a plot squeezed into a strip under a tall legend is no figure.
+// size. The legend goes under the plot, in columns. Options that do not validate are an error
+// naming what is wrong.
+//
+// fittedOptions: the figure these options give this chart. Where the legend and its caption
+// would take more than 38% of the height even at 80% of the font, or the data area less than
+// 40% (tick labels turned upright on a narrow figure), the same width and a taller figure, at
+// most three times as tall and within ExportOptions' limits; else the options themselves. A
+// paper's column fixes the width, not the height: a plot squeezed into a strip is no figure.
 ExportOptions fittedOptions(ChartFrame& chart, const ExportOptions& options);
 ExportResult exportChartPng(ChartFrame& chart, const QString& path, const ExportOptions& options = {});
 ExportResult exportChartPdf(ChartFrame& chart, const QString& path, const ExportOptions& options = {});

@@ -18,6 +18,7 @@
 class QCustomPlot;
 class QCPAbstractPlottable;
 class QCPAbstractLegendItem;
+class QCPItemText;
 class QCPAxis;
 class QCPAxisRect;
 class QCPBars;
@@ -93,6 +94,8 @@ public:
   bool legendShown() const;
   // Height the last layout gave the legend and its caption (0 when not shown).
   int legendFootprint() const { return m_legendFootprint; }
+  // The pixels a text item on the plot covers as placed now (rotation included).
+  static QRectF itemTextRect(QCPItemText* item);
   // Lays the plot out at `size` without drawing it (what an export of that size would get)
   // and returns the height of its lowest data area; the next replot lays it out again.
   int plotHeightAt(QSize size);
@@ -163,6 +166,13 @@ protected:
   // Horizontal line across the axis rect at y with a label at its right end.
   void addHorizontalLine(double y, const QString& label, const QColor& color, QCPAxis* keyAxis,
                          QCPAxis* valueAxis, Qt::PenStyle style = Qt::DashLine);
+  // Text on the plot: the box that keeps a label readable over bars and lines, and a label
+  // shortened to `width` pixels (its whole text kept in the "fullText" property, which later
+  // passes start from).
+  QBrush labelBox() const;
+  static void elideLabel(QCPItemText* item, int width);
+  // Markers drawn without a line (published stars, whole-run diamonds), as pixel rects.
+  QVector<QRectF> markerRects() const;
   // Values the fit must include even though no plottable holds them (lines, labels).
   void includeInFit(QCPAxis* axis, double value);
   static Qt::PenStyle penStyleFor(int styleIndex);

@@ -4,12 +4,14 @@
 
 #include <QCheckBox>
 #include <QHBoxLayout>
+#include <QLocale>
 #include <QMap>
 #include <QRegularExpression>
 #include <QSettings>
 #include <algorithm>
 #include <cmath>
 #include <typeinfo>
+#include <utility>
 
 #include "widgets/chart_keys.h"
 #include "widgets/run_data.h"
@@ -84,29 +86,60 @@ void ChartFrame::autoLogY() {
 
 namespace {
 
-// A value axis' tick labels by the one number rule, without trailing zeros: "1,000", "2.5 M",
-// "0.001"; never "1e+03" or "10³" beside "100".
+// A tick of a 1-2-5 progression (a log axis' 2 and 5 times a power of ten) by the one number
+// rule, trailing zeros dropped: "0.05", "1,000", "2 M"; never "1e+03" or "10³" beside "100".
 QString tickText(double v) {
   static const QRegularExpression zeros(QStringLiteral("(\\.\\d*?)0+(?=\\D|$)")), dot(QStringLiteral("\\.(?=\\D|$)"));
-  QString text = formatValue(std::abs(v) < 1e-12 ? 0.0 : v);
+  QString text = formatValue(v);
   text.replace(zeros, QStringLiteral("\\1"));
   text.replace(dot, QString());
   return text;
 }
 
+// A tick of evenly spaced ones, with as many decimals as their step needs, so that neighbours
+// never read the same ("120.5" between "120.0" and "121.0"): thousands grouped below a
+// million, M / B / T above.
+QString steppedTickText(double v, double step) {
+  if (!(step > 0)) return tickText(v);
+  if (std::abs(v) < 1e-9 * step) v = 0;
+  double unit = 1;
+  QString suffix;
+  const double top = std::max(std::abs(v), step);
+  for (const auto& [size, name] : {std::pair{1e12, " T"}, std::pair{1e9, " B"}, std::pair{1e6, " M"}})
+    if (top >= size) {
+      unit = size;
+      suffix = QString::fromLatin1(name);
+      break;
+    }
+  int decimals = 0;
+  while (decimals < 12 && std::abs(std::round(step / unit * std::pow(10.0, decimals)) - step / unit * std::pow(10.0, decimals)) > 1e-6)
+    ++decimals;
+  return QLocale(QLocale::English).toString(v / unit, 'f', decimals) + suffix;
+}
+
 class ReadableTicker : public QCPAxisTicker {
 protected:
-  QString getTickLabel(double tick, const QLocale&, QChar, int) override { return tickText(tick); }
+  QVector<double> createTickVector(double tickStep, const QCPRange& range) override {
+    m_step = tickStep;
+    return QCPAxisTicker::createTickVector(tickStep, range);
+  }
+  QString getTickLabel(double tick, const QLocale&, QChar, int) override { return steppedTickText(tick, m_step); }
+
+private:
+  double m_step = 0;
 };
 
 // On a log axis spanning less than 300x, powers of ten alone leave one label or none (a series
 // between 2,560 and 42,667 sat under a lone "10,000"): then 1, 2 and 5 times each power are
-// labelled, and the sub-ticks between them left out.
+// labelled, and the sub-ticks between them left out; narrower still, evenly spaced ticks.
 class ReadableLogTicker : public QCPAxisTickerLog {
 protected:
-  QString getTickLabel(double tick, const QLocale&, QChar, int) override { return tickText(tick); }
+  QString getTickLabel(double tick, const QLocale&, QChar, int) override {
+    return m_step > 0 ? steppedTickText(tick, m_step) : tickText(tick);
+  }
   int getSubTickCount(double tickStep) override { return m_fine ? 0 : QCPAxisTickerLog::getSubTickCount(tickStep); }
   QVector<double> createTickVector(double tickStep, const QCPRange& range) override {
+    m_step = 0;
     m_fine = range.lower > 0 && range.upper / range.lower < 300;
     if (!m_fine) return QCPAxisTickerLog::createTickVector(tickStep, range);
     QVector<double> ticks;
@@ -114,17 +147,20 @@ protected:
       for (const double m : {1.0, 2.0, 5.0})
         if (power * m >= range.lower * 0.999 && power * m <= range.upper * 1.001) ticks << power * m;
     if (ticks.size() >= 2) return ticks;
-    // Narrower still (3.1 to 3.4): evenly spaced ticks of a 1-2-5 step, as a linear axis has.
+    // About five ticks a 1-2-5 step apart, counted by an integer (a step below the values'
+    // own precision would never advance a sum), at most twelve.
     const double raw = (range.upper - range.lower) / 4;
     const double power = std::pow(10.0, std::floor(std::log10(raw)));
-    const double step = power * (raw / power < 2 ? 1 : raw / power < 5 ? 2 : 5);
+    m_step = power * (raw / power < 2 ? 1 : raw / power < 5 ? 2 : 5);
     ticks.clear();
-    for (double t = std::ceil(range.lower / step) * step; t <= range.upper * 1.000001; t += step) ticks << t;
+    const double first = std::ceil(range.lower / m_step - 1e-9), last = std::floor(range.upper / m_step + 1e-9);
+    for (double k = first; k <= last && ticks.size() < 12; ++k) ticks << k * m_step;
     return ticks;
   }
 
 private:
   bool m_fine = false;
+  double m_step = 0;   // evenly spaced ticks: their step (0: a 1-2-5 progression)
 };
 
 }  // namespace

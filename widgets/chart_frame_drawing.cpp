@@ -68,16 +68,44 @@ void ChartFrame::drawReferences(const QVector<Series>& all, QCPAxis* keyAxis, QC
     label->setPadding(QMargins(3, 1, 3, 1));
     label->setText(shortLabel);
     label->setColor(c.reference);
-    // A light box keeps the label readable over bars and lines.
-    QColor box = c.legendBackground;
-    box.setAlpha(215);
-    label->setBrush(QBrush(box));
+    label->setBrush(labelBox());
     label->setFont(chartFont(m_scale * 0.9));
     label->setProperty(kKeyProperty, kReferenceKey);
     label->setProperty("referenceLabel", true);
     label->setProperty("referenceX", x);
     label->setProperty("referenceFlip", (marksAtX[x]++ % 2) == 1);
   }
+}
+
+QRectF ChartFrame::itemTextRect(QCPItemText* item) {
+  QPolygonF corners;
+  for (QCPItemAnchor* a : {item->topLeft, item->topRight, item->bottomRight, item->bottomLeft}) corners << a->pixelPosition();
+  return corners.boundingRect();
+}
+
+QBrush ChartFrame::labelBox() const {
+  QColor box = colors().legendBackground;
+  box.setAlpha(215);
+  return QBrush(box);
+}
+
+void ChartFrame::elideLabel(QCPItemText* item, int width) {
+  if (item->property("fullText").isNull()) item->setProperty("fullText", item->text());
+  item->setText(QFontMetrics(item->font()).elidedText(item->property("fullText").toString(), Qt::ElideRight, width));
+}
+
+QVector<QRectF> ChartFrame::markerRects() const {
+  QVector<QRectF> out;
+  for (int i = 0; i < m_plot->graphCount(); ++i) {
+    QCPGraph* g = m_plot->graph(i);
+    if (!g->visible() || g->lineStyle() != QCPGraph::lsNone || g->scatterStyle().isNone()) continue;
+    const double r = g->scatterStyle().size() / 2 + 1;
+    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) {
+      const QPointF at = g->coordsToPixels(it->key, it->value);
+      out << QRectF(at.x() - r, at.y() - r, 2 * r, 2 * r);
+    }
+  }
+  return out;
 }
 
 void ChartFrame::addHorizontalLine(double y, const QString& label, const QColor& color,

@@ -390,12 +390,7 @@ void ChartFrame::placeReferenceLabels() {
     } else if (r.size() > 0) {
       frac = (x - r.lower) / r.size();
     }
-    auto fitText = [&](double room) {
-      if (label->property("fullText").isNull()) label->setProperty("fullText", label->text());
-      const QString full = label->property("fullText").toString();
-      const QFontMetrics metrics(label->font());
-      label->setText(metrics.elidedText(full, Qt::ElideRight, std::max(40, static_cast<int>(room - 8 * m_scale))));
-    };
+    auto fitText = [&](double room) { elideLabel(label, std::max(40, static_cast<int>(room - 8 * m_scale))); };
     if (label->property("referenceAbove").toBool()) {  // above the star, kept inside the plot
       const Qt::Alignment h = frac > 0.6 ? Qt::AlignRight : frac < 0.4 ? Qt::AlignLeft : Qt::AlignHCenter;
       label->setPositionAlignment(h | Qt::AlignBottom);
@@ -410,29 +405,21 @@ void ChartFrame::placeReferenceLabels() {
   }
 }
 
-namespace {
-
-// The pixels a text item covers as it is placed now (rotation included).
-QRectF textRect(QCPItemText* t) {
-  QPolygonF corners;
-  for (QCPItemAnchor* a : {t->topLeft, t->topRight, t->bottomRight, t->bottomLeft}) corners << a->pixelPosition();
-  return corners.boundingRect();
-}
-
-}  // namespace
-
 // Published labels, once the plot is laid out: each goes to the first side of its star (the
-// one placeReferenceLabels chose, the other, above, below) where it stays inside the plot
-// and clear of the value labels and the labels placed before it; where none is clear, the
-// side where it is longest, shortened to the room (the star's hover has the whole text).
+// one placeReferenceLabels chose, the other, above, below) where it is whole, inside the plot
+// and clear of the markers, the bars' labels and the labels placed before it; else to the
+// clear side where it is longest, shortened to the room; with no clear side it is left out
+// and the star stands alone (its hover has the whole text).
 void ChartFrame::fitToLayout() {
-  QVector<QRectF> taken;
+  // What a published label must not cover: the markers (stars, whole-run diamonds) and the
+  // bars' labels.
+  QVector<QRectF> taken = markerRects();
   QVector<QCPItemText*> references;
   for (int i = 0; i < m_plot->itemCount(); ++i) {
     auto* t = qobject_cast<QCPItemText*>(m_plot->item(i));
     if (!t || !t->visible() || !t->clipAxisRect()) continue;
     if (t->property("referenceLabel").toBool()) references << t;
-    else if (t->property("valueLabel").toBool() || t->property("missingLabel").toBool()) taken << textRect(t);
+    else if (t->property("valueLabel").toBool() || t->property("missingLabel").toBool()) taken << itemTextRect(t);
   }
   const double d = 9 * m_scale;
   for (QCPItemText* label : references) {
@@ -440,6 +427,8 @@ void ChartFrame::fitToLayout() {
     if (label->property("fullText").isNull()) label->setProperty("fullText", label->text());
     const QString full = label->property("fullText").toString();
     const QFontMetrics metrics(label->font());
+    // A label kept above its star (a whole-run diamond beside it) stays above or below.
+    const bool vertical = label->property("referenceAbove").toBool();
     struct Side {
       Qt::Alignment align;
       QPointF offset;
@@ -454,10 +443,12 @@ void ChartFrame::fitToLayout() {
                           {Qt::AlignHCenter | Qt::AlignTop, {0, d}}};
     const QPointF star = label->position->parentAnchor() ? label->position->parentAnchor()->pixelPosition()
                                                          : label->position->pixelPosition();
+    label->setVisible(true);
     int best = -1, bestLength = -1;
     QString bestText;
     for (int i = 0; i < 5; ++i) {
       const Side& side = sides[i];
+      if (vertical && i > 0 && i < 3) continue;
       // The room on this side, inside the plot.
       double room = plot.width() - 8;
       if (side.align & Qt::AlignLeft) room = plot.right() - star.x() - d;
@@ -469,7 +460,7 @@ void ChartFrame::fitToLayout() {
       label->setPositionAlignment(side.align);
       label->position->setCoords(side.offset);
       label->setText(text);
-      const QRectF r = textRect(label);
+      const QRectF r = itemTextRect(label);
       const bool inside = plot.adjusted(-1, -1, 1, 1).contains(r);
       const bool clear = std::none_of(taken.begin(), taken.end(), [&](const QRectF& o) { return o.intersects(r); });
       const int length = static_cast<int>(text.size());
@@ -484,14 +475,17 @@ void ChartFrame::fitToLayout() {
         bestText = text;
       }
     }
-    if (best < 0) {   // nowhere clear: where placeReferenceLabels put it, as it put it
-      best = 0;
-      bestText = chosenText;
+    if (best < 0) {   // no side inside and clear: the star alone (its hover has the text)
+      label->setText(chosenText);
+      label->setPositionAlignment(chosen.align);
+      label->position->setCoords(chosen.offset);
+      label->setVisible(false);
+      continue;
     }
     label->setPositionAlignment(sides[best].align);
     label->position->setCoords(sides[best].offset);
     label->setText(bestText);
-    taken << textRect(label);
+    taken << itemTextRect(label);
   }
 }
 

@@ -128,13 +128,15 @@ void ExportController::exportChart() {
                                   tr("PNG image (*.png);;PDF document (*.pdf);;SVG drawing (*.svg)"));
   if (path.isEmpty()) return;
   chart->refreshNow();
-  const widgets::ExportOptions figure = widgets::fittedOptions(*chart, m_options);
-  if (!report(tr("Chart “%1”").arg(chart->title()), path, widgets::exportChart(*chart, path, m_options).error)) return;
-  // A figure made taller than asked for says so (its legend would have squeezed the plot).
-  if (figure.height != m_options.height)
+  const widgets::ExportResult result = widgets::exportChart(*chart, path, m_options);
+  if (!report(tr("Chart “%1”").arg(chart->title()), path, result.error)) return;
+  // A figure made taller than asked for says so (at the size chosen its legend or upright
+  // labels would have squeezed the plot).
+  if (result.figure.height != m_options.height)
     m_messages->showMessage(MessageBar::Level::Info, tr("Chart “%1” saved, taller than chosen").arg(chart->title()),
-                            tr("%1\n%2: the legend would have left the plot less than 60% of %3.")
-                                .arg(QDir::toNativeSeparators(path), figure.summary(), m_options.summary()));
+                            tr("%1\n%2 instead of %3: at the chosen height the legend and labels would have left "
+                               "too little of the figure to the plot.")
+                                .arg(QDir::toNativeSeparators(path), result.figure.summary(), m_options.summary()));
 }
 
 void ExportController::exportAllCharts() {

@@ -261,7 +261,10 @@ private slots:
         if (s.deviceId.toStdString() == c.device.deviceId) device << whole;
         if (s.deviceId.toStdString() == c.versus.deviceId) versus << whole;
       }
-      if (device.size() != 1 || versus.size() != 1) continue;   // one id, several sizes (E4's vCPUs)
+      if (c.device.deviceId == c.versus.deviceId) continue;   // one id, two sizes (E4's 32 vs 64 vCPUs)
+      QVERIFY2(device.size() == 1 && versus.size() == 1,
+               qPrintable(QStringLiteral("%1 row %2: This run says %3, the epoch-time chart has %4 and %5 series of its sides")
+                              .arg(id).arg(row + 1).arg(shown).arg(device.size()).arg(versus.size())));
       // As the column writes it ("96×", "2.41×"): the chart's ratio to the digits shown.
       const QVector<Figure> figure = typedFigures(QString(shown).remove(QStringLiteral("×")));
       QVERIFY2(figure.size() == 1 && shows(figure[0], versus[0] / device[0]),
