@@ -60,6 +60,7 @@ void BarChartBase::fitToLayout() {
     if (!keyAxis || !valueAxis) continue;
     const bool upright = label->rotation() != 0;
     // Above the bar, as addValueLabel placed it (a previous layout may have moved it inside).
+    label->position->setCoords(label->position->key(), label->property("barValue").toDouble());
     label->setPositionAlignment(upright ? Qt::AlignLeft | Qt::AlignVCenter : Qt::AlignHCenter | Qt::AlignBottom);
     label->setPadding(upright ? QMargins(static_cast<int>(3 * scale), 0, 0, 0) : QMargins(0, 0, 0, static_cast<int>(2 * scale)));
     label->setBrush(Qt::NoBrush);
@@ -73,17 +74,23 @@ void BarChartBase::fitToLayout() {
     const bool fits = upright ? barPixels >= 0.9 * metrics.height() && room >= along()
                               : barPixels / 0.92 >= along() && room >= across();
     label->setVisible(fits);
-    auto onAStar = [&] {
+    auto starUnder = [&]() -> const QRectF* {
       const QRectF r = itemTextRect(label);
-      return std::any_of(stars.begin(), stars.end(), [&](const QRectF& star) { return star.intersects(r); });
+      for (const QRectF& star : stars)
+        if (star.intersects(r)) return &star;
+      return nullptr;
     };
-    if (!fits || !onAStar()) continue;
-    // …or, where a published star stands there, inside the bar under its top, on a box.
+    const QRectF* star = fits ? starUnder() : nullptr;
+    if (!star) continue;
+    // …or, where a published star stands there, inside the bar, under its top and under the
+    // star, on a box.
+    const double top = std::max(valueAxis->coordToPixel(label->position->value()), star->bottom() + 1);
+    label->position->setCoords(label->position->key(), valueAxis->pixelToCoord(top));
     label->setPositionAlignment(upright ? Qt::AlignRight | Qt::AlignVCenter : Qt::AlignHCenter | Qt::AlignTop);
     label->setPadding(upright ? QMargins(2, 0, static_cast<int>(3 * scale), 0) : QMargins(2, static_cast<int>(2 * scale), 2, 0));
     label->setBrush(labelBox());
-    const double below = valueAxis->coordToPixel(valueAxis->range().lower) - valueAxis->coordToPixel(label->position->value());
-    label->setVisible(below >= (upright ? along() : across()) && !onAStar());
+    const double below = valueAxis->coordToPixel(valueAxis->range().lower) - top;
+    label->setVisible(below >= (upright ? along() : across()) && !starUnder());
   }
   ChartFrame::fitToLayout();   // the published labels, clear of the value labels kept
 }
@@ -129,6 +136,7 @@ void BarChartBase::addValueLabel(double x, double y, const QString& text, QCPAxi
   auto* label = new QCPItemText(plot());
   label->setProperty("valueLabel", true);
   label->setProperty("barWidth", width);
+  label->setProperty("barValue", y);   // where it starts at every layout (fitToLayout may move it)
   label->setClipAxisRect(keyAxis->axisRect());
   label->position->setAxes(keyAxis, valueAxis);
   label->position->setCoords(x, y);
