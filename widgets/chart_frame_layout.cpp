@@ -267,6 +267,9 @@ void ChartFrame::layoutForSize(QSize size, bool keepLegend) {
     for (int i = 0; i < legend->itemCount(); ++i) {
       if (QCPAbstractLegendItem* item = legend->item(i)) {
         item->setFont(font);
+        // Room under the line for descenders ("accuracy", "tpu"): an item clips to its row,
+        // and its text rect alone cut them off on screen.
+        item->setMargins(QMargins(0, 0, 0, std::max(2, static_cast<int>(std::lround(2 * m_scale * fontFactor)))));
         const QSize hint = item->minimumOuterSizeHint();
         widths << hint.width();
         rowHeight = std::max(rowHeight, hint.height());
