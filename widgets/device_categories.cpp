@@ -20,7 +20,7 @@ void DeviceCategories::add(int runIndex, const DeviceResult& d) {
   if (category < 0) {
     category = static_cast<int>(m_keys.size());
     m_keys << key;
-    m_labels << deviceShortName(d);
+    m_labels << deviceShortName(d).replace(QStringLiteral(" · "), QStringLiteral("\n"));   // "cpu-skylake" over "4 vCPUs": narrower
     m_subLabels << QString();
     m_runs.push_back({});
   }
