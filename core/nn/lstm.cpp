@@ -4,6 +4,7 @@
 
 #include "core/nn/activation.h"
 #include "core/nn/init.h"
+#include "core/nn/gemm.h"
 #include "core/nn/gemm_precision.h"
 #include "core/util/parallel.h"
 #include "core/util/rng.h"
@@ -17,7 +18,7 @@ struct LSTM::Chunk {
   Matrix gates[2];           // 4H x (T*nb): i, f, g, o after their activations
   Matrix cell[2], hidden[2]; // H x ((T+1)*nb): states before step k (block k) and after (k+1)
   Matrix dGates;             // 4H x (T*nb): gate pre-activation gradients
-  Matrix xq, hq, dh, dc;     // rounded input / hidden, running gradients
+  Matrix dh, dc;             // running gradients of the hidden and cell states
   Matrix tanhCell, dcStep;   // H x nb: tanh of the step's cell state, the cell gradient through it
   Vector dw;                 // chunk > 0: partial parameter gradients
 };
@@ -97,16 +98,13 @@ void LSTM::forwardDirection(int dir, const Matrix& x, std::ptrdiff_t b, std::ptr
   const float* p = m_gemmParams + dir * directionParams();
   const ConstMatrixMap wx(p, G, F), wh(p + G * F, G, H);
   const ConstVectorMap bias(m_params + dir * directionParams() + G * F + G * H, G);
-  const bool round = ctx.precision != util::Precision::FP32;
+  // Every product goes through the engine's GEMM at the run's precision: its operands are
+  // rounded (or packed as bf16 pairs for the bf16 units) as they are packed, not copied first.
+  const util::Precision precision = ctx.precision;
   // All steps' input contributions in one GEMM: x of sample s, step t is column s*T + t.
   const float* xin = x.data() + b * x.rows();
-  if (round) {
-    c.xq.resize(F, nb * T);
-    copyRounded(xin, c.xq.data(), F * nb * T, ctx.precision);
-    xin = c.xq.data();
-  }
   c.gx.resize(G, nb * T);
-  c.gx.noalias() = wx * ConstMatrixMap(xin, F, nb * T);
+  sgemm(G, nb * T, F, {wx.data(), G}, {xin, F}, c.gx.data(), G, /*accumulate=*/false, precision);
   Matrix& gates = c.gates[dir];
   Matrix& cell = c.cell[dir];
   Matrix& hid = c.hidden[dir];
@@ -120,13 +118,8 @@ void LSTM::forwardDirection(int dir, const Matrix& x, std::ptrdiff_t b, std::ptr
     auto pre = gates.middleCols(k * nb, nb);
     pre = Eigen::Map<const Matrix, 0, Eigen::OuterStride<>>(c.gx.data() + t * G, G, nb, Eigen::OuterStride<>(T * G));
     pre.colwise() += bias;
-    if (round) {
-      c.hq = hid.middleCols(k * nb, nb);
-      roundInPlace(c.hq.data(), c.hq.size(), ctx.precision);
-      pre.noalias() += wh * c.hq;
-    } else {
-      pre.noalias() += wh * hid.middleCols(k * nb, nb);
-    }
+    sgemm(G, nb, H, {wh.data(), G}, {hid.data() + k * nb * H, H}, gates.data() + k * nb * G, G, /*accumulate=*/true,
+          precision);
     // The gates over the whole block at once, with Eigen's vectorised exp and tanh (scalar
     // libm calls were 40% of an LSTM step): i, f, o = sigmoid; g = tanh; then the cell.
     pre.topRows(2 * H).array() = (1.0f + (-pre.topRows(2 * H).array()).exp()).inverse();
@@ -172,17 +165,14 @@ void LSTM::backwardDirection(int dir, const Matrix& x, const Matrix& dy, std::pt
     dg.bottomRows(H).array() = c.dh.array() * tc * o * (1 - o);
     c.dc.array() = dcj * f;
     if (round) roundInPlace(c.dGates.data() + k * nb * G, nb * G, ctx.precision);
-    if (k > 0) c.dh.noalias() = wh.transpose() * c.dGates.middleCols(k * nb, nb);
+    if (k > 0)
+      sgemm(H, nb, G, {wh.data(), G, Transpose::Yes}, {c.dGates.data() + k * nb * G, G}, c.dh.data(), H,
+            /*accumulate=*/false, ctx.precision);
   }
   // Weight gradients in single GEMMs over all steps.
   dB += c.dGates.rowwise().sum();
-  if (round) {
-    c.hq = hid.leftCols(T * nb);
-    roundInPlace(c.hq.data(), c.hq.size(), ctx.precision);
-    dWh.noalias() += c.dGates * c.hq.transpose();
-  } else {
-    dWh.noalias() += c.dGates * hid.leftCols(T * nb).transpose();
-  }
+  sgemm(G, H, T * nb, {c.dGates.data(), G}, {hid.data(), H, Transpose::Yes}, dWh.data(), G, /*accumulate=*/true,
+        ctx.precision);
   // Reorder the gate gradients to the input's column order s*T + t.
   c.gx.resize(G, nb * T);
   for (Eigen::Index k = 0; k < T; ++k) {
@@ -190,14 +180,11 @@ void LSTM::backwardDirection(int dir, const Matrix& x, const Matrix& dy, std::pt
     Eigen::Map<Matrix, 0, Eigen::OuterStride<>>(c.gx.data() + t * G, G, nb, Eigen::OuterStride<>(T * G)) =
         c.dGates.middleCols(k * nb, nb);
   }
-  const float* xin = round ? c.xq.data() : x.data() + b * x.rows();
-  if (round) copyRounded(x.data() + b * x.rows(), c.xq.data(), F * nb * T, ctx.precision);
-  dWx.noalias() += c.gx * ConstMatrixMap(xin, F, nb * T).transpose();
-  if (needDx) {
-    MatrixMap dx(m_dx.data() + b * x.rows(), F, nb * T);
-    if (dir == 0) dx.noalias() = wx.transpose() * c.gx;
-    else dx.noalias() += wx.transpose() * c.gx;
-  }
+  const float* xin = x.data() + b * x.rows();
+  sgemm(G, F, nb * T, {c.gx.data(), G}, {xin, F, Transpose::Yes}, dWx.data(), G, /*accumulate=*/true, ctx.precision);
+  if (needDx)   // the second direction adds its part
+    sgemm(F, nb * T, G, {wx.data(), G, Transpose::Yes}, {c.gx.data(), G}, m_dx.data() + b * x.rows(), F,
+          /*accumulate=*/dir != 0, ctx.precision);
 }
 
 const Matrix& LSTM::forward(const Matrix& x, const PassContext& ctx) {

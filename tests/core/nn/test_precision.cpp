@@ -9,6 +9,7 @@
 #include "core/nn/conv2d.h"
 #include "core/nn/dense.h"
 #include "core/nn/depthwise_conv2d.h"
+#include "core/nn/lstm.h"
 #include "grad_check.h"
 #include "core/nn/gemm_precision.h"
 #include "core/nn/network.h"
@@ -165,6 +166,33 @@ TEST(Precision, Bf16TrainingStepStaysCloseToFp32) {
   EXPECT_LT((g32 - g16).norm(), 0.1 * g32.norm());
   net->setPrecision(Precision::FP32);
   EXPECT_EQ(net->trainStep(x, y, 1).loss, fp32);
+}
+
+// The LSTM's products run through the engine's GEMM at the step's precision (its hidden state
+// rounded at every step, so no pre-rounded fp32 twin exists): a bf16 step differs from fp32,
+// stays close to it, both directions' gradients included, and fp32 comes back bit for bit.
+TEST(Precision, LstmBf16StepStaysCloseToFp32) {
+  Network net("lstm", Shape{8, 6, 1}, 3);
+  net.add(std::make_unique<LSTM>(16, 2, "lstm"));
+  net.add(std::make_unique<Dense>(DenseOptions{3, Activation::Linear, true, Init::GlorotUniform}));
+  net.initialize(7);
+  std::mt19937 rng(3);
+  std::normal_distribution<float> n(0, 1);
+  Eigen::MatrixXf x(48, 10);
+  for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = n(rng);
+  std::vector<int> y(10);
+  for (int i = 0; i < 10; ++i) y[static_cast<std::size_t>(i)] = i % 3;
+  const double fp32 = net.trainStep(x, y, 1).loss;
+  const Eigen::VectorXf g32 = net.grads();
+  net.setPrecision(Precision::BF16);
+  const double bf16 = net.trainStep(x, y, 1).loss;
+  const Eigen::VectorXf g16 = net.grads();
+  EXPECT_NE(fp32, bf16);
+  EXPECT_NEAR(fp32, bf16, 0.01 * fp32);
+  EXPECT_LT((g32 - g16).norm(), 0.05 * g32.norm());
+  EXPECT_GT((g32 - g16).norm(), 1e-6 * g32.norm());
+  net.setPrecision(Precision::FP32);
+  EXPECT_EQ(net.trainStep(x, y, 1).loss, fp32);
 }
 
 }  // namespace
