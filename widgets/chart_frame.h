@@ -195,7 +195,8 @@ private:
   void onLegendClick(QCPAbstractLegendItem* item);
   void onMouseMove(QMouseEvent* event);
   void applyHiddenStates();
-  void applyLogY();
+  void applyLogY();     // the value axes' scale, and every plain ticker made readable
+  void setLogScale();
   void autoLogY();
   void doRefresh();
   void placeReferenceLabels();

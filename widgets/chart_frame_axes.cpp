@@ -140,7 +140,7 @@ protected:
   int getSubTickCount(double tickStep) override { return m_fine ? 0 : QCPAxisTickerLog::getSubTickCount(tickStep); }
   QVector<double> createTickVector(double tickStep, const QCPRange& range) override {
     m_step = 0;
-    m_fine = range.lower > 0 && range.upper / range.lower < 300;
+    m_fine = logBase() == 10 && range.lower > 0 && range.upper / range.lower < 300;
     if (!m_fine) return QCPAxisTickerLog::createTickVector(tickStep, range);
     QVector<double> ticks;
     for (double power = std::pow(10.0, std::floor(std::log10(range.lower))); power <= range.upper; power *= 10)
@@ -166,15 +166,33 @@ private:
 }  // namespace
 
 void ChartFrame::applyLogY() {
-  if (!supportsLogY()) return;
+  if (supportsLogY()) setLogScale();
+  // Every axis a chart left with a plain ticker (the LLM planner's values, the accuracy
+  // chart's loss and time axes, the sweep's batches) labels by the same rule.
+  for (QCPAxisRect* rect : m_plot->axisRects())
+    for (QCPAxis* axis : rect->axes()) {
+      const QCPAxisTicker* ticker = axis->ticker().data();
+      if (typeid(*ticker) == typeid(QCPAxisTicker)) {
+        axis->setTicker(QSharedPointer<QCPAxisTicker>(new ReadableTicker));
+      } else if (typeid(*ticker) == typeid(QCPAxisTickerLog)) {
+        const auto* log = static_cast<const QCPAxisTickerLog*>(ticker);
+        QSharedPointer<QCPAxisTickerLog> readable(new ReadableLogTicker);
+        readable->setLogBase(log->logBase());
+        readable->setSubTickCount(log->subTickCount());
+        readable->setTickCount(log->tickCount());
+        axis->setTicker(readable);
+      }
+    }
+}
+
+void ChartFrame::setLogScale() {
   for (QCPAxisRect* rect : m_plot->axisRects()) {
     QCPAxis* y = rect->axis(QCPAxis::atLeft);
     // A chart's own ticker (a fixed step, a text axis) is kept while the scale stays.
-    const QCPAxisTicker* ticker = y->ticker().data();
-    if (m_logY && (y->scaleType() != QCPAxis::stLogarithmic || typeid(*ticker) == typeid(QCPAxisTickerLog))) {
+    if (m_logY && y->scaleType() != QCPAxis::stLogarithmic) {
       y->setScaleType(QCPAxis::stLogarithmic);
       y->setTicker(QSharedPointer<QCPAxisTickerLog>(new ReadableLogTicker));
-    } else if (!m_logY && (y->scaleType() != QCPAxis::stLinear || typeid(*ticker) == typeid(QCPAxisTicker))) {
+    } else if (!m_logY && y->scaleType() != QCPAxis::stLinear) {
       y->setScaleType(QCPAxis::stLinear);
       y->setTicker(QSharedPointer<QCPAxisTicker>(new ReadableTicker));
     }

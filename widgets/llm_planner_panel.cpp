@@ -1,5 +1,6 @@
 #include "widgets/llm_planner_panel.h"
 
+#include <QAbstractItemView>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -256,6 +257,13 @@ void LlmPlannerPanel::addScenarioRow(const LlmScenario& s) {
   stack->addItem(tr("default"), QString());
   for (const auto& id : m_stacks) stack->addItem(id, id);
   stack->setCurrentIndex(std::max(0, stack->findData(QString::fromStdString(s.stackId))));
+  // As wide as "default" needs, not as its longest stack id: the device's name keeps its room
+  // ("tpu-v5e-8" was cut at 1280x800); the list still opens wide enough for every id.
+  stack->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  stack->setMinimumContentsLength(8);
+  stack->view()->setMinimumWidth(stack->view()->sizeHintForColumn(0) + 24);
+  stack->setToolTip(tr("Software stack: %1").arg(stack->currentText()));
+  connect(stack, &QComboBox::currentTextChanged, stack, [stack](const QString& t) { stack->setToolTip(QObject::tr("Software stack: %1").arg(t)); });
   auto* mode = new QComboBox(m_scenarios);
   mode->addItem(tr("pre-train"), 0);
   mode->addItem(tr("LoRA"), 1);
