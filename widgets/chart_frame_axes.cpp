@@ -4,17 +4,14 @@
 
 #include <QCheckBox>
 #include <QHBoxLayout>
-#include <QLocale>
 #include <QMap>
-#include <QRegularExpression>
 #include <QSettings>
 #include <algorithm>
 #include <cmath>
 #include <typeinfo>
-#include <utility>
 
+#include "core/util/numbers.h"
 #include "widgets/chart_keys.h"
-#include "widgets/run_data.h"
 
 // ChartFrame's axes: the log-y toggle (by hand or by itself) and fitting the axes to the data.
 namespace widgets {
@@ -86,36 +83,8 @@ void ChartFrame::autoLogY() {
 
 namespace {
 
-// A tick of a 1-2-5 progression (a log axis' 2 and 5 times a power of ten) by the one number
-// rule, trailing zeros dropped: "0.05", "1,000", "2 M"; never "1e+03" or "10³" beside "100".
-QString tickText(double v) {
-  static const QRegularExpression zeros(QStringLiteral("(\\.\\d*?)0+(?=\\D|$)")), dot(QStringLiteral("\\.(?=\\D|$)"));
-  QString text = formatValue(v);
-  text.replace(zeros, QStringLiteral("\\1"));
-  text.replace(dot, QString());
-  return text;
-}
-
-// A tick of evenly spaced ones, with as many decimals as their step needs, so that neighbours
-// never read the same ("120.5" between "120.0" and "121.0"): thousands grouped below a
-// million, M / B / T above.
-QString steppedTickText(double v, double step) {
-  if (!(step > 0)) return tickText(v);
-  if (std::abs(v) < 1e-9 * step) v = 0;
-  double unit = 1;
-  QString suffix;
-  const double top = std::max(std::abs(v), step);
-  for (const auto& [size, name] : {std::pair{1e12, " T"}, std::pair{1e9, " B"}, std::pair{1e6, " M"}})
-    if (top >= size) {
-      unit = size;
-      suffix = QString::fromLatin1(name);
-      break;
-    }
-  int decimals = 0;
-  while (decimals < 12 && std::abs(std::round(step / unit * std::pow(10.0, decimals)) - step / unit * std::pow(10.0, decimals)) > 1e-6)
-    ++decimals;
-  return QLocale(QLocale::English).toString(v / unit, 'f', decimals) + suffix;
-}
+// Tick labels by the one number rule (core::util::readableTick).
+QString tickText(double v, double step) { return QString::fromStdString(core::util::readableTick(v, step)); }
 
 class ReadableTicker : public QCPAxisTicker {
 protected:
@@ -123,7 +92,7 @@ protected:
     m_step = tickStep;
     return QCPAxisTicker::createTickVector(tickStep, range);
   }
-  QString getTickLabel(double tick, const QLocale&, QChar, int) override { return steppedTickText(tick, m_step); }
+  QString getTickLabel(double tick, const QLocale&, QChar, int) override { return tickText(tick, m_step); }
 
 private:
   double m_step = 0;
@@ -134,9 +103,7 @@ private:
 // labelled, and the sub-ticks between them left out; narrower still, evenly spaced ticks.
 class ReadableLogTicker : public QCPAxisTickerLog {
 protected:
-  QString getTickLabel(double tick, const QLocale&, QChar, int) override {
-    return m_step > 0 ? steppedTickText(tick, m_step) : tickText(tick);
-  }
+  QString getTickLabel(double tick, const QLocale&, QChar, int) override { return tickText(tick, m_step); }
   int getSubTickCount(double tickStep) override { return m_fine ? 0 : QCPAxisTickerLog::getSubTickCount(tickStep); }
   QVector<double> createTickVector(double tickStep, const QCPRange& range) override {
     m_step = 0;

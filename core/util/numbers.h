@@ -65,5 +65,10 @@ inline std::string groupedWhole(double v) {
 std::string readableNumber(double v);
 std::string readableMoney(double usd);
 std::string readableDuration(double seconds);
+// An axis tick by the same rule: for ticks `step` apart, the band of the larger of the tick and
+// the step with as many decimals as the step needs ("120.5" between "120.0" and "121.0",
+// "2.50 M" by 0.25 M, "200,000"); for a progression (step 0: 1, 2, 5 x 10^k on a log axis),
+// readableNumber without trailing zeros ("0.05", "1,000", "2 M").
+std::string readableTick(double v, double step);
 
 }  // namespace core::util

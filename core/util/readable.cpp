@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "core/util/numbers.h"
@@ -31,6 +32,13 @@ std::string threeDigits(double a) {
   return text;
 }
 
+// The bands past a million, largest first.
+struct Band {
+  double scale;
+  const char* unit;
+};
+constexpr Band kBands[] = {{1e12, " T"}, {1e9, " B"}, {1e6, " M"}};
+
 // |v| with its magnitude: grouped below a million, M / B / T past it. The band is chosen after
 // rounding (999,999.6 is "1.00 M", 999.96 is "1,000").
 std::string magnitude(double a) {
@@ -38,13 +46,21 @@ std::string magnitude(double a) {
   if (a >= 1e6) a = roundSignificant(a, 3);
   if (a < 1000) return threeDigits(a);
   if (a < 1e6) return groupedWhole(a);
-  static const struct { double scale; const char* unit; } units[] = {{1e12, " T"}, {1e9, " B"}, {1e6, " M"}};
-  for (const auto& u : units) {
+  for (const Band& u : kBands) {
     if (a < u.scale) continue;
     const double x = a / u.scale;
     return (x >= 1000 ? groupedWhole(x) : threeDigits(x)) + u.unit;
   }
   return groupedWhole(a);
+}
+
+// a >= 0 in fixed notation with its whole part grouped ("12,345.5"); the whole part is read
+// back from the rounded text, so a carry (9,999.96 at one decimal) is grouped as written.
+std::string groupedFixed(double a, int decimals) {
+  const std::string text = fixed(a, decimals);
+  const auto point = text.find('.');
+  const std::string whole = groupedWhole(std::strtod(text.substr(0, point).c_str(), nullptr));
+  return point == std::string::npos ? whole : whole + text.substr(point);
 }
 
 // A minus sign only on what is not written as zero ("-0" is noise from a subtraction).
@@ -57,6 +73,36 @@ std::string signed_(double v, const std::string& text) {
 std::string readableNumber(double v) {
   if (!std::isfinite(v)) return kNoValue;
   return signed_(v, magnitude(std::abs(v)));
+}
+
+std::string readableTick(double v, double step) {
+  if (!std::isfinite(v)) return kNoValue;
+  if (!(step > 0)) {   // a progression (1, 2, 5 x 10^k): the number as read, no trailing zeros
+    std::string text = readableNumber(v);
+    const auto end = std::min(text.find(' '), text.size());
+    std::string number = text.substr(0, end);
+    if (number.find('.') != std::string::npos) {
+      while (number.back() == '0') number.pop_back();
+      if (number.back() == '.') number.pop_back();
+    }
+    return number + text.substr(end);
+  }
+  const double a = std::abs(v) < 1e-9 * step ? 0.0 : std::abs(v);
+  const double top = std::max(a, step);
+  double scale = 1;
+  std::string unit;
+  for (const Band& b : kBands)
+    if (top >= b.scale) {
+      scale = b.scale;
+      unit = b.unit;
+      break;
+    }
+  // As many decimals as the step has (0.25 M: two), so that neighbours never read the same.
+  const double s = step / scale;
+  int decimals = 0;
+  while (decimals < 12 && std::abs(std::round(s * std::pow(10.0, decimals)) - s * std::pow(10.0, decimals)) > 1e-6)
+    ++decimals;
+  return signed_(a == 0 ? 0.0 : v, groupedFixed(a / scale, decimals) + unit);
 }
 
 std::string readableMoney(double usd) {

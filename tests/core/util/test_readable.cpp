@@ -92,3 +92,26 @@ TEST(Readable, NoMagnitudeWritesAPowerOfTen) {
     }
   }
 }
+
+// Axis ticks: evenly spaced ones carry the decimals their step needs, so neighbours never read
+// the same (the old "g" format and readableNumber's three digits wrote 120.5 as "120"); a log
+// axis' 1-2-5 progression reads as readableNumber without trailing zeros.
+TEST(Readable, TicksShowTheirStep) {
+  using core::util::readableTick;
+  EXPECT_EQ(readableTick(120.0, 0.5), "120.0");
+  EXPECT_EQ(readableTick(120.5, 0.5), "120.5");
+  EXPECT_EQ(readableTick(12345.5, 0.5), "12,345.5");
+  EXPECT_EQ(readableTick(200000, 50000), "200,000");
+  EXPECT_EQ(readableTick(2.5e6, 2.5e5), "2.50 M");
+  EXPECT_EQ(readableTick(3e6, 1e6), "3 M");
+  EXPECT_EQ(readableTick(0.00025, 0.00025), "0.00025");
+  EXPECT_EQ(readableTick(-1e-15, 0.5), "0.0");   // noise at zero is neither negative nor 1e-15
+  EXPECT_EQ(readableTick(-2.5, 0.5), "-2.5");
+  EXPECT_EQ(readableTick(0.05, 0), "0.05");
+  EXPECT_EQ(readableTick(1000, 0), "1,000");
+  EXPECT_EQ(readableTick(2e6, 0), "2 M");
+  EXPECT_EQ(readableTick(10, 0), "10");
+  for (double step : {0.1, 0.25, 2.0, 5e4, 2e8})
+    for (int k = -3; k <= 3; ++k)
+      EXPECT_NE(readableTick(k * step, step), readableTick((k + 1) * step, step)) << k << " x " << step;
+}
