@@ -41,6 +41,18 @@ void BarChartBase::syncToRanges() {
   }
 }
 
+namespace {
+
+// A bar's value above the bar: written upwards (overlaid runs' narrow bars) from just over its
+// top, or level and centred on it.
+void placeAboveBar(QCPItemText* label, bool upright, double scale) {
+  label->setPositionAlignment(upright ? Qt::AlignLeft | Qt::AlignVCenter : Qt::AlignHCenter | Qt::AlignBottom);
+  label->setPadding(upright ? QMargins(static_cast<int>(3 * scale), 0, 0, 0) : QMargins(0, 0, 0, static_cast<int>(2 * scale)));
+  label->setBrush(Qt::NoBrush);
+}
+
+}  // namespace
+
 void BarChartBase::fitToLayout() {
   const QVector<QRectF> stars = markerRects();   // a bar's value is not written over a star
   const double scale = presentationScale();
@@ -61,9 +73,7 @@ void BarChartBase::fitToLayout() {
     const bool upright = label->rotation() != 0;
     // Above the bar, as addValueLabel placed it (a previous layout may have moved it inside).
     label->position->setCoords(label->position->key(), label->property("barValue").toDouble());
-    label->setPositionAlignment(upright ? Qt::AlignLeft | Qt::AlignVCenter : Qt::AlignHCenter | Qt::AlignBottom);
-    label->setPadding(upright ? QMargins(static_cast<int>(3 * scale), 0, 0, 0) : QMargins(0, 0, 0, static_cast<int>(2 * scale)));
-    label->setBrush(Qt::NoBrush);
+    placeAboveBar(label, upright, scale);
     // Along the text: its advance and padding; across it: a line. Upright labels need the
     // bar's width across and the room above the bar along; level ones the slot's width (bars
     // fill 92% of it) along and the room above across.
@@ -140,15 +150,10 @@ void BarChartBase::addValueLabel(double x, double y, const QString& text, QCPAxi
   label->setClipAxisRect(keyAxis->axisRect());
   label->position->setAxes(keyAxis, valueAxis);
   label->position->setCoords(x, y);
-  if (shownRuns().size() > 1) {
-    // Overlaid runs make bars narrow: write the value upwards so neighbours never collide.
-    label->setRotation(-90);
-    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-    label->setPadding(QMargins(static_cast<int>(3 * presentationScale()), 0, 0, 0));
-  } else {
-    label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-    label->setPadding(QMargins(0, 0, 0, static_cast<int>(2 * presentationScale())));
-  }
+  // Overlaid runs make bars narrow: the value is written upwards so neighbours never collide.
+  const bool upright = shownRuns().size() > 1;
+  if (upright) label->setRotation(-90);
+  placeAboveBar(label, upright, presentationScale());
   label->setText(text);
   label->setColor(textColor());
   label->setFont(chartFont(presentationScale() * 0.85));

@@ -171,6 +171,7 @@ protected:
   // passes start from).
   QBrush labelBox() const;
   static void elideLabel(QCPItemText* item, int width);
+  static QString wholeLabelText(QCPItemText* item);   // the text before any eliding
   // Markers drawn without a line (published stars, whole-run diamonds), as pixel rects.
   QVector<QRectF> markerRects() const;
   // Values the fit must include even though no plottable holds them (lines, labels).

@@ -89,9 +89,13 @@ QBrush ChartFrame::labelBox() const {
   return QBrush(box);
 }
 
-void ChartFrame::elideLabel(QCPItemText* item, int width) {
+QString ChartFrame::wholeLabelText(QCPItemText* item) {
   if (item->property("fullText").isNull()) item->setProperty("fullText", item->text());
-  item->setText(QFontMetrics(item->font()).elidedText(item->property("fullText").toString(), Qt::ElideRight, width));
+  return item->property("fullText").toString();
+}
+
+void ChartFrame::elideLabel(QCPItemText* item, int width) {
+  item->setText(QFontMetrics(item->font()).elidedText(wholeLabelText(item), Qt::ElideRight, width));
 }
 
 QVector<QRectF> ChartFrame::markerRects() const {

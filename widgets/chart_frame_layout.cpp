@@ -280,13 +280,12 @@ void ChartFrame::layoutForSize(QSize size, bool keepLegend) {
     // widest entry.
     const QMargins m = legend->margins();
     const int usable = std::max(1, size.width() - 12 - m.left() - m.right());
-    const int count = static_cast<int>(widths.size());
-    rows = count;
-    for (int c = std::min(count, 4); c > 1; --c) {
-      const int r = (count + c - 1) / c;
+    rows = n;
+    for (int c = std::min(n, 4); c > 1; --c) {
+      const int r = (n + c - 1) / c;
       int total = -legend->columnSpacing();
-      for (int first = 0; first < count; first += r)
-        total += legend->columnSpacing() + *std::max_element(widths.begin() + first, widths.begin() + std::min(count, first + r));
+      for (int first = 0; first < n; first += r)
+        total += legend->columnSpacing() + *std::max_element(widths.begin() + first, widths.begin() + std::min(n, first + r));
       if (total <= usable) {
         rows = r;
         break;
@@ -427,9 +426,6 @@ void ChartFrame::fitToLayout() {
   const double d = 9 * m_scale;
   for (QCPItemText* label : references) {
     const QRectF plot = label->clipAxisRect()->rect();
-    if (label->property("fullText").isNull()) label->setProperty("fullText", label->text());
-    const QString full = label->property("fullText").toString();
-    const QFontMetrics metrics(label->font());
     // A label kept above its star (a whole-run diamond beside it) stays above or below.
     const bool vertical = label->property("referenceAbove").toBool();
     struct Side {
@@ -444,6 +440,7 @@ void ChartFrame::fitToLayout() {
                           {Qt::AlignLeft | Qt::AlignVCenter, {d, 0}},
                           {Qt::AlignHCenter | Qt::AlignBottom, {0, -d}},
                           {Qt::AlignHCenter | Qt::AlignTop, {0, d}}};
+    const QString full = wholeLabelText(label);
     const QPointF star = label->position->parentAnchor() ? label->position->parentAnchor()->pixelPosition()
                                                          : label->position->pixelPosition();
     label->setVisible(true);
@@ -459,10 +456,10 @@ void ChartFrame::fitToLayout() {
       else room = 2 * std::min(star.x() - plot.left(), plot.right() - star.x());
       room -= label->padding().left() + label->padding().right() + 2;
       if (room < 30) continue;
-      const QString text = metrics.elidedText(full, Qt::ElideRight, static_cast<int>(room));
       label->setPositionAlignment(side.align);
       label->position->setCoords(side.offset);
-      label->setText(text);
+      elideLabel(label, static_cast<int>(room));
+      const QString text = label->text();
       const QRectF r = itemTextRect(label);
       const bool inside = plot.adjusted(-1, -1, 1, 1).contains(r);
       const bool clear = std::none_of(taken.begin(), taken.end(), [&](const QRectF& o) { return o.intersects(r); });
