@@ -1,5 +1,6 @@
 #include "widgets/experiment_panel.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleValidator>
 #include <QFileDialog>
@@ -113,9 +114,16 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
   llm->setToolTip(tr("Transformers and LLMs (BERT, GPT, Llama, Mistral, Mixtral, ViT): simulate pre-training or LoRA "
                      "with sequence length, parallel plans and tokens to train in the LLM planner (Ctrl+Shift+L)"));
   connect(llm, &QToolButton::clicked, this, &ExperimentPanel::llmPlannerRequested);
+  // An ONNX graph's own weights: fine-tune the trained model instead of starting fresh.
+  m_fileWeights = new QCheckBox(tr("its weights"), this);
+  m_fileWeights->setObjectName("fileWeights");
+  m_fileWeights->setToolTip(tr("Start from the weights the model's file holds (fine-tuning a trained model) instead of "
+                               "a fresh initialisation from the seed"));
+  m_fileWeights->hide();
   auto* modelRow = new QHBoxLayout;
   modelRow->setContentsMargins(0, 0, 0, 0);
   modelRow->addWidget(m_model, 1);
+  modelRow->addWidget(m_fileWeights);
   modelRow->addWidget(llm);
   auto* modelLabel = new QLabel(tr("&Model:"), this);
   modelLabel->setBuddy(m_model);
@@ -236,6 +244,8 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
   for (QComboBox* c : {m_model, m_optimizer, m_precision, m_execution, m_bnStats, m_stack, m_compareStack})
     connect(c, &QComboBox::currentIndexChanged, this, &ExperimentPanel::configChanged);
   connect(m_stack, &QComboBox::currentIndexChanged, this, &ExperimentPanel::updateStackNote);
+  connect(m_model, &QComboBox::currentIndexChanged, this, &ExperimentPanel::updateModelDependent);
+  connect(m_fileWeights, &QCheckBox::toggled, this, &ExperimentPanel::configChanged);
   connect(m_batch, &QComboBox::currentTextChanged, this, [this] {
     if (m_batch->lineEdit()->hasAcceptableInput()) Q_EMIT configChanged();
   });
@@ -307,6 +317,7 @@ void ExperimentPanel::applyTo(core::experiment::Experiment& e) const {
   if (is.seed != was.seed) t.seed = is.seed;
   if (is.threads != was.threads) t.threads = is.threads;
   if (is.bnStatsSamples != was.bnStatsSamples) t.bnStatsSamples = is.bnStatsSamples;
+  if (is.fileWeights != was.fileWeights || !core::nn::hasFileWeights(t.modelId)) t.fileWeights = is.fileWeights;
   if (now.trainHere != m_shown.trainHere) e.trainHere = now.trainHere;
   if (!datasetLoadable()) e.trainHere = false;  // the engine cannot load it: simulate only
   if (now.stackId != m_shown.stackId) e.stackId = now.stackId.toStdString();
@@ -328,6 +339,7 @@ core::experiment::TrainConfig ExperimentPanel::readWidgets() const {
   c.seed = static_cast<std::uint64_t>(m_seed->value());
   c.threads = m_threads->value();
   c.bnStatsSamples = m_bnStats->currentData().toLongLong();
+  c.fileWeights = m_fileWeights->isChecked() && core::nn::hasFileWeights(c.modelId);
   return c;
 }
 
@@ -337,7 +349,7 @@ void ExperimentPanel::showTrain(const core::experiment::TrainConfig& c) {
                                        QSignalBlocker(m_model),   QSignalBlocker(m_batch),   QSignalBlocker(m_epochs),
                                        QSignalBlocker(m_optimizer), QSignalBlocker(m_learningRate),
                                        QSignalBlocker(m_precision), QSignalBlocker(m_seed), QSignalBlocker(m_threads),
-                                       QSignalBlocker(m_bnStats)};
+                                       QSignalBlocker(m_bnStats), QSignalBlocker(m_fileWeights)};
     const QString dataset = QString::fromStdString(c.datasetId);
     selectData(m_dataset, dataset, dataset);
     m_dataDir->setText(QString::fromStdString(c.dataDir));
@@ -357,7 +369,13 @@ void ExperimentPanel::showTrain(const core::experiment::TrainConfig& c) {
     if (c.bnStatsSamples > 0 && m_bnStats->findData(static_cast<qlonglong>(c.bnStatsSamples)) < 0)
       m_bnStats->addItem(tr("precise (%L1)").arg(c.bnStatsSamples), static_cast<qlonglong>(c.bnStatsSamples));
     m_bnStats->setCurrentIndex(std::max(0, m_bnStats->findData(static_cast<qlonglong>(c.bnStatsSamples))));
+    m_fileWeights->setChecked(c.fileWeights);
+    updateModelDependent();
   }
+}
+
+void ExperimentPanel::updateModelDependent() {
+  m_fileWeights->setHidden(!core::nn::hasFileWeights(m_model->currentData().toString().toStdString()));
 }
 
 void ExperimentPanel::setStacks(const QVector<StackItem>& stacks) {

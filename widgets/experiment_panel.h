@@ -10,6 +10,7 @@
 #include "core/nn/zoo.h"
 #include "core/experiment/experiment.h"
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -75,6 +76,7 @@ private:
   void chooseDataFolder();
   void updateDatasetDependent();
   void updateStackNote();
+  void updateModelDependent();
   int batchValue() const;
   double learningRateValue() const;
 
@@ -84,6 +86,7 @@ private:
   QToolButton* m_browse = nullptr;
   QSpinBox* m_limit = nullptr;
   QComboBox* m_model = nullptr;
+  QCheckBox* m_fileWeights = nullptr;  // shown for a model whose file holds weights
   QComboBox* m_batch = nullptr;
   QSpinBox* m_epochs = nullptr;
   QComboBox* m_optimizer = nullptr;

@@ -31,8 +31,8 @@ const char* const kTrainUsage =
     "epoch as it completes (--format jsonl, the default) or one text line per epoch.\n"
     "\n"
     "Options:\n"
-    "  --model M          zoo id (see `accellab-cli models`) or an ONNX graph (file.onnx) that is a\n"
-    "                     chain of the engine's layers (fresh weights), required\n"
+    "  --model M          zoo id (see `accellab-cli models`) or an ONNX graph (file.onnx) made of\n"
+    "                     the engine's layers, residual Adds and channel Concats, required\n"
     "  --dataset D        fashion-mnist (default), mnist, cifar10, synthetic, synthetic-imagenet,\n"
     "                     image-folder (your images: --data-dir DIR with one sub-folder per class)\n"
     "  --batch B          samples per step (default 128)\n"
@@ -57,11 +57,13 @@ const char* const kTrainUsage =
     "  --bn-stats N       batch-norm statistics for the test set: 0 (default) = the moving\n"
     "                     average of training (as Keras and PyTorch); N = re-estimated after each\n"
     "                     epoch from N training samples with dropout off (\"precise BN\")\n"
+    "  --weights W        fresh (default): initialised from the seed; file: an ONNX model starts\n"
+    "                     from the weights its file holds (fine-tuning a trained model)\n"
     "  --format F         jsonl (default) or text\n"
     "\n"
     "Each JSON line has: epoch, epochs, train_loss, train_accuracy, test_loss, test_accuracy,\n"
     "host_seconds (training time of the epoch), host_images_per_second, eval_seconds, images,\n"
-    "learning_rate, model, dataset, batch, threads, precision, seed, bn_stats_samples.\n"
+    "learning_rate, model, dataset, batch, threads, precision, seed, bn_stats_samples, weights.\n"
     "Exit status: 0 finished, 1 diverged, 2 bad input or data error, 130 stopped (Ctrl-C).\n"
     "\n"
     "Example:\n"
@@ -106,7 +108,7 @@ double rounded(double v, int decimals) {
 
 core::train::TrainConfig parseTrain(const Args& a) {
   a.allowOnly({"model", "dataset", "batch", "epochs", "optimizer", "lr", "momentum", "nesterov", "weight-decay",
-               "schedule", "threads", "seed", "limit", "test-limit", "data-dir", "precision", "bn-stats", "format", "help"});
+               "schedule", "threads", "seed", "limit", "test-limit", "data-dir", "precision", "bn-stats", "weights", "format", "help"});
   core::train::TrainConfig c;
   c.modelId = modelOption(a);
   c.datasetId = datasetOption(a, "fashion-mnist", true);
@@ -131,6 +133,9 @@ core::train::TrainConfig parseTrain(const Args& a) {
   if (a.has("data-dir") && c.dataDir.empty()) throw Error("--data-dir: empty folder name");
   c.precision = precisionOption(a);
   c.bnStatsSamples = a.integer("bn-stats", 0, 0);
+  const std::string weights = a.str("weights", "fresh");
+  if (weights != "fresh" && weights != "file") throw Error("--weights: fresh or file, got '" + weights + "'");
+  c.fileWeights = weights == "file";
   return c;
 }
 
@@ -154,6 +159,7 @@ Json epochJson(const core::train::TrainConfig& c, const core::train::EpochSample
   j.set("precision", core::util::precisionName(c.precision));
   j.set("seed", static_cast<unsigned long long>(c.seed));
   j.set("bn_stats_samples", static_cast<long long>(c.bnStatsSamples));
+  j.set("weights", c.fileWeights ? "file" : "fresh");
   return j;
 }
 

@@ -37,8 +37,9 @@ AppActions AppActions::create(QObject* parent) {
   a.openPreset = make(parent, icon("document-open", "open"), tr("&Open Preset…"), tr("Load a preset file: settings, devices and published figures"));
   a.openPreset->setShortcuts(keys(QKeySequence::Open, QKeySequence(Qt::CTRL | Qt::Key_O)));
   a.openModel = make(parent, icon("document-open", "open"), tr("Open &Model…"),
-                     tr("Plan your own transformer: a Hugging Face config.json or an AccelLab model file "
-                        "(you can also drop one on the window)"));
+                     tr("Your own model: an ONNX graph (.onnx) to train and simulate, or a transformer to "
+                        "plan, a Hugging Face config.json or an AccelLab model file (you can also drop one on "
+                        "the window)"));
   a.openModel->setObjectName("openModelAction");
   a.openModel->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));
   a.savePreset = make(parent, icon("document-save-as", "save"), tr("&Save Set-up as Preset…"), tr("Save the current settings and devices as your own preset"));

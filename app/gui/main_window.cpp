@@ -7,6 +7,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDialog>
+#include <QFileDialog>
 #include <QClipboard>
 #include <QDialogButtonBox>
 #include <QDragEnterEvent>
@@ -49,6 +50,7 @@
 #include "app/gui/window_fit.h"
 #include "core/data/dataset_info.h"
 #include "core/experiment/experiment_json.h"
+#include "core/nn/onnx_model.h"
 #include "core/nn/zoo.h"
 #include "core/util/version.h"
 #include "widgets/chart_base.h"
@@ -93,7 +95,7 @@ MainWindow::MainWindow(QWidget* parent)
   createToolBars();
   m_defaultLayout = saveState();  // what View > Reset Layout puts back
   setAcceptDrops(true);
-  connect(m_actions.openModel, &QAction::triggered, this, [this] { openLlmPlanner()->chooseModel(); });
+  connect(m_actions.openModel, &QAction::triggered, this, &MainWindow::chooseModel);
   readSettings();
 }
 
@@ -140,7 +142,7 @@ void MainWindow::createDocks() {
   // The left column (settings) runs the full height; the bottom docks sit under the charts.
   setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
   m_experiment = new widgets::ExperimentPanel(this);
-  m_experiment->setCatalogs(core::data::datasetCatalog(), core::nn::modelCatalog());
+  m_experiment->setCatalogs(core::data::datasetCatalog(), modelsWithImports());
   connect(m_experiment, &widgets::ExperimentPanel::llmPlannerRequested, this, [this] { openLlmPlanner(); });
   m_experimentDock = makeDock(this, tr("Experiment"), "ExperimentDock", m_experiment);
   addDockWidget(Qt::LeftDockWidgetArea, m_experimentDock);
@@ -350,18 +352,58 @@ void MainWindow::createToolBars() {
   chartBar->addAction(m_actions.presentation);
 }
 
+void MainWindow::chooseModel() {
+  const QString path = QFileDialog::getOpenFileName(
+      this, tr("Open a model"), QString(),
+      tr("Models (*.onnx *.json);;ONNX graphs (*.onnx);;Transformer descriptions (*.json);;All files (*)"));
+  if (!path.isEmpty()) openModel(path);
+}
+
 bool MainWindow::openModel(const QString& path) {
   QString error;
+  if (path.endsWith(".onnx", Qt::CaseInsensitive)) return openOnnxModel(path);
   if (openLlmPlanner()->openModel(path, &error)) return true;
   m_messages->showMessage(MessageBar::Level::Error, tr("Cannot open the model"), error);
   return false;
 }
 
+bool MainWindow::openOnnxModel(const QString& path) {
+  const core::nn::ModelInfo* info = nullptr;
+  try {
+    info = &core::nn::importOnnxModel(path.toStdString());
+  } catch (const std::exception& e) {
+    m_messages->showMessage(MessageBar::Level::Error, tr("Cannot open the model"), QString::fromStdString(e.what()));
+    return false;
+  }
+  // The model joins the list and is chosen, on the dataset its input fits; a graph the engine
+  // cannot build is simulated only (the panel's execution follows the model).
+  m_experiment->setCatalogs(core::data::datasetCatalog(), modelsWithImports());
+  const std::string id = info->id, dataset = info->defaultDataset;
+  const bool trainable = core::nn::trainable(id);
+  m_model->update([&](core::experiment::Experiment& e) {
+    e.train.modelId = id;
+    if (!dataset.empty()) e.train.datasetId = dataset;
+    e.train.fileWeights = false;
+    if (!trainable) e.trainHere = false;
+  });
+  m_messages->showMessage(trainable ? MessageBar::Level::Info : MessageBar::Level::Warning,
+                          tr("Opened %1").arg(QString::fromStdString(id)), QString::fromStdString(info->description));
+  return true;
+}
+
+std::vector<core::nn::ModelInfo> MainWindow::modelsWithImports() const {
+  std::vector<core::nn::ModelInfo> models = core::nn::modelCatalog();
+  for (const core::nn::ModelInfo* m : core::nn::importedModels()) models.push_back(*m);
+  return models;
+}
+
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
-  // A config.json or model file dropped on the window opens in the LLM planner.
+  // An ONNX graph dropped on the window joins the model list; a config.json or model file
+  // opens in the LLM planner.
   const QList<QUrl> urls = e->mimeData()->urls();
-  if (urls.size() == 1 && urls.front().isLocalFile() && urls.front().toLocalFile().endsWith(".json", Qt::CaseInsensitive))
-    e->acceptProposedAction();
+  if (urls.size() != 1 || !urls.front().isLocalFile()) return;
+  const QString file = urls.front().toLocalFile();
+  if (file.endsWith(".json", Qt::CaseInsensitive) || file.endsWith(".onnx", Qt::CaseInsensitive)) e->acceptProposedAction();
 }
 
 void MainWindow::dropEvent(QDropEvent* e) {

@@ -6,8 +6,10 @@
 #include <QByteArray>
 #include <QMainWindow>
 #include <memory>
+#include <vector>
 
 #include "app/gui/app_actions.h"
+#include "core/nn/zoo.h"
 
 class QDialog;
 class QDockWidget;
@@ -82,8 +84,9 @@ public:
   // The LLM training planner (one window, created on first use) showing LLM preset `presetId`
   // ("" = as it is); nullptr when no preset has that id.
   LlmPlannerWindow* openLlmPlanner(const QString& presetId = {});
-  // A Hugging Face config.json or a model file, planned in the LLM planner (File > Open Model…,
-  // or dropped on the window). False, with the reason in the message bar, when it does not read.
+  // File > Open Model… or a file dropped on the window: an ONNX graph joins the model list
+  // (trained and simulated like the zoo's); a Hugging Face config.json or a model file is
+  // planned in the LLM planner. False, with the reason in the message bar, when it does not read.
   bool openModel(const QString& path);
   // The planner window if it was opened (even when the preset asked for was not found).
   LlmPlannerWindow* llmPlanner() const { return m_llmPlanner; }
@@ -106,6 +109,9 @@ private:
   void resetLayout();  // View > Reset Layout
   void showPreferences();
   void about();
+  void chooseModel();
+  bool openOnnxModel(const QString& path);
+  std::vector<core::nn::ModelInfo> modelsWithImports() const;  // the zoo, then what was opened
 
   widgets::RunStore* m_store;
   std::unique_ptr<SimService> m_sim;

@@ -40,6 +40,7 @@ Json trainConfigToJson(const TrainConfig& c) {
   j.set("seed", static_cast<unsigned long long>(c.seed));
   j.set("threads", c.threads);
   if (c.bnStatsSamples > 0) j.set("bn_stats_samples", static_cast<long long>(c.bnStatsSamples));
+  if (c.fileWeights) j.set("weights", "file");
   return j;
 }
 
@@ -63,6 +64,7 @@ TrainConfig trainConfigFromJson(const JsonReader& in) {
   c.seed = static_cast<std::uint64_t>(in.integer("seed", 0, 0, static_cast<std::int64_t>(kMaxSeed)));
   c.threads = static_cast<int>(in.integer("threads", 0, 0, kMaxThreads));
   c.bnStatsSamples = in.integer("bn_stats_samples", 0, 0, kMaxSamples);
+  c.fileWeights = in.choice("weights", {"fresh", "file"}, "fresh") == "file";
   in.finish();
   return c;
 }

@@ -89,6 +89,13 @@ void validate(const TrainConfig& c) {
     throw FieldError("nesterov", "Nesterov momentum needs momentum > 0");
   if (!std::isfinite(c.weightDecay) || c.weightDecay < 0 || c.weightDecay > kMaxWeightDecay)
     throw FieldError("weight_decay", "must be in [0, " + number(kMaxWeightDecay) + "], got " + number(c.weightDecay));
+  if (c.fileWeights && !nn::hasFileWeights(c.modelId)) {
+    try {
+      nn::fileWeights(c.modelId);  // says why not
+    } catch (const util::Error& e) {
+      throw FieldError("weights", e.what());
+    }
+  }
   if (c.bnStatsSamples < 0)
     throw FieldError("bn_stats_samples", "must not be negative (0 = moving average), got " +
                                              std::to_string(c.bnStatsSamples));

@@ -34,6 +34,9 @@ struct TrainConfig {
   // final weights and dropout off ("precise BN"). Models without batch norm ignore it.
   // A moving average needs enough steps per epoch (see effectiveBnStatsSamples).
   std::int64_t bnStatsSamples = 0;
+  // An imported model (an ONNX graph) starts from the weights its file holds instead of a fresh
+  // initialisation from the seed: fine-tuning a trained model. Needs nn::hasFileWeights(model).
+  bool fileWeights = false;
   friend bool operator==(const TrainConfig&, const TrainConfig&) = default;
 };
 

@@ -37,6 +37,15 @@ struct GraphNode {
   bool has(const std::string& key) const;
 };
 
+// Values for a network's parameters and non-trainable state (batch-norm running statistics),
+// in the order the network binds them (the graph's layers depth first, branches in order), in
+// each layer's own layout: a model file's weights (an ONNX graph's initializers).
+struct InitialValues {
+  std::vector<float> params;
+  std::vector<float> state;
+  bool empty() const { return params.empty() && state.empty(); }
+};
+
 // Every node of `nodes` and their branches, depth first (for counting and checks).
 template <class F>
 void forEachNode(const std::vector<GraphNode>& nodes, F&& f) {

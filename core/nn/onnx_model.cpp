@@ -18,7 +18,7 @@
 #include <set>
 
 #include "core/nn/network.h"
-#include "core/nn/onnx_network.h"
+#include "core/nn/onnx_layer_graph.h"
 #include "core/nn/onnx_node_cost.h"
 #include "core/nn/onnx_shape_fold.h"
 #include "core/util/error.h"
@@ -328,21 +328,31 @@ OnnxModel costModel(onnx::ModelProto& m, const std::string& where) {
   std::set<std::string> used;
   for (const auto& node : g.node()) used.insert(node.input().begin(), node.input().end());
   for (const auto& o : g.output()) used.insert(o.name());
-  OnnxCoster coster(inits, shapes, std::move(used), where);
-  coster.unfoldTorchBatchNorm(m.producer_name() == "pytorch");
+  std::string input, output;
   for (const auto& in : g.input())
     if (!inits.count(in.name())) {
-      coster.startChain(in.name(), g.output_size() == 1 ? g.output(0).name() : std::string());
+      input = in.name();
       break;
     }
+  if (g.output_size() == 1) output = g.output(0).name();
+  OnnxCoster coster(inits, shapes, std::move(used), where);
+  coster.unfoldTorchBatchNorm(m.producer_name() == "pytorch");
   for (int i = 0; i < g.node_size(); ++i) coster.add(g.node(i), static_cast<std::size_t>(i));
   out.stats = coster.take();
-  out.simulateOnly = coster.firstUnsupported();
   out.unfoldedBatchNorms = coster.unfoldedBatchNorms();
-  out.chain = coster.chain();
-  out.notTrainable = !out.simulateOnly.empty() ? out.simulateOnly
-                     : out.chain.empty()        ? (coster.notAChain().empty() ? "no layers" : coster.notAChain())
-                                                : std::string();
+  OnnxLayerGraphInput layersIn;
+  layersIn.graph = &g;
+  layersIn.initializers = &inits;
+  layersIn.shapes = &shapes;
+  layersIn.input = input;
+  layersIn.output = output;
+  layersIn.unfoldTorchBatchNorm = m.producer_name() == "pytorch";
+  OnnxLayerGraph layers = output.empty() ? OnnxLayerGraph{{}, "the graph has " + std::to_string(g.output_size()) + " outputs (the engine trains one)", {}, {}}
+                                         : onnxLayerGraph(layersIn);
+  out.layers = std::move(layers.graph);
+  out.notTrainable = std::move(layers.notTrainable);
+  out.weights = std::move(layers.weights);
+  out.weightsMissing = std::move(layers.weightsMissing);
   for (const auto& in : g.input())
     if (!inits.count(in.name())) {
       out.stats.input = coster.perSampleShape(in.name());
@@ -414,21 +424,23 @@ const ModelInfo& importOnnxModel(const std::string& path) {
   for (int n = 2; findModel(id); ++n) id = stem + "-" + std::to_string(n) + ".onnx";
   ModelInfo info;
   info.id = id;
-  const bool trainable = !model.chain.empty();
+  const bool trainable = !model.layers.empty();
+  int layers = 0;
+  forEachNode(model.layers, [&](const GraphNode& n) { layers += n.branches.empty() ? 1 : 0; });
   info.description = "ONNX graph " + path + " (opset " + std::to_string(model.opset) +
                      (model.producer.empty() ? "" : ", from " + model.producer) + ")" +
                      (model.unfoldedBatchNorms > 0 ? "; " + std::to_string(model.unfoldedBatchNorms) +
                                                          " batch norms the eval-mode export folded into convolutions counted again"
                                                    : "") +
-                     (trainable ? "; trains as " + std::to_string(model.chain.size()) + " engine layers (fresh weights)"
-                                : "; simulate only: " + model.notTrainable);
+                     (!trainable                    ? "; simulate only: " + model.notTrainable
+                      : model.weightsMissing.empty() ? "; trains as " + std::to_string(layers) + " engine layers, from fresh weights or the file's"
+                                                     : "; trains as " + std::to_string(layers) + " engine layers from fresh weights (the file's: " + model.weightsMissing + ")");
   // The dataset a graph of this input most likely comes from (simulate --dataset overrides it).
   const Shape in = model.stats.input;
   info.defaultDataset = in == Shape{1, 28, 28} ? "fashion-mnist" : in == Shape{3, 32, 32} ? "cifar10" : in.c == 3 ? "imagenet" : "";
-  ImportedBuilder build;
-  if (trainable)
-    build = [chain = model.chain, id](const ModelInput& in) { return networkFromChain(id, chain, in); };
-  const ModelInfo& added = addImportedModel(std::move(info), std::move(model.stats), std::move(build), model.notTrainable);
+  ImportedModel imported{std::move(info), std::move(model.stats), std::move(model.layers), std::move(model.notTrainable),
+                         std::move(model.weights), std::move(model.weightsMissing)};
+  const ModelInfo& added = addImportedModel(std::move(imported));
   idOfPath[ec ? path : key] = added.id;
   return added;
 }

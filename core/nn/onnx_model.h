@@ -14,7 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/nn/activation.h"
+#include "core/nn/graph_network.h"
+#include "core/nn/layer_graph.h"
 #include "core/nn/layer_stats.h"
 #include "core/nn/zoo.h"
 
@@ -35,37 +36,27 @@ inline constexpr std::uint64_t kMaxOnnxMessages = 4'000'000;
 int onnxMaxOpset();
 std::string onnxLibraryVersion();
 
-// One engine layer of a graph that is a plain chain (each node reads the one before it).
-struct OnnxLayerRecipe {
-  LayerKind kind = LayerKind::Other;  // Conv2D, Dense, Activation, MaxPool2D, AvgPool2D, GlobalAvgPool,
-                                      // BatchNorm, Flatten or Dropout
-  int units = 0;                      // filters or units
-  int kernelH = 1, kernelW = 1, strideH = 1, strideW = 1, padH = 0, padW = 0;
-  bool bias = true;
-  Activation activation = Activation::Linear;
-  float rate = 0.5f;                       // Dropout
-  float epsilon = 1e-5f, momentum = 0.9f;  // BatchNorm (PyTorch's defaults)
-};
-
 struct OnnxModel {
   std::string path;
   std::string graphName;
   std::string producer;  // "pytorch 2.1.0", or empty
   int opset = 0;         // of the default domain
   NetworkStats stats;    // one entry per node, in execution order; per sample (batch 1)
-  // Empty when every node maps to a layer the engine can train; otherwise why not, naming the
-  // first node that does not ("node 'act' (op Erf)"): such a model is simulated only.
-  std::string simulateOnly;
   // torch.onnx.export in eval mode (its default) folds each BatchNorm2d into the convolution
   // before it: the weight and a new bias come out renamed "onnx::Conv_N". Such a convolution
   // from a "pytorch" producer is followed by the batch norm it had (scale and shift trainable,
   // less the folded bias; running mean and variance not), so the counts are model.parameters()'
   // and the training step costs the norm. How many were unfolded.
   int unfoldedBatchNorms = 0;
-  // The engine's layers when the graph is a plain chain of them (a trailing Softmax left to the
-  // engine's loss); empty otherwise, with notTrainable saying why.
-  std::vector<OnnxLayerRecipe> chain;
+  // The engine's layers (core/nn/onnx_layer_graph.h: chains of the engine's layers, residual
+  // Adds and channel Concats; a trailing Softmax left to the engine's loss). Empty when some
+  // node has no engine layer, with notTrainable naming the first ("node 'act' (op Erf): ...");
+  // such a model is simulated only.
+  std::vector<GraphNode> layers;
   std::string notTrainable;
+  // The file's weights in the engine's layouts (empty when unreadable, weightsMissing says why).
+  InitialValues weights;
+  std::string weightsMissing;
 };
 
 // Reads and costs `path` (a regular file of at most `maxBytes`). Throws core::util::Error.
@@ -77,7 +68,7 @@ OnnxModel parseOnnxModel(std::string_view bytes, const std::string& name);
 // True when `text` names an ONNX file (it ends in ".onnx").
 bool isOnnxPath(const std::string& text);
 
-// Reads `path` and adds it to the zoo as a simulate-only model (zoo.h: addImportedModel). Its
+// Reads `path` and adds it to the zoo (zoo.h: addImportedModel), trainable when it has layers. Its
 // id is the file's name ("resnet18.onnx"; "resnet18-2.onnx" when another file of that name came
 // first); the same file given again returns the model already read.
 const ModelInfo& importOnnxModel(const std::string& path);

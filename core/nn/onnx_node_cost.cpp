@@ -26,18 +26,6 @@ std::int64_t attrProduct(const onnx::NodeProto& node, const char* name) {
   return p;
 }
 
-std::vector<std::int64_t> attrInts(const onnx::NodeProto& node, const char* name) {
-  for (const auto& a : node.attribute())
-    if (a.name() == name) return {a.ints().begin(), a.ints().end()};
-  return {};
-}
-
-float attrFloat(const onnx::NodeProto& node, const char* name, float fallback) {
-  for (const auto& a : node.attribute())
-    if (a.name() == name && a.type() == onnx::AttributeProto::FLOAT) return a.f();
-  return fallback;
-}
-
 bool isFloat(int type) {
   return type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::FLOAT16 || type == onnx::TensorProto::BFLOAT16 ||
          type == onnx::TensorProto::DOUBLE;
@@ -76,15 +64,6 @@ bool isSetting(const std::string& op, int inputIndex, const OnnxTensor& t) {
   return inputIndex >= 1 && (op == "Clip" || op == "Resize" || op == "Upsample" || op == "Pad");
 }
 
-// Ops the engine's layers cover (core/nn/zoo_builders.h), for training an imported graph later.
-bool engineOp(const std::string& op) {
-  static const std::set<std::string> kOps = {"Conv", "Gemm", "MatMul", "Relu", "Elu", "Tanh", "Sigmoid", "MaxPool",
-                                             "AveragePool", "GlobalAveragePool", "BatchNormalization",
-                                             "LayerNormalization", "Flatten", "Reshape", "Dropout", "Add", "Concat",
-                                             "Softmax", "Identity", "Constant", "Shape"};
-  return kOps.count(op) > 0;
-}
-
 }  // namespace
 
 OnnxCoster::OnnxCoster(const std::map<std::string, OnnxTensor>& initializers,
@@ -111,10 +90,8 @@ std::int64_t OnnxCoster::elementsOf(const std::string& tensor) const {
   return n;
 }
 
-Shape OnnxCoster::perSampleShape(const std::string& tensor) const {
-  const auto* dims = shapeOf(tensor);
-  if (!dims) return {};
-  std::vector<std::int64_t> d(*dims);
+Shape perSampleShape(const std::vector<std::int64_t>& dims) {
+  std::vector<std::int64_t> d(dims);
   if (d.size() >= 2) d.erase(d.begin());  // the batch dimension (1)
   while (d.size() > 3) {
     d[d.size() - 2] *= d.back();
@@ -124,9 +101,9 @@ Shape OnnxCoster::perSampleShape(const std::string& tensor) const {
   return {at(0), at(1), at(2)};
 }
 
-void OnnxCoster::noteUnsupported(const onnx::NodeProto&, const std::string& label, const std::string& why) {
-  if (m_firstUnsupported.empty())
-    m_firstUnsupported = label + " has no engine layer" + (why.empty() ? "" : " (" + why + ")") + ": the model can be simulated, not trained";
+Shape OnnxCoster::perSampleShape(const std::string& tensor) const {
+  const auto* dims = shapeOf(tensor);
+  return dims ? nn::perSampleShape(*dims) : Shape{};
 }
 
 void OnnxCoster::add(const onnx::NodeProto& node, std::size_t index) {
@@ -158,7 +135,6 @@ void OnnxCoster::add(const onnx::NodeProto& node, std::size_t index) {
       return;
     }
   }
-  if (!engineOp(op)) noteUnsupported(node, label);
 
   LayerStats s;
   s.name = name;
@@ -213,8 +189,6 @@ void OnnxCoster::add(const onnx::NodeProto& node, std::size_t index) {
     s.gemmGroups = static_cast<int>(std::min<std::int64_t>(groups, INT_MAX));
     const bool depthwise = groups > 1 && groups == outChannels && inPerGroup == 1;
     s.kind = depthwise ? LayerKind::DepthwiseConv2D : LayerKind::Conv2D;
-    if (transposed || x->size() != 4) noteUnsupported(node, label, transposed ? "transposed" : std::to_string(x->size() - 2) + "-D");
-    else if (groups > 1 && !depthwise) noteUnsupported(node, label, "group=" + std::to_string(groups));
     const OnnxTensor* weight = initializer(node.input(1));
     const OnnxTensor* biasTensor = bias ? initializer(node.input(2)) : nullptr;
     if (m_unfoldTorchBatchNorm && !transposed && weight && biasTensor && weight->name.rfind("onnx::", 0) == 0 &&
@@ -232,13 +206,6 @@ void OnnxCoster::add(const onnx::NodeProto& node, std::size_t index) {
       bn.forwardBytes = 4.0 * 2 * n;
       bn.weightBytes = 4.0 * static_cast<double>(bn.params + bn.nonTrainableParams);
       bn.savedBytes = 4.0 * (n + 2 * static_cast<double>(outChannels));
-      extendChain(node, label, activationInput);
-      if (!m_chain.empty() && m_chain.back().kind == LayerKind::Conv2D) {  // the trained form: conv, then BN
-        m_chain.back().bias = false;
-        OnnxLayerRecipe r;
-        r.kind = LayerKind::BatchNorm;
-        m_chain.push_back(r);
-      }
       m_stats.layers.push_back(std::move(s));
       m_stats.layers.push_back(std::move(bn));
       ++m_unfolded;
@@ -262,7 +229,6 @@ void OnnxCoster::add(const onnx::NodeProto& node, std::size_t index) {
     s.gemmN = rows;
     const bool weights = isInitializer(node.input(1));
     s.kind = weights ? LayerKind::Dense : LayerKind::Other;
-    if (!weights) noteUnsupported(node, label, "both operands are activations");
   } else if (op == "BatchNormalization") {
     s.kind = LayerKind::BatchNorm;
     s.forwardFlops = 5 * n;   // as the engine's BatchNorm: statistics, normalise, scale and shift
@@ -308,88 +274,7 @@ void OnnxCoster::add(const onnx::NodeProto& node, std::size_t index) {
     s.forwardFlops = 5 * n;
     s.backwardFlops = 2 * n;
   }
-  extendChain(node, label, activationInput);
   m_stats.layers.push_back(std::move(s));
-}
-
-std::vector<OnnxLayerRecipe> OnnxCoster::chain() const {
-  if (!m_notAChain.empty() || m_chain.empty()) return {};
-  return m_chain;
-}
-
-void OnnxCoster::extendChain(const onnx::NodeProto& node, const std::string& label, const std::string& input) {
-  if (!m_notAChain.empty()) return;
-  const std::string& op = node.op_type();
-  int activations = 0;
-  for (const auto& in : node.input()) activations += !in.empty() && !isInitializer(in);
-  if (input != m_chainTensor || activations != 1 || node.output_size() < 1)
-    return breakChain(label + " does not read the one tensor the node before it wrote: the engine builds plain chains of "
-                              "layers from ONNX for now (no residual or concatenated branches)");
-  const std::string output = node.output(0);
-  const auto* out = shapeOf(output);
-  OnnxLayerRecipe r;
-  auto window = [&](bool pads) {
-    const auto k = attrInts(node, "kernel_shape"), st = attrInts(node, "strides"), p = attrInts(node, "pads"),
-               d = attrInts(node, "dilations");
-    const bool plain = k.size() == 2 && (st.empty() || st.size() == 2) && (p.empty() || (p.size() == 4 && p[0] == p[2] && p[1] == p[3])) &&
-                       (d.empty() || (d.size() == 2 && d[0] == 1 && d[1] == 1)) && attrInt(node, "ceil_mode", 0) == 0;
-    for (const auto& a : node.attribute())
-      if (a.name() == "auto_pad" && a.s() != "NOTSET") return false;
-    if (!plain || (!pads && !p.empty() && (p[0] != 0 || p[1] != 0))) return false;
-    r.kernelH = static_cast<int>(k[0]);
-    r.kernelW = static_cast<int>(k[1]);
-    r.strideH = st.empty() ? 1 : static_cast<int>(st[0]);
-    r.strideW = st.empty() ? 1 : static_cast<int>(st[1]);
-    r.padH = p.empty() ? 0 : static_cast<int>(p[0]);
-    r.padW = p.empty() ? 0 : static_cast<int>(p[1]);
-    return true;
-  };
-  const auto* w = node.input_size() > 1 ? shapeOf(node.input(1)) : nullptr;
-  bool ok = true;
-  if (op == "Conv") {
-    r.kind = LayerKind::Conv2D;
-    ok = window(true) && attrInt(node, "group", 1) == 1 && w && w->size() == 4;
-    if (ok) r.units = static_cast<int>((*w)[0]);
-    r.bias = node.input_size() > 2 && !node.input(2).empty();
-  } else if (op == "Gemm") {
-    r.kind = LayerKind::Dense;
-    ok = attrInt(node, "transA", 0) == 0 && out && out->size() == 2;
-    if (ok) r.units = static_cast<int>(out->back());
-    r.bias = node.input_size() > 2 && !node.input(2).empty();
-  } else if (op == "MatMul") {
-    r.kind = LayerKind::Dense;
-    ok = out && out->size() == 2;
-    if (ok) r.units = static_cast<int>(out->back());
-    r.bias = false;
-  } else if (engineActivation(op, r.activation)) {
-    r.kind = LayerKind::Activation;
-  } else if (op == "MaxPool" || op == "AveragePool") {
-    r.kind = op == "MaxPool" ? LayerKind::MaxPool2D : LayerKind::AvgPool2D;
-    ok = window(op == "MaxPool") && node.output_size() == 1;
-  } else if (op == "GlobalAveragePool") {
-    r.kind = LayerKind::GlobalAvgPool;
-  } else if (op == "BatchNormalization") {
-    r.kind = LayerKind::BatchNorm;
-    r.epsilon = attrFloat(node, "epsilon", 1e-5f);
-    r.momentum = attrFloat(node, "momentum", 0.9f);
-  } else if (op == "Flatten" || op == "Reshape") {
-    r.kind = LayerKind::Flatten;
-    ok = out && out->size() == 2 && (op == "Reshape" || attrInt(node, "axis", 1) == 1);
-  } else if (op == "Dropout") {
-    r.kind = LayerKind::Dropout;
-    r.rate = attrFloat(node, "ratio", 0.5f);
-  } else if (op == "Identity") {
-    m_chainTensor = output;
-    return;
-  } else if ((op == "Softmax" || op == "LogSoftmax") && output == m_chainEnd) {
-    m_chainTensor = output;  // the engine's loss head is the softmax
-    return;
-  } else {
-    ok = false;
-  }
-  if (!ok) return breakChain(label + " has settings the engine's layer lacks (or no engine layer)");
-  m_chain.push_back(r);
-  m_chainTensor = output;
 }
 
 }  // namespace core::nn

@@ -21,6 +21,10 @@ struct OnnxTensor {
   int elementType = 0;  // onnx::TensorProto::DataType
 };
 
+// A tensor's per-sample shape: the batch dimension dropped, the rest as (c, h, w), dimensions
+// past the third folded into w.
+Shape perSampleShape(const std::vector<std::int64_t>& dims);
+
 class OnnxCoster {
  public:
   // `used`: the tensors some node reads or the graph returns (an output nobody reads, such as
@@ -37,19 +41,8 @@ class OnnxCoster {
   void unfoldTorchBatchNorm(bool on) { m_unfoldTorchBatchNorm = on; }
   int unfoldedBatchNorms() const { return m_unfolded; }
 
-  // The chain of engine layers starts at graph input `input` and ends at graph output `output`.
-  void startChain(std::string input, std::string output) {
-    m_chainTensor = std::move(input);
-    m_chainEnd = std::move(output);
-  }
-  // The chain's layers (empty when the graph is not a plain chain of engine layers) and why not.
-  std::vector<OnnxLayerRecipe> chain() const;
-  const std::string& notAChain() const { return m_notAChain; }
-
   NetworkStats take() { return std::move(m_stats); }
-  const std::string& firstUnsupported() const { return m_firstUnsupported; }
-  // A tensor's per-sample shape: the batch dimension dropped, the rest as (c, h, w), dimensions
-  // past the third folded into w.
+  // perSampleShape() of a tensor (empty when its shape is unknown).
   Shape perSampleShape(const std::string& tensor) const;
 
  private:
@@ -58,7 +51,6 @@ class OnnxCoster {
   // An initializer, or an Identity of one (torch.onnx.export shares equal constants that way).
   const OnnxTensor* initializer(const std::string& tensor) const;
   bool isInitializer(const std::string& tensor) const { return initializer(tensor) != nullptr; }
-  void noteUnsupported(const onnx::NodeProto& node, const std::string& label, const std::string& why = "");
 
   const std::map<std::string, OnnxTensor>& m_inits;
   const std::map<std::string, std::vector<std::int64_t>>& m_shapes;
@@ -67,14 +59,6 @@ class OnnxCoster {
   std::map<std::string, OnnxTensor> m_aliases;  // Identity outputs of initializers
   std::set<std::string> m_counted;  // initializers already counted as parameters
   NetworkStats m_stats;
-  std::string m_firstUnsupported;
-  void extendChain(const onnx::NodeProto& node, const std::string& label, const std::string& input);
-  void breakChain(const std::string& why) {
-    if (m_notAChain.empty()) m_notAChain = why;
-  }
-
-  std::vector<OnnxLayerRecipe> m_chain;
-  std::string m_chainTensor, m_chainEnd, m_notAChain;
   bool m_unfoldTorchBatchNorm = false;
   int m_unfolded = 0;
 };

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <tuple>
 
+#include "core/nn/graph_network.h"
 #include "core/nn/zoo_builders.h"
 #include "core/util/error.h"
 #include "core/util/import_registry.h"
@@ -80,12 +81,7 @@ const std::vector<Entry>& entries() {
 }
 
 // Models imported from files (ONNX graphs).
-struct Imported {
-  ModelInfo info;
-  NetworkStats stats;
-  ImportedBuilder build;
-  std::string notTrainable;
-};
+using Imported = ImportedModel;
 const std::string& idOf(const Imported& m) { return m.info.id; }
 util::ImportRegistry<Imported>& imports() {
   static util::ImportRegistry<Imported> registry(idOf, std::numeric_limits<std::size_t>::max());
@@ -143,9 +139,9 @@ const ModelInfo* findModel(const std::string& id) {
   return m ? &m->info : nullptr;
 }
 
-const ModelInfo& addImportedModel(ModelInfo info, NetworkStats stats, ImportedBuilder build, std::string notTrainable) {
+const ModelInfo& addImportedModel(ImportedModel model) {
   return imports()
-      .add(Imported{std::move(info), std::move(stats), std::move(build), std::move(notTrainable)},
+      .add(std::move(model),
            [](const Imported& m, const auto& lookup) -> const Imported* {
              const bool builtIn = std::any_of(entries().begin(), entries().end(),
                                               [&](const Entry& e) { return e.info.id == m.info.id; });
@@ -155,11 +151,37 @@ const ModelInfo& addImportedModel(ModelInfo info, NetworkStats stats, ImportedBu
       .info;
 }
 
+std::vector<const ModelInfo*> importedModels() {
+  std::vector<const ModelInfo*> out;
+  for (const Imported* m : imports().items()) out.push_back(&m->info);
+  return out;
+}
+
+bool trainable(const std::string& id) {
+  const Imported* m = findImported(id);
+  return m ? !m->layers.empty() : findModel(id) != nullptr;
+}
+
+bool hasFileWeights(const std::string& id) {
+  const Imported* m = findImported(id);
+  return m && !m->layers.empty() && !m->weights.empty();
+}
+
+const InitialValues& fileWeights(const std::string& id) {
+  const Imported* m = findImported(id);
+  if (!m) throw util::Error("model '" + id + "' is built in: it has no file weights to start from");
+  if (m->layers.empty()) throw util::Error("model '" + id + "' can be simulated, not trained: " + m->notTrainable);
+  if (m->weights.empty())
+    throw util::Error("model '" + id + "': its file's weights cannot be used (" +
+                      (m->weightsMissing.empty() ? std::string("it holds none") : m->weightsMissing) + ")");
+  return m->weights;
+}
+
 std::unique_ptr<Network> buildModel(const std::string& id, const ModelInput& input) {
   if (const Imported* m = findImported(id)) {
-    if (!m->build) throw util::Error("model '" + id + "' can be simulated, not trained: " + m->notTrainable);
+    if (m->layers.empty()) throw util::Error("model '" + id + "' can be simulated, not trained: " + m->notTrainable);
     try {
-      return m->build(input);
+      return networkFromGraph(id, m->layers, input);
     } catch (const util::Error& err) {
       throw util::Error("model '" + id + "' cannot take input " + shapeText(input.shape) + ": " + err.what());
     }

@@ -1,11 +1,11 @@
 #pragma once
 // The model zoo: ids used by the CLI and the GUI, each built layer for layer as named.
 // CONTRACT shared by the engine (training), the simulator (stats only) and the GUI.
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/nn/layer_graph.h"
 #include "core/nn/layer_stats.h"
 
 namespace core::nn {
@@ -37,11 +37,28 @@ const ModelInfo* findModel(const std::string& id);
 
 // A model read from a file (an ONNX graph: core/nn/onnx_model.h) joins the zoo with its stats:
 // modelInfo, modelStats and inputShapeFor know it, so the simulator costs it like a built-in
-// model. buildModel calls `build` when the engine has its layers; without one it refuses,
-// giving `notTrainable` as the reason. Throws when the id is taken.
-using ImportedBuilder = std::function<std::unique_ptr<Network>(const ModelInput&)>;
-const ModelInfo& addImportedModel(ModelInfo info, NetworkStats stats, ImportedBuilder build = {},
-                                  std::string notTrainable = {});
+// model. buildModel builds its layers (core/nn/graph_network.h) when it has them; without them
+// it refuses, giving `notTrainable` as the reason.
+struct ImportedModel {
+  ModelInfo info;
+  NetworkStats stats;
+  std::vector<GraphNode> layers;  // empty: simulate only
+  std::string notTrainable;
+  InitialValues weights;          // the file's, for `layers`; empty when it has none usable
+  std::string weightsMissing;     // why not
+};
+// Throws when the id is taken.
+const ModelInfo& addImportedModel(ImportedModel model);
+// The imported models, in the order they came.
+std::vector<const ModelInfo*> importedModels();
+// Whether the engine can build the model: every built-in one, an imported one with layers.
+bool trainable(const std::string& id);
+
+// The weights an imported model's file holds, for the network buildModel builds. Throws
+// core::util::Error naming the model and why when there are none (a built-in model, a file
+// without usable weights).
+const InitialValues& fileWeights(const std::string& id);
+bool hasFileWeights(const std::string& id);
 
 // Builds the network (shapes inferred, parameters NOT allocated: call initialize()).
 // Throws core::util::Error when the id is unknown or the input cannot fit the model.

@@ -10,6 +10,7 @@
 
 #include "core/data/batcher.h"
 #include "core/data/dataset_info.h"
+#include "core/nn/graph_network.h"
 #include "core/nn/network.h"
 #include "core/nn/zoo.h"
 #include "core/train/divergence.h"
@@ -118,6 +119,7 @@ void Trainer::trainEpochs(const std::stop_token& stop, const data::DatasetSplit&
   const TrainConfig& c = m_config;
   std::unique_ptr<nn::Network> net = nn::buildModel(c.modelId, modelInputFor(data.train));
   net->initialize(c.seed);
+  if (c.fileWeights) nn::loadInitialValues(*net, nn::fileWeights(c.modelId));
   net->setPrecision(c.precision);
   const std::unique_ptr<Optimizer> optimizer = makeOptimizer(optimizerConfig(c));
   data::Batcher batcher(data.train, c.batch, c.seed);

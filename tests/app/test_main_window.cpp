@@ -2,6 +2,7 @@
 // follows state, presentation mode, layout, themes, settings read back as written, the Guide,
 // a simulation-only preset, user presets. The hardware table's own behaviour is in
 // test_hardware_table.cpp.
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialog>
 #include <QImage>
@@ -22,6 +23,7 @@
 #include "app/gui/export_controller.h"
 #include "app/gui/guide_panel.h"
 #include "app/gui/main_window.h"
+#include "app/gui/message_bar.h"
 #include "app/gui/preset_controller.h"
 #include "app/gui/run_controller.h"
 #include "app/gui/settings_keys.h"
@@ -418,6 +420,42 @@ private slots:
     QCOMPARE(r->references.size(), 3);
     w.deck()->refreshAll();
     QVERIFY(w.deck()->chart("epoch_time")->visibleGraphPoints("tpu-v3-8") > 0);
+  }
+
+  void anOnnxGraphJoinsTheModelList() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openModel(QStringLiteral(ACCELLAB_TEST_DATA "/onnx/torch_branches.onnx")));
+    const auto& train = w.experimentModel()->experiment().train;
+    QCOMPARE(QString::fromStdString(train.modelId), QStringLiteral("torch_branches.onnx"));
+    QCOMPARE(QString::fromStdString(train.datasetId), QStringLiteral("fashion-mnist"));  // its 1x28x28 input
+    QVERIFY(w.experimentModel()->experiment().trainHere);
+    auto* model = w.experimentPanel()->findChild<QComboBox*>("model");
+    QVERIFY(model && model->findData(QStringLiteral("torch_branches.onnx")) >= 0);
+    QVERIFY(w.messageBar()->text().contains("trains as"));
+    // Its file holds weights: the user may start from them, and the experiment says so.
+    auto* weights = w.experimentPanel()->findChild<QCheckBox*>("fileWeights");
+    QVERIFY(weights && weights->isVisible());
+    QVERIFY(!train.fileWeights);
+    weights->setChecked(true);
+    QVERIFY(w.experimentModel()->experiment().train.fileWeights);
+    // A built-in model has no file: the choice goes with the model.
+    model->setCurrentIndex(model->findData(QStringLiteral("lenet5")));
+    QVERIFY(!weights->isVisible());
+    QVERIFY(!w.experimentModel()->experiment().train.fileWeights);
+    // A graph the engine cannot build is simulated only, and the message bar says why.
+    QVERIFY(w.openModel(QStringLiteral(ACCELLAB_TEST_DATA "/onnx/grouped.onnx")));
+    QVERIFY(!w.experimentModel()->experiment().trainHere);
+    QVERIFY(w.messageBar()->text().contains("group=2"));
+    // A file that is not a model: refused, naming it, and the experiment is kept.
+    QTemporaryDir dir;
+    QFile bad(dir.filePath("broken.onnx"));
+    QVERIFY(bad.open(QIODevice::WriteOnly));
+    bad.write("not a protobuf");
+    bad.close();
+    QVERIFY(!w.openModel(bad.fileName()));
+    QVERIFY(w.messageBar()->text().contains("broken.onnx"));
+    QCOMPARE(QString::fromStdString(w.experimentModel()->experiment().train.modelId), QStringLiteral("grouped.onnx"));
   }
 
   void aUserPresetIsSavedAndListed() {

@@ -207,7 +207,14 @@ PY
     # A chain of engine layers trains for real (PyTorch's export of LeNet-5, fresh weights).
     "$cli" train --model "$d/torch_lenet.onnx" --batch 64 --epochs 1 --limit 512 --test-limit 128 --threads 1 \
       --format text >"$tmp/out" 2>"$tmp/err" || fail "training the exported LeNet-5 failed"
-    grep -q "finished: 1 epoch" "$tmp/out" || fail "no finished epoch" ;;
+    grep -q "finished: 1 epoch" "$tmp/out" || fail "no finished epoch"
+    # Residual and Concat blocks train too, from the file's own weights when asked.
+    "$cli" train --model "$d/torch_branches.onnx" --weights file --batch 64 --epochs 1 --limit 256 --test-limit 64 \
+      --threads 1 >"$tmp/out" 2>"$tmp/err" || fail "training torch_branches.onnx from its weights failed: $(cat "$tmp/err")"
+    grep -q '"weights":"file"' "$tmp/out" || fail "the epoch line does not say the run started from the file's weights"
+    bad "group=2" train --model "$d/grouped.onnx" --weights file --limit 64
+    bad "no file weights" train --model lenet5 --weights file --limit 64
+    bad "fresh or file" train --model lenet5 --weights banana ;;
   plan)  # backwards: the smallest count that trains 1 T tokens in 30 days, per device
     "$cli" plan --model llama3-8b --device h100,mi300x,tpu-v5p-8 --tokens 1e12 --days 30 --seq-len 8192 \
       >"$tmp/out" 2>"$tmp/err" || fail "plan failed: $(cat "$tmp/err")"
