@@ -59,7 +59,7 @@ const char* const kExportScriptUsage =
     "  torchrun --standalone --nproc_per_node 2 gpt/train.py --steps 20 --log run.jsonl\n";
 
 const char* const kImportRunUsage =
-    "Usage: accellab-cli import-run FILE [--device ID] [--stack ID] [--format text|json]\n\n"
+    "Usage: accellab-cli import-run FILE [--device ID] [--stack ID] [--model FILE.onnx] [--format text|json]\n\n"
     "Reads the JSON-lines log of an exported job (train.py --log FILE) and prints the measured\n"
     "steady-state step time and throughput (the median over the steps after warm-up), the\n"
     "simulator's prediction for the same configuration on the device it ran on, and the error:\n"
@@ -71,7 +71,9 @@ const char* const kImportRunUsage =
     "window is printed with its spread; a noisy log (two kinds of step) is flagged. A reference CSV (the format of\n"
     "resources/calibration/calibration.csv) is accepted too: its published figures are set beside\n"
     "the predictions, row by row, as `validate` does. Bad logs are refused with the line and\n"
-    "field named. In the GUI: File > Import measured run (the run joins the runs list).\n";
+    "field named. A job exported for a model from a file (export-script --model net.onnx) is read\n"
+    "with that file: --model net.onnx. In the GUI: File > Import measured run (the run joins the\n"
+    "runs list).\n";
 
 const char* const kCalibrateUsage =
     "Usage: accellab-cli calibrate --device-base X --runs a.jsonl [b.jsonl ...] --out mydevice.json\n"
@@ -212,9 +214,10 @@ int cmdExportScript(const CommandArgs& args, std::ostream& out, std::ostream& er
 
 int cmdImportRun(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const Args a(args);
-  a.allowOnly({"device", "stack", "format", "help"});
+  a.allowOnly({"device", "stack", "model", "format", "help"});
   const std::string format = formatOption(a, {"text", "json"});
   if (a.positional().size() != 1) throw Error("import-run takes one file (a run log .jsonl or a reference .csv)");
+  if (a.has("model")) modelOption(a);  // a model from a file (an ONNX graph) joins the zoo first
   const std::string path = a.positional().front();
   // A run log or a reference CSV: the larger cap of the two.
   const std::string text = core::util::readFile(path, core::util::kMaxRunLogBytes);
@@ -223,7 +226,16 @@ int cmdImportRun(const CommandArgs& args, std::ostream& out, std::ostream& err) 
     if (a.has("stack")) v.insert(v.end(), {"--stack", a.str("stack", "")});
     return cmdValidate(v, out, err);
   }
-  const core::bridge::RunLog log = core::bridge::parseRunLog(text, path);
+  const core::bridge::RunLog log = [&] {
+    try {
+      return core::bridge::parseRunLog(text, path);
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      if (!a.has("model") && what.find("unknown model") != std::string::npos && what.find(".onnx'") != std::string::npos)
+        throw Error(what + "; the job trained a model from a file: give the file as well (--model path/to/model.onnx)");
+      throw;
+    }
+  }();
   const core::bridge::SteadyState ss = core::bridge::steadyState(log);
   const core::hw::DeviceCatalog cat = loadSimCatalog(log.deviceType == "cpu" || a.str("device", "") == core::hw::kHostDeviceId, err);
   const core::hw::StackCatalog stacks = loadSimStacks(err);

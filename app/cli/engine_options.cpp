@@ -21,7 +21,7 @@ std::string joined(const std::vector<std::string>& v) {
 
 std::string modelOption(const Args& a) {
   const std::string id = a.required("model");
-  if (core::nn::isOnnxPath(id)) {  // an ONNX graph: trained when it is a chain of the engine's layers
+  if (core::nn::isOnnxPath(id)) {  // an ONNX graph: trained when it is made of the engine's layers
     try {
       return core::nn::importOnnxModel(id).id;
     } catch (const Error& e) {

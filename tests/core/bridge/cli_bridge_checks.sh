@@ -65,7 +65,7 @@ export_and_run() {
   grep -q "\"record\": \"start\".*\"params\": $params," "$tmp/run.jsonl" || fail "the log's parameter count is not AccelLab's $params"
   [ "$(grep -c '"record": "step"' "$tmp/run.jsonl")" -eq "$steps" ] || fail "the log does not hold $steps steps"
   grep -q '"record": "end".*"peak_memory_bytes"' "$tmp/run.jsonl" || fail "the log has no end record with peak memory"
-  run 0 import-run "$tmp/run.jsonl" --format json
+  run 0 import-run "$tmp/run.jsonl" --format json ${import_model:+--model "$import_model"}
   grep -q '"device": "host"' "$tmp/out" || fail "import-run did not predict for host"
   grep -q '"step_seconds"' "$tmp/out" || fail "import-run has no step time"
 }
@@ -75,6 +75,13 @@ case "$case_name" in
   export-lenet5) need_python; export_and_run lenet5 fashion-mnist 64 4 ;;
   export-colab-cnn) need_python; export_and_run colab-cnn fashion-mnist 16 3 --synthetic ;;
   export-resnet20) need_python; export_and_run resnet20 cifar10 16 3 --synthetic ;;
+  export-onnx)  # a model from a file: its graph written as PyTorch modules, run, read back with the file
+    need_python
+    import_model="$(dirname "$0")/../../data/onnx/torch_branches.onnx"
+    export_and_run "$import_model" fashion-mnist 32 3 --synthetic
+    grep -q '"model": "torch_branches.onnx"' "$tmp/out" || fail "import-run did not read the ONNX model's run"
+    run 2 import-run "$tmp/run.jsonl"
+    grep -q -- "--model path/to/model.onnx" "$tmp/err" || fail "without the file, import-run does not say to give it" ;;
   export-char-gpt)
     need_python
     export_and_run char-gpt fortunes 4 3
