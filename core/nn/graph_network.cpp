@@ -62,12 +62,18 @@ class NodeReader {
       if (w == initName(i)) return i;
     fail("init '" + w + "' is not one of glorot_uniform, he_normal, torch_default, gpt_normal");
   }
-  // The window's padding as the layers express it: none, symmetric (PyTorch's) or the odd row
-  // after (Keras' "same", read against the node's input).
+  // The window's padding as the layers express it: "same" (Keras: the output is the input over
+  // the stride, the odd row after) or "valid" (none) by name, whatever the input; else from the
+  // pads: none, symmetric (PyTorch's) or the odd row after (Keras' "same", read against the
+  // node's input).
   Padding padding(int kh, int kw, int sh, int sw) const {
+    const std::string rule = m_n.has("padding") ? m_n.word("padding") : "explicit";
+    if (rule != "same" && rule != "valid" && rule != "explicit") fail("padding '" + rule + "' is not same, valid or explicit");
+    if (rule == "same") return Padding::same();
+    if (rule == "valid") return Padding::valid();
     const int top = countOr("pad_top", 0, 0, 1 << 16), bottom = countOr("pad_bottom", top, 0, 1 << 16);
     const int left = countOr("pad_left", 0, 0, 1 << 16), right = countOr("pad_right", left, 0, 1 << 16);
-    if (top == bottom && left == right) return top == 0 && left == 0 ? Padding::valid() : Padding::explicitPad(top, left);
+    if (top == bottom && left == right) return Padding::explicitPad(top, left);
     auto same = [&](int size, int k, int s, int before, int after) {
       const WindowAxis a = windowAxis(size, k, s, PaddingMode::Same, 0);
       return a.padBefore == before && std::max(0, (a.out - 1) * s + k - size - a.padBefore) == after;

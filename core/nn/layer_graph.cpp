@@ -65,6 +65,8 @@ void setWindow(GraphNode& n, Shape in, int kh, int kw, int sh, int sw, Padding p
     n.set(after, extra);
   };
   n.set("kernel_h", kh).set("kernel_w", kw).set("stride_h", sh).set("stride_w", sw);
+  // The rule, so the window pads right on another input size; the pads, as this input gets them.
+  n.set("padding", pad.mode == PaddingMode::Same ? "same" : pad.mode == PaddingMode::Valid ? "valid" : "explicit");
   axis(in.h, kh, sh, pad.h, "pad_top", "pad_bottom");
   axis(in.w, kw, sw, pad.w, "pad_left", "pad_right");
 }
