@@ -52,6 +52,7 @@ void Conv2D::appendStats(std::vector<LayerStats>& out) const {
   const double m = m_o.filters, k = static_cast<double>(m_plan.g.patchSize()), n = static_cast<double>(m_plan.g.outPixels());
   const double outs = m * n;
   s.forwardFlops = 2 * m * k * n + (m_o.bias ? outs : 0) + outs * activationForwardFlops(m_o.activation);
+  s.productFlops = 2 * m * k * n;
   s.backwardFlops = 4 * m * k * n + (m_o.bias ? outs : 0) + outs * activationBackwardFlops(m_o.activation);
   s.gemmM = m_o.filters;
   s.gemmK = m_plan.g.patchSize();

@@ -27,6 +27,7 @@ void Dense::appendStats(std::vector<LayerStats>& out) const {
   const double m = m_o.units, k = static_cast<double>(inputs()), t = static_cast<double>(steps());
   const double elementwise = (m_o.bias ? m : 0) + m * activationForwardFlops(m_o.activation);
   s.forwardFlops = t * (2 * m * k + elementwise);
+  s.productFlops = t * 2 * m * k;
   s.backwardFlops = t * (4 * m * k + (m_o.bias ? m : 0) + m * activationBackwardFlops(m_o.activation));
   s.gemmM = m_o.units;
   s.gemmK = inputs();

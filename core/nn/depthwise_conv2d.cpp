@@ -29,6 +29,7 @@ void DepthwiseConv2D::appendStats(std::vector<LayerStats>& out) const {
   LayerStats s = baseStats();
   const double taps = static_cast<double>(m_o.kernelH) * m_o.kernelW, outs = static_cast<double>(outShape().size());
   s.forwardFlops = 2 * taps * outs + (m_o.bias ? outs : 0);
+  s.productFlops = 2 * taps * outs;
   s.backwardFlops = 4 * taps * outs + (m_o.bias ? outs : 0);
   s.gemmM = 1;
   s.gemmK = static_cast<std::int64_t>(m_o.kernelH) * m_o.kernelW;

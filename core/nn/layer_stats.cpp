@@ -34,6 +34,11 @@ std::int64_t NetworkStats::totalNonTrainableParams() const {
   for (const auto& l : layers) n += l.nonTrainableParams;
   return n;
 }
+double NetworkStats::productFlops() const {
+  double f = 0;
+  for (const auto& l : layers) f += l.productFlops;
+  return f;
+}
 double NetworkStats::forwardFlops() const {
   double f = 0;
   for (const auto& l : layers) f += l.forwardFlops;

@@ -34,6 +34,10 @@ struct LayerStats {
   std::int64_t params = 0;              // trainable parameters
   std::int64_t nonTrainableParams = 0;  // e.g. BatchNorm running mean/variance
   double forwardFlops = 0;   // per sample; a multiply-add counts as 2 FLOPs
+  // Of forwardFlops, 2 x the multiply-adds of the layer's matrix products (convolutions, dense,
+  // recurrent gates, attention's Q K^T and P V), per sample: the figure model cards and FLOP
+  // counters quote; norms, activations and pooling are not in it.
+  double productFlops = 0;
   double backwardFlops = 0;  // per sample; input gradient + weight gradient
   double forwardBytes = 0;   // per sample activation traffic: input read + output written
   double weightBytes = 0;    // per step: parameters read once (fp32)
@@ -61,6 +65,7 @@ struct NetworkStats {
   double forwardFlops() const;   // per sample
   double backwardFlops() const;  // per sample
   double forwardMacs() const { return forwardFlops() / 2; }
+  double productFlops() const;   // per sample: 2 x the multiply-adds of the matrix products
 };
 
 }  // namespace core::nn

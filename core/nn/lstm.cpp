@@ -53,6 +53,7 @@ void LSTM::appendStats(std::vector<LayerStats>& out) const {
   const double elementwise = 4 * h + 3 * h * activationForwardFlops(Activation::Sigmoid) +
                              2 * h * activationForwardFlops(Activation::Tanh) + 3 * h;
   s.forwardFlops = d * t * (gemm + elementwise);
+  s.productFlops = d * t * gemm;
   s.backwardFlops = d * t * (2 * gemm + 3 * elementwise);
   s.gemmM = 4LL * m_units;
   s.gemmK = static_cast<std::int64_t>(m_features) + m_units;

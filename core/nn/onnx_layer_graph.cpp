@@ -315,7 +315,7 @@ class Mapper {
       notMapped(i, "kernel_shape differs from the weight's");
     // torch's eval-mode export folded a batch norm into this convolution (OnnxCoster): train it as
     // convolution and batch norm again, starting from the folded values (scale 1, shift = bias).
-    const bool unfold = m_in.unfoldTorchBatchNorm && b && w->name.rfind("onnx::", 0) == 0 && b->name.rfind("onnx::", 0) == 0;
+    const bool unfold = m_in.unfoldTorchBatchNorm && torchFoldedConvolution(node, w, b);
     const bool bias = hasBias && !unfold;
     n.set("bias", bias ? 1 : 0).set("init", "torch_default");
     if (!depthwise) n.set("filters", static_cast<double>(filters)).set("activation", "linear");

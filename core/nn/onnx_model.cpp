@@ -34,6 +34,12 @@ using util::Error;
 // cost is at most 32 passes over the bytes (protobuf's own default allows 100).
 constexpr int kMaxNesting = 32;
 
+// Shape arithmetic folded, then shapes inferred again: a round per link of a chain of shape
+// computations that each read the shape the one before produced (ShuffleNet's channel shuffles
+// need two a block, 32 in all). Each round is linear in the graph; a graph still folding after
+// this many is left with the shapes it has (and refused where one is missing).
+constexpr int kMaxFoldRounds = 256;
+
 // The length-delimited fields of a protobuf wire image, at every depth where they parse as a
 // message: an upper bound on the messages and strings parsing allocates. Linear in the bytes
 // times the depth; false as soon as `count` passes `max` or the depth passes kMaxNesting.
@@ -312,7 +318,7 @@ OnnxModel costModel(onnx::ModelProto& m, const std::string& where) {
     throw Error(where + ": not a valid ONNX model: " + e.what());
   }
   // Shapes inferred; shape arithmetic the inference cannot follow folded into constants, and
-  // inferred again (a chain per Reshape; a few rounds cover what exporters write).
+  // inferred again, until nothing is left to fold (kMaxFoldRounds).
   OnnxShapes shapes;
   for (int round = 0;; ++round) {
     try {
@@ -322,7 +328,7 @@ OnnxModel costModel(onnx::ModelProto& m, const std::string& where) {
       throw Error(where + ": shape inference failed: " + e.what());
     }
     shapes = knownShapes(g, inits);
-    if (round == 4 || foldShapeArithmetic(g, shapes) == 0) break;
+    if (round == kMaxFoldRounds || foldShapeArithmetic(g, shapes) == 0) break;
     inits = readInitializers(g, where);  // with the folded constants
   }
   std::set<std::string> used;

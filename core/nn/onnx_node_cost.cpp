@@ -90,6 +90,14 @@ std::int64_t OnnxCoster::elementsOf(const std::string& tensor) const {
   return n;
 }
 
+bool torchFoldedConvolution(const onnx::NodeProto& conv, const OnnxTensor* weight, const OnnxTensor* bias) {
+  if (!weight || !bias || conv.input_size() < 3) return false;
+  auto folded = [](const std::string& read, const OnnxTensor& t) {
+    return read.rfind("onnx::", 0) == 0 || t.name.rfind("onnx::", 0) == 0;
+  };
+  return folded(conv.input(1), *weight) && folded(conv.input(2), *bias);
+}
+
 Shape perSampleShape(const std::vector<std::int64_t>& dims) {
   std::vector<std::int64_t> d(dims);
   if (d.size() >= 2) d.erase(d.begin());  // the batch dimension (1)
@@ -183,6 +191,7 @@ void OnnxCoster::add(const onnx::NodeProto& node, std::size_t index) {
     const bool bias = node.input_size() > 2 && !node.input(2).empty();
     s.forwardFlops = 2 * macs + (bias ? n : 0);
     s.backwardFlops = 4 * macs + (bias ? n : 0);
+    s.productFlops = 2 * macs;
     s.gemmM = outChannels / groups;
     s.gemmK = inPerGroup * taps;
     s.gemmN = pixels;
@@ -191,8 +200,7 @@ void OnnxCoster::add(const onnx::NodeProto& node, std::size_t index) {
     s.kind = depthwise ? LayerKind::DepthwiseConv2D : LayerKind::Conv2D;
     const OnnxTensor* weight = initializer(node.input(1));
     const OnnxTensor* biasTensor = bias ? initializer(node.input(2)) : nullptr;
-    if (m_unfoldTorchBatchNorm && !transposed && weight && biasTensor && weight->name.rfind("onnx::", 0) == 0 &&
-        biasTensor->name.rfind("onnx::", 0) == 0) {
+    if (m_unfoldTorchBatchNorm && !transposed && torchFoldedConvolution(node, weight, biasTensor)) {
       // The batch norm torch folded in: scale and shift (the shift is the folded bias, already
       // counted), running mean and variance; its own work after the convolution.
       LayerStats bn;
@@ -224,6 +232,7 @@ void OnnxCoster::add(const onnx::NodeProto& node, std::size_t index) {
     const bool bias = op == "Gemm" && node.input_size() > 2 && !node.input(2).empty();
     s.forwardFlops = 2 * macs + (bias ? n : 0);
     s.backwardFlops = 4 * macs + (bias ? n : 0);
+    s.productFlops = 2 * macs;
     s.gemmM = units;
     s.gemmK = k;
     s.gemmN = rows;

@@ -25,6 +25,11 @@ struct OnnxTensor {
 // past the third folded into w.
 Shape perSampleShape(const std::vector<std::int64_t>& dims);
 
+// True when a convolution's weight and bias are the ones torch.onnx.export (eval mode) folded a
+// batch norm into: named "onnx::Conv_N" by the export, as the node reads them or as the tensors
+// they alias (an all-zero folded bias may be an Identity of another equal tensor).
+bool torchFoldedConvolution(const onnx::NodeProto& conv, const OnnxTensor* weight, const OnnxTensor* bias);
+
 class OnnxCoster {
  public:
   // `used`: the tensors some node reads or the graph returns (an output nobody reads, such as

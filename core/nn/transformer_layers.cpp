@@ -205,6 +205,7 @@ void SelfAttention::appendStats(std::vector<LayerStats>& out) const {
   LayerStats s = baseStats();
   const double t = inShape().h, d = outShape().c;
   s.forwardFlops = 4 * t * t * d + 5 * m_heads * t * t;   // Q K^T, softmax, P V
+  s.productFlops = 4 * t * t * d;
   s.backwardFlops = 8 * t * t * d + 5 * m_heads * t * t;  // dV, dP, dQ, dK and the softmax's
   s.savedBytes = 4.0 * (static_cast<double>(inShape().size()) + m_heads * t * t);
   out.push_back(s);

@@ -71,7 +71,7 @@ SimReport simulateWorkload(const Workload& w, const hw::DeviceSpec& d, const hw:
 
   r.size.params = w.params + w.nonTrainableParams;
   r.size.trainableParams = w.params;
-  r.size.forwardFlopsPerSample = w.forwardFlops;
+  r.size.forwardFlopsPerSample = w.productFlops;
   r.peakTflops = u.peakTflopsNominal;
   r.achievedTflops = s.flopsPerDevice / s.stepSeconds / 1e12;
   r.utilization = r.peakTflops > 0 ? r.achievedTflops / r.peakTflops : 0.0;

@@ -39,6 +39,7 @@ Workload makeWorkload(const std::string& modelId, const std::string& datasetId, 
     w.nonTrainableParams += l.nonTrainableParams;
     if (l.params > 0) w.paramTensors += l.kind == nn::LayerKind::LSTM ? 3 * lw.directions : 2;
     w.forwardFlops += l.forwardFlops;
+    w.productFlops += l.productFlops;
     w.backwardFlops += l.backwardFlops;
     // An activation right after a convolution, dense or batch-norm layer is applied in place
     // (or fused) by the frameworks: its output replaces the tensor before it, so the pair keeps

@@ -54,6 +54,7 @@ struct Workload {
   std::int64_t nonTrainableParams = 0;
   std::int64_t paramTensors = 0;         // weight + bias tensors the optimizer updates
   double forwardFlops = 0;               // per sample
+  double productFlops = 0;               // per sample: 2 x the matrix products' multiply-adds
   double backwardFlops = 0;              // per sample
   double savedBytes = 0;                 // per sample, fp32
   double savedBytesFused = 0;            // same when elementwise layers are fused (XLA)
