@@ -18,6 +18,7 @@
 #include "core/bridge/torch_export.h"
 #include "core/data/dataset_info.h"
 #include "core/hw/device_spec.h"
+#include "core/nn/graph_model_file.h"
 #include "core/nn/onnx_model.h"
 #include "core/nn/transformer_spec.h"
 #include "core/nn/zoo.h"
@@ -174,7 +175,8 @@ int cmdExportScript(const CommandArgs& args, std::ostream& out, std::ostream& er
   const std::string format = formatOption(a, {"text", "json"});
   core::bridge::ExportRequest r;
   const std::string model = a.required("model");
-  if (!core::nn::findModel(model) && !core::nn::isOnnxPath(model)) return exportTransformer(a, format, out, err);
+  if (!core::nn::findModel(model) && !core::nn::isOnnxPath(model) && !core::nn::isGraphModelPath(model))
+    return exportTransformer(a, format, out, err);
   for (const char* llmOnly : {"seq-len", "parallel", "finetune", "lora-rank", "stack"})
     if (a.has(llmOnly))
       throw Error(std::string("--") + llmOnly + ": for a transformer AccelLab describes (gpt2-small, llama3-8b, a config.json); " +

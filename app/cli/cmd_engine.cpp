@@ -12,9 +12,11 @@
 #include "core/data/dataset_loader.h"
 #include "core/data/image_folder.h"
 #include "core/nn/model_file.h"
+#include "core/nn/graph_model_file.h"
 #include "core/nn/onnx_model.h"
 #include "core/nn/transformer_spec.h"
 #include "core/nn/zoo.h"
+#include "core/util/numbers.h"
 #include "core/sim/llm_workload.h"
 #include "core/sim/sim_report_json.h"
 #include "core/util/error.h"
@@ -25,13 +27,14 @@ namespace app::cli {
 using core::util::Json;
 
 const char* const kModelsUsage =
-    "Usage: accellab-cli models [--model ID|PATH] [--format text|json]\n"
+    "Usage: accellab-cli models [--model ID|PATH] [--format text|json|layer-graph]\n"
     "\n"
     "Lists the model zoo: id, parameters at the model's usual input, and a one-line description;\n"
     "then the transformers (resources/models and your models folder, ~/.local/share/accellab/models).\n"
     "--model: describe one model: an id, an AccelLab model file, a Hugging Face config.json or an\n"
     "ONNX graph (model.onnx: simulated from its nodes) (its params, active params of a mixture of\n"
-    "experts, forward FLOPs per sample).\n"
+    "experts, forward FLOPs per sample). --format layer-graph --model ID prints a CNN or RNN's model\n"
+    "file (the layers it is built from), to start your own model from.\n"
     "JSON: an array of {id, description, reference, default_dataset, input_shape, params,\n"
     "forward_gflop_per_image}; each transformer is its model file's keys plus params,\n"
     "trainable_params, forward_flops_per_sample and, for a mixture of experts, active_params,\n"
@@ -129,11 +132,11 @@ std::string transformerDetail(const core::nn::TransformerSpec& t) {
 
 namespace {
 
-// `models --model file.onnx`: the graph as the simulator costs it.
-int describeOnnx(const std::string& path, const std::string& format, std::ostream& out) {
+// `models --model file.onnx` or a layer-graph file: the model as the simulator costs it.
+int describeModelFile(const std::string& path, const std::string& format, std::ostream& out) {
   const core::nn::ModelInfo* info = nullptr;
   try {
-    info = &core::nn::importOnnxModel(path);
+    info = core::nn::isOnnxPath(path) ? &core::nn::importOnnxModel(path) : &core::nn::importGraphModel(path);
   } catch (const core::util::Error& e) {
     throw core::util::Error(std::string("--model: ") + e.what());
   }
@@ -147,7 +150,7 @@ int describeOnnx(const std::string& path, const std::string& format, std::ostrea
     j.set("input_shape", shapeJson(s.input));
     j.set("params", static_cast<long long>(s.totalParams() + s.totalNonTrainableParams()));
     j.set("trainable_params", static_cast<long long>(s.totalParams()));
-    j.set("forward_flops_per_sample", s.forwardFlops());
+    j.set("forward_flops_per_sample", s.productFlops());
     j.set("layers", static_cast<long long>(s.layers.size()));
     out << j.dump(2) << "\n";
     return 0;
@@ -156,8 +159,10 @@ int describeOnnx(const std::string& path, const std::string& format, std::ostrea
       << withThousands(s.totalParams() + s.totalNonTrainableParams()) << " params  " << info->description << "\n"
       << "  input            " << shapeText(s.input) << " per sample\n"
       << "  trainable params " << withThousands(s.totalParams()) << "\n"
-      << "  forward FLOPs    " << s.forwardFlops() << " per sample (2 x multiply-adds, plus elementwise work)\n"
-      << "  nodes costed     " << s.layers.size() << "\n";
+      << "  forward FLOPs    " << core::util::readableNumber(s.productFlops())
+      << " per sample (2 x the multiply-adds of its convolutions and matrix products; "
+      << core::util::readableNumber(s.forwardFlops()) << " with norms, activations and pooling)\n"
+      << "  layers costed    " << s.layers.size() << "\n";
   return 0;
 }
 
@@ -166,8 +171,18 @@ int describeOnnx(const std::string& path, const std::string& format, std::ostrea
 int cmdModels(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const Args a(args);
   a.allowOnly({"format", "help", "model"});
-  const std::string format = formatOption(a, {"text", "json"});
-  if (a.has("model") && core::nn::isOnnxPath(a.str("model", ""))) return describeOnnx(a.str("model", ""), format, out);
+  const std::string format = formatOption(a, {"text", "json", "layer-graph"});
+  if (format == "layer-graph") {  // a CNN or RNN's model file, to start your own from
+    if (!a.has("model")) throw core::util::Error("--format layer-graph: name the model (--model lenet5)");
+    try {
+      out << core::nn::graphModelText(core::nn::graphModelFileOf(a.str("model", "")));
+    } catch (const core::util::Error& e) {
+      throw core::util::Error(std::string("--model: ") + e.what());
+    }
+    return 0;
+  }
+  if (a.has("model") && (core::nn::isOnnxPath(a.str("model", "")) || core::nn::isGraphModelPath(a.str("model", ""))))
+    return describeModelFile(a.str("model", ""), format, out);
   if (a.has("model")) {  // one model described: a shipped id, a model file or a config.json
     const core::nn::TransformerSpec* t = nullptr;
     try {

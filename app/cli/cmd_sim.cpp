@@ -259,7 +259,8 @@ core::experiment::DeviceChoice choiceWith(const RunOptions& options) {
 int cmdSimulate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   const Args a(args, {"help", "preemptible", "eval", "layers"});
   const std::string model = a.str("model", "");
-  if (core::nn::findTransformer(model) || core::nn::looksLikeModelPath(model)) return simulateTransformer(a, out, err);
+  if (core::nn::findTransformer(model) || (core::nn::looksLikeModelPath(model) && !core::nn::isGraphModelPath(model)))
+    return simulateTransformer(a, out, err);
   a.allowOnly({"model", "dataset", "device", "count", "vcpus", "batch", "precision", "epochs", "preemptible",
                "usd-per-hour", "grid", "pue",
                "cpu-build", "eval", "steps-per-epoch", "format", "stack", "help", "memory-format", "data-dir", "limit",

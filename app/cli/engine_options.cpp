@@ -2,6 +2,7 @@
 
 #include "core/data/dataset_info.h"
 #include "core/experiment/names.h"
+#include "core/nn/graph_model_file.h"
 #include "core/nn/onnx_model.h"
 #include "core/nn/zoo.h"
 #include "core/util/error.h"
@@ -21,6 +22,13 @@ std::string joined(const std::vector<std::string>& v) {
 
 std::string modelOption(const Args& a) {
   const std::string id = a.required("model");
+  if (core::nn::isGraphModelPath(id)) {  // a CNN or RNN described as a layer graph
+    try {
+      return core::nn::importGraphModel(id).id;
+    } catch (const Error& e) {
+      throw Error(std::string("--model: ") + e.what());
+    }
+  }
   if (core::nn::isOnnxPath(id)) {  // an ONNX graph: trained when it is made of the engine's layers
     try {
       return core::nn::importOnnxModel(id).id;

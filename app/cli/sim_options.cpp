@@ -10,6 +10,7 @@
 #include "core/util/numbers.h"
 #include "core/data/dataset_info.h"
 #include "core/hw/host_probe.h"
+#include "core/nn/graph_model_file.h"
 #include "core/nn/onnx_model.h"
 #include "core/nn/transformer_spec.h"
 #include "core/nn/zoo.h"
@@ -78,6 +79,13 @@ std::string looseId(const std::string& id) {
 
 std::string simModelOption(const Args& a) {
   const std::string id = a.required("model");
+  if (core::nn::isGraphModelPath(id)) {  // a CNN or RNN described as a layer graph
+    try {
+      return core::nn::importGraphModel(id).id;
+    } catch (const Error& e) {
+      throw Error(std::string("--model: ") + e.what());
+    }
+  }
   if (core::nn::isOnnxPath(id)) {  // an ONNX graph joins the zoo under its file's name
     try {
       return core::nn::importOnnxModel(id).id;

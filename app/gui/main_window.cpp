@@ -50,6 +50,7 @@
 #include "app/gui/window_fit.h"
 #include "core/data/dataset_info.h"
 #include "core/experiment/experiment_json.h"
+#include "core/nn/graph_model_file.h"
 #include "core/nn/onnx_model.h"
 #include "core/nn/zoo.h"
 #include "core/util/version.h"
@@ -361,16 +362,18 @@ void MainWindow::chooseModel() {
 
 bool MainWindow::openModel(const QString& path) {
   QString error;
-  if (path.endsWith(".onnx", Qt::CaseInsensitive)) return openOnnxModel(path);
+  if (path.endsWith(".onnx", Qt::CaseInsensitive) || core::nn::isGraphModelPath(path.toStdString()))
+    return openEngineModel(path);
   if (openLlmPlanner()->openModel(path, &error)) return true;
   m_messages->showMessage(MessageBar::Level::Error, tr("Cannot open the model"), error);
   return false;
 }
 
-bool MainWindow::openOnnxModel(const QString& path) {
+bool MainWindow::openEngineModel(const QString& path) {
   const core::nn::ModelInfo* info = nullptr;
   try {
-    info = &core::nn::importOnnxModel(path.toStdString());
+    const std::string file = path.toStdString();
+    info = core::nn::isOnnxPath(file) ? &core::nn::importOnnxModel(file) : &core::nn::importGraphModel(file);
   } catch (const std::exception& e) {
     m_messages->showMessage(MessageBar::Level::Error, tr("Cannot open the model"), QString::fromStdString(e.what()));
     return false;
@@ -384,7 +387,7 @@ bool MainWindow::openOnnxModel(const QString& path) {
     e.train.modelId = id;
     if (!dataset.empty()) e.train.datasetId = dataset;
     e.train.fileWeights = false;
-    if (!trainable) e.trainHere = false;
+    e.trainHere = trainable;  // opened to train it, where the engine can
   });
   m_messages->showMessage(trainable ? MessageBar::Level::Info : MessageBar::Level::Warning,
                           tr("Opened %1").arg(QString::fromStdString(id)), QString::fromStdString(info->description));

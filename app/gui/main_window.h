@@ -84,9 +84,9 @@ public:
   // The LLM training planner (one window, created on first use) showing LLM preset `presetId`
   // ("" = as it is); nullptr when no preset has that id.
   LlmPlannerWindow* openLlmPlanner(const QString& presetId = {});
-  // File > Open Model… or a file dropped on the window: an ONNX graph joins the model list
-  // (trained and simulated like the zoo's); a Hugging Face config.json or a model file is
-  // planned in the LLM planner. False, with the reason in the message bar, when it does not read.
+  // File > Open Model… or a file dropped on the window: an ONNX graph or a CNN/RNN's model file
+  // (kind "layer_graph") joins the model list, trained and simulated like the zoo's; a Hugging
+  // Face config.json or a transformer's model file is planned in the LLM planner. False, with the reason in the message bar, when it does not read.
   bool openModel(const QString& path);
   // The planner window if it was opened (even when the preset asked for was not found).
   LlmPlannerWindow* llmPlanner() const { return m_llmPlanner; }
@@ -110,7 +110,7 @@ private:
   void showPreferences();
   void about();
   void chooseModel();
-  bool openOnnxModel(const QString& path);
+  bool openEngineModel(const QString& path);  // an ONNX graph or a layer-graph model file
   std::vector<core::nn::ModelInfo> modelsWithImports() const;  // the zoo, then what was opened
 
   widgets::RunStore* m_store;

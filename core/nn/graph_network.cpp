@@ -22,17 +22,28 @@ namespace {
 
 using util::Error;
 
+// Far past any real layer (a 16 M-unit layer; fastText's 1.2 M-row embedding x 200), short of
+// the products that would overflow the layers' counts.
+constexpr int kMaxWidth = 1 << 24;
+constexpr int kMaxVocabulary = 1 << 28;
+
 // Reads one node's keys, each checked, with the node named in every refusal.
 class NodeReader {
  public:
   explicit NodeReader(const GraphNode& n) : m_n(n) {}
 
   [[noreturn]] void fail(const std::string& what) const {
-    throw Error("layer '" + m_n.name + "' (" + m_n.op + "): " + what);
+    throw Error("layer " + (m_n.name.empty() ? "" : "'" + m_n.name + "' ") + "(" + m_n.op + "): " + what);
+  }
+  double number(const std::string& key) const {
+    for (const auto& [k, w] : m_n.words)
+      if (k == key) fail(key + " is '" + w + "', not a number");
+    if (!m_n.has(key)) fail("no " + key);
+    return m_n.number(key);
   }
   // A whole number in [least, most].
   int count(const std::string& key, int least, int most = std::numeric_limits<int>::max()) const {
-    const double v = m_n.number(key);
+    const double v = number(key);
     if (!std::isfinite(v) || v != std::floor(v) || v < least || v > most)
       fail(key + " is " + std::to_string(v) + " (a whole number from " + std::to_string(least) + " to " +
            std::to_string(most) + ")");
@@ -43,7 +54,7 @@ class NodeReader {
   }
   bool flag(const std::string& key, bool fallback) const { return m_n.has(key) ? count(key, 0, 1) == 1 : fallback; }
   float real(const std::string& key, double least, double most, double fallback) const {
-    const double v = m_n.has(key) ? m_n.number(key) : fallback;
+    const double v = m_n.has(key) ? number(key) : fallback;
     if (!std::isfinite(v) || v < least || v > most)
       fail(key + " is " + std::to_string(v) + " (from " + std::to_string(least) + " to " + std::to_string(most) + ")");
     return static_cast<float>(v);
@@ -111,7 +122,7 @@ std::unique_ptr<Layer> layerFromGraph(const GraphNode& n) {
   const std::string& name = n.name;
   if (op == "linear") {
     DenseOptions o;
-    o.units = r.count("units", 1);
+    o.units = r.count("units", 1, kMaxWidth);
     o.bias = r.flag("bias", true);
     o.perToken = r.flag("per_token", false);
     o.initScale = r.real("init_scale", 0, 1e6, 1.0);
@@ -121,7 +132,7 @@ std::unique_ptr<Layer> layerFromGraph(const GraphNode& n) {
   }
   if (op == "conv2d") {
     Conv2DOptions o;
-    o.filters = r.count("filters", 1);
+    o.filters = r.count("filters", 1, kMaxWidth);
     r.window(o.kernelH, o.kernelW, o.strideH, o.strideW);
     o.padding = r.padding(o.kernelH, o.kernelW, o.strideH, o.strideW);
     o.bias = r.flag("bias", true);
@@ -160,21 +171,21 @@ std::unique_ptr<Layer> layerFromGraph(const GraphNode& n) {
     if (over != "pixels" && over != "steps") r.fail("over '" + over + "' is not pixels or steps");
     return std::make_unique<GlobalAvgPool>(over == "steps" ? GlobalAvgPool::Over::Steps : GlobalAvgPool::Over::Pixels, name);
   }
-  if (op == "one_hot") return std::make_unique<OneHot>(r.count("vocabulary", 1), name);
-  if (op == "pad_shortcut") return std::make_unique<PadShortcut>(r.count("out_channels", 1), name);
-  if (op == "lstm") return std::make_unique<LSTM>(r.count("units", 1), r.countOr("directions", 1, 1, 2), name);
+  if (op == "one_hot") return std::make_unique<OneHot>(r.count("vocabulary", 1, kMaxVocabulary), name);
+  if (op == "pad_shortcut") return std::make_unique<PadShortcut>(r.count("out_channels", 1, kMaxWidth), name);
+  if (op == "lstm") return std::make_unique<LSTM>(r.count("units", 1, kMaxWidth), r.countOr("directions", 1, 1, 2), name);
   if (op == "embedding") {
     const std::string init = n.has("init") ? n.word("init") : "uniform_0.05";
     if (init != "uniform_0.05" && init != "gpt_normal") r.fail("init '" + init + "' is not uniform_0.05 or gpt_normal");
-    return std::make_unique<Embedding>(r.count("vocabulary", 1), r.count("dim", 1), name, init == "gpt_normal");
+    return std::make_unique<Embedding>(r.count("vocabulary", 1, kMaxVocabulary), r.count("dim", 1, kMaxWidth), name, init == "gpt_normal");
   }
   if (op == "layer_norm") return std::make_unique<LayerNorm>(name, r.real("epsilon", 0, 1, 1e-5));
   if (op == "gelu") return std::make_unique<Gelu>(name);
   if (op == "position_embedding") return std::make_unique<PositionEmbedding>(name);
-  if (op == "self_attention") return std::make_unique<SelfAttention>(r.count("heads", 1), r.flag("causal", false), name);
-  if (op == "patchify") return std::make_unique<Patchify>(r.count("patch", 1), name);
+  if (op == "self_attention") return std::make_unique<SelfAttention>(r.count("heads", 1, 1 << 14), r.flag("causal", false), name);
+  if (op == "patchify") return std::make_unique<Patchify>(r.count("patch", 1, 1 << 14), name);
   if (op == "class_token") return std::make_unique<ClassToken>(name);
-  if (op == "take_token") return std::make_unique<TakeToken>(r.count("step", 0), name);
+  if (op == "take_token") return std::make_unique<TakeToken>(r.count("step", 0, 1 << 24), name);
   if (op == "sequential") {
     auto s = std::make_unique<Sequential>(name);
     addAll(*s, r.branch(0));

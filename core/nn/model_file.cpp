@@ -33,8 +33,7 @@ TransformerSpec transformerFromModelJson(const Json& root, const std::string& pa
   r.choice("kind", {"transformer"});
   TransformerSpec s;
   s.id = r.string("id");
-  if (s.id.empty() || s.id.size() > 64 || s.id.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_.") != std::string::npos)
-    r.fail("id", "'" + s.id + "' must be 1 to 64 lower-case letters, digits, '-', '_' or '.'");
+  if (!validModelId(s.id)) r.fail("id", "'" + s.id + "' " + kModelIdRule);
   s.name = r.string("name");
   s.kind = kindOf(r.choice("architecture", {"decoder", "encoder", "vision"}));
   s.layers = static_cast<int>(r.integer("layers", 1, 10000));
@@ -183,6 +182,16 @@ ModelFolders loadModelFolders(const std::string& shipped, const std::string& use
     for (const auto& w : listing.warnings) out.errors.push_back(w);
     for (const auto& file : listing.files) {
       try {
+        const Json root = Json::parseFile(file, kMaxModelFileBytes, util::kDataFileJsonLimits);
+        if (isGraphModelJson(root)) {
+          GraphModelFile g = graphModelFromJson(root, file);
+          auto same = std::find_if(out.graphs.begin(), out.graphs.end(), [&](const GraphModelFile& t) { return t.info.id == g.info.id; });
+          if (same != out.graphs.end() && dir == shipped)
+            throw util::Error(file + ": id '" + g.info.id + "' is already used by another shipped model file");
+          if (same != out.graphs.end()) *same = std::move(g);
+          else out.graphs.push_back(std::move(g));
+          continue;
+        }
         TransformerSpec s = readModelFile(file);
         auto same = std::find_if(out.specs.begin(), out.specs.end(), [&](const TransformerSpec& t) { return t.id == s.id; });
         if (same != out.specs.end() && dir == shipped)
@@ -201,6 +210,29 @@ ModelFolders loadModelFolders(const std::string& shipped, const std::string& use
     }
   }
   return out;
+}
+
+const ModelFolders& installedModels() {
+  namespace fs = std::filesystem;
+  static const ModelFolders folders = [] {
+    ModelFolders f = loadModelFolders((fs::path(util::resourceDir()) / "models").string(),
+                                      (fs::path(util::userDataDir()) / "models").string());
+    // One id, one model: a layer graph that takes a transformer's id is left out.
+    std::erase_if(f.graphs, [&](const GraphModelFile& g) {
+      for (const TransformerSpec& s : f.specs)
+        if (s.id == g.info.id) {
+          f.errors.push_back(g.path + ": id '" + g.info.id + "' is a transformer's; give the model another id");
+          return true;
+        }
+      return false;
+    });
+    return f;
+  }();
+  return folders;
+}
+
+bool validModelId(const std::string& id) {
+  return !id.empty() && id.size() <= 64 && id.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_.") == std::string::npos;
 }
 
 bool looksLikeModelPath(const std::string& text) {

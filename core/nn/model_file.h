@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/nn/graph_model_file.h"
 #include "core/nn/transformer_spec.h"
 #include "core/util/json.h"
 
@@ -28,14 +29,23 @@ util::Json transformerToModelJson(const TransformerSpec& spec);
 // The spec is validated. Throws core::util::Error naming the file and what is wrong.
 TransformerSpec readModelFile(const std::string& path);
 
-// The model files of the shipped folder and then the user's: every *.json read (a user file with a
-// shipped id replaces it). A shipped file that does not read throws (a broken installation); a
+// The model files of the shipped folder and then the user's: every *.json read, each by its kind
+// (a transformer, or a CNN/RNN's layer graph: core/nn/graph_model_file.h); a user file with a
+// shipped id replaces it. A shipped file that does not read throws (a broken installation); a
 // user file that does not read is left out and named in `errors`, as is a missing shipped folder.
 struct ModelFolders {
   std::vector<TransformerSpec> specs;
+  std::vector<GraphModelFile> graphs;
   std::vector<std::string> errors;
 };
 ModelFolders loadModelFolders(const std::string& shippedDir, const std::string& userDir);
+
+// The installed model files: resources/models, then the user's models folder (read once).
+const ModelFolders& installedModels();
+
+// A model file's id: 1 to 64 lower-case letters, digits, '-', '_' or '.' (kModelIdRule says so).
+bool validModelId(const std::string& id);
+inline constexpr const char* kModelIdRule = "must be 1 to 64 lower-case letters, digits, '-', '_' or '.'";
 
 // True when `text` names a model file rather than a model id (it ends in .json, or holds a
 // '/'), and not an ONNX graph (".onnx": core/nn/onnx_model.h).

@@ -13,11 +13,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const ModelFolders& loaded() {
-  static const ModelFolders l = loadModelFolders((fs::path(util::resourceDir()) / "models").string(),
-                                                 (fs::path(util::userDataDir()) / "models").string());
-  return l;
-}
+const ModelFolders& loaded() { return installedModels(); }
 
 // Imported models: a session imports a handful.
 const std::string& idOf(const TransformerSpec& s) { return s.id; }

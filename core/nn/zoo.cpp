@@ -1,83 +1,66 @@
 #include "core/nn/zoo.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <mutex>
 #include <tuple>
 
+#include "core/nn/graph_model_file.h"
 #include "core/nn/graph_network.h"
-#include "core/nn/zoo_builders.h"
+#include "core/nn/model_file.h"
+#include "core/nn/zoo_transformer.h"
 #include "core/util/error.h"
 #include "core/util/import_registry.h"
 
 namespace core::nn {
 namespace {
 
-enum class Family { Image, Text };
-
+// A model of the zoo: a CNN or RNN is its model file (resources/models/<id>.json, kind
+// "layer_graph", or one the user opened); the two transformers the engine trains are built from
+// their transformer model files (zoo_transformer.cpp), described here.
 struct Entry {
-  ModelInfo info;
-  Family family;
-  Shape defaultShape;   // images: (c, h, w); text: (1, sequence length, 1)
-  int defaultVocabulary;
-  std::unique_ptr<Network> (*build)(const ModelInput&);
+  GraphModelFile model;
+  std::unique_ptr<Network> (*build)(const ModelInput&) = nullptr;  // the transformers only
 };
 
-std::unique_ptr<Network> buildResnet50(const ModelInput& in) {
-  static const int kBlocks[4] = {3, 4, 6, 3};
-  return zoo_detail::buildResnet(in, "resnet50", kBlocks);
-}
-std::unique_ptr<Network> buildResnet152(const ModelInput& in) {
-  static const int kBlocks[4] = {3, 8, 36, 3};
-  return zoo_detail::buildResnet(in, "resnet152", kBlocks);
+Entry transformerEntry(ModelInfo info, bool tokens, Shape shape, int vocabulary, std::unique_ptr<Network> (*build)(const ModelInput&)) {
+  Entry e;
+  e.model.info = std::move(info);
+  e.model.name = e.model.info.id;
+  e.model.tokens = tokens;
+  e.model.defaultShape = shape;
+  e.model.defaultVocabulary = vocabulary;
+  e.model.classesAreVocabulary = tokens;
+  e.build = build;
+  return e;
 }
 
+// The shipped (and the user's installed) CNNs and RNNs, then the two transformers, then the large
+// reference architectures; files in name order.
 const std::vector<Entry>& entries() {
-  using namespace zoo_detail;
-  static const std::vector<Entry> kEntries = {
-      {{"mlp", "Keras mnist_mlp: Dense 512-512 ReLU with dropout 0.2, Dense 10", false, "fashion-mnist"},
-       Family::Image, {1, 28, 28}, 0, buildMlp},
-      {{"lenet5", "LeNet-5: conv 6@5x5, pool, conv 16@5x5, pool, dense 120-84-10", false, "fashion-mnist"},
-       Family::Image, {1, 28, 28}, 0, buildLenet5},
-      {{"mnist-cnn", "Keras mnist_cnn: conv 32, conv 64, pool, dropout, dense 128, dense 10", false, "fashion-mnist"},
-       Family::Image, {1, 28, 28}, 0, buildMnistCnn},
-      {{"colab-cnn", "Colab 5-layer Fashion-MNIST CNN: 3x (BN, conv 5x5 ELU, pool, dropout), dense 256, dense 10",
-        false, "fashion-mnist"},
-       Family::Image, {1, 28, 28}, 0, buildColabCnn},
-      {{"cifar-cnn", "Keras cifar10_cnn: conv 32-32, pool, conv 64-64, pool, dense 512, dense 10", false, "cifar10"},
-       Family::Image, {3, 32, 32}, 0, buildCifarCnn},
-      {{"resnet20", "ResNet-20 for CIFAR (He et al. 2016): 3x3 basic blocks, 16/32/64 filters, 0.27 M params", false,
-        "cifar10"},
-       Family::Image, {3, 32, 32}, 0, buildResnet20},
-      {{"fasttext", "Keras imdb_fasttext, bigrams: embedding (20000 + ~1.2 M)x50, global average pooling, dense 1", false, "imdb"},
-       Family::Text, {1, 400, 1}, 20000, buildFasttext},
-      {{"imdb-bilstm", "Keras imdb_bidirectional_lstm: embedding 20000x128, bidirectional LSTM 64, dense 1", false,
-        "imdb"},
-       Family::Text, {1, 100, 1}, 20000, buildImdbBilstm},
-      {{"lstm-textgen", "Keras lstm_text_generation: LSTM 128 over 40 one-hot characters, dense vocabulary", false,
-        "nietzsche"},
-       Family::Text, {1, 40, 1}, 57, buildLstmTextgen},
-      {{"char-gpt", "byte-level GPT: 4 pre-LN decoder blocks, d 128, 4 heads, context 128, 875,264 params", false,
-        "fortunes"},
-       Family::Text, {1, 128, 1}, 256, buildCharGpt},
-      {{"vit-tiny", "ViT on 28x28 images: 4x4 patches, class token, 4 pre-LN blocks, d 64, 4 heads, 205,066 params",
-        false, "fashion-mnist"},
-       Family::Image, {1, 28, 28}, 0, buildVitTiny},
-      {{"resnet50", "ResNet-50 (torchvision v1.5): 25.6 M params, 4.1 G multiply-adds at 224x224", true, "imagenet"},
-       Family::Image, {3, 224, 224}, 0, buildResnet50},
-      {{"resnet152", "ResNet-152 (torchvision v1.5): 60.2 M params", true, "imagenet"},
-       Family::Image, {3, 224, 224}, 0, buildResnet152},
-      {{"vgg16", "VGG16 (torchvision): 138 M params, 15.5 G multiply-adds at 224x224", true, "imagenet"},
-       Family::Image, {3, 224, 224}, 0, buildVgg16},
-      {{"xception", "Xception (Keras applications): 22.9 M params at 299x299", true, "tf-flowers"},
-       Family::Image, {3, 299, 299}, 0, buildXception},
-      {{"inception-v3", "Inception-v3 (Keras applications): 23.8 M params at 299x299", true, "imagenet"},
-       Family::Image, {3, 299, 299}, 0, buildInceptionV3},
-      {{"alexnet", "AlexNet (torchvision): 61 M params", true, "imagenet"},
-       Family::Image, {3, 224, 224}, 0, buildAlexnet},
-  };
+  static const std::vector<Entry> kEntries = [] {
+    std::vector<Entry> small, reference;
+    for (const GraphModelFile& g : installedModels().graphs)
+      (g.info.reference ? reference : small).push_back(Entry{g, nullptr});
+    small.push_back(transformerEntry({"char-gpt", "byte-level GPT: 4 pre-LN decoder blocks, d 128, 4 heads, context 128, 875,264 params",
+                                      false, "fortunes"},
+                                     true, {1, 128, 1}, 256, zoo_detail::buildCharGpt));
+    small.push_back(transformerEntry({"vit-tiny", "ViT on 28x28 images: 4x4 patches, class token, 4 pre-LN blocks, d 64, 4 heads, 205,066 params",
+                                      false, "fashion-mnist"},
+                                     false, {1, 28, 28}, 0, zoo_detail::buildVitTiny));
+    for (Entry& e : reference) small.push_back(std::move(e));
+    return small;
+  }();
   return kEntries;
+}
+
+// Layer-graph model files the user opened while the program runs (importGraphModel).
+const std::string& entryId(const Entry& e) { return e.model.info.id; }
+util::ImportRegistry<Entry>& graphImports() {
+  static util::ImportRegistry<Entry> registry(entryId, 1024);
+  return registry;
 }
 
 // Models imported from files (ONNX graphs).
@@ -91,29 +74,17 @@ const Imported* findImported(const std::string& id) { return imports().find(id);
 
 std::string shapeText(Shape s) { return std::to_string(s.c) + "x" + std::to_string(s.h) + "x" + std::to_string(s.w); }
 
-const Entry& entry(const std::string& id) {
+const Entry* findEntry(const std::string& id) {
   for (const auto& e : entries())
-    if (e.info.id == id) return e;
-  std::string known;
-  for (const auto& e : entries()) known += (known.empty() ? "" : ", ") + e.info.id;
-  throw util::Error("unknown model '" + id + "' (known: " + known + ")");
+    if (e.model.info.id == id) return &e;
+  return graphImports().find(id);
 }
 
-// Fills in defaults: an all-ones shape means "the model's usual input"; text models read the
-// sequence length from shape.h (1 = default) and a vocabulary of 0 means Keras' value.
-ModelInput resolve(const Entry& e, const ModelInput& in) {
-  ModelInput r = in;
-  const Shape unset{1, 1, 1};
-  if (e.family == Family::Text) {
-    const int steps = in.shape.h > 1 ? in.shape.h : e.defaultShape.h;
-    r.shape = {1, steps, 1};
-    if (r.vocabulary <= 0) r.vocabulary = e.defaultVocabulary;
-  } else if (in.shape == unset) {
-    r.shape = e.defaultShape;
-  }
-  if (r.classes <= 0)
-    throw util::Error("model '" + e.info.id + "': classes must be positive, got " + std::to_string(in.classes));
-  return r;
+const Entry& entry(const std::string& id) {
+  if (const Entry* e = findEntry(id)) return *e;
+  std::string known;
+  for (const auto& e : entries()) known += (known.empty() ? "" : ", ") + e.model.info.id;
+  throw util::Error("unknown model '" + id + "' (known: " + known + ")");
 }
 
 }  // namespace
@@ -121,7 +92,7 @@ ModelInput resolve(const Entry& e, const ModelInput& in) {
 const std::vector<ModelInfo>& modelCatalog() {
   static const std::vector<ModelInfo> kCatalog = [] {
     std::vector<ModelInfo> v;
-    for (const auto& e : entries()) v.push_back(e.info);
+    for (const auto& e : entries()) v.push_back(e.model.info);
     return v;
   }();
   return kCatalog;
@@ -129,12 +100,11 @@ const std::vector<ModelInfo>& modelCatalog() {
 
 const ModelInfo& modelInfo(const std::string& id) {
   if (const Imported* m = findImported(id)) return m->info;
-  return entry(id).info;
+  return entry(id).model.info;
 }
 
 const ModelInfo* findModel(const std::string& id) {
-  for (const auto& e : entries())
-    if (e.info.id == id) return &e.info;
+  if (const Entry* e = findEntry(id)) return &e->model.info;
   const Imported* m = findImported(id);
   return m ? &m->info : nullptr;
 }
@@ -143,9 +113,7 @@ const ModelInfo& addImportedModel(ImportedModel model) {
   return imports()
       .add(std::move(model),
            [](const Imported& m, const auto& lookup) -> const Imported* {
-             const bool builtIn = std::any_of(entries().begin(), entries().end(),
-                                              [&](const Entry& e) { return e.info.id == m.info.id; });
-             if (builtIn || lookup(m.info.id)) throw util::Error("model id '" + m.info.id + "' is taken");
+             if (findEntry(m.info.id) || lookup(m.info.id)) throw util::Error("model id '" + m.info.id + "' is taken");
              return nullptr;
            })
       .info;
@@ -153,8 +121,25 @@ const ModelInfo& addImportedModel(ImportedModel model) {
 
 std::vector<const ModelInfo*> importedModels() {
   std::vector<const ModelInfo*> out;
+  for (const Entry* e : graphImports().items()) out.push_back(&e->model.info);
   for (const Imported* m : imports().items()) out.push_back(&m->info);
   return out;
+}
+
+const ModelInfo& importGraphModel(const std::string& path) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> idOfPath;
+  std::error_code ec;
+  const std::string key = std::filesystem::weakly_canonical(path, ec).string();
+  std::lock_guard lock(mutex);
+  if (const auto it = idOfPath.find(ec ? path : key); it != idOfPath.end()) return modelInfo(it->second);
+  GraphModelFile file = readGraphModelFile(path);
+  if (findModel(file.info.id))
+    throw util::Error(path + ": model id '" + file.info.id + "' is taken (a built-in model or one opened before): give yours another id");
+  const std::string id = file.info.id;
+  const Entry& added = graphImports().add(Entry{std::move(file), nullptr}, [](const Entry&, const auto&) -> const Entry* { return nullptr; });
+  idOfPath[ec ? path : key] = id;
+  return added.model.info;
 }
 
 bool trainable(const std::string& id) {
@@ -188,7 +173,7 @@ std::unique_ptr<Network> buildModel(const std::string& id, const ModelInput& inp
   }
   const Entry& e = entry(id);
   try {
-    return e.build(resolve(e, input));
+    return e.build ? e.build(resolveGraphModelInput(e.model, input)) : buildGraphModel(e.model, input);
   } catch (const util::Error& err) {
     throw util::Error("model '" + id + "' cannot take input " + std::to_string(input.shape.c) + "x" +
                       std::to_string(input.shape.h) + "x" + std::to_string(input.shape.w) + ": " + err.what());
@@ -198,9 +183,8 @@ std::unique_ptr<Network> buildModel(const std::string& id, const ModelInput& inp
 Shape inputShapeFor(const std::string& modelId, Shape datasetShape, bool resizedToModel) {
   if (const Imported* m = findImported(modelId))  // a graph's input size is fixed in the file
     return resizedToModel && m->stats.input.c == datasetShape.c ? m->stats.input : datasetShape;
-  const Entry& e = entry(modelId);
-  if (resizedToModel && e.info.reference && e.family == Family::Image && e.defaultShape.c == datasetShape.c)
-    return e.defaultShape;
+  const GraphModelFile& m = entry(modelId).model;
+  if (resizedToModel && m.info.reference && !m.tokens && m.defaultShape.c == datasetShape.c) return m.defaultShape;
   return datasetShape;
 }
 
@@ -222,6 +206,12 @@ NetworkStats modelStats(const std::string& id, const ModelInput& input) {
   NetworkStats s = buildModel(id, input)->stats();  // builds shapes only: no parameters allocated
   std::lock_guard lock(mutex);
   return cache.emplace(key, std::move(s)).first->second;
+}
+
+GraphModelFile graphModelFileOf(const std::string& id) {
+  const Entry& e = entry(id);
+  if (e.build) throw util::Error("model '" + id + "' is a transformer: its model file is resources/models/" + id + ".json");
+  return e.model;
 }
 
 }  // namespace core::nn

@@ -1,11 +1,15 @@
 // Transformers in the engine, built layer for layer from the same TransformerSpec the simulator
 // reads (core/nn/transformer_spec.h): char-gpt and vit-tiny, as ../shared/bench/torch_baseline.py
 // specifies them.
+#include "core/nn/zoo_transformer.h"
+
 #include <cmath>
 
+#include "core/nn/composite.h"
+#include "core/nn/dense.h"
+#include "core/nn/embedding.h"
 #include "core/nn/transformer_layers.h"
 #include "core/nn/transformer_spec.h"
-#include "core/nn/zoo_builders.h"
 #include "core/util/error.h"
 
 namespace core::nn::zoo_detail {

@@ -31,6 +31,7 @@
 #include "app/gui/training_session.h"
 #include "app_test_env.h"
 #include "core/experiment/experiment_json.h"
+#include "core/nn/graph_model_file.h"
 #include "core/util/files.h"
 #include "core/util/json.h"
 #include "widgets/chart_base.h"
@@ -456,6 +457,17 @@ private slots:
     QVERIFY(!w.openModel(bad.fileName()));
     QVERIFY(w.messageBar()->text().contains("broken.onnx"));
     QCOMPARE(QString::fromStdString(w.experimentModel()->experiment().train.modelId), QStringLiteral("grouped.onnx"));
+    // A CNN described as a layer graph (a zoo model's file under another id) joins the list too.
+    core::nn::GraphModelFile mine = core::nn::graphModelFileOf("lenet5");
+    mine.info.id = "my-lenet";
+    QFile file(dir.filePath("my-lenet.json"));
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QByteArray::fromStdString(core::nn::graphModelText(mine)));
+    file.close();
+    QVERIFY(w.openModel(file.fileName()));
+    QCOMPARE(QString::fromStdString(w.experimentModel()->experiment().train.modelId), QStringLiteral("my-lenet"));
+    QVERIFY(w.experimentModel()->experiment().trainHere);
+    QVERIFY(model->findData(QStringLiteral("my-lenet")) >= 0);
   }
 
   void aUserPresetIsSavedAndListed() {

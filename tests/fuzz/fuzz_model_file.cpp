@@ -4,12 +4,40 @@
 // zero or run away.
 #include <cmath>
 
+#include "core/nn/graph_model_file.h"
 #include "core/nn/hf_config.h"
+#include "core/nn/network.h"
 #include "core/nn/model_file.h"
 #include "core/sim/llm_workload.h"
 #include "core/util/error.h"
 #include "core/util/json.h"
 #include "fuzz_target.h"
+
+// A CNN/RNN's layer graph: accepted means built at its default input; then its text reads back
+// as the same model, and its counts hold for another input or fail with a message.
+int graphModel(const core::util::Json& root) {
+  core::nn::GraphModelFile m;
+  try {
+    m = core::nn::graphModelFromJson(root, "/fuzz/model.json");
+  } catch (const core::util::Error&) {
+    return 0;
+  }
+  try {
+    const auto net = core::nn::buildGraphModel(m, core::nn::ModelInput{{1, 1, 1}, 10, 0});
+    const core::util::Json back = core::util::Json::parse(core::nn::graphModelText(m), "/fuzz/back.json");
+    const auto again = core::nn::buildGraphModel(core::nn::graphModelFromJson(back, "/fuzz/back.json"),
+                                                 core::nn::ModelInput{{1, 1, 1}, 10, 0});
+    if (again->paramCount() != net->paramCount() || net->paramCount() < 0) __builtin_trap();
+    if (!std::isfinite(net->stats().forwardFlops())) __builtin_trap();
+  } catch (const core::util::Error&) {
+    __builtin_trap();
+  }
+  try {
+    core::nn::buildGraphModel(m, core::nn::ModelInput{{3, 17, 9}, 3, 7});
+  } catch (const core::util::Error&) {
+  }
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   core::nn::TransformerSpec s;
@@ -17,6 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const core::util::Json root =
         core::util::Json::parse(fuzz::text(data, size), "/fuzz/config.json", core::util::kDataFileJsonLimits);
     if (!root.isObject()) return 0;
+    if (core::nn::isGraphModelJson(root)) return graphModel(root);
     s = core::nn::isHuggingFaceConfig(root) ? core::nn::transformerFromHuggingFace(root, "/fuzz/config.json")
                                             : core::nn::transformerFromModelJson(root, "/fuzz/model.json");
   } catch (const core::util::Error&) {

@@ -2,13 +2,17 @@
 // own graph rebuilds the same network, and bad graphs are refused naming the layer and key.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 
+#include "core/nn/graph_model_file.h"
 #include "core/nn/graph_network.h"
 #include "core/nn/layer.h"
 #include "core/nn/network.h"
 #include "core/nn/zoo.h"
 #include "core/util/error.h"
+#include "core/util/json.h"
 
 namespace core::nn {
 namespace {
@@ -80,7 +84,7 @@ TEST(GraphNetwork, RefusesWhatNoLayerCanBe) {
   GraphNode missing;
   missing.op = "linear";
   missing.name = "fc";
-  EXPECT_NE(refusal(missing).find("layer 'fc' (linear): no number 'units'"), std::string::npos) << refusal(missing);
+  EXPECT_NE(refusal(missing).find("layer 'fc' (linear): no units"), std::string::npos) << refusal(missing);
   GraphNode fractional = conv;
   fractional.numbers[0].second = 2.5;  // filters
   EXPECT_NE(refusal(fractional).find("filters is 2.5"), std::string::npos) << refusal(fractional);
@@ -115,6 +119,94 @@ TEST(GraphNetwork, InitialValuesMustFitTheNetwork) {
     ADD_FAILURE() << "a short vector was loaded";
   } catch (const util::Error& e) {
     EXPECT_NE(std::string(e.what()).find("initial parameters for a network of"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace core::nn
+
+
+namespace core::nn {
+namespace {
+
+std::string readText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::string fileRefusal(const std::string& text) {
+  try {
+    graphModelFromJson(util::Json::parse(text), "my.json");
+  } catch (const util::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A small model file, with `layers` as given.
+std::string smallModel(const std::string& layers, const std::string& extra = "") {
+  return R"({"id": "my-cnn", "kind": "layer_graph", "description": "mine", "input": "images", "image": [1, 28, 28],)" + extra +
+         R"( "source": "me", "source_date": "2026-12", "layers": )" + layers + "}";
+}
+
+TEST(GraphModelFile, EveryShippedCnnAndRnnIsItsFileAndTheFileIsCanonical) {
+  int files = 0;
+  for (const auto& m : modelCatalog()) {
+    if (m.id == "char-gpt" || m.id == "vit-tiny") continue;  // transformer model files
+    SCOPED_TRACE(m.id);
+    const std::string path = std::string(ACCELLAB_SOURCE_RESOURCES) + "/models/" + m.id + ".json";
+    const GraphModelFile f = readGraphModelFile(path);
+    EXPECT_EQ(f.info.description, m.description);
+    EXPECT_FALSE(f.source.empty());
+    EXPECT_FALSE(f.sourceDate.empty());
+    // What `models --format layer-graph` writes is the shipped file, byte for byte.
+    EXPECT_EQ(graphModelText(graphModelFileOf(m.id)), readText(path));
+    ++files;
+  }
+  EXPECT_EQ(files, 15);
+}
+
+TEST(GraphModelFile, NumbersThatFollowTheInputAreNamed) {
+  const GraphModelFile f = graphModelFileOf("fasttext");
+  const std::string text = graphModelText(f);
+  EXPECT_NE(text.find(R"("vocabulary":"vocabulary * 61")"), std::string::npos) << text;
+  EXPECT_NE(text.find(R"("units":"classes")"), std::string::npos) << text;
+  const GraphModelFile lm = graphModelFileOf("lstm-textgen");
+  EXPECT_TRUE(lm.classesAreVocabulary);
+  // One file, any vocabulary: the embedding and the head follow it.
+  const auto net = buildGraphModel(f, ModelInput{{1, 50, 1}, 2, 1000});
+  EXPECT_EQ(net->graph().front().number("vocabulary"), 61000);
+  EXPECT_EQ(net->classes(), 2);
+}
+
+TEST(GraphModelFile, AUserFileBuildsAndItsMistakesAreNamed) {
+  const std::string good = smallModel(
+      R"([{"op": "conv2d", "filters": 4, "kernel_h": 3, "kernel_w": 3, "padding": "same", "activation": "relu"},
+          {"op": "max_pool2d", "kernel_h": 2, "kernel_w": 2, "stride_h": 2, "stride_w": 2},
+          {"op": "residual", "activation": "relu", "branches": [[{"op": "conv2d", "filters": 4, "kernel_h": 3, "kernel_w": 3, "padding": "same"}], []]},
+          {"op": "flatten"}, {"op": "linear", "units": "classes"}])");
+  ASSERT_EQ(fileRefusal(good), "");
+  const GraphModelFile f = graphModelFromJson(util::Json::parse(good), "my.json");
+  const auto net = buildGraphModel(f, ModelInput{{1, 28, 28}, 10, 0});
+  EXPECT_EQ(net->paramCount(), (4 * 9 + 4) + (4 * 4 * 9 + 4) + (4 * 14 * 14 * 10 + 10));
+  struct Case {
+    std::string text, says;
+  };
+  for (const Case& c : {
+           Case{smallModel(R"([{"op": "conv2d", "filters": 4, "kernel_h": 3, "kernel_w": 3, "strides": 2}, {"op": "flatten"}, {"op": "linear", "units": 10}])"),
+                "layer 'conv2d' (conv2d): unknown key 'strides'"},
+           Case{smallModel(R"([{"op": "conv2d", "filters": 4, "kernel_h": 40, "kernel_w": 3}])"), "my.json"},
+           Case{smallModel(R"([{"op": "linear", "units": "labels"}])"), "units is 'labels', not a number"},
+           Case{smallModel(R"([{"op": "transformer"}])"), "is not a layer the engine has"},
+           Case{smallModel(R"([{"filters": 4}])"), "without \"op\""},
+           Case{smallModel(R"([])"), "at least one layer"},
+           Case{smallModel(R"([{"op": "flatten"}])", R"( "colour": "blue",)"), "colour"},
+           Case{R"({"id": "My CNN", "kind": "layer_graph", "description": "x", "image": [1, 28, 28], "source": "me", "source_date": "2026", "layers": [{"op": "flatten"}]})",
+                "lower-case"},
+           Case{R"({"id": "x", "kind": "layer_graph", "description": "x", "image": [1, 28, 28], "layers": [{"op": "flatten"}]})",
+                "source"}}) {
+    const std::string why = fileRefusal(c.text);
+    EXPECT_NE(why.find(c.says), std::string::npos) << c.says << " | " << why;
   }
 }
 
