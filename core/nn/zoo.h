@@ -1,5 +1,7 @@
 #pragma once
-// The model zoo: ids used by the CLI and the GUI, each built layer for layer as named.
+// The model zoo: ids used by the CLI and the GUI. Its CNNs and RNNs are model files
+// (core/nn/graph_model_file.h, resources/models); char-gpt and vit-tiny are built from their
+// transformer model files; ONNX graphs and layer-graph files the user opens join it.
 // CONTRACT shared by the engine (training), the simulator (stats only) and the GUI.
 #include <memory>
 #include <string>
