@@ -117,7 +117,7 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
   // An ONNX graph's own weights: fine-tune the trained model instead of starting fresh.
   m_fileWeights = new QCheckBox(tr("its weights"), this);
   m_fileWeights->setObjectName("fileWeights");
-  m_fileWeights->setToolTip(tr("Start from the weights the model's file holds (fine-tuning a trained model) instead of "
+  m_fileWeights->setToolTip(tr("Start from the weights the model's file holds (fine-tuning a trained model exported in training mode) instead of "
                                "a fresh initialisation from the seed"));
   m_fileWeights->hide();
   auto* modelRow = new QHBoxLayout;

@@ -72,8 +72,8 @@ const char* const kImportRunUsage =
     "window is printed with its spread; a noisy log (two kinds of step) is flagged. A reference CSV (the format of\n"
     "resources/calibration/calibration.csv) is accepted too: its published figures are set beside\n"
     "the predictions, row by row, as `validate` does. Bad logs are refused with the line and\n"
-    "field named. A job exported for a model from a file (export-script --model net.onnx) is read\n"
-    "with that file: --model net.onnx. In the GUI: File > Import measured run (the run joins the\n"
+    "field named. A job exported for a model from a file (export-script --model net.onnx or a\n"
+    "layer-graph my.json) is read with that file: --model net.onnx. In the GUI: File > Import measured run (the run joins the\n"
     "runs list).\n";
 
 const char* const kCalibrateUsage =
@@ -233,8 +233,9 @@ int cmdImportRun(const CommandArgs& args, std::ostream& out, std::ostream& err) 
       return core::bridge::parseRunLog(text, path);
     } catch (const Error& e) {
       const std::string what = e.what();
-      if (!a.has("model") && what.find("unknown model") != std::string::npos && what.find(".onnx'") != std::string::npos)
-        throw Error(what + "; the job trained a model from a file: give the file as well (--model path/to/model.onnx)");
+      if (!a.has("model") && what.find("unknown model") != std::string::npos)
+        throw Error(what + "; if the job trained a model from a file, give the file as well (--model path/to/model.onnx "
+                           "or my.json)");
       throw;
     }
   }();

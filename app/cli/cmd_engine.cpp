@@ -206,7 +206,7 @@ int cmdModels(const CommandArgs& args, std::ostream& out, std::ostream& err) {
       j.set("default_dataset", m.defaultDataset);
       j.set("input_shape", shapeJson(s.input));
       j.set("params", static_cast<long long>(s.totalParams()));
-      j.set("forward_gflop_per_image", s.forwardFlops() / 1e9);
+      j.set("forward_gflop_per_image", s.productFlops() / 1e9);
       list.push(std::move(j));
     } else {
       text << std::left << std::setw(14) << m.id << std::right << std::setw(13) << withThousands(s.totalParams())

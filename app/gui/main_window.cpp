@@ -356,13 +356,13 @@ void MainWindow::createToolBars() {
 void MainWindow::chooseModel() {
   const QString path = QFileDialog::getOpenFileName(
       this, tr("Open a model"), QString(),
-      tr("Models (*.onnx *.json);;ONNX graphs (*.onnx);;Transformer descriptions (*.json);;All files (*)"));
+      tr("Models (*.onnx *.json);;ONNX graphs (*.onnx);;Model files and Hugging Face configs (*.json);;All files (*)"));
   if (!path.isEmpty()) openModel(path);
 }
 
 bool MainWindow::openModel(const QString& path) {
   QString error;
-  if (path.endsWith(".onnx", Qt::CaseInsensitive) || core::nn::isGraphModelPath(path.toStdString()))
+  if (core::nn::isOnnxPath(path.toStdString()) || core::nn::isGraphModelPath(path.toStdString()))
     return openEngineModel(path);
   if (openLlmPlanner()->openModel(path, &error)) return true;
   m_messages->showMessage(MessageBar::Level::Error, tr("Cannot open the model"), error);

@@ -1,12 +1,9 @@
 #include "core/nn/graph_model_file.h"
 
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <set>
 
 #include "core/nn/graph_network.h"
-#include "core/nn/model_file.h"
 #include "core/nn/network.h"
 #include "core/util/error.h"
 #include "core/util/files.h"
@@ -21,6 +18,8 @@ using util::Json;
 // ResNet-152 has about 600 layers; Inception's blocks nest three deep.
 constexpr int kMaxLayers = 20000;
 constexpr int kMaxNesting = 32;
+// A sample of 2^28 values (a 16384 x 16384 image): past it the layers' counts would not fit.
+constexpr std::int64_t kMaxInputElements = std::int64_t{1} << 28;
 
 struct Variables {
   int classes = 0;
@@ -49,19 +48,6 @@ bool variableValue(const std::string& text, const Variables& v, double& value) {
   return true;
 }
 
-// The shortest decimal that reads back as the same float: a layer keeps its settings as floats,
-// so 1e-05 and 0.9 rather than 9.99999974737875e-06 and 0.899999976158142.
-double shortestFloat(double v) {
-  if (v == std::floor(v) && std::abs(v) < 1e15) return v;
-  char text[32];
-  for (int digits = 1; digits <= 9; ++digits) {
-    std::snprintf(text, sizeof text, "%.*g", digits, v);
-    const double d = std::strtod(text, nullptr);
-    if (static_cast<float>(d) == static_cast<float>(v)) return d;
-  }
-  return v;
-}
-
 std::string layerText(const GraphNode& n) { return "layer '" + n.name + "' (" + n.op + ")"; }
 
 std::vector<GraphNode> nodesFromJson(const Json& layers, const std::string& where, const Variables& v, int depth, int& count);
@@ -70,6 +56,7 @@ GraphNode nodeFromJson(const Json& j, const std::string& where, const Variables&
   if (!j.isObject()) throw Error(where + ": a layer must be an object {\"op\": ...}");
   if (++count > kMaxLayers) throw Error(where + ": more than " + std::to_string(kMaxLayers) + " layers");
   GraphNode n;
+  n.in = {0, 0, 0};  // unknown until the network is built: padding by rule or symmetric
   const Json* op = j.find("op");
   if (!op || !op->isString()) throw Error(where + ": a layer without \"op\" (a string: conv2d, linear, ...)");
   n.op = op->asString();
@@ -110,7 +97,9 @@ std::vector<GraphNode> nodesFromJson(const Json& layers, const std::string& wher
 void checkKeys(const std::vector<GraphNode>& file, const std::vector<GraphNode>& built, const std::string& where) {
   for (std::size_t i = 0; i < file.size() && i < built.size(); ++i) {
     const GraphNode &f = file[i], &b = built[i];
-    auto known = [&](const std::string& key) { return b.has(key) || key.rfind("pad_", 0) == 0; };
+    // Pads are a window's, and only where its rule is explicit.
+    const bool explicitPads = b.has("padding") && b.word("padding") == "explicit";
+    auto known = [&](const std::string& key) { return key.rfind("pad_", 0) == 0 ? explicitPads && b.has(key) : b.has(key); };
     std::string takes;
     for (const auto& [k, v] : b.numbers) takes += (takes.empty() ? "" : ", ") + k;
     for (const auto& [k, v] : b.words) takes += (takes.empty() ? "" : ", ") + k;
@@ -154,47 +143,6 @@ void writeNode(const Json& node, int indent, std::string& out) {
     out += b + 1 < branches->size() ? ",\n" : "\n";
   }
   out += pad + "]}";
-}
-
-Json nodeToJson(const GraphNode& a, const GraphNode& b, const ModelInput& ia, const ModelInput& ib) {
-  Json j = Json::object();
-  j.set("op", a.op);
-  j.set("name", a.name);
-  const bool ruled = a.has("padding") && a.word("padding") != "explicit";
-  for (std::size_t i = 0; i < a.numbers.size(); ++i) {
-    const auto& [key, value] = a.numbers[i];
-    if (ruled && key.rfind("pad_", 0) == 0) continue;  // "same" or "valid" pads by rule
-    const double other = i < b.numbers.size() ? b.numbers[i].second : value;
-    if (other == value) {
-      j.set(key, shortestFloat(value));
-      continue;
-    }
-    // The number follows the input: name what it follows.
-    std::string named;
-    for (const auto& [name, va, vb] : {std::tuple<const char*, int, int>{"classes", ia.classes, ib.classes},
-                                       std::tuple<const char*, int, int>{"vocabulary", ia.vocabulary, ib.vocabulary}}) {
-      if (va <= 0 || vb <= 0 || std::fmod(value, va) != 0) continue;
-      const double factor = value / va;
-      if (other == factor * vb) named = factor == 1 ? std::string(name) : std::string(name) + " * " + std::to_string(static_cast<long long>(factor));
-      if (!named.empty()) break;
-    }
-    if (named.empty())
-      throw Error(layerText(a) + ": " + key + " is " + std::to_string(value) + " for one input and " + std::to_string(other) +
-                  " for another, following neither the classes nor the vocabulary");
-    j.set(key, named);
-  }
-  for (const auto& [key, value] : a.words) j.set(key, value);
-  if (!a.branches.empty()) {
-    Json branches = Json::array();
-    for (std::size_t k = 0; k < a.branches.size(); ++k) {
-      Json branch = Json::array();
-      for (std::size_t i = 0; i < a.branches[k].size(); ++i)
-        branch.push(nodeToJson(a.branches[k][i], b.branches.at(k).at(i), ia, ib));
-      branches.push(std::move(branch));
-    }
-    j.set("branches", std::move(branches));
-  }
-  return j;
 }
 
 std::vector<GraphNode> graphOf(const GraphModelFile& m, const ModelInput& in, const std::string& where) {
@@ -250,7 +198,7 @@ GraphModelFile graphModelFromJson(const Json& root, const std::string& path) {
   r.string("kind");
   m.info.description = r.string("description");
   m.info.reference = r.boolean("reference", false);
-  m.info.defaultDataset = r.string("default_dataset", "");
+  m.info.defaultDataset = r.string("default_dataset");
   m.tokens = r.choice("input", {"images", "tokens"}, "images") == "tokens";
   if (m.tokens) {
     m.defaultShape = {1, static_cast<int>(r.integer("sequence_length", 1, 1 << 20)), 1};
@@ -261,6 +209,8 @@ GraphModelFile graphModelFromJson(const Json& root, const std::string& path) {
     for (const double d : shape)
       if (d < 1 || d > 1 << 14 || d != std::floor(d)) throw Error(r.where("image") + ": whole numbers from 1 to 16384");
     m.defaultShape = {static_cast<int>(shape[0]), static_cast<int>(shape[1]), static_cast<int>(shape[2])};
+    if (m.defaultShape.size() > kMaxInputElements)
+      throw Error(r.where("image") + ": more than " + std::to_string(kMaxInputElements) + " values a sample");
   }
   m.classesAreVocabulary = r.choice("classes", {"classes", "vocabulary"}, "classes") == "vocabulary";
   if (m.classesAreVocabulary && !m.tokens) throw Error(r.where("classes") + ": a class per token needs \"input\": \"tokens\"");
@@ -323,14 +273,6 @@ std::string graphModelText(const GraphModelFile& m) {
     text += i + 1 < m.layers.size() ? ",\n" : "\n";
   }
   return text + "  ]\n}\n";
-}
-
-Json graphLayersJson(const std::vector<GraphNode>& graph, const ModelInput& input, const std::vector<GraphNode>& other,
-                     const ModelInput& otherInput) {
-  if (graph.size() != other.size()) throw Error("the two graphs differ in their layers, not only in their numbers");
-  Json layers = Json::array();
-  for (std::size_t i = 0; i < graph.size(); ++i) layers.push(nodeToJson(graph[i], other[i], input, otherInput));
-  return layers;
 }
 
 }  // namespace core::nn

@@ -15,10 +15,12 @@
 #include <vector>
 
 #include "core/nn/layer_graph.h"
-#include "core/nn/zoo.h"
+#include "core/nn/model_info.h"
 #include "core/util/json.h"
 
 namespace core::nn {
+
+class Network;
 
 struct GraphModelFile {
   ModelInfo info;               // id, description, reference, default dataset
@@ -51,22 +53,8 @@ std::string graphModelText(const GraphModelFile& model);
 ModelInput resolveGraphModelInput(const GraphModelFile& model, const ModelInput& input);
 std::unique_ptr<Network> buildGraphModel(const GraphModelFile& model, const ModelInput& input);
 
-// True when `text` names a model file (model_file.h: looksLikeModelPath) of kind "layer_graph"
+// True when `text` names a model file (model_info.h: looksLikeModelPath) of kind "layer_graph"
 // (read, bounded; false when it cannot be read: the transformer reader then says why).
 bool isGraphModelPath(const std::string& text);
-
-// Opens a layer-graph model file: the model joins the zoo under its id, trained and simulated
-// like the built-in ones (the same file given again returns it). Throws core::util::Error naming
-// the file, the layer and the key; an id already taken is refused.
-const ModelInfo& importGraphModel(const std::string& path);
-
-// A built-in CNN or RNN of the zoo as its file (the shipped one). Throws core::util::Error for
-// other ids (a transformer has a model file of its own kind; an ONNX graph its file).
-GraphModelFile graphModelFileOf(const std::string& id);
-
-// A model's graph as a file's "layers": the graph built for two inputs that differ in classes
-// and vocabulary, each number that follows them written as the name it follows.
-util::Json graphLayersJson(const std::vector<GraphNode>& graph, const ModelInput& input,
-                           const std::vector<GraphNode>& other, const ModelInput& otherInput);
 
 }  // namespace core::nn

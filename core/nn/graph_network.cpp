@@ -25,6 +25,9 @@ using util::Error;
 // Far past any real layer (a 16 M-unit layer; fastText's 1.2 M-row embedding x 200), short of
 // the products that would overflow the layers' counts.
 constexpr int kMaxWidth = 1 << 24;
+// Windows: far past any real kernel (AlexNet's 11, a patch embedding's 32), short of a patch
+// table too large to build.
+constexpr int kMaxKernel = 1 << 10;
 constexpr int kMaxVocabulary = 1 << 28;
 
 // Reads one node's keys, each checked, with the node named in every refusal.
@@ -89,16 +92,19 @@ class NodeReader {
       const WindowAxis a = windowAxis(size, k, s, PaddingMode::Same, 0);
       return a.padBefore == before && std::max(0, (a.out - 1) * s + k - size - a.padBefore) == after;
     };
-    if (same(m_n.in.h, kh, sh, top, bottom) && same(m_n.in.w, kw, sw, left, right)) return Padding::same();
-    fail("padding top " + std::to_string(top) + ", bottom " + std::to_string(bottom) + ", left " + std::to_string(left) +
-         ", right " + std::to_string(right) + " on a " + std::to_string(m_n.in.h) + "x" + std::to_string(m_n.in.w) +
+    if (m_n.in.h > 0 && same(m_n.in.h, kh, sh, top, bottom) && same(m_n.in.w, kw, sw, left, right)) return Padding::same();
+    const std::string pads = "padding top " + std::to_string(top) + ", bottom " + std::to_string(bottom) + ", left " +
+                             std::to_string(left) + ", right " + std::to_string(right);
+    if (m_n.in.h == 0) fail(pads + ": the engine's windows pad both sides alike (for Keras' rule, \"padding\": \"same\")");
+    fail(pads + " on a " + std::to_string(m_n.in.h) + "x" + std::to_string(m_n.in.w) +
          " input: the engine's windows pad both sides alike, or the odd row after");
   }
-  void window(int& kh, int& kw, int& sh, int& sw) const {
-    kh = count("kernel_h", 1, 1 << 16);
-    kw = count("kernel_w", 1, 1 << 16);
-    sh = countOr("stride_h", 1, 1, 1 << 16);
-    sw = countOr("stride_w", 1, 1, 1 << 16);
+  // A convolution's stride defaults to 1, a pool's to its size (Keras, PyTorch).
+  void window(int& kh, int& kw, int& sh, int& sw, bool pool = false) const {
+    kh = count("kernel_h", 1, kMaxKernel);
+    kw = count("kernel_w", 1, kMaxKernel);
+    sh = countOr("stride_h", pool ? kh : 1, 1, kMaxKernel);
+    sw = countOr("stride_w", pool ? kw : 1, 1, kMaxKernel);
   }
   const std::vector<GraphNode>& branch(std::size_t i) const {
     if (i >= m_n.branches.size())
@@ -120,6 +126,8 @@ std::unique_ptr<Layer> layerFromGraph(const GraphNode& n) {
   const NodeReader r(n);
   const std::string& op = n.op;
   const std::string& name = n.name;
+  if (!n.branches.empty() && op != "sequential" && op != "residual" && op != "concat")
+    r.fail("has branches, which only sequential, residual and concat layers take");
   if (op == "linear") {
     DenseOptions o;
     o.units = r.count("units", 1, kMaxWidth);
@@ -150,7 +158,7 @@ std::unique_ptr<Layer> layerFromGraph(const GraphNode& n) {
   }
   if (op == "max_pool2d" || op == "avg_pool2d") {
     PoolOptions o;
-    r.window(o.poolH, o.poolW, o.strideH, o.strideW);
+    r.window(o.poolH, o.poolW, o.strideH, o.strideW, true);
     o.padding = r.padding(o.poolH, o.poolW, o.strideH, o.strideW);
     if (op == "max_pool2d") return std::make_unique<MaxPool2D>(o, name);
     return std::make_unique<AvgPool2D>(o, name);
@@ -183,10 +191,11 @@ std::unique_ptr<Layer> layerFromGraph(const GraphNode& n) {
   if (op == "gelu") return std::make_unique<Gelu>(name);
   if (op == "position_embedding") return std::make_unique<PositionEmbedding>(name);
   if (op == "self_attention") return std::make_unique<SelfAttention>(r.count("heads", 1, 1 << 14), r.flag("causal", false), name);
-  if (op == "patchify") return std::make_unique<Patchify>(r.count("patch", 1, 1 << 14), name);
+  if (op == "patchify") return std::make_unique<Patchify>(r.count("patch", 1, kMaxKernel), name);
   if (op == "class_token") return std::make_unique<ClassToken>(name);
   if (op == "take_token") return std::make_unique<TakeToken>(r.count("step", 0, 1 << 24), name);
   if (op == "sequential") {
+    if (n.branches.size() != 1) r.fail("has " + std::to_string(n.branches.size()) + " branches (a sequential layer runs one)");
     auto s = std::make_unique<Sequential>(name);
     addAll(*s, r.branch(0));
     return s;

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/nn/layer_graph.h"
-#include "core/nn/zoo.h"
+#include "core/nn/model_info.h"
 
 namespace core::nn {
 

@@ -188,8 +188,11 @@ ModelFolders loadModelFolders(const std::string& shipped, const std::string& use
           auto same = std::find_if(out.graphs.begin(), out.graphs.end(), [&](const GraphModelFile& t) { return t.info.id == g.info.id; });
           if (same != out.graphs.end() && dir == shipped)
             throw util::Error(file + ": id '" + g.info.id + "' is already used by another shipped model file");
-          if (same != out.graphs.end()) *same = std::move(g);
-          else out.graphs.push_back(std::move(g));
+          // The zoo's CNNs stand behind the published comparisons, the error bands and the run
+          // history: yours takes an id of its own.
+          if (same != out.graphs.end())
+            throw util::Error(file + ": id '" + g.info.id + "' is a shipped model's; give yours another id");
+          out.graphs.push_back(std::move(g));
           continue;
         }
         TransformerSpec s = readModelFile(file);
@@ -217,27 +220,27 @@ const ModelFolders& installedModels() {
   static const ModelFolders folders = [] {
     ModelFolders f = loadModelFolders((fs::path(util::resourceDir()) / "models").string(),
                                       (fs::path(util::userDataDir()) / "models").string());
-    // One id, one model: a layer graph that takes a transformer's id is left out.
-    std::erase_if(f.graphs, [&](const GraphModelFile& g) {
-      for (const TransformerSpec& s : f.specs)
-        if (s.id == g.info.id) {
-          f.errors.push_back(g.path + ": id '" + g.info.id + "' is a transformer's; give the model another id");
-          return true;
-        }
-      return false;
-    });
+    // One id, one model: of a layer graph and a transformer with one id, the user's is left out.
+    const std::string shippedDir = (fs::path(util::resourceDir()) / "models").string();
+    for (auto g = f.graphs.begin(); g != f.graphs.end();) {
+      const auto s = std::find_if(f.specs.begin(), f.specs.end(), [&](const TransformerSpec& t) { return t.id == g->info.id; });
+      if (s == f.specs.end()) {
+        ++g;
+        continue;
+      }
+      const bool graphShipped = g->path.rfind(shippedDir, 0) == 0;
+      if (graphShipped && s->shipped) throw util::Error(g->path + ": id '" + g->info.id + "' is a shipped transformer's too");
+      f.errors.push_back("model id '" + g->info.id + "' is both a layer graph and a transformer: your file is left out");
+      if (graphShipped) {
+        f.specs.erase(s);
+        ++g;
+      } else {
+        g = f.graphs.erase(g);
+      }
+    }
     return f;
   }();
   return folders;
-}
-
-bool validModelId(const std::string& id) {
-  return !id.empty() && id.size() <= 64 && id.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_.") == std::string::npos;
-}
-
-bool looksLikeModelPath(const std::string& text) {
-  if (text.size() > 5 && text.compare(text.size() - 5, 5, ".onnx") == 0) return false;  // a graph: onnx_model.h
-  return text.find('/') != std::string::npos || (text.size() > 5 && text.compare(text.size() - 5, 5, ".json") == 0);
 }
 
 }  // namespace core::nn

@@ -10,13 +10,12 @@
 #include <vector>
 
 #include "core/nn/graph_model_file.h"
+#include "core/nn/model_info.h"
 #include "core/nn/transformer_spec.h"
 #include "core/util/json.h"
 
 namespace core::nn {
 
-// Model files are a few kilobytes; a config.json with its tokenizer maps inlined is rarely more.
-inline constexpr std::uint64_t kMaxModelFileBytes = std::uint64_t{4} << 20;
 
 // Parses an AccelLab model file's object. Throws core::util::Error naming `path` and the key.
 TransformerSpec transformerFromModelJson(const util::Json& root, const std::string& path);
@@ -43,12 +42,5 @@ ModelFolders loadModelFolders(const std::string& shippedDir, const std::string& 
 // The installed model files: resources/models, then the user's models folder (read once).
 const ModelFolders& installedModels();
 
-// A model file's id: 1 to 64 lower-case letters, digits, '-', '_' or '.' (kModelIdRule says so).
-bool validModelId(const std::string& id);
-inline constexpr const char* kModelIdRule = "must be 1 to 64 lower-case letters, digits, '-', '_' or '.'";
-
-// True when `text` names a model file rather than a model id (it ends in .json, or holds a
-// '/'), and not an ONNX graph (".onnx": core/nn/onnx_model.h).
-bool looksLikeModelPath(const std::string& text);
 
 }  // namespace core::nn

@@ -135,7 +135,6 @@ class Mapper {
       out.weights.params = std::move(w.seq.params);
       out.weights.state = std::move(w.seq.state);
       out.weightsMissing = m_weightsMissing;
-      if (!m_weightsMissing.empty()) out.weights = {};
     } catch (const NotMapped& e) {
       out = {};
       out.notTrainable = e.why;
@@ -273,6 +272,7 @@ class Mapper {
       return out;
     }
     if (op == "BatchNormalization") return batchNorm(i, seq);
+    if (op == "LayerNormalization") return layerNorm(i, seq);
     if (op == "Flatten" || op == "Reshape" || op == "Squeeze") {
       const auto* d = dims(out);
       if (!d || d->size() != 2 || (op == "Flatten" && attrInt(node, "axis", 1) != 1))
@@ -305,6 +305,7 @@ class Mapper {
     const OnnxTensor* b = hasBias ? weight(node.input(2)) : nullptr;
     const Shape in = shape(node.input(0));
     if (!w || w->dims.size() != 4 || (hasBias && !b)) notMapped(i, "a weight that is not a 4-D constant");
+    if (b && b->elements != w->dims[0]) notMapped(i, "a bias that is not one constant per filter");
     const std::int64_t filters = w->dims[0], perGroup = w->dims[1], taps = w->dims[2] * w->dims[3];
     const std::int64_t groups = attrInt(node, "group", 1);
     const bool depthwise = groups > 1 && groups == in.c && filters == in.c && perGroup == 1;
@@ -334,6 +335,11 @@ class Mapper {
     if (bias) seq.params.insert(seq.params.end(), bv.begin(), bv.end());
     seq.nodes.push_back(std::move(n));
     if (unfold) {
+      // The norm starts as the identity around the folded weights: right for inference, but a
+      // training step normalises by the batch and loses the per-channel scales folded in.
+      if (m_weightsMissing.empty())
+        m_weightsMissing = "an eval-mode export folds its batch norms into the convolutions (" + label(i) +
+                           "): to fine-tune from the file's weights, export with training=torch.onnx.TrainingMode.TRAINING";
       constexpr float kEpsilon = 1e-5f;  // PyTorch's BatchNorm2d defaults
       GraphNode bn = layer(i, "batch_norm", "/batch_norm");
       bn.in = bn.out;
@@ -402,6 +408,27 @@ class Mapper {
       const auto v = values(node.input(k));
       seq.state.insert(seq.state.end(), v.begin(), v.end());
     }
+    seq.nodes.push_back(std::move(n));
+    return node.output(0);
+  }
+
+  // Over the features of a (batch, features) tensor: the engine's layer norm of one step.
+  std::string layerNorm(int i, Seq& seq) {
+    const onnx::NodeProto& node = m_g.node(i);
+    const auto* x = dims(node.input(0));
+    const std::int64_t axis = attrInt(node, "axis", -1);
+    if (!x || x->size() != 2 || (axis != -1 && axis != 1)) notMapped(i, "normalises other than the features of (batch, features)");
+    const std::int64_t features = (*x)[1];
+    const OnnxTensor* scale = node.input_size() > 1 ? weight(node.input(1)) : nullptr;
+    const OnnxTensor* bias = node.input_size() > 2 && !node.input(2).empty() ? weight(node.input(2)) : nullptr;
+    if (!scale || scale->elements != features || (node.input_size() > 2 && !node.input(2).empty() && (!bias || bias->elements != features)))
+      notMapped(i, "scale and bias must be constants of one value per feature");
+    GraphNode n = layer(i, "layer_norm");
+    n.set("epsilon", attrFloat(node, "epsilon", 1e-5f));
+    const auto gain = values(node.input(1));
+    seq.params.insert(seq.params.end(), gain.begin(), gain.end());
+    const auto shift = bias ? values(node.input(2)) : std::vector<float>(static_cast<std::size_t>(features), 0.0f);
+    seq.params.insert(seq.params.end(), shift.begin(), shift.end());
     seq.nodes.push_back(std::move(n));
     return node.output(0);
   }

@@ -23,8 +23,9 @@ namespace core::nn {
 struct OnnxLayerGraph {
   std::vector<GraphNode> graph;  // empty when the graph does not map; notTrainable says why
   std::string notTrainable;
-  // The file's weights for `graph` (InitialValues' order), when every weight is a float tensor;
-  // otherwise empty with weightsMissing saying why.
+  // The file's weights for `graph` (InitialValues' order; an unreadable tensor as zeros);
+  // weightsMissing says why training should not start from them (a weight not in float, an
+  // eval-mode export's folded batch norms), empty when it can.
   InitialValues weights;
   std::string weightsMissing;
 };

@@ -38,7 +38,7 @@ constexpr int kMaxNesting = 32;
 // computations that each read the shape the one before produced (ShuffleNet's channel shuffles
 // need two a block, 32 in all). Each round is linear in the graph; a graph still folding after
 // this many is left with the shapes it has (and refused where one is missing).
-constexpr int kMaxFoldRounds = 256;
+constexpr int kMaxFoldRounds = 64;
 
 // The length-delimited fields of a protobuf wire image, at every depth where they parse as a
 // message: an upper bound on the messages and strings parsing allocates. Linear in the bytes
@@ -359,6 +359,23 @@ OnnxModel costModel(onnx::ModelProto& m, const std::string& where) {
   out.notTrainable = std::move(layers.notTrainable);
   out.weights = std::move(layers.weights);
   out.weightsMissing = std::move(layers.weightsMissing);
+  // Trainable means the engine builds it: the layers take the graph's input, and the weights
+  // fill them exactly.
+  if (!out.layers.empty()) {
+    const Shape in = input.empty() ? Shape{} : coster.perSampleShape(input);
+    try {
+      const auto net = networkFromGraph(out.graphName.empty() ? "onnx" : out.graphName, out.layers,
+                                        ModelInput{in, static_cast<int>(std::max<std::int64_t>(1, out.stats.output.size())), 0});
+      const std::int64_t params = net->paramCount();
+      if (static_cast<std::int64_t>(out.weights.params.size()) != params && out.weightsMissing.empty())
+        out.weightsMissing = "the file's weights (" + std::to_string(out.weights.params.size()) + ") do not fill the engine's " +
+                             std::to_string(params) + " parameters";
+    } catch (const Error& e) {
+      out.notTrainable = std::string("the engine's layers do not build: ") + e.what();
+      out.layers.clear();
+      out.weights = {};
+    }
+  }
   for (const auto& in : g.input())
     if (!inits.count(in.name())) {
       out.stats.input = coster.perSampleShape(in.name());
@@ -408,24 +425,15 @@ OnnxModel readOnnxModel(const std::string& path, std::uint64_t maxBytes) {
   return parseOnnxModel(bytes, path);
 }
 
-bool isOnnxPath(const std::string& text) {
-  return text.size() > 5 && text.compare(text.size() - 5, 5, ".onnx") == 0;
-}
+bool isOnnxPath(const std::string& text) { return hasExtension(text, ".onnx"); }
 
-const ModelInfo& importOnnxModel(const std::string& path) {
-  static std::mutex mutex;
-  static std::map<std::string, std::string> idOfPath;
-  std::error_code ec;
-  const std::string key = std::filesystem::weakly_canonical(path, ec).string();
-  {
-    std::lock_guard lock(mutex);
-    if (const auto it = idOfPath.find(ec ? path : key); it != idOfPath.end()) return modelInfo(it->second);
-  }
+namespace {
+
+// Reads `path` and adds it to the zoo under its file's name.
+const ModelInfo& addOnnxModel(const std::string& path) {
   OnnxModel model = readOnnxModel(path);
   const std::string file = std::filesystem::path(path).filename().string();
   const std::string stem = file.substr(0, file.size() - 5);
-  std::lock_guard lock(mutex);
-  if (const auto it = idOfPath.find(ec ? path : key); it != idOfPath.end()) return modelInfo(it->second);  // raced
   std::string id = file;
   for (int n = 2; findModel(id); ++n) id = stem + "-" + std::to_string(n) + ".onnx";
   ModelInfo info;
@@ -446,9 +454,13 @@ const ModelInfo& importOnnxModel(const std::string& path) {
   info.defaultDataset = in == Shape{1, 28, 28} ? "fashion-mnist" : in == Shape{3, 32, 32} ? "cifar10" : in.c == 3 ? "imagenet" : "";
   ImportedModel imported{std::move(info), std::move(model.stats), std::move(model.layers), std::move(model.notTrainable),
                          std::move(model.weights), std::move(model.weightsMissing)};
-  const ModelInfo& added = addImportedModel(std::move(imported));
-  idOfPath[ec ? path : key] = added.id;
-  return added;
+  return addImportedModel(std::move(imported));
+}
+
+}  // namespace
+
+const ModelInfo& importOnnxModel(const std::string& path) {
+  return importModelFileOnce(path, [&]() -> const ModelInfo& { return addOnnxModel(path); });
 }
 
 }  // namespace core::nn

@@ -10,6 +10,7 @@
 #include "core/nn/graph_model_file.h"
 #include "core/nn/graph_network.h"
 #include "core/nn/model_file.h"
+#include "core/nn/transformer_spec.h"
 #include "core/nn/zoo_transformer.h"
 #include "core/util/error.h"
 #include "core/util/import_registry.h"
@@ -126,20 +127,34 @@ std::vector<const ModelInfo*> importedModels() {
   return out;
 }
 
-const ModelInfo& importGraphModel(const std::string& path) {
+const ModelInfo& importModelFileOnce(const std::string& path, const std::function<const ModelInfo&()>& import) {
   static std::mutex mutex;
   static std::map<std::string, std::string> idOfPath;
   std::error_code ec;
-  const std::string key = std::filesystem::weakly_canonical(path, ec).string();
+  const std::string canonical = std::filesystem::weakly_canonical(path, ec).string();
+  const std::string& key = ec ? path : canonical;
   std::lock_guard lock(mutex);
-  if (const auto it = idOfPath.find(ec ? path : key); it != idOfPath.end()) return modelInfo(it->second);
-  GraphModelFile file = readGraphModelFile(path);
-  if (findModel(file.info.id))
-    throw util::Error(path + ": model id '" + file.info.id + "' is taken (a built-in model or one opened before): give yours another id");
-  const std::string id = file.info.id;
-  const Entry& added = graphImports().add(Entry{std::move(file), nullptr}, [](const Entry&, const auto&) -> const Entry* { return nullptr; });
-  idOfPath[ec ? path : key] = id;
-  return added.model.info;
+  if (const auto it = idOfPath.find(key); it != idOfPath.end()) return modelInfo(it->second);
+  const ModelInfo& info = import();
+  idOfPath[key] = info.id;
+  return info;
+}
+
+const ModelInfo& importGraphModel(const std::string& path) {
+  return importModelFileOnce(path, [&]() -> const ModelInfo& {
+    GraphModelFile file = readGraphModelFile(path);
+    // One id, one model: the simulator looks a transformer up first.
+    if (findModel(file.info.id) || findTransformer(file.info.id))
+      throw util::Error(path + ": model id '" + file.info.id +
+                        "' is taken (a built-in model or one opened before): give yours another id");
+    return graphImports()
+        .add(Entry{std::move(file), nullptr},
+             [&](const Entry& e, const auto& lookup) -> const Entry* {
+               if (lookup(e.model.info.id)) throw util::Error(path + ": model id '" + e.model.info.id + "' is taken");
+               return nullptr;
+             })
+        .model.info;
+  });
 }
 
 bool trainable(const std::string& id) {
@@ -149,14 +164,14 @@ bool trainable(const std::string& id) {
 
 bool hasFileWeights(const std::string& id) {
   const Imported* m = findImported(id);
-  return m && !m->layers.empty() && !m->weights.empty();
+  return m && !m->layers.empty() && !m->weights.empty() && m->weightsMissing.empty();
 }
 
 const InitialValues& fileWeights(const std::string& id) {
   const Imported* m = findImported(id);
   if (!m) throw util::Error("model '" + id + "' is built in: it has no file weights to start from");
   if (m->layers.empty()) throw util::Error("model '" + id + "' can be simulated, not trained: " + m->notTrainable);
-  if (m->weights.empty())
+  if (m->weights.empty() || !m->weightsMissing.empty())
     throw util::Error("model '" + id + "': its file's weights cannot be used (" +
                       (m->weightsMissing.empty() ? std::string("it holds none") : m->weightsMissing) + ")");
   return m->weights;

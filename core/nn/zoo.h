@@ -3,32 +3,19 @@
 // (core/nn/graph_model_file.h, resources/models); char-gpt and vit-tiny are built from their
 // transformer model files; ONNX graphs and layer-graph files the user opens join it.
 // CONTRACT shared by the engine (training), the simulator (stats only) and the GUI.
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/nn/graph_model_file.h"
 #include "core/nn/layer_graph.h"
 #include "core/nn/layer_stats.h"
+#include "core/nn/model_info.h"
 
 namespace core::nn {
 
 class Network;
-
-// What the model is built for: per-sample input shape and number of outputs.
-// Text models (fasttext, imdb-bilstm, lstm-textgen) take token ids; `vocabulary` sizes their
-// embedding / one-hot input and `shape.h` is the sequence length they read.
-struct ModelInput {
-  Shape shape;          // e.g. {1,28,28} for Fashion-MNIST, {3,224,224} for ImageNet
-  int classes = 10;     // 1 = binary (sigmoid + binary cross-entropy)
-  int vocabulary = 0;   // text only
-};
-
-struct ModelInfo {
-  std::string id;
-  std::string description;  // one line for `accellab-cli models`
-  bool reference = false;   // large reference architecture: trainable, but slow on a CPU
-  std::string defaultDataset;
-};
 
 // The built-in models (imported ones are not listed).
 const std::vector<ModelInfo>& modelCatalog();
@@ -72,6 +59,19 @@ std::unique_ptr<Network> buildModel(const std::string& id, const ModelInput& inp
 // 299x299, ResNet/VGG/AlexNet at 224x224), as their benchmarks do; anything else takes the
 // dataset's shape.
 Shape inputShapeFor(const std::string& modelId, Shape datasetShape, bool resizedToModel);
+
+// A built-in CNN or RNN of the zoo as its file (the shipped one). Throws core::util::Error for
+// other ids (a transformer has a model file of its own kind; an ONNX graph its file).
+GraphModelFile graphModelFileOf(const std::string& id);
+
+// Opens a layer-graph model file (core/nn/graph_model_file.h): the model joins the zoo under its
+// id, trained and simulated like the built-in ones. Throws core::util::Error naming the file,
+// the layer and the key; an id already taken is refused.
+const ModelInfo& importGraphModel(const std::string& path);
+
+// A model file imported once: the same file (by its canonical path) given again returns the
+// model it became; otherwise `import` reads it and adds it to the zoo. Imports take turns.
+const ModelInfo& importModelFileOnce(const std::string& path, const std::function<const ModelInfo&()>& import);
 
 // Layer-by-layer stats without allocating parameters (cheap: the simulator calls this).
 NetworkStats modelStats(const std::string& id, const ModelInput& input);

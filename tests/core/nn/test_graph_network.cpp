@@ -2,6 +2,8 @@
 // own graph rebuilds the same network, and bad graphs are refused naming the layer and key.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -9,6 +11,7 @@
 #include "core/nn/graph_model_file.h"
 #include "core/nn/graph_network.h"
 #include "core/nn/layer.h"
+#include "core/nn/model_file.h"
 #include "core/nn/network.h"
 #include "core/nn/zoo.h"
 #include "core/util/error.h"
@@ -145,7 +148,7 @@ std::string fileRefusal(const std::string& text) {
 
 // A small model file, with `layers` as given.
 std::string smallModel(const std::string& layers, const std::string& extra = "") {
-  return R"({"id": "my-cnn", "kind": "layer_graph", "description": "mine", "input": "images", "image": [1, 28, 28],)" + extra +
+  return R"({"id": "my-cnn", "kind": "layer_graph", "description": "mine", "default_dataset": "fashion-mnist", "input": "images", "image": [1, 28, 28],)" + extra +
          R"( "source": "me", "source_date": "2026-12", "layers": )" + layers + "}";
 }
 
@@ -188,6 +191,7 @@ TEST(GraphModelFile, AUserFileBuildsAndItsMistakesAreNamed) {
   ASSERT_EQ(fileRefusal(good), "");
   const GraphModelFile f = graphModelFromJson(util::Json::parse(good), "my.json");
   const auto net = buildGraphModel(f, ModelInput{{1, 28, 28}, 10, 0});
+  // A pool's stride is its size unless written (28 -> 14).
   EXPECT_EQ(net->paramCount(), (4 * 9 + 4) + (4 * 4 * 9 + 4) + (4 * 14 * 14 * 10 + 10));
   struct Case {
     std::string text, says;
@@ -197,17 +201,59 @@ TEST(GraphModelFile, AUserFileBuildsAndItsMistakesAreNamed) {
                 "layer 'conv2d' (conv2d): unknown key 'strides'"},
            Case{smallModel(R"([{"op": "conv2d", "filters": 4, "kernel_h": 40, "kernel_w": 3}])"), "my.json"},
            Case{smallModel(R"([{"op": "linear", "units": "labels"}])"), "units is 'labels', not a number"},
+           Case{smallModel(R"([{"op": "conv2d", "filters": 4, "kernel_h": 6, "kernel_w": 6, "stride_h": 4, "stride_w": 4, "pad_top": 2, "pad_bottom": 3, "pad_left": 2, "pad_right": 3, "padding": "explicit"}])"),
+                "pad both sides alike"},
+           Case{smallModel(R"([{"op": "conv2d", "filters": 4, "kernel_h": 3, "kernel_w": 3, "padding": "same", "pad_top": 1}])"), "unknown key 'pad_top'"},
+           Case{smallModel(R"([{"op": "flatten", "branches": [[{"op": "bogus"}]]}])"), "has branches"},
+           Case{smallModel(R"([{"op": "conv2d", "filters": 1, "kernel_h": 65536, "kernel_w": 65536, "padding": "same"}])"), "kernel_h is"},
+           Case{R"({"id": "big", "kind": "layer_graph", "description": "x", "default_dataset": "mnist", "image": [16384, 16384, 16384], "source": "me", "source_date": "2026", "layers": [{"op": "flatten"}]})",
+                "values a sample"},
            Case{smallModel(R"([{"op": "transformer"}])"), "is not a layer the engine has"},
            Case{smallModel(R"([{"filters": 4}])"), "without \"op\""},
            Case{smallModel(R"([])"), "at least one layer"},
            Case{smallModel(R"([{"op": "flatten"}])", R"( "colour": "blue",)"), "colour"},
-           Case{R"({"id": "My CNN", "kind": "layer_graph", "description": "x", "image": [1, 28, 28], "source": "me", "source_date": "2026", "layers": [{"op": "flatten"}]})",
+           Case{R"({"id": "My CNN", "kind": "layer_graph", "description": "x", "default_dataset": "mnist", "image": [1, 28, 28], "source": "me", "source_date": "2026", "layers": [{"op": "flatten"}]})",
                 "lower-case"},
-           Case{R"({"id": "x", "kind": "layer_graph", "description": "x", "image": [1, 28, 28], "layers": [{"op": "flatten"}]})",
+           Case{R"({"id": "x", "kind": "layer_graph", "description": "x", "default_dataset": "mnist", "image": [1, 28, 28], "layers": [{"op": "flatten"}]})",
                 "source"}}) {
     const std::string why = fileRefusal(c.text);
     EXPECT_NE(why.find(c.says), std::string::npos) << c.says << " | " << why;
   }
+}
+
+TEST(GraphModelFile, AFileCannotTakeAnotherModelsId) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "accellab-graph-ids";
+  std::filesystem::create_directories(dir);
+  for (const char* id : {"gpt2-small", "lenet5"}) {  // a transformer's, a shipped CNN's
+    GraphModelFile mine = graphModelFileOf("mlp");
+    mine.info.id = id;
+    const std::string path = (dir / (std::string(id) + ".json")).string();
+    std::ofstream(path) << graphModelText(mine);
+    try {
+      importGraphModel(path);
+      ADD_FAILURE() << id << " was taken over";
+    } catch (const util::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("is taken"), std::string::npos) << e.what();
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(GraphModelFile, TheUserFolderAddsModelsAndCannotReplaceTheShippedOnes) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "accellab-user-models";
+  std::filesystem::create_directories(dir);
+  GraphModelFile mine = graphModelFileOf("lenet5");
+  std::ofstream((dir / "lenet5.json").string()) << graphModelText(mine);
+  mine.info.id = "my-lenet";
+  std::ofstream((dir / "my-lenet.json").string()) << graphModelText(mine);
+  const ModelFolders f = loadModelFolders(std::string(ACCELLAB_SOURCE_RESOURCES) + "/models", dir.string());
+  EXPECT_EQ(std::count_if(f.graphs.begin(), f.graphs.end(), [](const GraphModelFile& g) { return g.info.id == "my-lenet"; }), 1);
+  const auto lenet = std::find_if(f.graphs.begin(), f.graphs.end(), [](const GraphModelFile& g) { return g.info.id == "lenet5"; });
+  ASSERT_NE(lenet, f.graphs.end());
+  EXPECT_EQ(lenet->path.find(dir.string()), std::string::npos);  // the shipped one stays
+  ASSERT_FALSE(f.errors.empty());
+  EXPECT_NE(f.errors.back().find("is a shipped model's"), std::string::npos) << f.errors.back();
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 #   accellab-cli models --model M.onnx --format json
 # must give trainable_params equal to the model's torch parameter count and
 # forward_flops_per_sample within 3% of twice the multiply-adds of its convolutions and linears,
-# and accellab-cli simulate --model M.onnx --device v100 --batch 32 must succeed.
+# and accellab-cli simulate --model M.onnx --device v100 --batch 32 must succeed; the ResNets
+# must train here (built of the engine's layers).
 #
 # Usage: check_torchvision_like.sh /path/to/accellab-cli model...
 #   models: resnet18 resnet50 mobilenet_v2 squeezenet1_1 googlenet densenet121 efficientnet_b0
@@ -84,6 +85,10 @@ print(d["trainable_params"], d["forward_flops_per_sample"], train.split(",")[0] 
   if ! awk -v r="$ratio" -v t="$TOLERANCE" 'BEGIN { exit !(r >= 1 - t && r <= 1 + t) }'; then
     fail "$model: forward_flops_per_sample $flops is $ratio x twice the multiply-adds ($((2 * macs))), outside 1 +- $TOLERANCE"
   fi
+  # The ResNets are built of the engine's layers: they must train here.
+  case "$model" in
+    resnet*) case "$trains" in trains*) ;; *) fail "$model: does not train here: $trains" ;; esac ;;
+  esac
   if ! "$CLI" simulate --model "$onnx" --device v100 --batch 32 --format json >/dev/null 2>"$WORK/$model.sim.err"; then
     fail "$model: accellab-cli simulate: $(cat "$WORK/$model.sim.err")"
   fi

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Writes the PyTorch exports the ONNX import tests read (torch_lenet, torch_resnet, torch_resnet_eval,
-torch_vit, torch_branches, torch_branches_eval).
+torch_vit, torch_branches, torch_branches_eval, torch_ln_mlp: an MLP with a LayerNorm, with
+torch_ln_mlp.expected.txt as torch_branches has).
 
 Run with Debian's python3-torch (1.13): /usr/bin/python3 tests/data/onnx/export_torch.py
 torch_lenet writes x.view(x.size(0), -1) (Shape -> Gather -> Unsqueeze -> Concat -> Reshape,
@@ -147,6 +148,36 @@ def export_branches():
             f.write(" ".join("%.9g" % v for v in row.tolist()) + "\n")
 
 
+class LayerNormMlp(nn.Module):
+    """Flatten, Linear 784 -> 32, LayerNorm, ReLU, Linear 32 -> 10: LayerNormalization at opset 17."""
+
+    def __init__(self):
+        super().__init__()
+        self.f1, self.ln, self.f2 = nn.Linear(784, 32), nn.LayerNorm(32), nn.Linear(32, 10)
+
+    def forward(self, x):
+        return F.softmax(self.f2(F.relu(self.ln(self.f1(torch.flatten(x, 1))))), dim=1)
+
+
+def export_layer_norm_mlp():
+    torch.manual_seed(11)
+    model = LayerNormMlp()
+    with torch.no_grad():
+        model.ln.weight.uniform_(0.5, 1.5)
+        model.ln.bias.uniform_(-0.5, 0.5)
+        model.f2.weight.mul_(4)
+    model.eval()
+    x = fixed_input(2, (1, 28, 28))
+    with torch.no_grad():
+        probs = model(x)
+    torch.onnx.export(model, x[:1], os.path.join(HERE, "torch_ln_mlp.onnx"), opset_version=17, input_names=["x"],
+                      output_names=["y"], dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}})
+    with open(os.path.join(HERE, "torch_ln_mlp.expected.txt"), "w") as f:
+        f.write("# torch_ln_mlp.onnx in eval mode on x[i] = sin(0.1 * (i + 1)), batch 2 x 1 x 28 x 28 (export_torch.py)\n")
+        for row in probs:
+            f.write(" ".join("%.9g" % v for v in row.tolist()) + "\n")
+
+
 def macs(model, shape):
     total = 0
 
@@ -166,6 +197,7 @@ def macs(model, shape):
 
 if __name__ == "__main__":
     export_branches()
+    export_layer_norm_mlp()
     for name, model, shape, mode in [("torch_lenet", Lenet(), (1, 1, 28, 28), torch.onnx.TrainingMode.EVAL),
                                      ("torch_resnet", Resnet(), (1, 3, 32, 32), torch.onnx.TrainingMode.TRAINING),
                                      ("torch_resnet_eval", Resnet(), (1, 3, 32, 32), torch.onnx.TrainingMode.EVAL),

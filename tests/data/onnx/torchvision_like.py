@@ -31,6 +31,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+import export_torch  # beside this script
+
 # torchvision's model.parameters() totals at num_classes=1000 (googlenet: aux_logits=False)
 PARAMS = {
     "resnet18": 11689512,
@@ -425,21 +427,9 @@ def params(model):
 
 
 def macs(model, shape=(1, 3, 224, 224)):
-    total = 0
-
-    def hook(m, inp, out):
-        nonlocal total
-        if isinstance(m, nn.Conv2d):
-            total += out.numel() * m.in_channels // m.groups * m.kernel_size[0] * m.kernel_size[1]
-        elif isinstance(m, nn.Linear):
-            total += out.numel() * m.in_features
-
-    handles = [m.register_forward_hook(hook) for m in model.modules()]
+    """Multiply-adds of every Conv2d and Linear at batch 1 (export_torch.py counts them)."""
     with torch.no_grad():
-        model(torch.zeros(*shape))
-    for h in handles:
-        h.remove()
-    return total
+        return export_torch.macs(model, shape)
 
 
 def trained_like(model):
