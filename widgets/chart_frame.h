@@ -203,6 +203,7 @@ private:
   void placeReferenceLabels();
   QString legendKeyHtml() const;
   void addEmptyNote();
+  void wrapEmptyNote(QCPItemText* note) const;  // to the plot's width now
   void setAxesShown(bool shown);
   void updateExplanationVisibility();
 

@@ -179,11 +179,24 @@ void ChartFrame::addEmptyNote() {
   text->position->setAxisRect(mainRect());
   text->position->setCoords(0.5, 0.5);
   text->setPositionAlignment(Qt::AlignCenter);
-  // Wrapped by hand (items do not wrap) to fit the plot's current width, on a background box
-  // so grid lines do not run through the words.
+  // On a background box so grid lines do not run through the words; wrapped to the plot's
+  // width after every layout (wrapEmptyNote).
   const QFont font = chartFont(m_scale);
-  const QFontMetrics metrics(font);
-  const int maxWidth = std::clamp(m_plot->width() * 7 / 10, metrics.horizontalAdvance(QString(24, 'x')),
+  text->setFont(font);
+  text->setObjectName("emptyNote");
+  wrapEmptyNote(text);
+  const ChartColors palette = colors();
+  QColor c = palette.text;
+  c.setAlpha(170);
+  text->setColor(c);
+  text->setBrush(QBrush(palette.background));
+  text->setPadding(QMargins(10, 6, 10, 6));
+}
+
+void ChartFrame::wrapEmptyNote(QCPItemText* note) const {
+  // By hand (items do not wrap), to 70% of the plot's width as it is laid out now.
+  const QFontMetrics metrics(note->font());
+  const int maxWidth = std::clamp(m_plot->width() * 7 / 10, metrics.horizontalAdvance(QString(16, 'x')),
                                   metrics.horizontalAdvance(QString(56, 'x')));
   QStringList lines{QString()};
   for (const QString& word : emptyText().split(' ')) {
@@ -191,15 +204,7 @@ void ChartFrame::addEmptyNote() {
     if (!lines.last().isEmpty() && metrics.horizontalAdvance(longer) > maxWidth) lines << word;
     else lines.last() = longer;
   }
-  text->setText(lines.join('\n'));
-  const ChartColors palette = colors();
-  QColor c = palette.text;
-  c.setAlpha(170);
-  text->setColor(c);
-  text->setFont(font);
-  text->setBrush(QBrush(palette.background));
-  text->setPadding(QMargins(10, 6, 10, 6));
-  text->setObjectName("emptyNote");
+  note->setText(lines.join('\n'));
 }
 
 bool ChartFrame::legendShown() const { return m_plot->legend->visible(); }
@@ -413,6 +418,8 @@ void ChartFrame::placeReferenceLabels() {
 // clear side where it is longest, shortened to the room; with no clear side it is left out
 // and the star stands alone (its hover has the whole text).
 void ChartFrame::fitToLayout() {
+  for (int i = 0; i < m_plot->itemCount(); ++i)
+    if (auto* t = qobject_cast<QCPItemText*>(m_plot->item(i)); t && t->objectName() == "emptyNote") wrapEmptyNote(t);
   // What a published label must not cover: the markers (stars, whole-run diamonds) and the
   // bars' labels.
   QVector<QRectF> taken = markerRects();

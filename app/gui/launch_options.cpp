@@ -27,8 +27,9 @@ struct Parser {
         {"llm-planner", QObject::tr("Open the LLM training planner with the LLM preset ID (see --list-presets); with "
                                     "--export-dir, write its charts (PNG), results (CSV, JSON) and a screenshot there."),
          "ID"},
-        {"model", QObject::tr("Open the LLM training planner with your own model: a Hugging Face config.json or "
-                              "an AccelLab model file (with --llm-planner, in that preset's scenarios)."),
+        {"model", QObject::tr("Open your own model: an ONNX graph or a CNN's layer-graph model file joins the model "
+                              "list; a Hugging Face config.json or a transformer's model file opens in the LLM "
+                              "training planner (with --llm-planner, in that preset's scenarios)."),
          "FILE"},
         {"import-run", QObject::tr("Import the log of an exported PyTorch job (File > Import measured run) when the "
                                    "window is open."),

@@ -11,8 +11,11 @@
 #include "app/gui/launch_options.h"
 #include "app/gui/llm_planner_window.h"
 #include "app/gui/main_window.h"
+#include "app/gui/message_bar.h"
 #include "app/gui/preset.h"
 #include "app/gui/script_runner.h"
+#include "core/nn/graph_model_file.h"
+#include "core/nn/onnx_model.h"
 #include "core/util/version.h"
 
 namespace {
@@ -88,7 +91,16 @@ int main(int argc, char** argv) {
   if (!options.theme.isEmpty())
     window.appearance()->setTheme(app::gui::Appearance::themeFromName(options.theme));
   if (options.presentation) window.appearance()->setPresentation(true);
-  if (!options.llmPresetId.isEmpty() || !options.modelFile.isEmpty()) {
+  const std::string modelFile = options.modelFile.toStdString();
+  const bool engineModel = core::nn::isOnnxPath(modelFile) || core::nn::isGraphModelPath(modelFile);
+  if (engineModel && options.llmPresetId.isEmpty()) {  // a CNN to train: the main window's model list
+    QTimer::singleShot(0, &window, [&window, options] {
+      if (!window.openModel(options.modelFile)) {
+        app::gui::printError(QStringLiteral("--model: %1").arg(window.messageBar()->text()));
+        QApplication::exit(2);
+      }
+    });
+  } else if (!options.llmPresetId.isEmpty() || !options.modelFile.isEmpty()) {
     QTimer::singleShot(0, &window, [&window, options] {
       app::gui::LlmPlannerWindow* planner = window.openLlmPlanner(options.llmPresetId);
       if (!planner) {
