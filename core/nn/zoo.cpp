@@ -190,8 +190,7 @@ std::unique_ptr<Network> buildModel(const std::string& id, const ModelInput& inp
   try {
     return e.build ? e.build(resolveGraphModelInput(e.model, input)) : buildGraphModel(e.model, input);
   } catch (const util::Error& err) {
-    throw util::Error("model '" + id + "' cannot take input " + std::to_string(input.shape.c) + "x" +
-                      std::to_string(input.shape.h) + "x" + std::to_string(input.shape.w) + ": " + err.what());
+    throw util::Error("model '" + id + "' cannot take input " + shapeText(input.shape) + ": " + err.what());
   }
 }
 
