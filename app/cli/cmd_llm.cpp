@@ -115,9 +115,8 @@ core::sim::SimConfig llmConfigOptions(const Args& a, std::ostream& err) {
 }
 
 int simulateTransformer(const Args& a, std::ostream& out, std::ostream& err) {
-  a.allowOnly({"model", "dataset", "device", "count", "batch", "precision", "preemptible", "format", "stack", "help",
-               "usd-per-hour", "grid", "pue",
-               "seq-len", "parallel", "finetune", "lora-rank", "train-tokens"});
+  a.allowOnly({"model", "dataset", "device", "count", "vcpus", "batch", "precision", "preemptible", "format", "stack",
+               "help", "usd-per-hour", "grid", "pue", "seq-len", "parallel", "finetune", "lora-rank", "train-tokens"});
   const std::string format = a.str("format", "json");
   if (format != "json" && format != "text") throw Error("--format: '" + format + "' is not one of json, text");
   core::sim::SimConfig c = llmConfigOptions(a, err);
@@ -125,6 +124,9 @@ int simulateTransformer(const Args& a, std::ostream& out, std::ostream& err) {
   const core::hw::DeviceCatalog cat = loadSimCatalog(device == core::hw::kHostDeviceId, err);
   c.deviceId = deviceIdOption("--device", device, cat);
   c.count = static_cast<int>(a.integer("count", 1, 1, core::experiment::kMaxDeviceCount));
+  c.vcpus = static_cast<int>(a.integer("vcpus", 0, 1, core::experiment::kMaxVcpus));
+  if (a.has("vcpus") && cat.at(c.deviceId).kind != core::hw::DeviceKind::Cpu)
+    throw Error("--vcpus: device '" + c.deviceId + "' is not a CPU");
   if (!a.has("batch")) throw Error("missing required option --batch (global, in sequences)");
   c.batch = static_cast<int>(a.integer("batch", 0, 1, core::experiment::kMaxBatch));
   c.llm.trainTokens = a.real("train-tokens", 0, 1, core::sim::kMaxTrainTokens);

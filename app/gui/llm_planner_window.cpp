@@ -48,8 +48,7 @@ LlmPlannerWindow::LlmPlannerWindow(const SimService* sim, QWidget* parent)
   setCentralWidget(m_panel);
 
   QVector<widgets::LlmPlannerPanel::DeviceItem> devices;
-  for (const auto& d : m_sim->catalog().devices())
-    if (core::sim::hasTransformerStepModel(d)) devices.push_back({QString::fromStdString(d.id), QString::fromStdString(d.name)});
+  for (const auto& d : m_sim->catalog().devices()) devices.push_back({QString::fromStdString(d.id), QString::fromStdString(d.name)});
   QStringList stacks;
   for (const auto& s : m_sim->stacks().stacks()) stacks << QString::fromStdString(s.id);
   m_panel->setCatalogs(modelItems(), devices, stacks);
@@ -126,8 +125,7 @@ void LlmPlannerWindow::loadPresets() {
   // A study names devices and stacks by id; one the catalogs do not know is refused here
   // with its key, never replaced by the first device or the default stack.
   QStringList devices, stacks;
-  for (const auto& d : m_sim->catalog().devices())
-    if (core::sim::hasTransformerStepModel(d)) devices << QString::fromStdString(d.id);
+  for (const auto& d : m_sim->catalog().devices()) devices << QString::fromStdString(d.id);
   for (const auto& st : m_sim->stacks().stacks()) stacks << QString::fromStdString(st.id);
   for (auto& [file, study] : readPresetFiles(&m_loadErrors)) {
     QStringList problems;

@@ -1,15 +1,11 @@
 #include "app/gui/setup_controller.h"
 
-#include "core/sim/llm_simulator.h"
-
 #include <QLocale>
 
 #include "app/gui/comparisons.h"
 #include "app/gui/experiment_model.h"
 #include "app/gui/guide_panel.h"
 #include "app/gui/sim_service.h"
-#include "core/nn/transformer_spec.h"
-#include "core/sim/llm_simulator.h"
 #include "core/sim/simulator.h"
 #include "core/util/units.h"
 #include "widgets/experiment_panel.h"
@@ -163,16 +159,6 @@ void SetupController::updateHardware() {
                tr("The software stack %1 has no figures for %2 devices; choose another under Software to simulate "
                   "this one.")
                    .arg(QString::fromStdString(stack->name), QString::fromLatin1(core::hw::deviceKindName(spec->kind)))});
-      continue;
-    }
-    // A transformer on a CPU has no step model (simulateLlm refuses it): this machine's time is
-    // measured as it trains; another CPU's is not known. Neither is an error of the set-up.
-    if (spec && !core::sim::hasTransformerStepModel(*spec) && core::nn::findTransformer(config.modelId)) {
-      m_hardware->setDeviceStatus(
-          id, {widgets::DeviceStatus::Kind::NotApplicable, spec->measured ? tr("measured only") : tr("not simulated"),
-               tr("AccelLab simulates transformers on GPUs, TPUs and Gaudi; it has no step model for one on a CPU "
-                  "yet.%1")
-                   .arg(spec->measured ? tr(" This machine's time is measured while the model trains here.") : QString())});
       continue;
     }
     try {

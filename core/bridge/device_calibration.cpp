@@ -249,9 +249,8 @@ CalibrationResult calibrateDevice(const CalibrationRequest& req, const std::vect
         throw util::FieldError("device_base", m + ": calibrate from that device, or say the runs are of another device "
                                                   "(--other-device) to fit " + req.base.id + "'s datasheet to them");
   if (runs.empty()) throw util::FieldError("runs", "no runs to calibrate on");
-  if (req.base.filePath.empty())
-    throw util::FieldError("device_base", "'" + req.base.id + "' has no datasheet file to start from (the host is measured by its "
-                "probe); name a catalog device");
+  if (req.base.filePath.empty() && !req.base.measured)
+    throw util::FieldError("device_base", "'" + req.base.id + "' has no datasheet file to start from; name a catalog device");
   for (const auto& log : runs) {
     if (log.deviceName != runs.front().deviceName || log.deviceType != runs.front().deviceType)
       throw Error(log.path + ": ran on '" + log.deviceName + "', but " + runs.front().path + " on '" +
@@ -272,7 +271,8 @@ CalibrationResult calibrateDevice(const CalibrationRequest& req, const std::vect
     }
   const hw::StackSpec& stack = stackId.empty() ? stacks.defaultFor(req.base.kind) : stacks.at(stackId);
   hw::DeviceSpec base = req.base;
-  base.measuredSoftware = {};  // start from the stack's figures for this hardware
+  // Start from the stack's figures for this hardware (on the host, at its measured rates).
+  base.measuredSoftware = measuredRatesOnly(req.base);
   const Problem problem(runs, base, stack, devices, stacks);
   const hw::SoftwareFigures start = hw::figuresFor(stack, base);
 
@@ -286,6 +286,8 @@ CalibrationResult calibrateDevice(const CalibrationRequest& req, const std::vect
     if (const std::string w = noiseWarning(steadyState(log)); !w.empty()) res.noisy.push_back(log.path + ": " + w);
   res.baseId = req.base.id;
   res.baseFile = req.base.filePath;
+  res.baseText = req.base.filePath.empty() ? hw::hostDeviceFileText(req.base)
+                                           : util::readFile(req.base.filePath, util::kMaxDataFileBytes);
   res.stackId = stack.id;
   res.date = req.date.empty() ? util::todayUtc() : req.date;
 
@@ -366,15 +368,20 @@ CalibrationResult calibrateDevice(const CalibrationRequest& req, const std::vect
 }
 
 Json calibratedDeviceJson(const CalibrationResult& r) {
-  Json root = Json::parse(util::readFile(r.baseFile, util::kMaxDataFileBytes), r.baseFile);
+  const std::string base = r.baseFile.empty() ? "measured on this machine" : r.baseFile;
+  Json root = Json::parse(r.baseText, base);
   root.set("id", r.device.id);
   root.set("name", r.device.name);
   std::string runs;
   for (const auto& cr : r.runs) runs += (runs.empty() ? "" : ", ") + cr.path;
-  root.set("notes", "Calibrated by accellab-cli calibrate on " + r.date + " from " + r.baseId + " (" + r.baseFile +
+  root.set("notes", "Calibrated by accellab-cli calibrate on " + r.date + " from " + r.baseId + " (" + base +
                         ") under the " + r.stackId + " stack, on " + std::to_string(r.runs.size()) + " measured run(s): " +
-                        runs + ". Hardware figures are the base's; calibrated_software holds the fitted ones.");
+                        runs + ". Hardware figures are the base's; calibrated_software holds the fitted ones" +
+                        (r.baseFile.empty() ? " and the measured rates' efficiencies (1: the peaks are measured)." : "."));
   Json figures = Json::object();
+  // A measured base's rates keep their efficiencies unless fitted (measuredRatesOnly).
+  for (const char* kept : {"gemm_efficiency", "matmul_efficiency", "mem_efficiency"})
+    if (const auto v = hw::figureValue(r.device.measuredSoftware, kept)) figures.set(kept, *v);
   for (const auto& f : r.figures) figures.set(f.key, f.value);
   root.set(hw::kCalibratedSoftware, figures);
   Json source = Json::object();

@@ -51,6 +51,7 @@ struct CalibratedRun {
 struct CalibrationResult {
   hw::DeviceSpec device;        // the base with the fitted figures (id and name of the request)
   std::string baseId, baseFile, stackId, date;
+  std::string baseText;         // the datasheet's text: the base file's, or the measured host's
   std::vector<CalibratedFigure> figures;
   std::vector<CalibratedRun> runs;
   double fitMedianAbsPct = 0, fitMaxAbsPct = 0;
@@ -64,8 +65,11 @@ struct CalibrationResult {
 // the stack it records (pytorch-eager or pytorch-compile) unless the request names one; an
 // automatic fit tries the figures the runs' step models read (matmul_efficiency for a
 // transformer, gemm_efficiency for the layer model).
+// The host (measured, no file) is a base too: its measured rates as the datasheet, PyTorch's
+// framework costs from the stack, as predictRun simulates it.
 // Throws core::util::Error saying why when the runs cannot be used (none; different devices;
-// eager and compiled runs together; a base without a file) or cannot pin the figures asked for.
+// eager and compiled runs together; a base without a file that is not the host) or cannot pin
+// the figures asked for.
 CalibrationResult calibrateDevice(const CalibrationRequest& request, const std::vector<RunLog>& runs,
                                   const hw::DeviceCatalog& devices, const hw::StackCatalog& stacks);
 

@@ -72,8 +72,8 @@ void chooseLlmPlan(ExportRequest& r, const hw::DeviceCatalog& devices, const hw:
   LlmExport& l = *r.llm;
   const hw::DeviceSpec* device = r.deviceId.empty() ? nullptr : devices.find(r.deviceId);
   if (!r.deviceId.empty() && !device) throw util::FieldError("device", "'" + r.deviceId + "' is not in the catalog");
-  if (device && device->kind != hw::DeviceKind::Gpu)
-    throw util::FieldError("device", r.deviceId + " is not a GPU: the exported job is PyTorch on CUDA or ROCm (or this CPU); "
+  if (device && device->kind == hw::DeviceKind::Tpu)
+    throw util::FieldError("device", r.deviceId + " is a TPU: the exported job is PyTorch on CUDA or ROCm or on a CPU; "
                                      "a TPU runs JAX or PyTorch/XLA");
   const hw::StackSpec& stack =
       l.stackId.empty() ? stacks.defaultFor(device ? device->kind : hw::DeviceKind::Gpu) : stacks.at(l.stackId);

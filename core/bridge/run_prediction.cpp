@@ -82,6 +82,8 @@ sim::SimConfig simConfigOf(const RunLog& log, const std::string& deviceId, const
   choice.precision = *precision;
   sim::SimConfig c = experiment::simConfigFor(train, choice, nullptr);
   c.perLayer = false;
+  // A CPU run used its processes' threads: the machine's vCPUs as the run had them.
+  if (log.deviceType == "cpu" && log.threads > 0) c.vcpus = log.threads * std::max(1, log.deviceCount);
   if (nn::findTransformer(log.model)) {
     c.llm.seqLen = log.seqLen;
     if (log.plan) {  // the plan as it ran
@@ -99,8 +101,11 @@ std::string stackOfRun(const RunLog& log, const std::string& stackId, const hw::
   return stacks.find(ran) ? ran : std::string();
 }
 
-sim::SimReport simulateLoggedRun(const sim::Simulator& sim, const sim::SimConfig& c, const hw::DeviceSpec& device,
+sim::SimReport simulateLoggedRun(const sim::Simulator& sim, const sim::SimConfig& config, const hw::DeviceSpec& device,
                                  const hw::StackSpec& stack) {
+  sim::SimConfig c = config;
+  // More threads than the CPU has vCPUs compute no faster than its vCPUs.
+  if (device.kind == hw::DeviceKind::Cpu && device.vcpusMax > 0) c.vcpus = std::min(c.vcpus, device.vcpusMax);
   if (nn::findTransformer(c.modelId)) return sim::simulateLlm(c, device, stack);
   hw::requireStackCovers(stack, device);
   sim::SimReport r = sim::simulateWorkload(*sim.workload(c.modelId, c.datasetId), device, stack, c);
@@ -123,15 +128,7 @@ RunPrediction predictRun(const hw::DeviceCatalog& catalog, const hw::StackCatalo
     return p;
   }
   hw::DeviceSpec device = *found;
-  // PyTorch, not the AccelLab engine, ran on the host. The host's peaks are measured rates (a
-  // GEMM, a copy), so its efficiencies stay its own; the framework's costs (per op, per step,
-  // optimizer traffic, fusion) are the stack's, not the engine's.
-  if (device.measured) {
-    hw::SoftwareFigures rates;
-    rates.gemmEfficiency = device.measuredSoftware.gemmEfficiency;
-    rates.memEfficiency = device.measuredSoftware.memEfficiency;
-    device.measuredSoftware = rates;
-  }
+  if (device.measured) device.measuredSoftware = measuredRatesOnly(device);  // PyTorch ran there, not the engine
   p.deviceName = device.name;
   const auto precision = util::parsePrecision(log.precision);
   if (!precision) {
@@ -166,6 +163,15 @@ RunPrediction predictRun(const hw::DeviceCatalog& catalog, const hw::StackCatalo
   }
   p.error = p.perSecond / ss.perSecond - 1;
   return p;
+}
+
+hw::SoftwareFigures measuredRatesOnly(const hw::DeviceSpec& device) {
+  hw::SoftwareFigures rates;
+  if (!device.measured) return rates;
+  rates.gemmEfficiency = device.measuredSoftware.gemmEfficiency;
+  rates.matmulEfficiency = device.measuredSoftware.matmulEfficiency;
+  rates.memEfficiency = device.measuredSoftware.memEfficiency;
+  return rates;
 }
 
 std::string errorInWords(double error) {

@@ -22,7 +22,8 @@ std::string deviceMismatch(const hw::DeviceCatalog& catalog, const RunLog& log, 
 
 // The simulator's configuration of a logged run on `deviceId` under `stackId`: model, dataset,
 // global batch, precision and device count (no per-layer detail); a transformer's sequence
-// length, and the plan, fine-tuning and LoRA rank it ran where its log records them. Throws
+// length, and the plan, fine-tuning and LoRA rank it ran where its log records them; a CPU run's
+// vCPUs (its processes' threads). Throws
 // core::util::Error naming the file when the log's precision is unknown.
 sim::SimConfig simConfigOf(const RunLog& log, const std::string& deviceId, const std::string& stackId);
 
@@ -51,6 +52,12 @@ struct RunPrediction {
   // part, no run), for charts that set prediction beside measurement.
   sim::SimReport report;
 };
+
+// PyTorch, not the AccelLab engine, on a measured device (the host): its peaks are measured rates
+// (a GEMM, a copy), so their efficiencies stay its own (1: a large GEMM reaches the measured rate);
+// the framework's costs (per op, per step, optimizer traffic, fusion) are the stack's, not the
+// engine's. The software figures to simulate a run of PyTorch there with (empty elsewhere).
+hw::SoftwareFigures measuredRatesOnly(const hw::DeviceSpec& device);
 
 // "AccelLab predicted 31% slower than measured" (error < 0), "... 12% faster ..." (error > 0),
 // "AccelLab's prediction matches the measurement" (|error| < 0.05%).

@@ -22,6 +22,31 @@ constexpr const char* kTransformer =
 #include "core/bridge/torch_transformer.py.inc"
     ;
 
+// Tensor parallelism in the exported job is DTensor's column/row split of each block's
+// projections (torch_runner's tensor_parallel): what it cannot split is refused here.
+void checkTensorParallel(const ExportRequest& r, const nn::TransformerSpec& spec) {
+  const LlmExport& l = *r.llm;
+  const sim::ParallelPlan& p = l.plan;
+  const std::string tp = "tp=" + std::to_string(p.tp) + ": ";
+  const std::string instead = "; export with tp=1 (data parallel, ZeRO, FSDP) or run the plan with Megatron-LM or torchtitan";
+  if (spec.kind == nn::TransformerKind::Vision)
+    throw FieldError("parallel", tp + "the exported job splits a language model's blocks, not a vision transformer's" + instead);
+  if (spec.mla()) throw FieldError("parallel", tp + spec.id + "'s latent attention is not split by the exported job" + instead);
+  if (spec.moe()) throw FieldError("parallel", tp + spec.id + "'s experts are not split by the exported job" + instead);
+  if (spec.kvHeads % p.tp != 0)
+    throw FieldError("parallel", tp + "the " + std::to_string(spec.kvHeads) + " key/value heads do not split over " +
+                                     std::to_string(p.tp) + " ranks" + instead);
+  if (spec.qkNorm == nn::QkNorm::Full)
+    throw FieldError("parallel", tp + spec.id + " normalises q and k over all heads at once, which a split cannot" + instead);
+  if (spec.attentionSinks) throw FieldError("parallel", tp + spec.id + "'s attention sinks are not split by the exported job" + instead);
+  if (l.finetune == sim::Finetune::Lora)
+    throw FieldError("parallel", tp + "the LoRA adapters are not split by the exported job; export --finetune full, or tp=1");
+  if (p.dp > 1 && p.zero != 3)
+    throw FieldError("parallel", tp + "over dp=" + std::to_string(p.dp) +
+                                     " replicas the split weights (DTensor) shard with FSDP2, as torchtitan runs them: "
+                                     "export with zero=3, or dp=1");
+}
+
 // What the exported job can run, checked before anything is written: each refusal names the
 // option and says what to export instead.
 void checkExportable(const ExportRequest& r, const nn::TransformerSpec& spec, int seqLen) {
@@ -33,11 +58,7 @@ void checkExportable(const ExportRequest& r, const nn::TransformerSpec& spec, in
   if (p.chips() != r.count)
     throw FieldError("parallel", "dp x tp x pp = " + std::to_string(p.chips()) + " processes, but --count is " +
                                      std::to_string(r.count));
-  if (p.tp > 1)
-    throw FieldError("parallel", "tp=" + std::to_string(p.tp) +
-                                     ": tensor parallelism is not in the exported job (stock PyTorch has no module-level "
-                                     "recipe for it before DTensor); export with tp=1 (data parallel, ZeRO, FSDP) or run "
-                                     "the plan with Megatron-LM or torchtitan");
+  if (p.tp > 1) checkTensorParallel(r, spec);
   if (p.pp > 1)
     throw FieldError("parallel", "pp=" + std::to_string(p.pp) + ": pipeline stages are not in the exported job; export with pp=1");
   if (p.ep > 1)
@@ -146,11 +167,18 @@ ExportedJob exportTransformerJob(const ExportRequest& r) {
      << (lora ? ": LoRA rank " + std::to_string(l.loraRank) + " on q, k, v and o" : std::string()) << ") from `MODEL`, "
      << "AccelLab's own description of it, and trains it with global batch " << t.batch << " × " << seqLen
      << (vision ? " patches" : " tokens") << " in " << util::precisionName(t.precision) << ", seed " << t.seed
-     << ". It needs Python 3 and PyTorch (1.13 or 2.x), nothing else.\n\n"
+     << ". It needs Python 3 and PyTorch (1.13 or 2.x" << (l.plan.tp > 1 ? "; 2.4 or newer for its tensor parallelism" : "")
+     << "), nothing else.\n\n"
      << "## The plan\n\n`" << l.plan.text() << "` — " << l.plan.describe() << ".\n"
      << (l.planReason.empty() ? std::string() : l.planReason + ".\n")
-     << "\n- data parallel over " << l.plan.dp << (l.plan.dp == 1 ? " process" : " processes") << ": "
-     << (l.plan.zero == 3   ? "FSDP (ZeRO-3: weights, gradients and optimizer state sharded, one unit per block)"
+     << (l.plan.tp > 1 ? "\n- tensor parallel over " + std::to_string(l.plan.tp) +
+                             " processes: DTensor splits q, k, v and the feed-forward's first matmuls by columns and the "
+                             "attention output and its last matmul by rows (PyTorch 2.4 or newer; an older PyTorch stops "
+                             "and says so)"
+                       : std::string())
+     << "\n- data parallel over " << l.plan.dp << (l.plan.dp == 1 ? " replica" : " replicas") << ": "
+     << (l.plan.zero == 3 && l.plan.tp > 1 ? "FSDP2 (ZeRO-3 over the replicas, one unit per block)"
+         : l.plan.zero == 3 ? "FSDP (ZeRO-3: weights, gradients and optimizer state sharded, one unit per block)"
          : l.plan.zero > 0 ? "DDP with the optimizer state sharded (ZeroRedundancyOptimizer, ZeRO-1; ZeRO-2's gradient "
                              "sharding is not in stock DDP, so gradients stay whole)"
                            : "DDP (every process holds the whole model)")

@@ -390,4 +390,26 @@ DeviceCatalog DeviceCatalog::loadDefault(HostMeasure host) {
   return cat;
 }
 
+std::string hostDeviceFileText(const DeviceSpec& host) {
+  util::Json v = util::Json::object();
+  v.set("id", host.id);
+  v.set("name", host.name);
+  v.set("kind", std::string(deviceKindName(host.kind)));
+  if (host.peakTflopsFp32) v.set("peak_tflops_fp32", *host.peakTflopsFp32);
+  if (host.peakTflopsBf16) v.set("peak_tflops_bf16", *host.peakTflopsBf16);
+  v.set("mem_gib", host.memGib);
+  v.set("mem_bandwidth_gbps", host.memBandwidthGBps);
+  if (host.memBandwidthPerCoreGBps) v.set("mem_bandwidth_per_core_gbps", *host.memBandwidthPerCoreGBps);
+  v.set("vcpus_default", host.vcpusDefault);
+  v.set("vcpus_max", host.vcpusMax);
+  v.set("vcpus_per_core", host.vcpusPerCore);
+  v.set("cores_per_socket", host.coresPerSocket);
+  if (host.hostVcpus) v.set("host_vcpus", *host.hostVcpus);
+  v.set("notes", "This machine as AccelLab's probe measured it (figures per vCPU): " + host.notes);
+  std::vector<SourcedValue> sources;
+  for (const auto& src : host.sources)
+    if (v.contains(src.key)) sources.push_back(src);
+  return deviceFileText(v, sources);
+}
+
 }  // namespace core::hw

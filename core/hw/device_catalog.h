@@ -68,4 +68,9 @@ const DeviceKeyInfo* findDeviceKeyInfo(const std::string& name);
 // the text must pass parseDeviceJson before it is written.
 std::string deviceFileText(const util::Json& values, const std::vector<SourcedValue>& sources);
 
+// The measured host as a device file's text (its hardware figures, sourced to the measurement;
+// none of the engine's software figures): the datasheet a calibration on PyTorch runs of this
+// machine starts from. Passes parseDeviceJson under the name host.json.
+std::string hostDeviceFileText(const DeviceSpec& host);
+
 }  // namespace core::hw

@@ -343,6 +343,7 @@ DeviceSpec hostSpecFromMeasurement(const HostMeasurement& m) {
   // 2026-11-22 against `accellab-cli bench` (8 model/batch pairs, 2 threads: mean
   // |log(predicted/measured)| 0.28, from 0.59 with an Eigen-GEMM peak and 0.8 efficiencies).
   s.measuredSoftware.gemmEfficiency = 1.0;
+  s.measuredSoftware.matmulEfficiency = 1.0;  // a transformer's matmuls: the same GEMM kernel
   s.measuredSoftware.memEfficiency = 1.0;
   s.measuredSoftware.kernelLaunchSeconds = 2e-6;
   s.measuredSoftware.stepOverheadSeconds = 3e-5;
@@ -352,6 +353,9 @@ DeviceSpec hostSpecFromMeasurement(const HostMeasurement& m) {
   s.measuredSoftware.hostJpegMBpsPerVcpu = 25.0;
   s.measuredSoftware.fusesElementwise = false;
   s.measuredSoftware.optimizerBytesPerParam = 28.0;
+  s.measuredSoftware.fusedAttention = false;  // the engine's attention writes its T x T scores
+  s.measuredSoftware.fusedLoss = true;        // its softmax cross-entropy is one pass
+  s.measuredSoftware.autocast = false;
   s.measuredSoftware.fp32Activations = true;  // a bf16 run rounds fp32 activations as it packs them
   s.notes = "measured " + m.measuredAt + "; build ISA " + m.buildIsa + "; GEMM " +
             util::formatNumber(std::round(m.gemmGflopsAll)) + " GFLOP/s on all vCPUs (" +

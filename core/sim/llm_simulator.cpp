@@ -54,22 +54,18 @@ std::vector<ParallelPlan> candidatePlans(const TransformerWork& w, int chips, in
   return plans;
 }
 
-bool hasTransformerStepModel(const hw::DeviceSpec& device) { return device.kind != hw::DeviceKind::Cpu; }
-
 SimReport simulateLlm(const SimConfig& c, const hw::DeviceSpec& d, const hw::StackSpec& stack) {
   const nn::TransformerSpec* spec = nn::findTransformer(c.modelId);
   if (!spec) throw util::FieldError("model", "'" + c.modelId + "' is not a transformer (known: " + nn::transformerIdList() + ")");
   if (c.count < 1) throw util::FieldError("count", std::to_string(c.count) + " must be at least 1");
   if (c.batch < 1) throw util::FieldError("batch", std::to_string(c.batch) + " must be at least 1");
-  if (!hasTransformerStepModel(d))
-    throw util::FieldError("device", "'" + d.id + "' is a CPU; LLM-scale simulation covers GPUs, TPUs and Gaudi (train the "
-                                       "small transformers on this machine instead)");
   hw::requireStackCovers(stack, d);
   const LlmSettings& ls = c.llm;
   const TransformerWork w = makeTransformerWork(*spec, ls.seqLen, ls.finetune, ls.loraRank);
-  const LlmUnit u = resolveLlmUnit(d, hw::figuresFor(stack, d), c.precision);
+  const LlmUnit u = resolveLlmUnit(d, hw::figuresFor(stack, d), c.precision, cpuRanksOf(c));
   const int chips = c.count * u.chipsPerDevice;
-  if (chips > 1 && !d.interconnectGBps)
+  const bool cpu = d.kind == hw::DeviceKind::Cpu;  // its count is processes on one machine
+  if (chips > 1 && !cpu && !d.interconnectGBps)
     throw util::FieldError("count", "device '" + d.id + "' has no interconnect_gbps, so it cannot run over " +
                 std::to_string(chips) + " chips");
 
@@ -155,7 +151,11 @@ SimReport simulateLlm(const SimConfig& c, const hw::DeviceSpec& d, const hw::Sta
   r.memoryCapacityBytes = u.capacityBytes;
   r.fitsInMemory = best.fits;
 
-  const Price price = priceFor(d, c.count, 0, c.preemptible, c.userUsdPerHour);
+  // A CPU's processes share one machine: its price is its vCPUs'.
+  const int machineVcpus = c.vcpus > 0 ? c.vcpus : d.vcpusDefault;
+  if (cpu) r.vcpus = machineVcpus;
+  const Price price = cpu ? priceFor(d, 1, machineVcpus, c.preemptible, c.userUsdPerHour)
+                          : priceFor(d, c.count, 0, c.preemptible, c.userUsdPerHour);
   r.priceKnown = price.known;
   r.priceKind = price.kind;
   r.priceSeller = price.seller;
@@ -170,7 +170,7 @@ SimReport simulateLlm(const SimConfig& c, const hw::DeviceSpec& d, const hw::Sta
     l.usdToTokens = price.usdPerHour * l.timeToTokensSeconds / 3600.0;
   }
   l.energyBasis = ls.trainTokens > 0 ? EnergyBasis::TrainTokens : EnergyBasis::OneHour;
-  r.energy = energyFor(d, c.count, ls.trainTokens > 0 ? l.timeToTokensSeconds : 3600.0, c.energy);
+  r.energy = energyFor(d, cpu ? 1 : c.count, ls.trainTokens > 0 ? l.timeToTokensSeconds : 3600.0, c.energy);
   r.layers = std::move(best.ops);
   StepFacts facts;
   facts.memBytesPerSecond = u.memBytesPerSecond;

@@ -20,12 +20,11 @@ namespace core::sim {
 // Throws core::util::Error naming the argument for unknown models, impossible counts or batches,
 // a plan that cannot run (FieldError "parallel: ...") or that no plan can. A plan that does not fit in
 // memory is a report with fitsInMemory false.
-// The configuration's dataset, epochs, vCPUs and CPU build are not read (simulateTransformerRun
-// reads them); the per-op list (SimReport::layers) is filled when c.perLayer.
+// On a CPU, c.count is torchrun's processes on one machine of c.vcpus vCPUs (0: the device's
+// default; CpuRanks): they share it, and it is priced once. The configuration's dataset and epochs
+// are not read (simulateTransformerRun reads them); the per-op list (SimReport::layers) is filled
+// when c.perLayer.
 SimReport simulateLlm(const SimConfig& c, const hw::DeviceSpec& device, const hw::StackSpec& stack);
-// Whether the transformer step model covers the device: GPUs, TPUs and Gaudi, not CPUs (a
-// transformer on this machine is measured as it trains; simulateLlm refuses the rest).
-bool hasTransformerStepModel(const hw::DeviceSpec& device);
 
 // Every plan that can run `w` over `chips` chips at `globalBatch` (for the search and tests).
 std::vector<ParallelPlan> candidatePlans(const TransformerWork& w, int chips, int globalBatch, int chipsPerNode);

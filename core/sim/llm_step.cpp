@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/sim/cpu_scaling.h"
 #include "core/sim/data_parallel.h"
 #include "core/sim/execution_unit.h"
 #include "core/sim/precision_model.h"
 #include "core/sim/utilization.h"
+#include "core/util/error.h"
 #include "core/util/units.h"
 
 namespace core::sim {
@@ -51,9 +53,10 @@ OpTime roofline(double flops, double flopsPerSecond, double bytes, double bytesP
 
 // A pass (one micro-batch's forward, or backward) as the device runs it: the framework queues
 // kernels ahead of the device, so host dispatch costs time only where it outruns the device's
-// work; a pass of short kernels waits for the host (launch-bound).
-OpTime passTime(OpTime t) {
-  t.exposedHost = std::max(0.0, t.host - t.seconds());
+// work; a pass of short kernels waits for the host (launch-bound). On a CPU the dispatch runs
+// on the cores themselves and always adds.
+OpTime passTime(OpTime t, const LlmUnit& u) {
+  t.exposedHost = u.inlineDispatch ? t.host : std::max(0.0, t.host - t.seconds());
   t.overhead += t.exposedHost;
   return t;
 }
@@ -271,9 +274,52 @@ StageParams stageParams(const TransformerWork& w, const ParallelPlan& p) {
   return sp;
 }
 
+// A CPU as the transformer step sees it: each rank's share of the machine (cpu_scaling's compute,
+// bandwidth and barrier costs for the whole machine, split evenly), vector units that tile
+// matrices by the device's tile over the rank's threads, every op dispatched inline and paying
+// a barrier per extra thread, and ranks that reduce through the machine's memory: the copy
+// bandwidth one way, at the share of it the stack's collectives (gloo) reach.
+void applyCpuRanks(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw, const DeviceRates& r, const CpuRanks& cpu,
+                   LlmUnit& u) {
+  const int machine = cpu.vcpus > 0 ? cpu.vcpus : d.vcpusDefault;
+  const int ranks = std::max(1, cpu.ranks);
+  const CpuResources whole = cpuResources(d, sw, r.peak.tflops, machine, cpu.build);  // throws naming vcpus
+  if (ranks > machine)
+    throw util::FieldError("count", std::to_string(ranks) + " processes on " + std::to_string(machine) + " vCPUs of '" +
+                                        d.id + "': a CPU's processes share its vCPUs, at least one each");
+  u.chipsPerDevice = 1;
+  u.vcpus = machine / ranks;
+  u.peakFlops = whole.flops / ranks;
+  u.matmulFlops = u.peakFlops * r.matmulEfficiency;
+  u.attentionFlops = u.matmulFlops;
+  u.lowBitMatmuls = false;
+  u.matmulInputBytes = u.actBytes;
+  u.memBytesPerSecond = whole.memBytesPerSecond / ranks;
+  u.units = u.vcpus;
+  u.systolic = false;
+  u.inlineDispatch = true;
+  u.launchSeconds = r.dispatchSeconds + whole.syncSecondsPerThread * (u.vcpus - 1);
+  u.minKernelSeconds = 0;
+  u.capacityBytes = (cpu.memoryGib > 0 ? cpu.memoryGib : d.memGib * machine) * util::kBytesPerGib / ranks;
+  u.chipsPerNode = ranks;
+  const double comm = sw.commEfficiency.value_or(kDefaultCommEfficiency);
+  u.intraBytesPerSecond = whole.memBytesPerSecond / 2 * comm;
+  u.interBytesPerSecond = 0;
+  u.latencySeconds = d.allreduceLatencySeconds.value_or(kCpuCollectiveLatencySeconds);
+}
+
 }  // namespace
 
-LlmUnit resolveLlmUnit(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw, Precision precision) {
+CpuRanks cpuRanksOf(const SimConfig& c) {
+  CpuRanks r;
+  r.vcpus = c.vcpus;
+  r.ranks = c.count;
+  r.build = c.cpuBuild;
+  r.memoryGib = c.memoryGib;
+  return r;
+}
+
+LlmUnit resolveLlmUnit(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw, Precision precision, const CpuRanks& cpu) {
   const DeviceRates r = resolveDeviceRates(d, sw, precision);
   LlmUnit u;
   u.id = d.id;
@@ -321,6 +367,7 @@ LlmUnit resolveLlmUnit(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw, P
   u.latencySeconds = d.allreduceLatencySeconds.value_or(1e-5);
   u.capacityBytes = d.memGib * util::kBytesPerGib / chips;
   u.reserveBytes = r.reserveBytes;
+  if (d.kind == hw::DeviceKind::Cpu) applyCpuRanks(d, sw, r, cpu, u);
   return u;
 }
 
@@ -457,8 +504,8 @@ PlanCost costPlan(const TransformerWork& w, const LlmUnit& u, const ParallelPlan
       rows->push_back(std::move(ls));
     }
   }
-  fwd = passTime(fwd);
-  bwd = passTime(bwd);
+  fwd = passTime(fwd, u);
+  bwd = passTime(bwd, u);
   OpTime recompute;
   if (p.recompute == Recompute::Full) recompute = block.forward.scaled(layersPerStage);
   if (p.recompute == Recompute::Selective && !u.fusedAttention) {
@@ -490,7 +537,7 @@ PlanCost costPlan(const TransformerWork& w, const LlmUnit& u, const ParallelPlan
     const double moeShare = static_cast<double>(s.moeLayers()) / s.layers;
     ep = 4.0 * layersPerStage * moeShare * bytes / linkFor(p.ep * p.tp * p.pp, u);
   }
-  recompute = passTime(recompute);
+  recompute = passTime(recompute, u);
   c.microBatchSeconds = fwd.seconds() + bwd.seconds() + recompute.seconds() + tp + ppComm + ep;
   c.kernelsPerMicroBatch = static_cast<std::int64_t>(std::llround(fwd.kernels + bwd.kernels + recompute.kernels));
   const double slots = m + p.pp - 1;  // 1F1B: m micro-batches plus the fill and drain

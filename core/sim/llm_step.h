@@ -29,6 +29,12 @@ inline constexpr double kAttentionBackwardFlopRatio = 2.5;
 // (Megatron-Core's tp-comm-overlap, XLA's async collectives); other stacks expose them.
 inline constexpr double kTensorParallelOverlapShare = 0.5;
 
+// One hop of a collective between torchrun's processes on one CPU when its device file gives no
+// latency: gloo's all-reduce of 8 bytes between two ranks over loopback TCP took 0.6 ms (two ring
+// hops), measured 2026-12-06 on a 2-vCPU AMD EPYC VM with PyTorch 1.13
+// (packaging/bench/gloo_allreduce.py).
+inline constexpr double kCpuCollectiveLatencySeconds = 3e-4;
+
 // One chip of a device under a stack at a precision: the rates the step model uses.
 struct LlmUnit {
   std::string id;
@@ -44,6 +50,10 @@ struct LlmUnit {
   int tile = 128, tileMin = 16, units = 1;
   bool systolic = false;
   double launchSeconds = 0;     // host dispatch per kernel (the framework's per-op cost)
+  // A CPU: the framework dispatches each op on the cores that then compute it, so no queue
+  // hides the dispatch (it adds to every pass); a GPU's or TPU's host runs ahead of the device.
+  bool inlineDispatch = false;
+  int vcpus = 0;                // CPU: the vCPUs one rank computes on
   double minKernelSeconds = 0;  // the device's shortest kernel (kMinGpuKernelSeconds; 0 on TPUs)
   bool autocast = false;        // PyTorch AMP over fp32 modules (16-bit precisions only)
   double stepOverheadSeconds = 0;
@@ -63,8 +73,21 @@ struct LlmUnit {
   util::Precision peakPrecision = util::Precision::FP32;  // whose peak runs (PeakChoice::ranAs)
 };
 
-// Throws core::util::Error naming the device when no peak applies at the precision.
-LlmUnit resolveLlmUnit(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw, util::Precision precision);
+// A CPU's share for each of `ranks` processes of one job on one machine of `vcpus` vCPUs (0: the
+// device's default): torchrun's processes split the machine's vCPUs, memory bandwidth and RAM
+// and reduce through its memory (gloo). Not read for other devices.
+struct CpuRanks {
+  int vcpus = 0;
+  int ranks = 1;
+  CpuBuild build = CpuBuild::Compiled;
+  double memoryGib = 0;  // the machine's RAM when the set-up states it (0: the per-vCPU figure)
+};
+CpuRanks cpuRanksOf(const SimConfig& c);
+
+// Throws core::util::Error naming the device when no peak applies at the precision, and naming
+// vcpus or count when a CPU's ranks do not fit its vCPUs.
+LlmUnit resolveLlmUnit(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw, util::Precision precision,
+                       const CpuRanks& cpu = {});
 
 struct PlanCost {
   double stepSeconds = 0;

@@ -295,7 +295,7 @@ private slots:
     QTemporaryDir none;
     results->setCurrentCell(tpu, 0);
     QVERIFY(!w.exportJob(none.path(), false, &error));
-    QVERIFY2(error.contains("is not a GPU"), qPrintable(error));
+    QVERIFY2(error.contains("is a TPU"), qPrintable(error));
     QVERIFY(!QFileInfo::exists(QDir(none.path()).filePath("train.py")));
   }
 

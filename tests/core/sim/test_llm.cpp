@@ -433,3 +433,101 @@ TEST(TransformerRun, WrongKindOfDatasetNamesIt) {
   }
   EXPECT_THROW(simtest::simulator().simulate(simtest::config("vit-tiny", "fortunes", "a100", 32)), core::util::Error);
 }
+
+// A transformer on a CPU: the same step model, with the CPU's ranks sharing one machine.
+namespace {
+
+SimConfig onCpu(const std::string& model, int batch, int count, int vcpus) {
+  SimConfig c = simtest::llmConfig();
+  c.modelId = model;
+  c.deviceId = "cpu-skylake";
+  c.precision = Precision::FP32;
+  c.batch = batch;
+  c.count = count;
+  c.vcpus = vcpus;
+  c.llm.plan = plan(count, 1, 1, 0, Recompute::None, batch / count);
+  return c;
+}
+
+SimReport eagerOnCpu(const SimConfig& c) { return simulateLlm(c, device("cpu-skylake"), stack("pytorch-eager")); }
+
+}  // namespace
+
+// torchrun's processes on one CPU split its vCPUs, bandwidth and RAM; the machine is priced once.
+TEST(LlmCpu, ProcessesShareOneMachine) {
+  const auto& d = device("cpu-skylake");
+  const auto sw = core::hw::figuresFor(stack("pytorch-eager"), d);
+  CpuRanks one, two;
+  one.vcpus = two.vcpus = 8;
+  two.ranks = 2;
+  const LlmUnit a = resolveLlmUnit(d, sw, Precision::FP32, one), b = resolveLlmUnit(d, sw, Precision::FP32, two);
+  EXPECT_EQ(a.vcpus, 8);
+  EXPECT_EQ(b.vcpus, 4);
+  EXPECT_DOUBLE_EQ(a.peakFlops, 2 * b.peakFlops);
+  EXPECT_DOUBLE_EQ(a.memBytesPerSecond, 2 * b.memBytesPerSecond);
+  EXPECT_DOUBLE_EQ(a.capacityBytes, 2 * b.capacityBytes);
+  EXPECT_NEAR(a.peakFlops, 8 * 0.064e12, 1e3);  // the file's per-vCPU peak
+  EXPECT_TRUE(a.inlineDispatch);
+  EXPECT_GT(b.intraBytesPerSecond, 0.0);  // they reduce through the machine's memory
+
+  const SimReport r1 = eagerOnCpu(onCpu("char-gpt", 16, 1, 8)), r2 = eagerOnCpu(onCpu("char-gpt", 16, 2, 8));
+  EXPECT_EQ(r1.vcpus, 8);
+  EXPECT_EQ(r2.vcpus, 8);
+  EXPECT_DOUBLE_EQ(r1.usdPerHour, r2.usdPerHour);  // one machine either way
+  EXPECT_NEAR(r1.usdPerHour, 8 * 0.0398, 1e-9);
+  EXPECT_EQ(r1.llm->dpCommSeconds, 0.0);
+  EXPECT_GT(r2.llm->dpCommSeconds, 0.0);
+  // Half the work each on half the machine: about the same arithmetic time; each process
+  // dispatches its own ops with fewer threads to wake, so the step is no slower than one
+  // process's beyond the gradients' reduction.
+  EXPECT_NEAR(r2.breakdown.computeSeconds, r1.breakdown.computeSeconds, 0.25 * r1.breakdown.computeSeconds);
+  EXPECT_LT(r2.stepSeconds, r1.stepSeconds + r2.llm->dpCommSeconds);
+  EXPECT_GT(r2.stepSeconds, 0.4 * r1.stepSeconds);
+
+  try {
+    eagerOnCpu(onCpu("char-gpt", 16, 16, 8));
+    FAIL() << "16 processes on 8 vCPUs were simulated";
+  } catch (const core::util::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("16 processes on 8 vCPUs"), std::string::npos) << e.what();
+  }
+}
+
+// On a CPU the framework's per-op dispatch runs on the cores that compute: it adds to the step
+// (a GPU's host queues kernels ahead and hides it behind long ones).
+TEST(LlmCpu, DispatchAddsToTheStep) {
+  const auto& d = device("cpu-skylake");
+  CpuRanks r;
+  r.vcpus = 8;
+  LlmUnit u = resolveLlmUnit(d, core::hw::figuresFor(stack("pytorch-eager"), d), Precision::FP32, r);
+  const TransformerWork w = makeTransformerWork(transformerSpec("gpt2-small"), 256, Finetune::Full, 0);
+  const PlanCost inlineCost = costPlan(w, u, plan(1, 1, 1, 0), 4, false);
+  EXPECT_GT(inlineCost.hostSeconds, 0.0);
+  EXPECT_DOUBLE_EQ(inlineCost.exposedHostSeconds, inlineCost.hostSeconds);
+  u.inlineDispatch = false;
+  const PlanCost queued = costPlan(w, u, plan(1, 1, 1, 0), 4, false);
+  EXPECT_NEAR(inlineCost.stepSeconds - queued.stepSeconds, inlineCost.hostSeconds - queued.exposedHostSeconds,
+              1e-9 * inlineCost.stepSeconds);
+}
+
+// More vCPUs make a compute-bound model faster (not linearly: bandwidth per core, barriers).
+TEST(LlmCpu, MoreVcpusTrainFasterAndTheRunReadsLikeAnyOther) {
+  SimConfig c8 = onCpu("gpt2-small", 8, 1, 8), c32 = onCpu("gpt2-small", 8, 1, 32);
+  c8.llm.seqLen = c32.llm.seqLen = 256;
+  const SimReport small = eagerOnCpu(c8), big = eagerOnCpu(c32);
+  EXPECT_LT(big.stepSeconds, small.stepSeconds);
+  EXPECT_GT(big.stepSeconds, small.stepSeconds / 4.5);
+  EXPECT_GT(small.utilization, 0.05);
+  EXPECT_LT(small.utilization, 0.6);
+  EXPECT_TRUE(small.fitsInMemory);  // in the 7.2 GiB of 8 vCPUs' RAM at 256 tokens
+  c8.llm.seqLen = 1024;  // not at 1,024: the eager attention's scores and the fp32 logits
+  EXPECT_FALSE(eagerOnCpu(c8).fitsInMemory);
+
+  // The app's run of char-gpt on a CPU: epochs and a price, like the GPUs'.
+  core::sim::SimConfig c = simtest::config("char-gpt", "fortunes", "cpu-skylake", 32, Precision::FP32);
+  c.vcpus = 16;
+  const SimReport run = simtest::simulator().simulate(c);
+  EXPECT_GT(run.epochSeconds, 0.0);
+  EXPECT_TRUE(run.priceKnown);
+  EXPECT_NEAR(run.usdPerHour, 16 * 0.0398, 1e-9);
+  EXPECT_FALSE(run.explanation.empty());
+}
