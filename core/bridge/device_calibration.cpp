@@ -380,7 +380,7 @@ Json calibratedDeviceJson(const CalibrationResult& r) {
                         (r.baseFile.empty() ? " and the measured rates' efficiencies (1: the peaks are measured)." : "."));
   Json figures = Json::object();
   // A measured base's rates keep their efficiencies unless fitted (measuredRatesOnly).
-  for (const char* kept : {"gemm_efficiency", "matmul_efficiency", "mem_efficiency"})
+  for (const char* kept : {"gemm_efficiency", "mem_efficiency"})
     if (const auto v = hw::figureValue(r.device.measuredSoftware, kept)) figures.set(kept, *v);
   for (const auto& f : r.figures) figures.set(f.key, f.value);
   root.set(hw::kCalibratedSoftware, figures);

@@ -169,7 +169,6 @@ hw::SoftwareFigures measuredRatesOnly(const hw::DeviceSpec& device) {
   hw::SoftwareFigures rates;
   if (!device.measured) return rates;
   rates.gemmEfficiency = device.measuredSoftware.gemmEfficiency;
-  rates.matmulEfficiency = device.measuredSoftware.matmulEfficiency;
   rates.memEfficiency = device.measuredSoftware.memEfficiency;
   return rates;
 }

@@ -54,9 +54,10 @@ struct RunPrediction {
 };
 
 // PyTorch, not the AccelLab engine, on a measured device (the host): its peaks are measured rates
-// (a GEMM, a copy), so their efficiencies stay its own (1: a large GEMM reaches the measured rate);
-// the framework's costs (per op, per step, optimizer traffic, fusion) are the stack's, not the
-// engine's. The software figures to simulate a run of PyTorch there with (empty elsewhere).
+// (a GEMM, a copy), so the layer model's GEMM and bandwidth efficiencies stay its own (1: a large
+// GEMM reaches the measured rate); the framework's costs (per op, per step, optimizer traffic,
+// fusion) and its transformer matmuls' share of the peak (matmul_efficiency) are the stack's, not
+// the engine's. The software figures to simulate a run of PyTorch there with (empty elsewhere).
 hw::SoftwareFigures measuredRatesOnly(const hw::DeviceSpec& device);
 
 // "AccelLab predicted 31% slower than measured" (error < 0), "... 12% faster ..." (error > 0),
