@@ -47,8 +47,8 @@ public:
     setObjectName("calibrateDialog");
     auto* form = new QFormLayout;
     m_base = new QComboBox(this);
-    for (const auto& d : sim.catalog().devices())
-      if (!d.filePath.empty() && !d.measured)
+    for (const auto& d : sim.catalog().devices())  // a datasheet file, or this machine as measured
+      if (!d.filePath.empty() || d.measured)
         m_base->addItem(QString::fromStdString(d.name), QString::fromStdString(d.id));
     form->addRow(tr("Start from the datasheet of"), m_base);
     m_id = new QLineEdit("my-device", this);

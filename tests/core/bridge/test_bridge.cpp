@@ -13,6 +13,7 @@
 #include "core/bridge/run_prediction.h"
 #include "core/bridge/torch_export.h"
 #include "core/hw/catalog_files.h"
+#include "core/hw/host_probe.h"
 #include "core/nn/network.h"
 #include "core/nn/zoo.h"
 #include "core/sim/sim_report_json.h"
@@ -422,6 +423,91 @@ TEST(Calibration, FitsTheTransformerStepsFiguresFromExportedJobsRuns) {
 }  // namespace
 
 // --- trusting what comes back -------------------------------------------------------------------
+
+// PyTorch runs of a transformer on this machine (torchrun, two processes of one thread) calibrate
+// the host: its measured rates are the datasheet, the fitted figures come back from the runs, and
+// the device file it writes loads and reproduces them.
+TEST(Calibration, TheHostIsTheBaseForPyTorchRunsOnThisCpu) {
+  core::hw::HostMeasurement m;
+  m.cpuModel = "Test CPU";
+  m.vcpus = 2;
+  m.cores = 2;
+  m.vectorIsa = m.buildIsa = "avx512";
+  m.gemmPath = "avx512";
+  m.gemmGflopsPerThread = 150;
+  m.gemmGflopsAll = 300;
+  m.memBandwidthGBps = 40;
+  m.memGib = 24;
+  m.measuredAt = "2026-12-06";
+  auto cat = devices();
+  cat.add(core::hw::hostSpecFromMeasurement(m));
+  const auto st = stacks();
+  const core::sim::Simulator sim(cat, st);
+  // The truth: PyTorch's matmuls at 0.2 of the measured rate, 20 us an op.
+  core::hw::DeviceSpec truth = cat.at("host");
+  truth.measuredSoftware = core::bridge::measuredRatesOnly(truth);
+  truth.measuredSoftware.matmulEfficiency = 0.2;
+  truth.measuredSoftware.kernelLaunchSeconds = 2e-5;
+  std::vector<RunLog> runs;
+  for (const auto& [model, batch, seq, plan] : std::vector<std::tuple<std::string, int, int, std::string>>{
+           {"char-gpt", 4, 8, "dp=2,microbatch=1"}, {"char-gpt", 32, 128, "dp=2,microbatch=16"},
+           {"gpt2-small", 2, 32, "dp=2,microbatch=1"}, {"char-gpt", 8, 16, "dp=2,microbatch=2"}}) {
+    RunLog log;
+    log.path = model + "-b" + std::to_string(batch) + ".jsonl";
+    log.model = model;
+    log.dataset = "synthetic-tokens";
+    log.batch = batch;
+    log.seqLen = seq;
+    log.precision = "fp32";
+    log.unit = "tokens";
+    log.deviceType = "cpu";
+    log.deviceName = "Test CPU";
+    log.deviceCount = 2;
+    log.threads = 1;
+    log.plan = core::sim::parseParallelPlan(plan);
+    const auto c = core::bridge::simConfigOf(log, "host", "pytorch-eager");
+    EXPECT_EQ(c.vcpus, 2);  // the processes' threads
+    const double t = core::bridge::simulateLoggedRun(sim, c, truth, st.at("pytorch-eager")).stepSeconds;
+    for (int i = 1; i <= 5; ++i) {
+      core::bridge::LoggedStep s;
+      s.step = i;
+      s.seconds = t;
+      s.samples = batch;
+      s.tokens = double(batch) * seq;
+      s.perSecond = s.tokens / t;
+      log.steps.push_back(s);
+    }
+    runs.push_back(log);
+  }
+  // Out of the box, a prediction beside each run.
+  const auto p = core::bridge::predictRun(cat, st, runs[0], "host");
+  ASSERT_TRUE(p.known) << p.why;
+  core::bridge::CalibrationRequest req;
+  req.base = cat.at("host");
+  req.figures = {"matmul_efficiency", "kernel_launch_seconds"};
+  req.id = "my-box";
+  req.name = "My box under PyTorch";
+  req.date = "2026-12-06";
+  const auto r = core::bridge::calibrateDevice(req, runs, cat, st);
+  ASSERT_EQ(r.figures.size(), 2u);
+  EXPECT_NEAR(r.figures[0].value / 0.2, 1.0, 0.03);
+  EXPECT_NEAR(r.figures[1].value / 2e-5, 1.0, 0.05);
+  EXPECT_LT(r.fitMaxAbsPct, 1.0);
+  // The device file: the host's measured figures as its datasheet, the fit and the measured
+  // rates' efficiencies in calibrated_software; it loads and reproduces a run.
+  const std::string text = core::bridge::calibratedDeviceJson(r).dump(2);
+  const auto d = core::hw::parseDeviceJson(text, "my-box.json");
+  EXPECT_EQ(d.kind, core::hw::DeviceKind::Cpu);
+  EXPECT_DOUBLE_EQ(*d.peakTflopsFp32, 0.15);  // 300 GFLOP/s over 2 vCPUs
+  EXPECT_EQ(d.vcpusMax, 2);
+  EXPECT_DOUBLE_EQ(*d.measuredSoftware.gemmEfficiency, 1.0);
+  EXPECT_NEAR(*d.measuredSoftware.matmulEfficiency, r.figures[0].value, 1e-12);
+  EXPECT_NE(text.find("fitted on your runs 2026-12-06"), std::string::npos);
+  cat.add(d);
+  const auto again = core::bridge::predictRun(cat, st, runs[1], "my-box");
+  ASSERT_TRUE(again.known) << again.why;
+  EXPECT_LT(std::abs(again.error), 0.01);
+}
 
 TEST(RunTrust, ImpossibleFiguresAreRefusedNamingTheRecord) {
   auto refused = [](const std::string& step) {
