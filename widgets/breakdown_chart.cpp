@@ -136,7 +136,7 @@ void BreakdownChart::rebuild() {
       const double px = cats.position(ri, d);
       QString sub;
       if (stepTotal(d.report.breakdown) <= 0 && !outOfMemory(d)) {
-        sub = tr("not simulated");   // nothing predicted: no bound to name (a CPU running a transformer)
+        sub = tr("not simulated");   // nothing predicted: no bound to name
       } else {
         sub = d.measured ? tr("predicted, ") : QString();
         sub += outOfMemory(d) ? tr("out of memory") : boundText(d.report.bound);

@@ -5,7 +5,6 @@
 
 #include "app/gui/sim_service.h"
 #include "core/experiment/train_config.h"
-#include "core/nn/transformer_spec.h"
 #include "core/util/error.h"
 
 namespace app::gui {
@@ -59,10 +58,7 @@ QVector<widgets::DeviceResult> TrainingSession::planDevices(const RunPlan& plan,
       try {
         host.report = m_sim->simulateRun(plan.experiment.train, choice);
       } catch (const std::exception& e) {
-        // The transformer simulator covers accelerators only: a language model here is measured,
-        // and its host-check chart says there is no prediction.
-        if (!core::nn::findTransformer(plan.experiment.train.modelId))
-          problems << tr("No prediction for this machine: %1").arg(QString::fromUtf8(e.what()));
+        problems << tr("No prediction for this machine: %1").arg(QString::fromUtf8(e.what()));
       }
     }
     out << host;

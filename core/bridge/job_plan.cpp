@@ -116,13 +116,17 @@ void chooseLlmPlan(ExportRequest& r, const hw::DeviceCatalog& devices, const hw:
     l.plan.zero = l.plan.zero == 3 ? 3 : 0;
     l.plan.microBatch = r.train.batch / l.plan.dp;
   }
-  const std::string use = gib(report.memoryBytesPerDevice) + " of " + gib(report.memoryCapacityBytes);
+  // A CPU's count is processes sharing one machine, a GPU's its devices.
+  const bool cpu = device->kind == hw::DeviceKind::Cpu;
+  const std::string where = cpu ? std::to_string(r.count) + (r.count == 1 ? " process" : " processes") + " on " + device->id
+                                : std::to_string(r.count) + "x " + device->id;
+  const std::string use = gib(report.memoryBytesPerDevice) + " of " + gib(report.memoryCapacityBytes) +
+                          (cpu ? " per process" : " per device");
   l.planReason = report.fitsInMemory
-                     ? "the simulator's fastest plan for " + std::to_string(r.count) + "x " + device->id + " under " +
-                           l.stackId + " among the " + std::to_string(report.llm->plansConsidered) +
-                           " a plain PyTorch job can run (" + use + " per device)"
-                     : "no plan a plain PyTorch job can run fits " + std::to_string(r.count) + "x " + device->id + " (" +
-                           use + " per device at the closest): expect out-of-memory there";
+                     ? "the simulator's fastest plan for " + where + " under " + l.stackId + " among the " +
+                           std::to_string(report.llm->plansConsidered) + " a plain PyTorch job can run (" + use + ")"
+                     : "no plan a plain PyTorch job can run fits " + where + " (" + use +
+                           " at the closest): expect out-of-memory there";
 }
 
 }  // namespace core::bridge

@@ -39,6 +39,7 @@ import json
 import math
 import os
 import platform
+import re
 import struct
 import sys
 import time

@@ -41,6 +41,9 @@ void checkTensorParallel(const ExportRequest& r, const nn::TransformerSpec& spec
   if (spec.attentionSinks) throw FieldError("parallel", tp + spec.id + "'s attention sinks are not split by the exported job" + instead);
   if (l.finetune == sim::Finetune::Lora)
     throw FieldError("parallel", tp + "the LoRA adapters are not split by the exported job; export --finetune full, or tp=1");
+  if (r.train.precision == util::Precision::FP16)
+    throw FieldError("precision", tp + "fp16's loss scaling does not take the split weights in the exported job; export "
+                                       "--precision bf16, or tp=1");
   if (p.dp > 1 && p.zero != 3)
     throw FieldError("parallel", tp + "over dp=" + std::to_string(p.dp) +
                                      " replicas the split weights (DTensor) shard with FSDP2, as torchtitan runs them: "

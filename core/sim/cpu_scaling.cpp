@@ -22,7 +22,8 @@ CpuResources cpuResources(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw
   r.flops = peakTflopsPerVcpu * 1e12 * vcpus * buildFactor;
   const double socketBw = d.memBandwidthGBps * 1e9 * r.sockets;
   const double coreBw = d.memBandwidthPerCoreGBps ? *d.memBandwidthPerCoreGBps * 1e9 * r.cores : socketBw;
-  r.memBytesPerSecond = std::min(socketBw, coreBw) * sw.memEfficiency.value_or(0.7);
+  r.rawMemBytesPerSecond = std::min(socketBw, coreBw);
+  r.memBytesPerSecond = r.rawMemBytesPerSecond * sw.memEfficiency.value_or(0.7);
   const double numa = r.sockets > 1 ? sw.crossSocketSyncFactor.value_or(kDefaultCrossSocketSyncFactor) : 1.0;
   r.syncSecondsPerThread = sw.syncSecondsPerThread.value_or(0.0) * numa;
   return r;

@@ -16,6 +16,7 @@ struct CpuResources {
   int sockets = 1;
   double flops = 0;             // FLOP/s at peak, all vCPUs, after the build factor
   double memBytesPerSecond = 0; // effective (mem_efficiency applied)
+  double rawMemBytesPerSecond = 0;  // the hardware's copy bandwidth for these vCPUs (no efficiency)
   double syncSecondsPerThread = 0;  // per parallel op, per thread beyond the first (NUMA incl.)
 };
 

@@ -152,9 +152,8 @@ SimReport simulateLlm(const SimConfig& c, const hw::DeviceSpec& d, const hw::Sta
   r.fitsInMemory = best.fits;
 
   // A CPU's processes share one machine: its price is its vCPUs'.
-  const int machineVcpus = c.vcpus > 0 ? c.vcpus : d.vcpusDefault;
-  if (cpu) r.vcpus = machineVcpus;
-  const Price price = cpu ? priceFor(d, 1, machineVcpus, c.preemptible, c.userUsdPerHour)
+  if (cpu) r.vcpus = u.machineVcpus;
+  const Price price = cpu ? priceFor(d, 1, u.machineVcpus, c.preemptible, c.userUsdPerHour)
                           : priceFor(d, c.count, 0, c.preemptible, c.userUsdPerHour);
   r.priceKnown = price.known;
   r.priceKind = price.kind;

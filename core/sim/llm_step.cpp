@@ -277,22 +277,25 @@ StageParams stageParams(const TransformerWork& w, const ParallelPlan& p) {
 // A CPU as the transformer step sees it: each rank's share of the machine (cpu_scaling's compute,
 // bandwidth and barrier costs for the whole machine, split evenly), vector units that tile
 // matrices by the device's tile over the rank's threads, every op dispatched inline and paying
-// a barrier per extra thread, and ranks that reduce through the machine's memory: the copy
+// a barrier per extra thread, and ranks that reduce through the machine's memory: its copy
 // bandwidth one way, at the share of it the stack's collectives (gloo) reach.
 void applyCpuRanks(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw, const DeviceRates& r, const CpuRanks& cpu,
                    LlmUnit& u) {
   const int machine = cpu.vcpus > 0 ? cpu.vcpus : d.vcpusDefault;
   const int ranks = std::max(1, cpu.ranks);
   const CpuResources whole = cpuResources(d, sw, r.peak.tflops, machine, cpu.build);  // throws naming vcpus
-  if (ranks > machine)
-    throw util::FieldError("count", std::to_string(ranks) + " processes on " + std::to_string(machine) + " vCPUs of '" +
-                                        d.id + "': a CPU's processes share its vCPUs, at least one each");
   u.chipsPerDevice = 1;
-  u.vcpus = machine / ranks;
+  u.machineVcpus = machine;
+  u.vcpus = std::max(1, machine / ranks);
   u.peakFlops = whole.flops / ranks;
   u.matmulFlops = u.peakFlops * r.matmulEfficiency;
   u.attentionFlops = u.matmulFlops;
   u.lowBitMatmuls = false;
+  if (r.peak.ranAs == Precision::FP32 || r.peak.ranAs == Precision::TF32) {
+    // No 16-bit units: the run is an fp32 run (the exported job drops to fp32 and says so).
+    u.actBytes = 4;
+    u.autocast = false;
+  }
   u.matmulInputBytes = u.actBytes;
   u.memBytesPerSecond = whole.memBytesPerSecond / ranks;
   u.units = u.vcpus;
@@ -302,8 +305,7 @@ void applyCpuRanks(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw, const
   u.minKernelSeconds = 0;
   u.capacityBytes = (cpu.memoryGib > 0 ? cpu.memoryGib : d.memGib * machine) * util::kBytesPerGib / ranks;
   u.chipsPerNode = ranks;
-  const double comm = sw.commEfficiency.value_or(kDefaultCommEfficiency);
-  u.intraBytesPerSecond = whole.memBytesPerSecond / 2 * comm;
+  u.intraBytesPerSecond = whole.rawMemBytesPerSecond / 2 * sw.commEfficiency.value_or(kDefaultCpuCommEfficiency);
   u.interBytesPerSecond = 0;
   u.latencySeconds = d.allreduceLatencySeconds.value_or(kCpuCollectiveLatencySeconds);
 }

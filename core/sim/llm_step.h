@@ -34,6 +34,10 @@ inline constexpr double kTensorParallelOverlapShare = 0.5;
 // hops), measured 2026-12-06 on a 2-vCPU AMD EPYC VM with PyTorch 1.13
 // (packaging/bench/gloo_allreduce.py).
 inline constexpr double kCpuCollectiveLatencySeconds = 3e-4;
+// The share of a CPU's copy bandwidth (one way) that collectives between its processes reach
+// when the stack gives none for CPUs: gloo's 1.0-1.3 GB/s of the same machine's 24 GB/s one way
+// (the pytorch stacks' comm_efficiency.cpu, from the same measurement).
+inline constexpr double kDefaultCpuCommEfficiency = 0.05;
 
 // One chip of a device under a stack at a precision: the rates the step model uses.
 struct LlmUnit {
@@ -53,7 +57,8 @@ struct LlmUnit {
   // A CPU: the framework dispatches each op on the cores that then compute it, so no queue
   // hides the dispatch (it adds to every pass); a GPU's or TPU's host runs ahead of the device.
   bool inlineDispatch = false;
-  int vcpus = 0;                // CPU: the vCPUs one rank computes on
+  int vcpus = 0;                // CPU: the vCPUs one rank computes on (at least 1)
+  int machineVcpus = 0;         // CPU: the machine's, which its ranks share (priced once)
   double minKernelSeconds = 0;  // the device's shortest kernel (kMinGpuKernelSeconds; 0 on TPUs)
   bool autocast = false;        // PyTorch AMP over fp32 modules (16-bit precisions only)
   double stepOverheadSeconds = 0;
@@ -75,7 +80,8 @@ struct LlmUnit {
 
 // A CPU's share for each of `ranks` processes of one job on one machine of `vcpus` vCPUs (0: the
 // device's default): torchrun's processes split the machine's vCPUs, memory bandwidth and RAM
-// and reduce through its memory (gloo). Not read for other devices.
+// and reduce through its memory (gloo); more processes than vCPUs each get their fraction of it.
+// Not read for other devices.
 struct CpuRanks {
   int vcpus = 0;
   int ranks = 1;
@@ -85,7 +91,8 @@ struct CpuRanks {
 CpuRanks cpuRanksOf(const SimConfig& c);
 
 // Throws core::util::Error naming the device when no peak applies at the precision, and naming
-// vcpus or count when a CPU's ranks do not fit its vCPUs.
+// vcpus when a CPU has not that many. A 16-bit precision on a CPU without units for it runs fp32
+// (as the exported job does, and as PyTorch should: emulated bf16 is slower), and says so.
 LlmUnit resolveLlmUnit(const hw::DeviceSpec& d, const hw::SoftwareFigures& sw, util::Precision precision,
                        const CpuRanks& cpu = {});
 

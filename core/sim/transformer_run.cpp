@@ -42,7 +42,7 @@ SimReport simulateTransformerRun(const nn::TransformerSpec& spec, const hw::Devi
   if (c.epochs < 1) throw util::FieldError("epochs", "must be at least 1, not " + std::to_string(c.epochs));
   SimConfig lc = c;
   lc.modelId = spec.id;
-  lc.count = c.vcpus > 0 ? 1 : c.count;
+  lc.count = c.count;  // on a CPU: its processes (the app's set-ups run one)
   lc.perLayer = true;  // the op list also counts what a compiler compiles
   SimReport r = simulateLlm(lc, device, stack);
   r.config = c;
@@ -53,7 +53,9 @@ SimReport simulateTransformerRun(const nn::TransformerSpec& spec, const hw::Devi
   const DeviceRates rates = resolveDeviceRates(device, hw::figuresFor(stack, device), c.precision);
   const double compile =
       rates.compileSeconds + rates.compileSecondsPerLayer * static_cast<double>(compiledOps(r, spec.layers));
-  applyRunCost(r, {info.trainSize, info.testSize, r.llm->evalStepSeconds, compile}, device, lc.count);
+  // A CPU's processes share one machine: its energy is one machine's.
+  applyRunCost(r, {info.trainSize, info.testSize, r.llm->evalStepSeconds, compile}, device,
+               device.kind == hw::DeviceKind::Cpu ? 1 : lc.count);
   r.llm->energyBasis = EnergyBasis::Run;
   return r;
 }

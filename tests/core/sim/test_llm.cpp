@@ -484,12 +484,25 @@ TEST(LlmCpu, ProcessesShareOneMachine) {
   EXPECT_LT(r2.stepSeconds, r1.stepSeconds + r2.llm->dpCommSeconds);
   EXPECT_GT(r2.stepSeconds, 0.4 * r1.stepSeconds);
 
-  try {
-    eagerOnCpu(onCpu("char-gpt", 16, 16, 8));
-    FAIL() << "16 processes on 8 vCPUs were simulated";
-  } catch (const core::util::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("16 processes on 8 vCPUs"), std::string::npos) << e.what();
-  }
+  // More processes than vCPUs (a run that was oversubscribed): each gets its fraction.
+  CpuRanks crowded = two;
+  crowded.ranks = 16;
+  const LlmUnit c = resolveLlmUnit(d, sw, Precision::FP32, crowded);
+  EXPECT_EQ(c.vcpus, 1);
+  EXPECT_DOUBLE_EQ(c.peakFlops * 16, a.peakFlops);
+  EXPECT_GT(eagerOnCpu(onCpu("char-gpt", 16, 16, 8)).stepSeconds, 0.0);
+}
+
+// bf16 on a CPU without bf16 units runs fp32 (the exported job drops to it): the same step and
+// memory as fp32, never a faster one, and the report says so.
+TEST(LlmCpu, Bf16WithoutUnitsIsAnFp32Run) {
+  SimConfig fp32 = onCpu("char-gpt", 16, 1, 8), bf16 = fp32;
+  bf16.precision = Precision::BF16;
+  const SimReport a = eagerOnCpu(fp32), b = eagerOnCpu(bf16);
+  EXPECT_DOUBLE_EQ(b.stepSeconds, a.stepSeconds);
+  EXPECT_DOUBLE_EQ(b.memoryBytesPerDevice, a.memoryBytesPerDevice);
+  EXPECT_EQ(b.peakPrecision, Precision::FP32);
+  EXPECT_FALSE(b.precisionNote.empty());
 }
 
 // On a CPU the framework's per-op dispatch runs on the cores that compute: it adds to the step
