@@ -36,8 +36,9 @@ void checkTensorParallel(const ExportRequest& r, const nn::TransformerSpec& spec
   if (spec.kvHeads % p.tp != 0)
     throw FieldError("parallel", tp + "the " + std::to_string(spec.kvHeads) + " key/value heads do not split over " +
                                      std::to_string(p.tp) + " ranks" + instead);
-  if (spec.qkNorm == nn::QkNorm::Full)
-    throw FieldError("parallel", tp + spec.id + " normalises q and k over all heads at once, which a split cannot" + instead);
+  if (spec.qkNorm != nn::QkNorm::None)  // one scale shared by heads on different ranks: its gradient would be partial
+    throw FieldError("parallel", tp + spec.id + "'s q/k norms share their scales across heads the split puts on different "
+                                     "ranks, which the exported job does not reduce" + instead);
   if (spec.attentionSinks) throw FieldError("parallel", tp + spec.id + "'s attention sinks are not split by the exported job" + instead);
   if (l.finetune == sim::Finetune::Lora)
     throw FieldError("parallel", tp + "the LoRA adapters are not split by the exported job; export --finetune full, or tp=1");

@@ -339,7 +339,12 @@ PY
     # its README; a PyTorch without DTensor (Debian 12's 1.13) stops before training, naming what
     # it lacks, and the case skips with the reason.
     need_python
-    run 0 export-script --model "$data/llm-export/tiny-gqa.json" --batch 4 --seq-len 32 --count 2 --precision fp32 \
+    # tiny-gqa without its per-head q/k norms (whose shared scales the split refuses).
+    sed 's/"id": "tiny-gqa"/"id": "tiny-tp"/; s/"qk_norm": "per_head"/"qk_norm": "none"/' "$data/llm-export/tiny-gqa.json" \
+      >"$tmp/tiny-tp.json"
+    bad "--parallel: tp=2: tiny-gqa's q/k norms share their scales across heads" export-script \
+      --model "$data/llm-export/tiny-gqa.json" --count 2 --parallel tp=2 --out "$tmp/x"
+    run 0 export-script --model "$tmp/tiny-tp.json" --batch 4 --seq-len 32 --count 2 --precision fp32 \
       --parallel dp=1,tp=2,microbatch=2 --out "$tmp/a" --format json
     grep -q '"parallel": "dp=1,tp=2,pp=1,ep=1,zero=0,recompute=none,microbatch=2"' "$tmp/out" || fail "the tp plan was not exported"
     grep -q "tensor parallel over 2 processes: DTensor splits q, k, v" "$tmp/a/README.md" || fail "the README does not say how tp runs"
@@ -355,7 +360,7 @@ PY
     grep -q '"tokens_per_second": [1-9]' "$tmp/out" || fail "import-run has no measured tokens/s"
     # The split computes the same model: one process without it, same seed, same batch, the
     # same first loss.
-    run 0 export-script --model "$data/llm-export/tiny-gqa.json" --batch 4 --seq-len 32 --count 1 --precision fp32 \
+    run 0 export-script --model "$tmp/tiny-tp.json" --batch 4 --seq-len 32 --count 1 --precision fp32 \
       --parallel dp=1,microbatch=2 --out "$tmp/b"
     (cd "$tmp/b" && timeout 300 "$python" train.py --steps 1 --device cpu --synthetic --warmup 0 --log "$tmp/one.jsonl") \
       >"$tmp/py" 2>&1 || fail "the job without tp failed: $(tail -5 "$tmp/py")"

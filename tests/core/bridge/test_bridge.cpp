@@ -27,6 +27,19 @@ namespace {
 using core::bridge::RunLog;
 
 core::hw::DeviceCatalog devices() { return core::hw::DeviceCatalog::loadDirs({core::util::resourceDir() + "/devices"}); }
+
+// Five steady steps of `seconds` each for a token log of log.batch sequences of log.seqLen.
+void addSteadyTokenSteps(RunLog& log, double seconds) {
+  for (int i = 1; i <= 5; ++i) {
+    core::bridge::LoggedStep s;
+    s.step = i;
+    s.seconds = seconds;
+    s.samples = log.batch;
+    s.tokens = double(log.batch) * log.seqLen;
+    s.perSecond = s.tokens / seconds;
+    log.steps.push_back(s);
+  }
+}
 core::hw::StackCatalog stacks() { return core::hw::StackCatalog::loadDirs({core::util::resourceDir() + "/stacks"}); }
 
 std::string errorOf(const std::function<void()>& f) {
@@ -375,17 +388,8 @@ TEST(Calibration, FitsTheTransformerStepsFiguresFromExportedJobsRuns) {
     log.deviceCount = 1;
     log.plan = core::sim::parseParallelPlan(plan);
     log.compiled = false;  // eager: simulated under pytorch-eager
-    const double t = core::bridge::simulateLoggedRun(sim, core::bridge::simConfigOf(log, "h100", "pytorch-eager"), truth,
-                                                     st.at("pytorch-eager")).stepSeconds;
-    for (int i = 1; i <= 5; ++i) {
-      core::bridge::LoggedStep s;
-      s.step = i;
-      s.seconds = t;
-      s.samples = batch;
-      s.tokens = double(batch) * seq;
-      s.perSecond = s.tokens / t;
-      log.steps.push_back(s);
-    }
+    addSteadyTokenSteps(log, core::bridge::simulateLoggedRun(sim, core::bridge::simConfigOf(log, "h100", "pytorch-eager"),
+                                                             truth, st.at("pytorch-eager")).stepSeconds);
     runs.push_back(log);
   }
   core::bridge::CalibrationRequest req;
@@ -467,16 +471,7 @@ TEST(Calibration, TheHostIsTheBaseForPyTorchRunsOnThisCpu) {
     log.plan = core::sim::parseParallelPlan(plan);
     const auto c = core::bridge::simConfigOf(log, "host", "pytorch-eager");
     EXPECT_EQ(c.vcpus, 2);  // the processes' threads
-    const double t = core::bridge::simulateLoggedRun(sim, c, truth, st.at("pytorch-eager")).stepSeconds;
-    for (int i = 1; i <= 5; ++i) {
-      core::bridge::LoggedStep s;
-      s.step = i;
-      s.seconds = t;
-      s.samples = batch;
-      s.tokens = double(batch) * seq;
-      s.perSecond = s.tokens / t;
-      log.steps.push_back(s);
-    }
+    addSteadyTokenSteps(log, core::bridge::simulateLoggedRun(sim, c, truth, st.at("pytorch-eager")).stepSeconds);
     runs.push_back(log);
   }
   // Out of the box, a prediction beside each run.

@@ -316,8 +316,15 @@ TEST(LlmSpeed, AutoPlanForLlama70bOn512DevicesIsInteractive) {
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_GT(r.llm->plansConsidered, 100);
   EXPECT_TRUE(r.fitsInMemory);
-  // The bar (about 1 ms in a release build, well under it with sanitizers).
-  EXPECT_LT(ms, 200.0) << ms << " ms for " << r.llm->plansConsidered << " plans";
+  // The bar: interactive. A release build takes about 40 ms on a 2-vCPU VM; AddressSanitizer
+  // makes it 5x slower (208 ms alone on an AMD EPYC VM, 343 ms beside other tests), so a
+  // sanitized build gets five times the budget.
+#if defined(__SANITIZE_ADDRESS__)
+  const double budgetMs = 1000.0;
+#else
+  const double budgetMs = 200.0;
+#endif
+  EXPECT_LT(ms, budgetMs) << ms << " ms for " << r.llm->plansConsidered << " plans";
 }
 
 // Golden reports: fixed configurations whose answers only change on purpose
