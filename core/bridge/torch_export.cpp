@@ -254,7 +254,9 @@ ExportedJob exportTorchJob(const ExportRequest& r) {
   const experiment::TrainConfig& t = r.train;
   if (t.precision == util::Precision::FP8 || t.precision == util::Precision::FP4)
     throw util::FieldError("precision", std::string(util::precisionName(t.precision)) +
-                                                 " has no PyTorch autocast path (it needs NVIDIA Transformer Engine); export bf16 or fp16");
+                                            " has no PyTorch autocast path (it needs NVIDIA Transformer Engine or "
+                                            "torchao's float8 training, which the exported job does not use); export "
+                                            "bf16 or fp16");
   if (r.count < 1) throw util::FieldError("count", "must be at least 1");
   if (t.batch < 1) throw util::FieldError("batch", "must be at least 1");
   if (t.batch % r.count != 0)
