@@ -378,11 +378,11 @@ Json calibratedDeviceJson(const CalibrationResult& r) {
                         ") under the " + r.stackId + " stack, on " + std::to_string(r.runs.size()) + " measured run(s): " +
                         runs + ". Hardware figures are the base's; calibrated_software holds the fitted ones" +
                         (r.baseFile.empty() ? " and the measured rates' efficiencies (1: the peaks are measured)." : "."));
+  // The device's own figures: the fitted ones over what it started from (on a measured base, the
+  // efficiencies of its measured rates: measuredRatesOnly), all numbers.
   Json figures = Json::object();
-  // A measured base's rates keep their efficiencies unless fitted (measuredRatesOnly).
-  for (const char* kept : {"gemm_efficiency", "mem_efficiency"})
-    if (const auto v = hw::figureValue(r.device.measuredSoftware, kept)) figures.set(kept, *v);
-  for (const auto& f : r.figures) figures.set(f.key, f.value);
+  for (const auto& key : hw::stackFigureKeys())
+    if (const auto v = hw::figureValue(r.device.measuredSoftware, key)) figures.set(key, *v);
   root.set(hw::kCalibratedSoftware, figures);
   Json source = Json::object();
   source.set("ref", "fitted on your runs " + r.date + " (" + runs + "; fit median error " +

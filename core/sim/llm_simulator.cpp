@@ -151,10 +151,9 @@ SimReport simulateLlm(const SimConfig& c, const hw::DeviceSpec& d, const hw::Sta
   r.memoryCapacityBytes = u.capacityBytes;
   r.fitsInMemory = best.fits;
 
-  // A CPU's processes share one machine: its price is its vCPUs'.
-  if (cpu) r.vcpus = u.machineVcpus;
-  const Price price = cpu ? priceFor(d, 1, u.machineVcpus, c.preemptible, c.userUsdPerHour)
-                          : priceFor(d, c.count, 0, c.preemptible, c.userUsdPerHour);
+  // A CPU's processes share one machine: its price is its vCPUs' (other devices have none).
+  r.vcpus = u.machineVcpus;
+  const Price price = priceFor(d, machinesOf(d, c.count), u.machineVcpus, c.preemptible, c.userUsdPerHour);
   r.priceKnown = price.known;
   r.priceKind = price.kind;
   r.priceSeller = price.seller;
@@ -169,7 +168,7 @@ SimReport simulateLlm(const SimConfig& c, const hw::DeviceSpec& d, const hw::Sta
     l.usdToTokens = price.usdPerHour * l.timeToTokensSeconds / 3600.0;
   }
   l.energyBasis = ls.trainTokens > 0 ? EnergyBasis::TrainTokens : EnergyBasis::OneHour;
-  r.energy = energyFor(d, cpu ? 1 : c.count, ls.trainTokens > 0 ? l.timeToTokensSeconds : 3600.0, c.energy);
+  r.energy = energyFor(d, machinesOf(d, c.count), ls.trainTokens > 0 ? l.timeToTokensSeconds : 3600.0, c.energy);
   r.layers = std::move(best.ops);
   StepFacts facts;
   facts.memBytesPerSecond = u.memBytesPerSecond;

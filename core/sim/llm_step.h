@@ -89,6 +89,9 @@ struct CpuRanks {
   double memoryGib = 0;  // the machine's RAM when the set-up states it (0: the per-vCPU figure)
 };
 CpuRanks cpuRanksOf(const SimConfig& c);
+// The machines a run of `count` on `d` draws power from and is priced as: a CPU's processes share
+// one; other devices are `count` of their own.
+inline int machinesOf(const hw::DeviceSpec& d, int count) { return d.kind == hw::DeviceKind::Cpu ? 1 : count; }
 
 // Throws core::util::Error naming the device when no peak applies at the precision, and naming
 // vcpus when a CPU has not that many. A 16-bit precision on a CPU without units for it runs fp32

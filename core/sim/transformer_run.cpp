@@ -53,9 +53,8 @@ SimReport simulateTransformerRun(const nn::TransformerSpec& spec, const hw::Devi
   const DeviceRates rates = resolveDeviceRates(device, hw::figuresFor(stack, device), c.precision);
   const double compile =
       rates.compileSeconds + rates.compileSecondsPerLayer * static_cast<double>(compiledOps(r, spec.layers));
-  // A CPU's processes share one machine: its energy is one machine's.
   applyRunCost(r, {info.trainSize, info.testSize, r.llm->evalStepSeconds, compile}, device,
-               device.kind == hw::DeviceKind::Cpu ? 1 : lc.count);
+               machinesOf(device, lc.count));
   r.llm->energyBasis = EnergyBasis::Run;
   return r;
 }
