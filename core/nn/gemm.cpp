@@ -1,6 +1,7 @@
 #include "core/nn/gemm.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,10 @@ void packMatrixA(const void* ctx, std::int64_t i0, std::int64_t p0, std::int64_t
       for (std::int64_t ir = 0; ir < mc; ir += kMr) {
         const std::int64_t mr = std::min(kMr, mc - ir);
         float* out = dst + ir * kc + p * kMr;
+        if (mr == kMr) {  // a whole strip: one fixed-size copy (vector moves)
+          std::memcpy(out, src + ir, sizeof(float) * kMr);
+          continue;
+        }
         for (std::int64_t i = 0; i < mr; ++i) out[i] = src[ir + i];
         for (std::int64_t i = mr; i < kMr; ++i) out[i] = 0.0f;
       }
@@ -77,9 +82,16 @@ void packMatrixB(const void* ctx, std::int64_t p0, std::int64_t j0, std::int64_t
     const std::int64_t nr = std::min(kNr, nc - jr);
     float* strip = dst + jr * kc;
     if (b.transpose == Transpose::No) {  // element (p, j) at p + j * ld: read along p per column
+      std::int64_t done = 0;
+#if defined(__AVX__)
+      if (nr == kNr) {  // eight whole columns: 8 x 8 blocks transposed in registers
+        const float* col = b.data + p0 + (j0 + jr) * b.ld;
+        for (; done + 8 <= kc; done += 8) transpose8x8(col + done, b.ld, strip + done * kNr);
+      }
+#endif
       for (std::int64_t j = 0; j < nr; ++j) {
         const float* src = b.data + p0 + (j0 + jr + j) * b.ld;
-        for (std::int64_t p = 0; p < kc; ++p) strip[p * kNr + j] = src[p];
+        for (std::int64_t p = done; p < kc; ++p) strip[p * kNr + j] = src[p];
       }
       for (std::int64_t j = nr; j < kNr; ++j)
         for (std::int64_t p = 0; p < kc; ++p) strip[p * kNr + j] = 0.0f;
@@ -87,6 +99,10 @@ void packMatrixB(const void* ctx, std::int64_t p0, std::int64_t j0, std::int64_t
       for (std::int64_t p = 0; p < kc; ++p) {
         const float* src = b.data + (j0 + jr) + (p0 + p) * b.ld;
         float* out = strip + p * kNr;
+        if (nr == kNr) {  // a whole strip: one fixed-size copy
+          std::memcpy(out, src, sizeof(float) * kNr);
+          continue;
+        }
         for (std::int64_t j = 0; j < nr; ++j) out[j] = src[j];
         for (std::int64_t j = nr; j < kNr; ++j) out[j] = 0.0f;
       }

@@ -1,11 +1,35 @@
 #pragma once
-// A 16 x 16 float block transposed in AVX-512 registers: the GEMM's packing and the Winograd
-// convolution's channel-last copy share it. Only where the build targets AVX-512.
+// Float blocks transposed in registers: 16 x 16 in AVX-512 (the GEMM's packing and the
+// Winograd convolution's channel-last copy share it), 8 x 8 in AVX (the GEMM's B strips). Only
+// where the build targets those instruction sets.
 #include <cstdint>
 
 #include "core/nn/eigen.h"  // <immintrin.h>, with GCC 12's false warnings silenced
 
 namespace core::nn {
+
+#if defined(__AVX__)
+// dst[q * 8 + r] = src[r * lds + q] for an 8 x 8 block (eight columns of a packed strip).
+inline void transpose8x8(const float* src, std::int64_t lds, float* dst) {
+  __m256 r[8], t[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * lds);
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+  }
+  for (int i = 0; i < 4; ++i) {
+    t[i] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x20);
+    t[i + 4] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x31);
+  }
+  for (int i = 0; i < 8; ++i) _mm256_storeu_ps(dst + i * 8, t[i]);
+}
+#endif
 
 #if defined(__AVX512F__)
 // dst[q * ldd + r] = src[r * lds + q] for a 16 x 16 block.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/nn/gemm.h"
+#include "core/nn/gemm_kernels.h"
 #include "core/nn/fma_peak.h"
 #include "core/nn/gemm_precision.h"
 
@@ -214,6 +215,34 @@ TEST(Gemm, Bf16DotProductsAreUsedOnlyWhereTheyPay) {
   EXPECT_FALSE(bf16DotProductsPay(677, 667));  // measured here: Sapphire Rapids, 2 threads
   EXPECT_TRUE(bf16DotProductsPay(1300, 660));  // twice the multiply-adds an instruction
   EXPECT_FALSE(bf16DotProductsPay(0, 660));
+}
+
+// The peak loop's figure counts twelve chains a round: every one must be computed. Its result is
+// the sum of all twelve (one lane each), so a chain the compiler dropped shows here (GCC dropped
+// ten of AVX-512's twelve while two were summed: the peak read 1.5x the real one).
+TEST(Gemm, ThePeakLoopComputesEveryChainItCounts) {
+  const GemmIsa was = limitGemmIsa(GemmIsa::Amx);
+  for (GemmIsa isa : {GemmIsa::Portable, GemmIsa::Avx2, GemmIsa::Avx512, GemmIsa::Avx512Bf16}) {
+    if (isa > detectedGemmIsa()) continue;
+    limitGemmIsa(isa);
+    SCOPED_TRACE(gemmIsaName(isa));
+    constexpr std::int64_t kRounds = 1000;
+    float sink = 0;
+    ASSERT_GT(detail::peakChains(false, kRounds, 1.0f, &sink), 0);
+    double expected = 0;  // chain i starts at i + 1 and runs acc = acc * 0.999 + 0.001
+    for (int i = 0; i < 12; ++i) {
+      float acc = static_cast<float>(i + 1);
+      for (std::int64_t r = 0; r < kRounds; ++r) acc = std::fma(acc, 0.999f, 1e-3f);
+      expected += acc;
+    }
+    EXPECT_NEAR(sink, expected, 1e-4 * expected);
+    if (gemmIsa() == GemmIsa::Avx512Bf16) {  // chain i's first lane: i + 1, then + 1 * 1 + 1 * 1 a round
+      ASSERT_GT(detail::peakChains(true, kRounds, 1.0f, &sink), 0);
+      const double bf16Expected = 78.0 + 12.0 * kRounds * 2.0;
+      EXPECT_NEAR(sink, bf16Expected, 1e-4 * bf16Expected);
+    }
+  }
+  limitGemmIsa(was);
 }
 
 TEST(Gemm, PathsAreNamedAndALimitNeverExceedsTheCpu) {
