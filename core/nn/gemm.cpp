@@ -117,7 +117,9 @@ void packBWords(const GemmB& b, std::int64_t pc, std::int64_t jc, std::int64_t k
                 std::uint32_t* dst, float* scratch) {
   if (b.pack == packMatrixB) {
     const GemmOperand& op = *static_cast<const GemmOperand*>(b.ctx);
-    if (op.transpose == Transpose::No && detail::packPlainB(op.data + pc + jc * op.ld, op.ld, kc, nc, dst, form)) return;
+    const bool transposed = op.transpose == Transpose::Yes;
+    const float* at = transposed ? op.data + jc + pc * op.ld : op.data + pc + jc * op.ld;
+    if (detail::packPlainB(at, op.ld, transposed, kc, nc, dst, form)) return;
   }
   b.pack(b.ctx, pc, jc, kc, nc, scratch);
   detail::packBf16B(scratch, kc, roundUp(nc, kNr) / kNr, dst, form);

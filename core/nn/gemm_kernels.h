@@ -63,11 +63,13 @@ inline std::int64_t packedDepth(Form form, std::int64_t kc) {
 void packBf16A(const float* src, std::int64_t kc, std::int64_t strips, std::uint32_t* dst, Form form);
 void packBf16B(const float* src, std::int64_t kc, std::int64_t strips, std::uint32_t* dst, Form form);
 
-// Plain column-major operands, not transposed, straight to a bf16 form without the fp32 copy:
-// A from (i0, p0) (`a` points there), mc x kc; B from (p0, j0), kc x nc. False (nothing
-// written) where the form has no such packer.
+// Plain column-major operands straight to a bf16 form without the fp32 copy: A (not
+// transposed) from (i0, p0) (`a` points there), mc x kc; B from (p0, j0), kc x nc, stored as
+// is (value (p, j) at b[p + j * ld]) or transposed (at b[j + p * ld]). False (nothing written)
+// where the form has no such packer.
 bool packPlainA(const float* a, std::int64_t ld, std::int64_t mc, std::int64_t kc, std::uint32_t* dst, Form form);
-bool packPlainB(const float* b, std::int64_t ld, std::int64_t kc, std::int64_t nc, std::uint32_t* dst, Form form);
+bool packPlainB(const float* b, std::int64_t ld, bool transposed, std::int64_t kc, std::int64_t nc, std::uint32_t* dst,
+                Form form);
 
 // The peak loop: `iterations` rounds of independent multiply-add chains in registers (or AMX
 // tiles), on the current path's widest fp32 FMA or its bf16 instruction. Returns the flops done

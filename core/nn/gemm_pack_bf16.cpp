@@ -7,6 +7,7 @@
 #include "core/nn/eigen.h"  // <immintrin.h>, with GCC 12's false warnings silenced
 #include "core/nn/gemm.h"
 #include "core/nn/gemm_kernels_isa.h"
+#include "core/nn/transpose16.h"
 #include "core/util/error.h"
 
 namespace core::nn::detail {
@@ -124,6 +125,55 @@ void plainAmxB(const float* b, std::int64_t ld, std::int64_t kc, std::int64_t nc
         _mm512_storeu_si512(dst + q * kNr + j * 16, w);
       }
 }
+
+// AVX512_BF16's B strips straight from a plain column-major B (value (p, j) at b[p + j * ld]):
+// a column's 32 values converted in order are its 16 pairs (depth 2q low, 2q + 1 high), so 16
+// columns converted and transposed as 16 x 16 words give two strips' next 16 pair rows.
+ACCELLAB_TARGET("avx512f,avx512bw,avx512bf16")
+void plainPairsB(const float* b, std::int64_t ld, std::int64_t kc, std::int64_t nc, std::uint32_t* dst) {
+  const std::int64_t depth = packedDepth(Form::Bf16Pairs, kc);
+  for (std::int64_t jr = 0; jr < nc; jr += 2 * kNr) {
+    const std::int64_t cols = std::min(2 * kNr, nc - jr);
+    std::uint32_t* strip0 = dst + jr * depth;
+    std::uint32_t* strip1 = cols > kNr ? strip0 + kNr * depth : nullptr;
+    for (std::int64_t q0 = 0; q0 < depth; q0 += 16) {
+      __m512 r[16];
+      for (std::int64_t j = 0; j < 16; ++j)
+        r[j] = j < cols ? _mm512_castsi512_ps(bf16x32(b + 2 * q0 + (jr + j) * ld, kc - 2 * q0)) : _mm512_setzero_ps();
+      transpose16x16Registers(r);  // r[q]: pair row q0 + q of the 16 columns
+      for (std::int64_t q = 0; q < 16 && q0 + q < depth; ++q) {
+        const __m512i w = _mm512_castps_si512(r[q]);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(strip0 + (q0 + q) * kNr), _mm512_castsi512_si256(w));
+        if (strip1) _mm256_storeu_si256(reinterpret_cast<__m256i*>(strip1 + (q0 + q) * kNr), _mm512_extracti64x4_epi64(w, 1));
+      }
+    }
+  }
+}
+
+// The same from a transposed plain B (value (p, j) at b[j + p * ld], rows contiguous): rows 2q
+// and 2q + 1 of 16 columns converted together and interleaved are pair row q of two strips.
+ACCELLAB_TARGET("avx512f,avx512bw,avx512bf16")
+void plainPairsBRows(const float* b, std::int64_t ld, std::int64_t kc, std::int64_t nc, std::uint32_t* dst) {
+  alignas(64) static constexpr std::uint16_t kInterleave[32] = {0, 16, 1, 17, 2,  18, 3,  19, 4,  20, 5,  21, 6,  22, 7,  23,
+                                                                8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
+  const __m512i interleave = _mm512_load_si512(kInterleave);
+  const std::int64_t depth = packedDepth(Form::Bf16Pairs, kc);
+  for (std::int64_t jr = 0; jr < nc; jr += 2 * kNr) {
+    const std::int64_t cols = std::min(2 * kNr, nc - jr);
+    const __mmask16 m = firstLanes(cols);
+    std::uint32_t* strip0 = dst + jr * depth;
+    std::uint32_t* strip1 = cols > kNr ? strip0 + kNr * depth : nullptr;
+    for (std::int64_t q = 0; q < depth; ++q) {
+      const float* even = b + jr + 2 * q * ld;
+      const __m512 lo = _mm512_maskz_loadu_ps(m, even);
+      const __m512 hi = 2 * q + 1 < kc ? _mm512_maskz_loadu_ps(m, even + ld) : _mm512_setzero_ps();
+      // bf16 of lo in elements 0-15, of hi in 16-31; interleaved: word j = (lo[j], hi[j])
+      const __m512i w = _mm512_permutexvar_epi16(interleave, reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(hi, lo)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(strip0 + q * kNr), _mm512_castsi512_si256(w));
+      if (strip1) _mm256_storeu_si256(reinterpret_cast<__m256i*>(strip1 + q * kNr), _mm512_extracti64x4_epi64(w, 1));
+    }
+  }
+}
 #endif
 
 }  // namespace
@@ -139,13 +189,19 @@ bool packPlainA(const float* a, std::int64_t ld, std::int64_t mc, std::int64_t k
 #endif
 }
 
-bool packPlainB(const float* b, std::int64_t ld, std::int64_t kc, std::int64_t nc, std::uint32_t* dst, Form form) {
+bool packPlainB(const float* b, std::int64_t ld, bool transposed, std::int64_t kc, std::int64_t nc, std::uint32_t* dst,
+                Form form) {
 #if ACCELLAB_X86_KERNELS
-  if (form != Form::AmxTiles || detectedGemmIsa() < GemmIsa::Amx) return false;
+  if (form == Form::Bf16Pairs && detectedGemmIsa() >= GemmIsa::Avx512Bf16) {
+    if (transposed) plainPairsBRows(b, ld, kc, nc, dst);
+    else plainPairsB(b, ld, kc, nc, dst);
+    return true;
+  }
+  if (transposed || form != Form::AmxTiles || detectedGemmIsa() < GemmIsa::Amx) return false;
   plainAmxB(b, ld, kc, nc, dst);
   return true;
 #else
-  (void)b, (void)ld, (void)kc, (void)nc, (void)dst, (void)form;
+  (void)b, (void)ld, (void)transposed, (void)kc, (void)nc, (void)dst, (void)form;
   return false;
 #endif
 }

@@ -31,11 +31,12 @@ inline void transpose8x8(const float* src, std::int64_t lds, float* dst) {
 }
 #endif
 
-#if defined(__AVX512F__)
-// dst[q * ldd + r] = src[r * lds + q] for a 16 x 16 block.
-inline void transpose16x16(const float* src, std::int64_t lds, float* dst, std::int64_t ldd) {
-  __m512 r[16], t[16];
-  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * lds);
+#if defined(__x86_64__) && defined(__GNUC__)
+// The 16 x 16 transpose on registers, in place (r[q] lane i <- r[i] lane q). Compiled for
+// AVX-512 by target attribute, so kernels chosen at run time in a build for an older baseline
+// (the bf16 packers) share it; called only where the CPU has AVX-512.
+__attribute__((target("avx512f"))) inline void transpose16x16Registers(__m512* r) {
+  __m512 t[16];
   for (int i = 0; i < 16; i += 2) {
     t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
     t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
@@ -55,6 +56,15 @@ inline void transpose16x16(const float* src, std::int64_t lds, float* dst, std::
     r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
     r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xDD);
   }
+}
+#endif
+
+#if defined(__AVX512F__)
+// dst[q * ldd + r] = src[r * lds + q] for a 16 x 16 block.
+inline void transpose16x16(const float* src, std::int64_t lds, float* dst, std::int64_t ldd) {
+  __m512 r[16];
+  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * lds);
+  transpose16x16Registers(r);
   for (int i = 0; i < 16; ++i) _mm512_storeu_ps(dst + i * ldd, r[i]);
 }
 #endif
