@@ -81,13 +81,10 @@ const Matrix& Dense::forward(const Matrix& x, const PassContext& ctx) {
     GemmC c;
     c.data = m_y.data() + r0;
     c.ld = m;
+    c.rowBias = bias ? bias + r0 : nullptr;  // added tile by tile, while C is in cache
     gemm(r1 - r0, batch, k, gemmA(w), m_packed, c, ctx.precision);
-    for (Eigen::Index col = 0; col < batch; ++col) {
-      float* y = m_y.data() + col * m + r0;
-      if (bias)
-        for (std::int64_t r = 0; r < r1 - r0; ++r) y[r] += bias[r0 + r];
-      applyActivation(m_o.activation, y, r1 - r0);
-    }
+    if (m_o.activation != Activation::Linear)
+      for (Eigen::Index col = 0; col < batch; ++col) applyActivation(m_o.activation, m_y.data() + col * m + r0, r1 - r0);
   });
   return m_y;
 }

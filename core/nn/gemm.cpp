@@ -205,6 +205,12 @@ const void* packA(const GemmA& a, const Path& path, std::int64_t ic, std::int64_
   return ap;
 }
 
+// C's tile (mr x nr from c) plus the bias of its rows, after the tile's last depth panel.
+void addRowBias(float* c, std::int64_t ldc, const float* bias, std::int64_t mr, std::int64_t nr) {
+  for (std::int64_t j = 0; j < nr; ++j)
+    for (std::int64_t i = 0; i < mr; ++i) c[i + j * ldc] += bias[i];
+}
+
 // The blocked loops; `panelB(jc, pc, kc, nc)` returns the packed B panel in the path's form.
 template <class PanelB>
 void drive(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, PanelB&& panelB, const GemmC& c, const Path& path) {
@@ -212,6 +218,7 @@ void drive(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, PanelB&& pan
   if (k <= 0) {
     if (!c.store && !c.accumulate)
       for (std::int64_t j = 0; j < n; ++j) std::fill_n(c.data + j * c.ld, m, 0.0f);
+    if (!c.store && c.rowBias) addRowBias(c.data, c.ld, c.rowBias, m, n);
     return;
   }
   PackBuffers& buf = buffers();
@@ -241,6 +248,7 @@ void drive(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, PanelB&& pan
               } else {
                 float* c0 = c.data + (ic + ir) + (jc + jr) * c.ld;
                 path.run2(kc, as, bs, c0, c0 + kNr * c.ld, c.ld, c.accumulate || !first, mr, nr1, nullptr, nullptr);
+                if (last && c.rowBias) addRowBias(c0, c.ld, c.rowBias + ic + ir, mr, kNr + nr1);
               }
             }
             jr += kNr;  // the second strip is done
@@ -253,7 +261,9 @@ void drive(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, PanelB&& pan
               path.run(kc, as, bs, nullptr, 0, false, mr, nr, tile);
               c.store(c.ctx, tile, ic + ir, jc + jr, mr, nr, first, last);
             } else {
-              path.run(kc, as, bs, c.data + (ic + ir) + (jc + jr) * c.ld, c.ld, c.accumulate || !first, mr, nr, nullptr);
+              float* c0 = c.data + (ic + ir) + (jc + jr) * c.ld;
+              path.run(kc, as, bs, c0, c.ld, c.accumulate || !first, mr, nr, nullptr);
+              if (last && c.rowBias) addRowBias(c0, c.ld, c.rowBias + ic + ir, mr, nr);
             }
           }
         }
@@ -360,6 +370,7 @@ const std::uint32_t* PackedB::pairPanel(std::int64_t jc, std::int64_t pc) const 
 }
 
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, GemmB b, const GemmC& c, util::Precision precision) {
+  if (c.rowBias && c.store) throw util::Error("gemm: a row bias needs a column-major destination, not a store callback");
   PackBuffers& buf = buffers();
   const Path path = Path::choose(precision, formFor(precision));
   const ReleaseTiles release{path};
@@ -386,6 +397,7 @@ void gemm(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, const PackedB
     msg.append(", expected ").append(std::to_string(k)).append(1, 'x').append(std::to_string(n));
     throw util::Error(msg);
   }
+  if (c.rowBias && c.store) throw util::Error("gemm: a row bias needs a column-major destination, not a store callback");
   // B decided the form when it was packed: A follows it.
   const Path path = Path::choose(precision, static_cast<detail::Form>(b.form()));
   const ReleaseTiles release{path};

@@ -75,6 +75,9 @@ struct GemmC {
   float* data = nullptr;
   std::int64_t ld = 0;
   bool accumulate = false;  // C += op(A) op(B)
+  // Added to every column of C with the last depth panel, while each tile is still in cache (a
+  // layer's bias without a second pass over C); only with a column-major destination.
+  const float* rowBias = nullptr;
   StoreFn store = nullptr;
   void* ctx = nullptr;
 };

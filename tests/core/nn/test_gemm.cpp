@@ -5,12 +5,14 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "core/nn/gemm.h"
 #include "core/nn/gemm_kernels.h"
 #include "core/nn/fma_peak.h"
 #include "core/nn/gemm_precision.h"
+#include "core/util/error.h"
 
 namespace core::nn {
 namespace {
@@ -215,6 +217,60 @@ TEST(Gemm, Bf16DotProductsAreUsedOnlyWhereTheyPay) {
   EXPECT_FALSE(bf16DotProductsPay(677, 667));  // measured here: Sapphire Rapids, 2 threads
   EXPECT_TRUE(bf16DotProductsPay(1300, 660));  // twice the multiply-adds an instruction
   EXPECT_FALSE(bf16DotProductsPay(0, 660));
+}
+
+// A layer's bias rides on the GEMM: added once per element, after the last depth panel, on every
+// path, packed per call or once, into a fresh or an accumulated C.
+TEST(Gemm, ARowBiasIsAddedOnceAfterTheLastPanel) {
+  const GemmIsa was = limitGemmIsa(GemmIsa::Amx);
+  struct Shape {
+    std::int64_t m, n, k;
+  };
+  for (GemmIsa isa : {GemmIsa::Portable, GemmIsa::Avx512, GemmIsa::Avx512Bf16, GemmIsa::Amx}) {
+    if (isa > detectedGemmIsa()) continue;
+    limitGemmIsa(isa);
+    for (util::Precision p : {util::Precision::FP32, util::Precision::BF16})
+      for (const Shape& sh : {Shape{33, 9, 17}, Shape{64, 20, 401}, Shape{40, 2060, 10}, Shape{5, 3, 0}})
+        for (bool packedOnce : {false, true})
+          for (bool accumulate : {false, true}) {
+            SCOPED_TRACE(std::string(gemmIsaName(isa)) + " " + util::precisionName(p) + " " + std::to_string(sh.m) + "x" +
+                         std::to_string(sh.n) + "x" + std::to_string(sh.k) + (packedOnce ? " packed" : "") +
+                         (accumulate ? " accumulate" : ""));
+            std::mt19937 rng(static_cast<std::uint32_t>(sh.m + sh.n + sh.k));
+            const Mat a(sh.m, sh.k, 0, rng), b(sh.k, sh.n, 0, rng), bias(sh.m, 1, 0, rng);
+            Mat c(sh.m, sh.n, 0, rng);
+            const Mat c0 = c;
+            const GemmOperand opA{a.v.data(), sh.m, Transpose::No}, opB{b.v.data(), std::max<std::int64_t>(sh.k, 1), Transpose::No};
+            GemmC out;
+            out.data = c.v.data();
+            out.ld = sh.m;
+            out.accumulate = accumulate;
+            out.rowBias = bias.v.data();
+            if (packedOnce) {
+              PackedB packed;
+              packed.pack(gemmB(opB), sh.k, sh.n, p);
+              gemm(sh.m, sh.n, sh.k, gemmA(opA), packed, out, p);
+            } else {
+              gemm(sh.m, sh.n, sh.k, gemmA(opA), gemmB(opB), out, p);
+            }
+            double worst = 0;
+            for (std::int64_t i = 0; i < sh.m; ++i)
+              for (std::int64_t j = 0; j < sh.n; ++j) {
+                double ref = (accumulate ? c0.at(i, j) : 0.0) + bias.at(i, 0);
+                for (std::int64_t q = 0; q < sh.k; ++q)
+                  ref += static_cast<double>(roundToPrecision(a.at(i, q), p)) * roundToPrecision(b.at(q, j), p);
+                worst = std::max(worst, std::abs(ref - c.at(i, j)));
+              }
+            EXPECT_LT(worst, 1e-4 * std::sqrt(static_cast<double>(sh.k) + 1) + 1e-6);
+          }
+  }
+  limitGemmIsa(was);
+  std::vector<float> one = {1.0f};
+  GemmC withStore;  // a store callback places tiles itself: a bias there is refused
+  withStore.rowBias = one.data();
+  withStore.store = [](void*, const float*, std::int64_t, std::int64_t, std::int64_t, std::int64_t, bool, bool) {};
+  const GemmOperand scalar{one.data(), 1, Transpose::No};
+  EXPECT_THROW(gemm(1, 1, 1, gemmA(scalar), gemmB(scalar), withStore), util::Error);
 }
 
 // The peak loop's figure counts twelve chains a round: every one must be computed. Its result is
