@@ -80,25 +80,34 @@ const Matrix& LayerNorm::backward(const Matrix& x, const Matrix& dy, bool needDx
   const ConstVectorMap gain(m_p, d);
   const ConstMatrixMap in(x.data(), d, tokens), g(dy.data(), d, tokens);
   // Gain and bias gradients: each chunk owns a range of features and sums every token in
-  // order, so the result does not depend on the thread count.
+  // order, so the result does not depend on the thread count. Token by token, the chunk's
+  // features side by side: each token's column is read once, in order, and the sums vectorise
+  // (feature by feature, every token's column was read once per feature).
   util::parallelChunks(d, chunksFor(ctx, x.size() * 2, d), [&](int, std::ptrdiff_t f0, std::ptrdiff_t f1) {
-    for (std::ptrdiff_t f = f0; f < f1; ++f) {
-      double dg = 0, db = 0;
-      for (Eigen::Index t = 0; t < tokens; ++t) {
-        dg += static_cast<double>(g(f, t)) * (in(f, t) - m_mean[t]) * m_rstd[t];
-        db += g(f, t);
+    const std::ptrdiff_t n = f1 - f0;
+    std::vector<double> dg(static_cast<std::size_t>(n), 0.0), db(static_cast<std::size_t>(n), 0.0);
+    for (Eigen::Index t = 0; t < tokens; ++t) {
+      const float* gt = dy.data() + t * d + f0;
+      const float* xt = x.data() + t * d + f0;
+      const float mean = m_mean[t], rstd = m_rstd[t];
+      for (std::ptrdiff_t i = 0; i < n; ++i) {
+        dg[static_cast<std::size_t>(i)] += static_cast<double>(gt[i]) * (xt[i] - mean) * rstd;
+        db[static_cast<std::size_t>(i)] += gt[i];
       }
-      m_dp[f] = static_cast<float>(dg);
-      m_dp[d + f] = static_cast<float>(db);
+    }
+    for (std::ptrdiff_t i = 0; i < n; ++i) {
+      m_dp[f0 + i] = static_cast<float>(dg[static_cast<std::size_t>(i)]);
+      m_dp[d + f0 + i] = static_cast<float>(db[static_cast<std::size_t>(i)]);
     }
   });
   if (!needDx) return m_dx;
   m_dx.resize(x.rows(), x.cols());
   MatrixMap dx(m_dx.data(), d, tokens);
   util::parallelChunks(tokens, chunksFor(ctx, x.size() * 6, tokens), [&](int, std::ptrdiff_t t0, std::ptrdiff_t t1) {
+    Eigen::ArrayXf xhat(d), gx(d);  // one allocation a chunk, not two a token
     for (std::ptrdiff_t t = t0; t < t1; ++t) {
-      const auto xhat = ((in.col(t).array() - m_mean[t]) * m_rstd[t]).eval();
-      const auto gx = (g.col(t).array() * gain.array()).eval();
+      xhat = (in.col(t).array() - m_mean[t]) * m_rstd[t];
+      gx = g.col(t).array() * gain.array();
       const float meanG = gx.mean(), meanGx = (gx * xhat).mean();
       dx.col(t) = (m_rstd[t] * (gx - meanG - xhat * meanGx)).matrix();
     }
