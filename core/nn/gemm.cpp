@@ -183,6 +183,12 @@ detail::Form formFor(util::Precision precision) {
   }
 }
 
+// The plain-B kernel for an fp32 GEMM whose B is a plain matrix, where the path has one.
+detail::Fp32PlainKernel plainKernelFor(const GemmB& b, util::Precision precision) {
+  if (precision != util::Precision::FP32 || b.pack != packMatrixB) return nullptr;
+  return detail::fp32PlainKernel(static_cast<const GemmOperand*>(b.ctx)->transpose == Transpose::Yes);
+}
+
 // A block of A (mc x kc) packed in the path's form; returns its start.
 const void* packA(const GemmA& a, const Path& path, std::int64_t ic, std::int64_t pc, std::int64_t mc, std::int64_t kc,
                   PackBuffers& buf) {
@@ -272,6 +278,47 @@ void drive(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, PanelB&& pan
   }
 }
 
+// fp32 with B a plain matrix, on a path with plain-B kernels: each strip of B is read where it
+// lies, so an activation matrix is not copied before it is multiplied (on vit-tiny's and
+// char-gpt's small layers the copies took a fifth of a step). A strip of fewer than kNr columns
+// at the edge is packed (the kernels read whole strips).
+void drivePlain(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, const GemmOperand& b, const GemmC& c,
+                const Path& path, detail::Fp32PlainKernel kernel) {
+  if (m <= 0 || n <= 0) return;
+  const bool transposed = b.transpose == Transpose::Yes;
+  PackBuffers& buf = buffers();
+  alignas(64) float tile[kMr * kNr];
+  for (std::int64_t pc = 0; pc < k; pc += kKc) {
+    const std::int64_t kc = std::min(kKc, k - pc);
+    const bool first = pc == 0, last = pc + kc >= k;
+    for (std::int64_t ic = 0; ic < m; ic += kMc) {
+      const std::int64_t mc = std::min(kMc, m - ic);
+      const auto* ap = static_cast<const float*>(packA(a, path, ic, pc, mc, kc, buf));
+      for (std::int64_t jr = 0; jr < n; jr += kNr) {
+        const std::int64_t nr = std::min(kNr, n - jr);
+        const float* edge = nullptr;  // the packed edge strip
+        if (nr < kNr) {
+          float* strip = reserved(buf.b, kNr * kc);
+          packMatrixB(&b, pc, jr, kc, nr, strip);
+          edge = strip;
+        }
+        const float* bs = transposed ? b.data + jr + pc * b.ld : b.data + pc + jr * b.ld;
+        for (std::int64_t ir = 0; ir < mc; ir += kMr) {
+          const std::int64_t mr = std::min(kMr, mc - ir);
+          const float* as = ap + ir * kc;
+          float* c0 = c.store ? nullptr : c.data + (ic + ir) + jr * c.ld;
+          float* t = c.store ? tile : nullptr;
+          const bool acc = !c.store && (c.accumulate || !first);
+          if (edge) path.fp32(kc, as, edge, c0, c.ld, acc, mr, nr, t);
+          else kernel(kc, as, bs, b.ld, c0, c.ld, acc, mr, nr, t);
+          if (c.store) c.store(c.ctx, tile, ic + ir, jr, mr, nr, first, last);
+          else if (last && c.rowBias) addRowBias(c0, c.ld, c.rowBias + ic + ir, mr, nr);
+        }
+      }
+    }
+  }
+}
+
 // Store mode with a pre-packed B: a row block of C accumulates over the whole depth in a
 // private buffer (Goto's panel order inside the block, so each B strip stays in L1 across the
 // block's row strips), then each finished tile goes to the store callback once
@@ -325,6 +372,11 @@ void PackedB::pack(GemmB b, std::int64_t k, std::int64_t n, util::Precision prec
   m_n = n;
   const detail::Form form = formFor(precision);
   m_form = static_cast<int>(form);
+  m_plain.reset();
+  if (plainKernelFor(b, precision)) {  // read where it lies (drivePlain): nothing to copy
+    m_plain = *static_cast<const GemmOperand*>(b.ctx);
+    return;
+  }
   if (form != detail::Form::Fp32) {
     m_data = {};
     const std::int64_t last = k - (k - 1) / kKc * kKc;  // the last panel's depth
@@ -374,6 +426,11 @@ void gemm(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, GemmB b, cons
   PackBuffers& buf = buffers();
   const Path path = Path::choose(precision, formFor(precision));
   const ReleaseTiles release{path};
+  if (const detail::Fp32PlainKernel plain = plainKernelFor(b, precision)) {
+    if (k <= 0) drive(m, n, k, a, [](std::int64_t, std::int64_t, std::int64_t, std::int64_t) { return nullptr; }, c, path);
+    else drivePlain(m, n, k, a, *static_cast<const GemmOperand*>(b.ctx), c, path, plain);
+    return;
+  }
   drive(m, n, k, a,
         [&](std::int64_t jc, std::int64_t pc, std::int64_t kc, std::int64_t nc) -> const void* {
           float* bp = reserved(buf.b, kNc * kKc);
@@ -398,6 +455,12 @@ void gemm(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, const PackedB
     throw util::Error(msg);
   }
   if (c.rowBias && c.store) throw util::Error("gemm: a row bias needs a column-major destination, not a store callback");
+  // Kept plain (not copied): the plain operand's GEMM (read where it lies, or packed per call
+  // where a lowered limit has since taken the plain kernels away).
+  if (b.plain()) {
+    gemm(m, n, k, a, gemmB(*b.plain()), c, precision);
+    return;
+  }
   // B decided the form when it was packed: A follows it.
   const Path path = Path::choose(precision, static_cast<detail::Form>(b.form()));
   const ReleaseTiles release{path};

@@ -97,6 +97,9 @@ GemmB gemmB(const GemmOperand& b);
 // operand on bf16 hardware is kept as bf16 pairs (half the memory), else as fp32. The form is
 // fixed when it is packed (the GEMMs that use it follow it): a lowered limitGemmIsa applies
 // from the next pack, and the precision given to gemm() must be the one it was packed at.
+// A plain fp32 matrix (gemmB) on a path whose kernels read B where it lies (AVX-512) is not
+// copied at all: PackedB keeps the operand, whose data must then stay as it is while the GEMMs
+// that use it run.
 class PackedB {
 public:
   void pack(GemmB b, std::int64_t k, std::int64_t n, util::Precision precision);
@@ -107,8 +110,10 @@ public:
   const float* panel(std::int64_t jc, std::int64_t pc) const;                // fp32 form
   const std::uint32_t* pairPanel(std::int64_t jc, std::int64_t pc) const;    // bf16 pairs
   const void* formPanel(std::int64_t jc, std::int64_t pc) const;             // whichever it holds
+  const GemmOperand* plain() const { return m_plain ? &*m_plain : nullptr; }  // kept, not copied
 
 private:
+  std::optional<GemmOperand> m_plain;
   std::int64_t m_k = 0, m_n = 0;
   int m_form = 0;  // detail::Form
   std::vector<float> m_data;

@@ -190,6 +190,14 @@ Fp32Kernel fp32Kernel() {
   return kernelPortable;
 }
 
+Fp32PlainKernel fp32PlainKernel(bool transposed) {
+#if ACCELLAB_X86_KERNELS
+  if (gemmIsa() >= GemmIsa::Avx512) return transposed ? kernelAvx512Rows : kernelAvx512Columns;
+#endif
+  (void)transposed;
+  return nullptr;
+}
+
 Bf16Kernel2 amxKernel2() {
 #if ACCELLAB_AMX_KERNELS
   if (detectedGemmIsa() >= GemmIsa::Amx) return kernelAmx2;

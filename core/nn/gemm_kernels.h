@@ -29,6 +29,10 @@ enum class Form { Fp32, Bf16Pairs, AmxTiles };
 
 using Fp32Kernel = void (*)(std::int64_t kc, const float* a, const float* b, float* c, std::int64_t ldc, bool accumulate,
                             std::int64_t mr, std::int64_t nr, float* tile);
+// An fp32 kernel reading B's strip from a plain matrix instead of a packed strip: value (p, j)
+// of the strip at b[p + j * ldb] (B as stored) or b[j + p * ldb] (B transposed); 8 columns.
+using Fp32PlainKernel = void (*)(std::int64_t kc, const float* a, const float* b, std::int64_t ldb, float* c,
+                                 std::int64_t ldc, bool accumulate, std::int64_t mr, std::int64_t nr, float* tile);
 // `depth` in the form's units (packedDepth).
 using Bf16Kernel = void (*)(std::int64_t depth, const std::uint32_t* a, const std::uint32_t* b, float* c,
                             std::int64_t ldc, bool accumulate, std::int64_t mr, std::int64_t nr, float* tile);
@@ -44,6 +48,9 @@ void releaseTiles();
 
 // The fp32 kernel of the current path (gemmIsa()): portable, AVX2 + FMA or AVX-512.
 Fp32Kernel fp32Kernel();
+// The plain-B fp32 kernel of the current path (`transposed`: B's rows contiguous); null where the
+// path packs B (AVX2 and portable: their kernels read 8 columns a step from one strip).
+Fp32PlainKernel fp32PlainKernel(bool transposed);
 // The bf16 kernel for a form (Bf16Pairs: AVX512_BF16; AmxTiles: AMX); null where the CPU has none.
 Bf16Kernel bf16Kernel(Form form);
 

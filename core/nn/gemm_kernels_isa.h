@@ -46,6 +46,10 @@ void kernelAvx2(std::int64_t kc, const float* a, const float* b, float* c, std::
                 std::int64_t mr, std::int64_t nr, float* tile);
 void kernelAvx512(std::int64_t kc, const float* a, const float* b, float* c, std::int64_t ldc, bool accumulate,
                   std::int64_t mr, std::int64_t nr, float* tile);
+void kernelAvx512Columns(std::int64_t kc, const float* a, const float* b, std::int64_t ldb, float* c, std::int64_t ldc,
+                         bool accumulate, std::int64_t mr, std::int64_t nr, float* tile);
+void kernelAvx512Rows(std::int64_t kc, const float* a, const float* b, std::int64_t ldb, float* c, std::int64_t ldc,
+                      bool accumulate, std::int64_t mr, std::int64_t nr, float* tile);
 void kernelBf16(std::int64_t pairs, const std::uint32_t* a, const std::uint32_t* b, float* c, std::int64_t ldc,
                 bool accumulate, std::int64_t mr, std::int64_t nr, float* tile);
 float chainsAvx2(std::int64_t iterations, float seed);

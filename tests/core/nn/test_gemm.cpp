@@ -219,6 +219,23 @@ TEST(Gemm, Bf16DotProductsAreUsedOnlyWhereTheyPay) {
   EXPECT_FALSE(bf16DotProductsPay(0, 660));
 }
 
+// On AVX-512 a plain fp32 B is kept by reference, not copied; a limit lowered after it was
+// "packed" leaves its GEMMs correct (they pack per call on the lower path).
+TEST(Gemm, APlainOperandKeptByReferenceSurvivesALoweredLimit) {
+  const GemmIsa was = limitGemmIsa(GemmIsa::Amx);
+  std::mt19937 rng(5);
+  const Mat a(70, 30, 1, rng), b(30, 45, 2, rng);
+  const GemmOperand ao{a.v.data(), a.ld, Transpose::No}, bo{b.v.data(), b.ld, Transpose::No};
+  PackedB packed;
+  packed.pack(gemmB(bo), 30, 45, util::Precision::FP32);
+  EXPECT_EQ(packed.plain() != nullptr, gemmIsa() >= GemmIsa::Avx512);
+  limitGemmIsa(GemmIsa::Portable);
+  TileSink out(70, 45);
+  gemm(70, 45, 30, gemmA(ao), packed, out.gemmC(), util::Precision::FP32);
+  expectNaiveProduct(a, b, out.c, util::Precision::FP32);
+  limitGemmIsa(was);
+}
+
 // A layer's bias rides on the GEMM: added once per element, after the last depth panel, on every
 // path, packed per call or once, into a fresh or an accumulated C.
 TEST(Gemm, ARowBiasIsAddedOnceAfterTheLastPanel) {
