@@ -6,6 +6,8 @@
 #include "core/nn/composite.h"
 #include "core/nn/conv2d.h"
 #include "core/nn/dense.h"
+#include "core/nn/direct_conv.h"
+#include "core/nn/gemm.h"
 #include "core/nn/depthwise_conv2d.h"
 #include "core/nn/dropout.h"
 #include "core/nn/embedding.h"
@@ -64,6 +66,22 @@ TEST(Gradients, Conv2DValidSameExplicitStridedAndRectangular) {
   expectGradientsMatch(*conv(4, 3, 3, 2, Padding::same(), Activation::ELU), {3, 7, 6});  // TF asymmetric padding
   expectGradientsMatch(*conv(3, 3, 1, 2, Padding::valid(), Activation::ReLU), {2, 7, 5}, kinked());
   expectGradientsMatch(*conv(4, 7, 7, 2, Padding::explicitPad(3, 3), Activation::Linear, false), {3, 9, 9});
+}
+
+// The direct convolution's kernels are chosen at run time (AVX-512, AVX2, portable lanes): each
+// set the CPU has computes the same gradients. Widths with a whole and a partial row segment
+// for 16 and 8 lanes, an odd height (a single last row), a filter group of 8 and a remainder.
+TEST(Gradients, Conv2DDirectOnEveryKernelSetTheCpuHas) {
+  const GemmIsa was = limitGemmIsa(GemmIsa::Amx);
+  for (GemmIsa isa : {GemmIsa::Portable, GemmIsa::Avx2, GemmIsa::Avx512}) {
+    if (isa > detectedGemmIsa()) continue;
+    limitGemmIsa(isa);
+    SCOPED_TRACE(gemmIsaName(isa));
+    EXPECT_EQ(directConvPath(), gemmIsaName(isa));
+    expectGradientsMatch(*conv(3, 3, 3, 1, Padding::same(), Activation::Tanh, true, ConvAlgorithm::Direct), {2, 5, 21});
+    expectGradientsMatch(*conv(9, 5, 5, 1, Padding::valid(), Activation::Linear, true, ConvAlgorithm::Direct), {1, 9, 11});
+  }
+  limitGemmIsa(was);
 }
 
 TEST(Gradients, Conv2DWinograd) {
