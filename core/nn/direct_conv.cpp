@@ -1,5 +1,6 @@
 #include "core/nn/direct_conv.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -124,16 +125,21 @@ void directConvForward(const ConvPlan& plan, const float* padded, int samples, c
 
 void directConvWeightGradient(const ConvPlan& plan, const float* padded, int samples, const float* gy, int filters,
                               float* dw, bool accumulate) {
-  // One vector of partial sums per filter and tap, zeroed, aligned for the widest lanes.
-  thread_local std::vector<float, Eigen::aligned_allocator<float>> partial;
-  partial.assign(static_cast<std::size_t>(filters * plan.g.patchSize() * kMostLanes), 0.0f);
+  // One vector of partial sums per filter and tap, zeroed, on a 64-byte boundary: the kernels
+  // load them as aligned vectors, and the build's own allocator aligns only for its baseline's
+  // (32 bytes on x86-64-v3, where AVX-512's aligned loads fault).
+  thread_local std::vector<float> room;
+  const std::size_t n = static_cast<std::size_t>(filters * plan.g.patchSize() * kMostLanes);
+  room.resize(n + kMostLanes);
+  const std::size_t misalign = reinterpret_cast<std::uintptr_t>(room.data()) % (kMostLanes * sizeof(float));
+  float* partial = room.data() + (misalign ? (kMostLanes * sizeof(float) - misalign) / sizeof(float) : 0);
+  std::fill_n(partial, n, 0.0f);
   switch (lanesNow()) {
 #if ACCELLAB_DIRECT_CONV_X86
-    case Lanes::Avx512:
-      return direct_avx512::weightGradient(plan, padded, samples, gy, filters, dw, accumulate, partial.data());
-    case Lanes::Avx2: return direct_avx2::weightGradient(plan, padded, samples, gy, filters, dw, accumulate, partial.data());
+    case Lanes::Avx512: return direct_avx512::weightGradient(plan, padded, samples, gy, filters, dw, accumulate, partial);
+    case Lanes::Avx2: return direct_avx2::weightGradient(plan, padded, samples, gy, filters, dw, accumulate, partial);
 #endif
-    default: return direct_portable::weightGradient(plan, padded, samples, gy, filters, dw, accumulate, partial.data());
+    default: return direct_portable::weightGradient(plan, padded, samples, gy, filters, dw, accumulate, partial);
   }
 }
 
