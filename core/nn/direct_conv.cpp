@@ -15,17 +15,23 @@
 
 namespace core::nn {
 namespace {
-constexpr int kFilterGroup = 8;  // filters sharing each input load (forward)
-constexpr int kWgFilters = 4;    // weight gradient: 4 filters x 4 taps of accumulators
-constexpr int kWgTaps = 4;
+constexpr int kMostFilters = 8;  // the widest filter group a pass computes (forward)
+constexpr int kWgTaps = 4;       // weight gradient: filters x 4 taps of accumulators
 constexpr int kMostLanes = 16;
 }  // namespace
 
-#if defined(__x86_64__) && defined(__GNUC__)
+// Each set has its own blocking. AVX2 keeps AVX-512's (8 filters x 2 rows, 4 x 4 weight
+// gradient) though its 16 registers spill some of it: narrower blocks measured no faster
+// (lenet5 under ACCELLAB_GEMM_ISA=avx2 on a Zen 5: 35k images/s; 4-filter groups 23k, 2 x 4
+// weight-gradient blocks 34k). Clang ignores GCC's target pragmas: there the portable lanes
+// are the only set.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define ACCELLAB_DIRECT_CONV_X86 1
 namespace direct_avx512 {
 #pragma GCC push_options
-#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")
+#pragma GCC target("avx512f,avx2,fma")  // AVX-512F only, as the dispatch checks
+constexpr int kFilterGroup = 8;
+constexpr int kWgFilters = 4;
 constexpr int kLanes = 16;
 using Vec = __m512;
 using Mask = __mmask16;
@@ -43,6 +49,8 @@ inline Mask maskOf(int n) { return n >= kLanes ? static_cast<Mask>(0xffff) : sta
 namespace direct_avx2 {
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
+constexpr int kFilterGroup = 8;
+constexpr int kWgFilters = 4;
 constexpr int kLanes = 8;
 using Vec = __m256;
 using Mask = __m256i;  // lanes whose sign bit is set
@@ -65,6 +73,8 @@ inline Mask maskOf(int n) { return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm2
 #endif
 
 namespace direct_portable {
+constexpr int kFilterGroup = 8;
+constexpr int kWgFilters = 4;
 constexpr int kLanes = 16;
 struct Vec {
   float v[kLanes];
