@@ -375,6 +375,8 @@ void PackedB::pack(GemmB b, std::int64_t k, std::int64_t n, util::Precision prec
   m_plain.reset();
   if (plainKernelFor(b, precision)) {  // read where it lies (drivePlain): nothing to copy
     m_plain = *static_cast<const GemmOperand*>(b.ctx);
+    m_data = {};
+    m_pairs = {};
     return;
   }
   if (form != detail::Form::Fp32) {
