@@ -5,13 +5,11 @@
 #include <vector>
 
 #include "core/nn/eigen.h"  // <immintrin.h>, GCC 12 warnings silenced
-#include "core/nn/gemm.h"
+#include "core/nn/simd_regions.h"
 
-// The kernels (direct_conv_kernels.inc) are compiled once per instruction set, each copy in its
-// own namespace and target region, and chosen at run time as the GEMM's are (gemmIsa(): the best
-// the CPU has, at most ACCELLAB_GEMM_ISA or limitGemmIsa), so a build for a portable baseline
-// runs AVX-512 code on CPUs that have it (before, such a build ran the portable lanes there:
-// lenet5 11x and resnet20 5x slower than a native build).
+// The kernels (direct_conv_kernels.inc) are compiled once per instruction set and chosen at run
+// time (simd_regions.h). Before, a build for the portable baseline ran the portable lanes on
+// every CPU: lenet5 11x and resnet20 5x slower than a native build.
 
 namespace core::nn {
 namespace {
@@ -23,10 +21,8 @@ constexpr int kMostLanes = 16;
 // Each set has its own blocking. AVX2 keeps AVX-512's (8 filters x 2 rows, 4 x 4 weight
 // gradient) though its 16 registers spill some of it: narrower blocks measured no faster
 // (lenet5 under ACCELLAB_GEMM_ISA=avx2 on a Zen 5: 35k images/s; 4-filter groups 23k, 2 x 4
-// weight-gradient blocks 34k). Clang ignores GCC's target pragmas: there the portable lanes
-// are the only set.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define ACCELLAB_DIRECT_CONV_X86 1
+// weight-gradient blocks 34k).
+#if ACCELLAB_SIMD_REGIONS
 namespace direct_avx512 {
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx2,fma")  // AVX-512F only, as the dispatch checks
@@ -68,8 +64,6 @@ inline Mask maskOf(int n) { return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm2
 #include "core/nn/direct_conv_kernels.inc"
 #pragma GCC pop_options
 }  // namespace direct_avx2
-#else
-#define ACCELLAB_DIRECT_CONV_X86 0
 #endif
 
 namespace direct_portable {
@@ -107,27 +101,12 @@ inline Mask maskOf(int n) { return n; }
 #include "core/nn/direct_conv_kernels.inc"
 }  // namespace direct_portable
 
-namespace {
-
-enum class Lanes { Portable, Avx2, Avx512 };
-
-Lanes lanesNow() {
-#if ACCELLAB_DIRECT_CONV_X86
-  const GemmIsa isa = gemmIsa();
-  if (isa >= GemmIsa::Avx512) return Lanes::Avx512;
-  if (isa == GemmIsa::Avx2) return Lanes::Avx2;
-#endif
-  return Lanes::Portable;
-}
-
-}  // namespace
-
 void directConvForward(const ConvPlan& plan, const float* padded, int samples, const float* weights, int filters,
                        const float* bias, Activation activation, float* y) {
-  switch (lanesNow()) {
-#if ACCELLAB_DIRECT_CONV_X86
-    case Lanes::Avx512: return direct_avx512::forward(plan, padded, samples, weights, filters, bias, activation, y);
-    case Lanes::Avx2: return direct_avx2::forward(plan, padded, samples, weights, filters, bias, activation, y);
+  switch (simdLanes()) {
+#if ACCELLAB_SIMD_REGIONS
+    case SimdLanes::Avx512: return direct_avx512::forward(plan, padded, samples, weights, filters, bias, activation, y);
+    case SimdLanes::Avx2: return direct_avx2::forward(plan, padded, samples, weights, filters, bias, activation, y);
 #endif
     default: return direct_portable::forward(plan, padded, samples, weights, filters, bias, activation, y);
   }
@@ -144,21 +123,15 @@ void directConvWeightGradient(const ConvPlan& plan, const float* padded, int sam
   const std::size_t misalign = reinterpret_cast<std::uintptr_t>(room.data()) % (kMostLanes * sizeof(float));
   float* partial = room.data() + (misalign ? (kMostLanes * sizeof(float) - misalign) / sizeof(float) : 0);
   std::fill_n(partial, n, 0.0f);
-  switch (lanesNow()) {
-#if ACCELLAB_DIRECT_CONV_X86
-    case Lanes::Avx512: return direct_avx512::weightGradient(plan, padded, samples, gy, filters, dw, accumulate, partial);
-    case Lanes::Avx2: return direct_avx2::weightGradient(plan, padded, samples, gy, filters, dw, accumulate, partial);
+  switch (simdLanes()) {
+#if ACCELLAB_SIMD_REGIONS
+    case SimdLanes::Avx512: return direct_avx512::weightGradient(plan, padded, samples, gy, filters, dw, accumulate, partial);
+    case SimdLanes::Avx2: return direct_avx2::weightGradient(plan, padded, samples, gy, filters, dw, accumulate, partial);
 #endif
     default: return direct_portable::weightGradient(plan, padded, samples, gy, filters, dw, accumulate, partial);
   }
 }
 
-std::string directConvPath() {
-  switch (lanesNow()) {
-    case Lanes::Avx512: return "avx512";
-    case Lanes::Avx2: return "avx2";
-    default: return "portable";
-  }
-}
+std::string directConvPath() { return simdLanesName(simdLanes()); }
 
 }  // namespace core::nn

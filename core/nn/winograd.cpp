@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/nn/conv_gemm.h"
+#include "core/nn/simd_regions.h"
 #include "core/nn/transpose16.h"
 #include "core/nn/winograd_tiles.h"
 #include "core/util/error.h"
@@ -51,6 +52,96 @@ namespace {
 
 inline std::int64_t roundUp16(std::int64_t v) { return (v + kLanes - 1) / kLanes * kLanes; }
 
+}  // namespace
+
+// The tile transforms, once per instruction set (winograd_lanes.inc, simd_regions.h).
+#if ACCELLAB_SIMD_REGIONS
+namespace wino_avx512 {
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx2,fma")
+using Lane = __m512;
+inline Lane lload(const float* p) { return _mm512_loadu_ps(p); }
+inline void lstore(float* p, Lane v) { _mm512_storeu_ps(p, v); }
+inline Lane lzero() { return _mm512_setzero_ps(); }
+inline Lane lmadd(float c, Lane x, Lane acc) {
+  if (c == 1.0f) return _mm512_add_ps(acc, x);
+  if (c == -1.0f) return _mm512_sub_ps(acc, x);
+  return _mm512_fmadd_ps(_mm512_set1_ps(c), x, acc);
+}
+#include "core/nn/winograd_lanes.inc"
+
+// dst[q * ldd + r] = src[r * lds + q] for a 16 x 16 block (padToChannelLast's interior).
+void transposeBlock(const float* src, std::int64_t lds, float* dst, std::int64_t ldd) {
+  __m512 r[16];
+  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * lds);
+  transpose16x16Registers(r);
+  for (int i = 0; i < 16; ++i) _mm512_storeu_ps(dst + i * ldd, r[i]);
+}
+#pragma GCC pop_options
+}  // namespace wino_avx512
+
+namespace wino_avx2 {
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+struct Lane {  // 16 floats as two AVX registers
+  __m256 lo, hi;
+};
+inline Lane lload(const float* p) { return {_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8)}; }
+inline void lstore(float* p, Lane v) {
+  _mm256_storeu_ps(p, v.lo);
+  _mm256_storeu_ps(p + 8, v.hi);
+}
+inline Lane lzero() { return {_mm256_setzero_ps(), _mm256_setzero_ps()}; }
+inline Lane lmadd(float c, Lane x, Lane acc) {
+  if (c == 1.0f) return {_mm256_add_ps(acc.lo, x.lo), _mm256_add_ps(acc.hi, x.hi)};
+  if (c == -1.0f) return {_mm256_sub_ps(acc.lo, x.lo), _mm256_sub_ps(acc.hi, x.hi)};
+  const __m256 cc = _mm256_set1_ps(c);
+  return {_mm256_fmadd_ps(cc, x.lo, acc.lo), _mm256_fmadd_ps(cc, x.hi, acc.hi)};
+}
+#include "core/nn/winograd_lanes.inc"
+#pragma GCC pop_options
+}  // namespace wino_avx2
+#endif
+
+namespace wino_portable {
+struct Lane {
+  float v[kLanes];
+};
+inline Lane lload(const float* p) {
+  Lane r;
+  for (int i = 0; i < kLanes; ++i) r.v[i] = p[i];
+  return r;
+}
+inline void lstore(float* p, const Lane& v) {
+  for (int i = 0; i < kLanes; ++i) p[i] = v.v[i];
+}
+inline Lane lzero() { return Lane{}; }
+inline Lane lmadd(float c, const Lane& x, Lane acc) {
+  for (int i = 0; i < kLanes; ++i) acc.v[i] += c * x.v[i];
+  return acc;
+}
+#include "core/nn/winograd_lanes.inc"
+}  // namespace wino_portable
+
+namespace {
+
+// The tile transforms of the lanes that run now.
+struct TileTransforms {
+  decltype(&wino_portable::inputTransform) input;
+  decltype(&wino_portable::outputTransform) output;
+  decltype(&wino_portable::gradientTransform) gradient;
+};
+
+TileTransforms tileTransforms() {
+  switch (simdLanes()) {
+#if ACCELLAB_SIMD_REGIONS
+    case SimdLanes::Avx512: return {wino_avx512::inputTransform, wino_avx512::outputTransform, wino_avx512::gradientTransform};
+    case SimdLanes::Avx2: return {wino_avx2::inputTransform, wino_avx2::outputTransform, wino_avx2::gradientTransform};
+#endif
+    default: return {wino_portable::inputTransform, wino_portable::outputTransform, wino_portable::gradientTransform};
+  }
+}
+
 // Copies images (samples x channels x h x w) channel-last into the tile grid's zero-padded
 // layout: out[((s * paddedH + y) * paddedW + x) * cp + c], cp = channels rounded up to 16.
 // Only the border is zeroed when the channels fill whole vectors; the interior is written in
@@ -82,12 +173,12 @@ void padToChannelLast(const ConvGeometry& g, int paddedH, int paddedW, const flo
   for (int s = 0; s < samples; ++s) {
     const float* image = x + s * g.inSize();
     std::int64_t q0 = 0;
-#if defined(__AVX512F__)
-    if (cp == g.channels) {
+#if ACCELLAB_SIMD_REGIONS
+    if (cp == g.channels && simdLanes() == SimdLanes::Avx512) {
       alignas(64) float block[16 * 16];
       for (; q0 + 16 <= pixels; q0 += 16)
         for (int c0 = 0; c0 < g.channels; c0 += 16) {
-          transpose16x16(image + static_cast<std::int64_t>(c0) * pixels + q0, pixels, block, 16);
+          wino_avx512::transposeBlock(image + static_cast<std::int64_t>(c0) * pixels + q0, pixels, block, 16);
           for (int j = 0; j < 16; ++j) {
             const std::int64_t q = q0 + j;
             std::copy_n(block + j * 16, 16, at(s, q / g.width, q % g.width) + c0);
@@ -98,22 +189,6 @@ void padToChannelLast(const ConvGeometry& g, int paddedH, int paddedW, const flo
     for (std::int64_t q = q0; q < pixels; ++q) {
       float* dst = at(s, q / g.width, q % g.width);
       for (int c = 0; c < g.channels; ++c) dst[c] = image[static_cast<std::int64_t>(c) * pixels + q];
-    }
-  }
-}
-
-// V: alpha^2 matrices (channels x tiles, leading dimension cp, tile stride `tileStride`)
-// for tiles [t0, t0 + n): each tile's alpha x alpha window, 16 channels per vector.
-void inputTransform(const WinogradConv::Transforms& tf, const WinogradConv::Direction& d, const float* padded,
-                    std::int64_t t0, int n, float* v, std::int64_t matStride) {
-  const std::int64_t cp = roundUp16(d.g.channels);
-  for (int k = 0; k < n; ++k) {
-    const std::int64_t t = t0 + k, s = t / d.tilesPerSample(), q = t % d.tilesPerSample();
-    const float* origin =
-        padded + ((s * d.paddedH + 2 * (q / d.tilesW)) * static_cast<std::int64_t>(d.paddedW) + 2 * (q % d.tilesW)) * cp;
-    for (std::int64_t c0 = 0; c0 < cp; c0 += kLanes) {
-      if (tf.r == 3) inputTile<3>(origin + c0, d.paddedW * cp, cp, v + k * cp + c0, matStride);
-      else inputTile<5>(origin + c0, d.paddedW * cp, cp, v + k * cp + c0, matStride);
     }
   }
 }
@@ -183,10 +258,10 @@ void runConv(const WinogradConv::Transforms& tf, const WinogradConv::Direction& 
   const std::int64_t vStride = kTileBlock * cp, mStride = static_cast<std::int64_t>(kTileBlock) * outC;
   float* v = sized(sc.v, alpha * alpha * vStride);
   float* m = sized(sc.m, alpha * alpha * mStride);
-  float res[4 * kLanes];
+  const TileTransforms transforms = tileTransforms();
   for (std::int64_t t0 = 0; t0 < tiles; t0 += kTileBlock) {
     const int n = static_cast<int>(std::min<std::int64_t>(kTileBlock, tiles - t0));
-    inputTransform(tf, d, padded, t0, n, v, vStride);
+    transforms.input(tf, d, padded, t0, n, v, vStride);
     for (int xi = 0; xi < alpha * alpha; ++xi) {  // M_x (tiles x outC) = V_x^T (tiles x inC) * U_x
       GemmC c;
       c.data = m + xi * mStride;
@@ -194,33 +269,7 @@ void runConv(const WinogradConv::Transforms& tf, const WinogradConv::Direction& 
       const GemmOperand a{v + xi * vStride, cp, Transpose::Yes};
       gemm(n, outC, inC, gemmA(a), d.packed[static_cast<std::size_t>(xi)], c, precision);
     }
-    // Output transform, 16 tiles per vector.
-    for (int l0 = 0; l0 < n; l0 += kLanes) {
-      const int lanes = std::min(kLanes, n - l0);
-      std::int64_t first[kLanes];
-      int oyOf[kLanes], oxOf[kLanes];
-      for (int s = 0; s < lanes; ++s) {
-        const std::int64_t t = t0 + l0 + s, smp = t / d.tilesPerSample(), q = t % d.tilesPerSample();
-        oyOf[s] = static_cast<int>(2 * (q / d.tilesW));
-        oxOf[s] = static_cast<int>(2 * (q % d.tilesW));
-        first[s] = smp * outC * outPlane + static_cast<std::int64_t>(oyOf[s]) * outW + oxOf[s];
-      }
-      for (int o = 0; o < outC; ++o) {
-        // Lanes past `lanes` read the block's spare rows: computed, never stored.
-        const float* src = m + static_cast<std::int64_t>(o) * kTileBlock + l0;
-        if (tf.r == 3) outputTile<3>(src, mStride, res);
-        else outputTile<5>(src, mStride, res);
-        const float b = bias ? bias[o] : 0.0f;
-        for (int s = 0; s < lanes; ++s) {
-          float* dst = y + first[s] + o * outPlane;
-          const bool right = oxOf[s] + 1 < outW, down = oyOf[s] + 1 < outH;
-          dst[0] = res[s] + b;
-          if (right) dst[1] = res[kLanes + s] + b;
-          if (down) dst[outW] = res[2 * kLanes + s] + b;
-          if (right && down) dst[outW + 1] = res[3 * kLanes + s] + b;
-        }
-      }
-    }
+    transforms.output(tf, d, m, mStride, t0, n, bias, y);
   }
   applyActivation(activation, y, samples * outC * outPlane);
 }
@@ -286,17 +335,11 @@ void WinogradConv::weightGradient(const float* x, const float* gy, int samples, 
   float* v = sized(sc.v, alpha * alpha * vStride);
   float* gt = sized(sc.gyt, alpha * alpha * gStride);
   float* acc = sized(sc.d, alpha * alpha * mat);
+  const TileTransforms transforms = tileTransforms();
   for (std::int64_t t0 = 0; t0 < tiles; t0 += kTileBlock) {
     const int n = static_cast<int>(std::min<std::int64_t>(kTileBlock, tiles - t0));
-    inputTransform(tf, d, padded, t0, n, v, vStride);
-    for (int k = 0; k < n; ++k) {  // output-gradient tiles: 2x2 -> alpha x alpha, 16 filters per vector
-      const std::int64_t t = t0 + k, smp = t / d.tilesPerSample(), q = t % d.tilesPerSample();
-      const float* origin = gyc + ((smp * gh + 2 * (q / d.tilesW)) * static_cast<std::int64_t>(gw) + 2 * (q % d.tilesW)) * op;
-      for (std::int64_t o0 = 0; o0 < op; o0 += kLanes) {
-        if (tf.r == 3) gradientTile<3>(origin + o0, gw * op, op, gt + k * op + o0, gStride);
-        else gradientTile<5>(origin + o0, gw * op, op, gt + k * op + o0, gStride);
-      }
-    }
+    transforms.input(tf, d, padded, t0, n, v, vStride);
+    transforms.gradient(tf, d, gyc, gh, gw, op, t0, n, gt, gStride);
     // acc_x (inC x outC) (+)= V_x (inC x tiles) * GY_x^T (tiles x outC)
     for (int xi = 0; xi < alpha * alpha; ++xi) {
       GemmC c;

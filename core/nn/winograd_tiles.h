@@ -1,7 +1,8 @@
 #pragma once
-// Internal to the Winograd convolution: the F(2, r) matrices and the per-tile transforms.
-// A tile transform works on "lanes" of 16 floats (16 channels, or 16 tiles), one AVX-512
-// register each, with the coefficients as compile-time constants so zero and +-1 terms fold.
+// Internal to the Winograd convolution: the F(2, r) matrices and the scalar transforms (kernels,
+// weight-gradient tiles). The vectorised tile transforms, on "lanes" of 16 floats (16 channels
+// or 16 tiles) with the coefficients as compile-time constants so zero and +-1 terms fold, are
+// winograd_lanes.inc, compiled once per instruction set (simd_regions.h).
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -53,119 +54,6 @@ struct Coefficients<5> {
   static constexpr float at[2][6] = {{1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 1}};
   static constexpr float gw[6][2] = {{1, 0}, {1, 1}, {1, -1}, {1, 2}, {1, -2}, {0, 1}};
 };
-
-#if defined(__AVX512F__)
-using Lane = __m512;
-inline Lane lload(const float* p) { return _mm512_loadu_ps(p); }
-inline void lstore(float* p, Lane v) { _mm512_storeu_ps(p, v); }
-inline Lane lzero() { return _mm512_setzero_ps(); }
-inline Lane lmadd(float c, Lane x, Lane acc) {
-  if (c == 1.0f) return _mm512_add_ps(acc, x);
-  if (c == -1.0f) return _mm512_sub_ps(acc, x);
-  return _mm512_fmadd_ps(_mm512_set1_ps(c), x, acc);
-}
-#else
-struct Lane {
-  float v[kLanes];
-};
-inline Lane lload(const float* p) {
-  Lane r;
-  std::copy_n(p, kLanes, r.v);
-  return r;
-}
-inline void lstore(float* p, const Lane& v) { std::copy_n(v.v, kLanes, p); }
-inline Lane lzero() { return Lane{}; }
-inline Lane lmadd(float c, const Lane& x, Lane acc) {
-  for (int i = 0; i < kLanes; ++i) acc.v[i] += c * x.v[i];
-  return acc;
-}
-#endif
-
-// out_x = (B^T d B)_x for one window: element (a, b) of d at src + a * rowStride + b * colStride.
-template <int R>
-inline void inputTile(const float* src, std::int64_t rowStride, std::int64_t colStride, float* out, std::int64_t outStride) {
-  using C = Coefficients<R>;
-  constexpr int A = C::kAlpha;
-  Lane t[A][A];
-#pragma GCC unroll 6
-  for (int b = 0; b < A; ++b) {
-    Lane d[A];
-#pragma GCC unroll 6
-    for (int a = 0; a < A; ++a) d[a] = lload(src + a * rowStride + b * colStride);
-#pragma GCC unroll 6
-    for (int i = 0; i < A; ++i) {
-      Lane acc = lzero();
-#pragma GCC unroll 6
-      for (int a = 0; a < A; ++a)
-        if (C::bt[i][a] != 0.0f) acc = lmadd(C::bt[i][a], d[a], acc);
-      t[i][b] = acc;
-    }
-  }
-#pragma GCC unroll 6
-  for (int i = 0; i < A; ++i)
-#pragma GCC unroll 6
-    for (int j = 0; j < A; ++j) {
-      Lane acc = lzero();
-#pragma GCC unroll 6
-      for (int b = 0; b < A; ++b)
-        if (C::bt[j][b] != 0.0f) acc = lmadd(C::bt[j][b], t[i][b], acc);
-      lstore(out + (i * A + j) * outStride, acc);
-    }
-}
-
-// res (2 x 2 lanes) = A^T m A, m_x at src + x * stride.
-template <int R>
-inline void outputTile(const float* src, std::int64_t stride, float* res) {
-  using C = Coefficients<R>;
-  constexpr int A = C::kAlpha;
-  Lane t[2][A];
-#pragma GCC unroll 6
-  for (int b = 0; b < A; ++b) {
-    Lane m[A];
-#pragma GCC unroll 6
-    for (int a = 0; a < A; ++a) m[a] = lload(src + (a * A + b) * stride);
-#pragma GCC unroll 2
-    for (int i = 0; i < 2; ++i) {
-      Lane acc = lzero();
-#pragma GCC unroll 6
-      for (int a = 0; a < A; ++a)
-        if (C::at[i][a] != 0.0f) acc = lmadd(C::at[i][a], m[a], acc);
-      t[i][b] = acc;
-    }
-  }
-#pragma GCC unroll 2
-  for (int i = 0; i < 2; ++i)
-#pragma GCC unroll 2
-    for (int j = 0; j < 2; ++j) {
-      Lane acc = lzero();
-#pragma GCC unroll 6
-      for (int b = 0; b < A; ++b)
-        if (C::at[j][b] != 0.0f) acc = lmadd(C::at[j][b], t[i][b], acc);
-      lstore(res + (i * 2 + j) * kLanes, acc);
-    }
-}
-
-// out_x = (Gw g Gw^T)_x for a 2x2 tile g (element (i, j) at src + i * rowStride + j * colStride).
-template <int R>
-inline void gradientTile(const float* src, std::int64_t rowStride, std::int64_t colStride, float* out, std::int64_t outStride) {
-  using C = Coefficients<R>;
-  constexpr int A = C::kAlpha;
-  const Lane g00 = lload(src), g01 = lload(src + colStride), g10 = lload(src + rowStride), g11 = lload(src + rowStride + colStride);
-  Lane t[A][2];
-#pragma GCC unroll 6
-  for (int a = 0; a < A; ++a) {
-    t[a][0] = lmadd(C::gw[a][1], g10, C::gw[a][0] != 0.0f ? lmadd(C::gw[a][0], g00, lzero()) : lzero());
-    t[a][1] = lmadd(C::gw[a][1], g11, C::gw[a][0] != 0.0f ? lmadd(C::gw[a][0], g01, lzero()) : lzero());
-  }
-#pragma GCC unroll 6
-  for (int a = 0; a < A; ++a)
-#pragma GCC unroll 6
-    for (int b = 0; b < A; ++b) {
-      Lane acc = C::gw[b][0] != 0.0f ? lmadd(C::gw[b][0], t[a][0], lzero()) : lzero();
-      if (C::gw[b][1] != 0.0f) acc = lmadd(C::gw[b][1], t[a][1], acc);
-      lstore(out + (a * A + b) * outStride, acc);
-    }
-}
 
 // U = G k G^T for up to 16 kernels side by side ("lanes": element (y, x) of kernel l at
 // k[y * ys + x * xs + l]), written to u[xi * mat + l] for the alpha^2 positions xi.

@@ -84,6 +84,22 @@ TEST(Gradients, Conv2DDirectOnEveryKernelSetTheCpuHas) {
   limitGemmIsa(was);
 }
 
+// The Winograd tile transforms are chosen at run time too: every set the CPU has computes the
+// same gradients; 16 input channels take the channel-last copy's transposed blocks.
+TEST(Gradients, Conv2DWinogradOnEveryKernelSetTheCpuHas) {
+  const GemmIsa was = limitGemmIsa(GemmIsa::Amx);
+  GradCheckOptions o;
+  o.batch = 2;
+  for (GemmIsa isa : {GemmIsa::Portable, GemmIsa::Avx2, GemmIsa::Avx512}) {
+    if (isa > detectedGemmIsa()) continue;
+    limitGemmIsa(isa);
+    SCOPED_TRACE(gemmIsaName(isa));
+    expectGradientsMatch(*conv(4, 3, 3, 1, Padding::same(), Activation::ELU, true, ConvAlgorithm::Winograd), {16, 5, 7}, o);
+    expectGradientsMatch(*conv(3, 5, 5, 1, Padding::valid(), Activation::Tanh, true, ConvAlgorithm::Winograd), {2, 9, 8}, o);
+  }
+  limitGemmIsa(was);
+}
+
 TEST(Gradients, Conv2DWinograd) {
   GradCheckOptions o;
   o.batch = 3;

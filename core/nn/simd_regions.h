@@ -1,0 +1,41 @@
+#pragma once
+// Internal to the engine's kernels outside the GEMM (direct convolution, Winograd transforms):
+// the vector width they run now, chosen at run time as the GEMM's kernels are, and whether this
+// compiler builds per-instruction-set copies of them. Each such file writes its kernels once (a
+// .inc on a lane type) and includes them once per set, each copy in its own namespace inside a
+// `#pragma GCC push_options` / `target(...)` region, so a build for a portable baseline (the
+// .deb, x86-64-v3) runs AVX-512 code on CPUs that have it. Clang ignores GCC's target pragmas:
+// there only the portable lanes are built.
+#include "core/nn/gemm.h"
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define ACCELLAB_SIMD_REGIONS 1
+#else
+#define ACCELLAB_SIMD_REGIONS 0
+#endif
+
+namespace core::nn {
+
+enum class SimdLanes { Portable, Avx2, Avx512 };
+
+// AVX-512F where the GEMM runs AVX-512 or better, AVX2 + FMA where it runs AVX2, else portable
+// (so ACCELLAB_GEMM_ISA and limitGemmIsa lower these kernels too).
+inline SimdLanes simdLanes() {
+#if ACCELLAB_SIMD_REGIONS
+  const GemmIsa isa = gemmIsa();
+  if (isa >= GemmIsa::Avx512) return SimdLanes::Avx512;
+  if (isa == GemmIsa::Avx2) return SimdLanes::Avx2;
+#endif
+  return SimdLanes::Portable;
+}
+
+inline const char* simdLanesName(SimdLanes lanes) {
+  switch (lanes) {
+    case SimdLanes::Avx512: return "avx512";
+    case SimdLanes::Avx2: return "avx2";
+    case SimdLanes::Portable: break;
+  }
+  return "portable";
+}
+
+}  // namespace core::nn
