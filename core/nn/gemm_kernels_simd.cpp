@@ -81,41 +81,17 @@ inline void storeTile512(const __m512* lo, const __m512* hi, float* c, std::int6
 
 }  // namespace
 
+// The 32 x 8 tile over depth kc: value (p, j) of B's strip at b[p * rowStep + j * colStep], the
+// steps fixed at compile time where not 0 (0: `ldb`). A packed strip (kNr, 1); a plain B where it
+// lies, as stored (1, ldb) or transposed (ldb, 1): its broadcasts come from 8 columns' cache
+// lines (or a row's) instead of a packed strip, the same loads and FMAs without the copy.
+template <std::int64_t kRowStep, std::int64_t kColStep>
 ACCELLAB_TARGET("avx512f")
-void kernelAvx512(std::int64_t kc, const float* __restrict a, const float* __restrict b, float* c, std::int64_t ldc,
-                  bool accumulate, std::int64_t mr, std::int64_t nr, float* tile) {
+inline void tile512(std::int64_t kc, const float* __restrict a, const float* __restrict b, std::int64_t ldb, float* c,
+                    std::int64_t ldc, bool accumulate, std::int64_t mr, std::int64_t nr, float* tile) {
   __m512 c00 = _mm512_setzero_ps(), c01 = c00, c02 = c00, c03 = c00, c04 = c00, c05 = c00, c06 = c00, c07 = c00;
   __m512 c10 = c00, c11 = c00, c12 = c00, c13 = c00, c14 = c00, c15 = c00, c16 = c00, c17 = c00;
-#pragma GCC unroll 4
-  for (std::int64_t p = 0; p < kc; ++p) {
-    const __m512 a0 = _mm512_loadu_ps(a), a1 = _mm512_loadu_ps(a + 16);
-    __m512 bb;
-#define ACCELLAB_GEMM_STEP(j)             \
-  bb = _mm512_set1_ps(b[j]);              \
-  c0##j = _mm512_fmadd_ps(a0, bb, c0##j); \
-  c1##j = _mm512_fmadd_ps(a1, bb, c1##j);
-    ACCELLAB_GEMM_STEP(0) ACCELLAB_GEMM_STEP(1) ACCELLAB_GEMM_STEP(2) ACCELLAB_GEMM_STEP(3)
-    ACCELLAB_GEMM_STEP(4) ACCELLAB_GEMM_STEP(5) ACCELLAB_GEMM_STEP(6) ACCELLAB_GEMM_STEP(7)
-#undef ACCELLAB_GEMM_STEP
-    a += kMr;
-    b += kNr;
-  }
-  const __m512 lo[kNr] = {c00, c01, c02, c03, c04, c05, c06, c07};
-  const __m512 hi[kNr] = {c10, c11, c12, c13, c14, c15, c16, c17};
-  storeTile512(lo, hi, c, ldc, accumulate, mr, nr, tile);
-}
-
-// ---- AVX-512 on a plain B: the strip's 8 columns read where they lie ---------------------
-// Value (p, j) of the strip at b[p + j * ldb] (kColumns: B stored as is) or b[j + p * ldb] (B
-// transposed). The broadcasts come from 8 columns' cache lines (or a row's) instead of a
-// packed strip: the same loads and FMAs, without the copy.
-template <bool kColumns>
-ACCELLAB_TARGET("avx512f")
-inline void plainB512(std::int64_t kc, const float* __restrict a, const float* __restrict b, std::int64_t ldb, float* c,
-                      std::int64_t ldc, bool accumulate, std::int64_t mr, std::int64_t nr, float* tile) {
-  __m512 c00 = _mm512_setzero_ps(), c01 = c00, c02 = c00, c03 = c00, c04 = c00, c05 = c00, c06 = c00, c07 = c00;
-  __m512 c10 = c00, c11 = c00, c12 = c00, c13 = c00, c14 = c00, c15 = c00, c16 = c00, c17 = c00;
-  const std::int64_t rowStep = kColumns ? 1 : ldb, colStep = kColumns ? ldb : 1;
+  const std::int64_t rowStep = kRowStep ? kRowStep : ldb, colStep = kColStep ? kColStep : ldb;
   const float* b0 = b;
   const float* b1 = b + colStep;
   const float* b2 = b + 2 * colStep;
@@ -144,15 +120,21 @@ inline void plainB512(std::int64_t kc, const float* __restrict a, const float* _
 }
 
 ACCELLAB_TARGET("avx512f")
+void kernelAvx512(std::int64_t kc, const float* a, const float* b, float* c, std::int64_t ldc, bool accumulate,
+                  std::int64_t mr, std::int64_t nr, float* tile) {
+  tile512<kNr, 1>(kc, a, b, 0, c, ldc, accumulate, mr, nr, tile);
+}
+
+ACCELLAB_TARGET("avx512f")
 void kernelAvx512Columns(std::int64_t kc, const float* a, const float* b, std::int64_t ldb, float* c, std::int64_t ldc,
                          bool accumulate, std::int64_t mr, std::int64_t nr, float* tile) {
-  plainB512<true>(kc, a, b, ldb, c, ldc, accumulate, mr, nr, tile);
+  tile512<1, 0>(kc, a, b, ldb, c, ldc, accumulate, mr, nr, tile);
 }
 
 ACCELLAB_TARGET("avx512f")
 void kernelAvx512Rows(std::int64_t kc, const float* a, const float* b, std::int64_t ldb, float* c, std::int64_t ldc,
                       bool accumulate, std::int64_t mr, std::int64_t nr, float* tile) {
-  plainB512<false>(kc, a, b, ldb, c, ldc, accumulate, mr, nr, tile);
+  tile512<0, 1>(kc, a, b, ldb, c, ldc, accumulate, mr, nr, tile);
 }
 
 // ---- AVX512_BF16: two depths per lane per instruction ---------------------------------
