@@ -132,6 +132,4 @@ void directConvWeightGradient(const ConvPlan& plan, const float* padded, int sam
   }
 }
 
-std::string directConvPath() { return simdLanesName(simdLanes()); }
-
 }  // namespace core::nn

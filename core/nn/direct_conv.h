@@ -2,9 +2,9 @@
 // Direct stride-1 convolution for layers with few channels (LeNet, first layers): there a
 // GEMM spends more time packing patches than multiplying. Vectorised along output rows
 // (16 pixels per vector), several filters per pass so each input load feeds many FMAs. The
-// kernels are chosen at run time as the GEMM's are: AVX-512, AVX2 + FMA or portable lanes.
+// kernels are chosen at run time as the GEMM's are: AVX-512, AVX2 + FMA or portable lanes
+// (simdLanes(), simd_regions.h).
 #include <cstdint>
-#include <string>
 
 #include "core/nn/activation.h"
 #include "core/nn/conv_geometry.h"
@@ -20,8 +20,5 @@ void directConvForward(const ConvPlan& plan, const float* padded, int samples, c
 // overwritten unless `accumulate`.
 void directConvWeightGradient(const ConvPlan& plan, const float* padded, int samples, const float* gy, int filters,
                               float* dw, bool accumulate);
-
-// The lanes the two functions above run now: "avx512", "avx2" or "portable".
-std::string directConvPath();
 
 }  // namespace core::nn

@@ -1,7 +1,8 @@
 #pragma once
-// Float blocks transposed in registers: 16 x 16 in AVX-512 (the GEMM's packing and the
-// Winograd convolution's channel-last copy share it), 8 x 8 in AVX (the GEMM's B strips). Only
-// where the build targets those instruction sets.
+// Float blocks transposed in registers: 16 x 16 in AVX-512 (the GEMM's packing, the bf16
+// packers and the Winograd convolution's channel-last copy share it; compiled for AVX-512 by
+// target attribute on any x86 build), 8 x 8 in AVX where the build targets it (the GEMM's B
+// strips).
 #include <cstdint>
 
 #include "core/nn/eigen.h"  // <immintrin.h>, with GCC 12's false warnings silenced
@@ -57,11 +58,12 @@ __attribute__((target("avx512f"))) inline void transpose16x16Registers(__m512* r
     r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xDD);
   }
 }
-#endif
 
-#if defined(__AVX512F__)
-// dst[q * ldd + r] = src[r * lds + q] for a 16 x 16 block.
-inline void transpose16x16(const float* src, std::int64_t lds, float* dst, std::int64_t ldd) {
+// dst[q * ldd + r] = src[r * lds + q] for a 16 x 16 block; as the one above, for AVX-512 by
+// target attribute (the Winograd copy calls it where AVX-512 runs, the GEMM's packing in builds
+// for it).
+__attribute__((target("avx512f"))) inline void transpose16x16(const float* src, std::int64_t lds, float* dst,
+                                                              std::int64_t ldd) {
   __m512 r[16];
   for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * lds);
   transpose16x16Registers(r);

@@ -69,14 +69,6 @@ inline Lane lmadd(float c, Lane x, Lane acc) {
   return _mm512_fmadd_ps(_mm512_set1_ps(c), x, acc);
 }
 #include "core/nn/winograd_lanes.inc"
-
-// dst[q * ldd + r] = src[r * lds + q] for a 16 x 16 block (padToChannelLast's interior).
-void transposeBlock(const float* src, std::int64_t lds, float* dst, std::int64_t ldd) {
-  __m512 r[16];
-  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * lds);
-  transpose16x16Registers(r);
-  for (int i = 0; i < 16; ++i) _mm512_storeu_ps(dst + i * ldd, r[i]);
-}
 #pragma GCC pop_options
 }  // namespace wino_avx512
 
@@ -178,7 +170,7 @@ void padToChannelLast(const ConvGeometry& g, int paddedH, int paddedW, const flo
       alignas(64) float block[16 * 16];
       for (; q0 + 16 <= pixels; q0 += 16)
         for (int c0 = 0; c0 < g.channels; c0 += 16) {
-          wino_avx512::transposeBlock(image + static_cast<std::int64_t>(c0) * pixels + q0, pixels, block, 16);
+          transpose16x16(image + static_cast<std::int64_t>(c0) * pixels + q0, pixels, block, 16);
           for (int j = 0; j < 16; ++j) {
             const std::int64_t q = q0 + j;
             std::copy_n(block + j * 16, 16, at(s, q / g.width, q % g.width) + c0);
