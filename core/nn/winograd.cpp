@@ -52,6 +52,11 @@ namespace {
 
 inline std::int64_t roundUp16(std::int64_t v) { return (v + kLanes - 1) / kLanes * kLanes; }
 
+// The distance between consecutive transformed matrices: `floats` and one cache line more.
+// Every tile transform touches all alpha^2 matrices at once; at a power-of-two distance (32
+// tiles x 64 channels = 8 KiB) those 36 lines fall in one L1 set and evict each other.
+inline std::int64_t matrixStride(std::int64_t floats) { return floats + kLanes; }
+
 }  // namespace
 
 // The tile transforms, once per instruction set (winograd_lanes.inc, simd_regions.h).
@@ -247,7 +252,7 @@ void runConv(const WinogradConv::Transforms& tf, const WinogradConv::Direction& 
   float* padded = sized(sc.padded, samples * static_cast<std::int64_t>(d.paddedH) * d.paddedW * cp);
   padToChannelLast(d.g, d.paddedH, d.paddedW, x, samples, padded);
   const std::int64_t tiles = samples * d.tilesPerSample();
-  const std::int64_t vStride = kTileBlock * cp, mStride = static_cast<std::int64_t>(kTileBlock) * outC;
+  const std::int64_t vStride = matrixStride(kTileBlock * cp), mStride = matrixStride(static_cast<std::int64_t>(kTileBlock) * outC);
   float* v = sized(sc.v, alpha * alpha * vStride);
   float* m = sized(sc.m, alpha * alpha * mStride);
   const TileTransforms transforms = tileTransforms();
@@ -323,7 +328,7 @@ void WinogradConv::weightGradient(const float* x, const float* gy, int samples, 
   gyGrid.width = outW;
   padToChannelLast(gyGrid, gh, gw, gy, samples, gyc);
   const std::int64_t tiles = samples * d.tilesPerSample();
-  const std::int64_t vStride = kTileBlock * cp, gStride = kTileBlock * op;
+  const std::int64_t vStride = matrixStride(kTileBlock * cp), gStride = matrixStride(kTileBlock * op);
   float* v = sized(sc.v, alpha * alpha * vStride);
   float* gt = sized(sc.gyt, alpha * alpha * gStride);
   float* acc = sized(sc.d, alpha * alpha * mat);
