@@ -113,9 +113,11 @@ const Matrix& Conv2D::forward(const Matrix& x, const PassContext& ctx) {
       const int n = static_cast<int>(std::min<std::ptrdiff_t>(maxSamplesPerGemm(m_plan), e - s0));
       float* pad = m_padded.data() + s0 * padded;
       padImages(m_plan, x.data() + s0 * x.rows(), n, pad);
-      if (m_direct) {
-        if (ctx.precision != util::Precision::FP32) roundInPlace(pad, n * padded, ctx.precision);
-        directConvForward(m_plan, pad, n, m_wGemm, static_cast<int>(filters), bias, m_o.activation, m_y.data() + s0 * outRows);
+      if (m_direct) {  // bf16 hardware rounds as it converts; emulation multiplies rounded fp32
+        if (ctx.precision != util::Precision::FP32 && !directConvOnBf16Hardware(ctx.precision))
+          roundInPlace(pad, n * padded, ctx.precision);
+        directConvForward(m_plan, pad, n, m_wGemm, static_cast<int>(filters), bias, m_o.activation, m_y.data() + s0 * outRows,
+                          ctx.precision);
         continue;
       }
       const ConvPatches in{&m_plan, pad, n};
@@ -183,14 +185,16 @@ const Matrix& Conv2D::backward(const Matrix& x, const Matrix& dy, bool needDx, c
       for (int s = 0; s < n && m_o.bias; ++s) db += ConstMatrixMap(gy + s * outRows, pixels, filters).colwise().sum().transpose();
       const ConvPatches in{&m_plan, m_padded.data() + s0 * padded, n};
       const ChannelMaps g{gy, filters, pixels, n};
-      if (m_direct) {  // the padded input was rounded in the forward pass
-        if (ctx.precision != util::Precision::FP32) roundInPlace(gy, n * outRows, ctx.precision);
-        directConvWeightGradient(m_plan, m_padded.data() + s0 * padded, n, gy, static_cast<int>(filters), grads, s0 > b);
+      if (m_direct) {  // emulated: the padded input was rounded in the forward pass
+        if (ctx.precision != util::Precision::FP32 && !directConvOnBf16Hardware(ctx.precision))
+          roundInPlace(gy, n * outRows, ctx.precision);
+        directConvWeightGradient(m_plan, m_padded.data() + s0 * padded, n, gy, static_cast<int>(filters), grads, s0 > b,
+                                 ctx.precision);
         if (!needDx) continue;
         float* pad = m_paddedGy.data() + s0 * paddedGy;
         padImages(m_transposedPlan, gy, n, pad);
         directConvForward(m_transposedPlan, pad, n, m_flipped.data(), channels, nullptr, Activation::Linear,
-                          m_dx.data() + s0 * x.rows());
+                          m_dx.data() + s0 * x.rows(), ctx.precision);
         continue;
       }
       // dW (filters x patch) (+)= gy^T (filters x pixels) * patches (pixels x patch).

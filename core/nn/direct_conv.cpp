@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/nn/eigen.h"  // <immintrin.h>, GCC 12 warnings silenced
+#include "core/nn/gemm_kernels.h"
 #include "core/nn/simd_regions.h"
 
 // The kernels (direct_conv_kernels.inc) are compiled once per instruction set and chosen at run
@@ -33,6 +34,7 @@ using Vec = __m512;
 using Mask = __mmask16;
 inline Vec load(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
 inline Vec fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
+inline Vec add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
 inline Vec splat(float v) { return _mm512_set1_ps(v); }
 inline Vec zero() { return _mm512_setzero_ps(); }
 inline void store(float* p, Vec v, Mask m) { _mm512_mask_storeu_ps(p, m, v); }
@@ -52,6 +54,7 @@ using Vec = __m256;
 using Mask = __m256i;  // lanes whose sign bit is set
 inline Vec load(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }
 inline Vec fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+inline Vec add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
 inline Vec splat(float v) { return _mm256_set1_ps(v); }
 inline Vec zero() { return _mm256_setzero_ps(); }
 inline void store(float* p, Vec v, Mask m) { _mm256_maskstore_ps(p, m, v); }
@@ -64,6 +67,39 @@ inline Mask maskOf(int n) { return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm2
 #include "core/nn/direct_conv_kernels.inc"
 #pragma GCC pop_options
 }  // namespace direct_avx2
+
+// AVX512_BF16: the same kernels on bf16 operands, VDPBF16PS multiplying two of them a lane and
+// summing in fp32 (twice the multiply-adds of an fp32 FMA). The forward pass pairs channels
+// (word = channels 2c and 2c + 1 of one pixel); the weight gradient pairs adjacent pixels of a
+// row, so a row vector covers 32 pixels.
+namespace direct_bf16 {
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512bf16,avx2,fma")
+constexpr int kFilterGroup = 8;
+constexpr int kWgFilters = 4;
+constexpr int kLanes = 16;
+using Vec = __m512;
+using Mask = __mmask16;
+struct Bf16 {  // 32 bf16 values, two a lane
+  __m512i v;
+};
+inline Vec load(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
+inline Bf16 load(const std::uint32_t* p, Mask m) { return {_mm512_maskz_loadu_epi32(m, p)}; }
+inline Bf16 load(const std::uint16_t* p, __mmask32 m) { return {_mm512_maskz_loadu_epi16(m, p)}; }
+inline Vec fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
+inline Vec fma(Bf16 a, Bf16 b, Vec c) { return _mm512_dpbf16_ps(c, (__m512bh)a.v, (__m512bh)b.v); }
+inline Vec add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
+inline Vec splat(float v) { return _mm512_set1_ps(v); }
+inline Bf16 splat(std::uint32_t pair) { return {_mm512_set1_epi32(static_cast<int>(pair))}; }
+inline Vec zero() { return _mm512_setzero_ps(); }
+inline void store(float* p, Vec v, Mask m) { _mm512_mask_storeu_ps(p, m, v); }
+inline float sum(Vec v) { return _mm512_reduce_add_ps(v); }
+inline Mask maskOf(int n) { return n >= kLanes ? static_cast<Mask>(0xffff) : static_cast<Mask>((1u << n) - 1u); }
+inline int rowStep(const std::uint16_t*) { return 2 * kLanes; }
+inline __mmask32 rowMask(const std::uint16_t*, int n) { return n >= 32 ? ~__mmask32{0} : static_cast<__mmask32>((1u << n) - 1u); }
+#include "core/nn/direct_conv_kernels.inc"
+#pragma GCC pop_options
+}  // namespace direct_bf16
 #endif
 
 namespace direct_portable {
@@ -83,6 +119,10 @@ inline Vec fma(Vec a, Vec b, Vec c) {
   for (int i = 0; i < kLanes; ++i) c.v[i] += a.v[i] * b.v[i];
   return c;
 }
+inline Vec add(Vec a, Vec b) {
+  for (int i = 0; i < kLanes; ++i) a.v[i] += b.v[i];
+  return a;
+}
 inline Vec splat(float x) {
   Vec r;
   for (float& v : r.v) v = x;
@@ -101,11 +141,80 @@ inline Mask maskOf(int n) { return n; }
 #include "core/nn/direct_conv_kernels.inc"
 }  // namespace direct_portable
 
+namespace {
+
+#if ACCELLAB_SIMD_REGIONS
+// One sample's (or one layer's weights') bf16 forms for direct_bf16's kernels, per thread, kept.
+struct Bf16Room {
+  std::vector<std::uint32_t> pairs, weightPairs;
+  std::vector<std::uint16_t> x, gy;
+};
+Bf16Room& bf16Room() {
+  thread_local Bf16Room room;
+  return room;
+}
+
+void forwardBf16(const ConvPlan& plan, const float* padded, int samples, const float* weights, int filters,
+                 const float* bias, Activation activation, float* y) {
+  const ConvGeometry& g = plan.g;
+  ConvGeometry halved = g;  // a tap of the pairs' plan is a pair of channels
+  halved.channels = (g.channels + 1) / 2;
+  const ConvPlan pairs(halved);
+  const std::int64_t taps = static_cast<std::int64_t>(g.kernelH) * g.kernelW, plane = static_cast<std::int64_t>(plan.paddedH) * plan.paddedW;
+  Bf16Room& room = bf16Room();
+  room.weightPairs.resize(static_cast<std::size_t>(filters * halved.channels * taps));
+  for (int c = 0; c < halved.channels; ++c)
+    for (std::int64_t t = 0; t < taps; ++t) {
+      const float* lo = weights + filters * (2 * c * taps + t);
+      const float* hi = 2 * c + 1 < g.channels ? lo + filters * taps : nullptr;
+      detail::toBf16Pairs(lo, hi, filters, room.weightPairs.data() + filters * (c * taps + t));
+    }
+  room.pairs.resize(static_cast<std::size_t>(pairs.paddedSize()));
+  for (int s = 0; s < samples; ++s) {  // sample by sample: its pairs stay in cache
+    const float* xs = padded + s * plan.paddedSize();
+    for (int c = 0; c < halved.channels; ++c)
+      detail::toBf16Pairs(xs + 2 * c * plane, 2 * c + 1 < g.channels ? xs + (2 * c + 1) * plane : nullptr, plane,
+                          room.pairs.data() + c * plane);
+    direct_bf16::forward(pairs, room.pairs.data(), 1, room.weightPairs.data(), filters, bias, activation,
+                         y + static_cast<std::int64_t>(s) * filters * g.outPixels());
+  }
+}
+
+void weightGradientBf16(const ConvPlan& plan, const float* padded, int samples, const float* gy, int filters, float* dw,
+                        bool accumulate, float* partial) {
+  const std::int64_t outs = filters * plan.g.outPixels();
+  Bf16Room& room = bf16Room();
+  room.x.resize(static_cast<std::size_t>(plan.paddedSize()));
+  room.gy.resize(static_cast<std::size_t>(outs));
+  for (int s = 0; s < samples; ++s) {
+    detail::toBf16(padded + s * plan.paddedSize(), plan.paddedSize(), room.x.data());
+    detail::toBf16(gy + s * outs, outs, room.gy.data());
+    direct_bf16::accumulateWeightGradient(plan, room.x.data(), 1, room.gy.data(), filters, partial);
+  }
+  direct_bf16::finishWeightGradient(plan, filters, partial, dw, accumulate);
+}
+#endif
+
+}  // namespace
+
+bool directConvOnBf16Hardware(util::Precision precision) {
+#if ACCELLAB_SIMD_REGIONS
+  if (precision != util::Precision::BF16 || simdLanes() != SimdLanes::Avx512 || !bf16OnHardware()) return false;
+  static const bool hasBw = __builtin_cpu_supports("avx512bw");  // every AVX512_BF16 CPU has it
+  return hasBw;
+#else
+  (void)precision;
+  return false;
+#endif
+}
+
 void directConvForward(const ConvPlan& plan, const float* padded, int samples, const float* weights, int filters,
-                       const float* bias, Activation activation, float* y) {
+                       const float* bias, Activation activation, float* y, util::Precision precision) {
   switch (simdLanes()) {
 #if ACCELLAB_SIMD_REGIONS
-    case SimdLanes::Avx512: return direct_avx512::forward(plan, padded, samples, weights, filters, bias, activation, y);
+    case SimdLanes::Avx512:
+      if (directConvOnBf16Hardware(precision)) return forwardBf16(plan, padded, samples, weights, filters, bias, activation, y);
+      return direct_avx512::forward(plan, padded, samples, weights, filters, bias, activation, y);
     case SimdLanes::Avx2: return direct_avx2::forward(plan, padded, samples, weights, filters, bias, activation, y);
 #endif
     default: return direct_portable::forward(plan, padded, samples, weights, filters, bias, activation, y);
@@ -113,7 +222,7 @@ void directConvForward(const ConvPlan& plan, const float* padded, int samples, c
 }
 
 void directConvWeightGradient(const ConvPlan& plan, const float* padded, int samples, const float* gy, int filters,
-                              float* dw, bool accumulate) {
+                              float* dw, bool accumulate, util::Precision precision) {
   // One vector of partial sums per filter and tap, zeroed, on a 64-byte boundary: the kernels
   // load them as aligned vectors, and the build's own allocator aligns only for its baseline's
   // (32 bytes on x86-64-v3, where AVX-512's aligned loads fault).
@@ -125,10 +234,18 @@ void directConvWeightGradient(const ConvPlan& plan, const float* padded, int sam
   std::fill_n(partial, n, 0.0f);
   switch (simdLanes()) {
 #if ACCELLAB_SIMD_REGIONS
-    case SimdLanes::Avx512: return direct_avx512::weightGradient(plan, padded, samples, gy, filters, dw, accumulate, partial);
-    case SimdLanes::Avx2: return direct_avx2::weightGradient(plan, padded, samples, gy, filters, dw, accumulate, partial);
+    case SimdLanes::Avx512:
+      if (directConvOnBf16Hardware(precision))
+        return weightGradientBf16(plan, padded, samples, gy, filters, dw, accumulate, partial);
+      direct_avx512::accumulateWeightGradient(plan, padded, samples, gy, filters, partial);
+      return direct_avx512::finishWeightGradient(plan, filters, partial, dw, accumulate);
+    case SimdLanes::Avx2:
+      direct_avx2::accumulateWeightGradient(plan, padded, samples, gy, filters, partial);
+      return direct_avx2::finishWeightGradient(plan, filters, partial, dw, accumulate);
 #endif
-    default: return direct_portable::weightGradient(plan, padded, samples, gy, filters, dw, accumulate, partial);
+    default:
+      direct_portable::accumulateWeightGradient(plan, padded, samples, gy, filters, partial);
+      return direct_portable::finishWeightGradient(plan, filters, partial, dw, accumulate);
   }
 }
 

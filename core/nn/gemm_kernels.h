@@ -78,6 +78,13 @@ bool packPlainA(const float* a, std::int64_t ld, std::int64_t mc, std::int64_t k
 bool packPlainB(const float* b, std::int64_t ld, bool transposed, std::int64_t kc, std::int64_t nc, std::uint32_t* dst,
                 Form form);
 
+// Conversions for the kernels outside the GEMM that multiply bf16 (the direct convolution),
+// rounded as the packers round; they need AVX512_BF16 (bf16OnHardware) and throw util::Error
+// elsewhere. n values of lo and hi to n words of pairs (lo in the low half; a null hi gives
+// zeros), and n values to n bf16 bit patterns.
+void toBf16Pairs(const float* lo, const float* hi, std::int64_t n, std::uint32_t* out);
+void toBf16(const float* src, std::int64_t n, std::uint16_t* out);
+
 // The peak loop: `iterations` rounds of independent multiply-add chains in registers (or AMX
 // tiles), on the current path's widest fp32 FMA or its bf16 instruction. Returns the flops done
 // (0 where the path has no bf16 hardware); the result goes to *sink so nothing is optimised away.

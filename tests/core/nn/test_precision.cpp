@@ -9,6 +9,7 @@
 #include "core/nn/conv2d.h"
 #include "core/nn/dense.h"
 #include "core/nn/depthwise_conv2d.h"
+#include "core/nn/direct_conv.h"
 #include "core/nn/lstm.h"
 #include "grad_check.h"
 #include "core/nn/gemm_precision.h"
@@ -143,6 +144,31 @@ TEST(Precision, LayersRoundEveryGemmInput) {
     expectRoundedGemmInputs(conv2, {20, 7, 7}, p);
     DepthwiseConv2D depthwise(DepthwiseConv2DOptions{}, "depthwise");
     expectRoundedGemmInputs(depthwise, {3, 5, 5}, p);
+  }
+}
+
+// Where the CPU has AVX512_BF16, a direct convolution in bf16 multiplies bf16 pairs in hardware
+// (channel pairs forward, pixel pairs for the weight gradient) and still computes what fp32 does
+// on the rounded values: odd channel counts (a zero partner), one channel, a filter group and
+// one more, rows longer than one vector of pixel pairs with a partial last one.
+TEST(Precision, DirectConvolutionOnBf16HardwareMatchesRoundedFp32) {
+  if (!directConvOnBf16Hardware(Precision::BF16)) GTEST_SKIP() << "this CPU multiplies bf16 in fp32 (emulated): covered above";
+  struct Case {
+    int filters, kernel;
+    Padding padding;
+    Shape in;
+  };
+  for (const Case& c : {Case{9, 3, Padding::same(), {6, 9, 37}}, Case{4, 5, Padding::valid(), {1, 8, 40}},
+                        Case{16, 3, Padding::explicitPad(1, 1), {5, 4, 34}}}) {
+    Conv2DOptions o;
+    o.filters = c.filters;
+    o.kernelH = o.kernelW = c.kernel;
+    o.bias = false;  // a bias gradient sums the unrounded output gradient (no GEMM input)
+    o.padding = c.padding;
+    o.algorithm = ConvAlgorithm::Direct;
+    Conv2D conv(o, "conv_direct_bf16");
+    SCOPED_TRACE(c.in.c * 1000 + c.in.w);
+    expectRoundedGemmInputs(conv, c.in, Precision::BF16);
   }
 }
 
