@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/nn/eigen.h"  // <immintrin.h>, GCC 12 warnings silenced
+#include "core/nn/simd_regions.h"
 
 namespace core::nn {
 namespace {
@@ -64,59 +65,86 @@ struct PixelCursor {
   }
 };
 
+#if ACCELLAB_X86_KERNELS
+// One strip of patches (rows: the pixels at offsets pix[0, mr); depth: taps[0, kc)) in AVX-512.
+ACCELLAB_TARGET("avx512f")
+void patchStripAvx512(const ConvPatches& in, const std::int32_t* taps, const std::int32_t* pix, std::int64_t mr,
+                      std::int64_t kc, float* strip) {
+  if (in.plan->g.strideW == 1) {
+    // Consecutive pixels of one output row are consecutive in the padded input: copy
+    // each run with masked vector loads (cheaper than gathers).
+    struct Seg {
+      std::int32_t src, dst;
+      __mmask16 mask;
+    };
+    Seg segs[kGemmMr + 1];
+    int n = 0;
+    for (std::int64_t i = 0; i < kGemmMr;) {
+      std::int64_t len = 1;
+      if (i < mr)
+        while (i + len < mr && len < 16 && pix[i + len] == pix[i] + len) ++len;
+      else
+        len = std::min<std::int64_t>(16, kGemmMr - i);  // padding lanes: zeros
+      segs[n++] = Seg{i < mr ? pix[i] : -1, static_cast<std::int32_t>(i), static_cast<__mmask16>((1u << len) - 1u)};
+      i += len;
+    }
+    for (std::int64_t p = 0; p < kc; ++p) {
+      const float* base = in.padded + taps[p];
+      float* out = strip + p * kGemmMr;
+      for (int q = 0; q < n; ++q) {
+        const __m512 v = segs[q].src >= 0 ? _mm512_maskz_loadu_ps(segs[q].mask, base + segs[q].src) : _mm512_setzero_ps();
+        _mm512_mask_storeu_ps(out + segs[q].dst, segs[q].mask, v);
+      }
+    }
+    return;
+  }
+  const __m512i lo = _mm512_loadu_si512(pix), hi = _mm512_loadu_si512(pix + 16);
+  const __mmask16 mlo = mr >= 16 ? 0xffff : static_cast<__mmask16>((1u << mr) - 1u);
+  const __mmask16 mhi = mr >= 32 ? 0xffff : mr <= 16 ? 0 : static_cast<__mmask16>((1u << (mr - 16)) - 1u);
+  for (std::int64_t p = 0; p < kc; ++p) {
+    const float* base = in.padded + taps[p];
+    _mm512_storeu_ps(strip + p * kGemmMr, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), mlo, lo, base, 4));
+    _mm512_storeu_ps(strip + p * kGemmMr + 16, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), mhi, hi, base, 4));
+  }
+}
+
+// One strip of kGemmNr patch columns (taps[0, nr)) over the pixels at offsets pix[0, kc), with
+// AVX2 gathers.
+ACCELLAB_TARGET("avx2")
+void patchColumnsAvx2(const ConvPatches& in, const std::int32_t* pix, const std::int32_t* taps, std::int64_t nr,
+                      std::int64_t kc, float* strip) {
+  static_assert(kGemmNr == 8);
+  const __m256i idx = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(taps));
+  const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(nr)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  for (std::int64_t p = 0; p < kc; ++p)
+    _mm256_storeu_ps(strip + p * kGemmNr,
+                     _mm256_mask_i32gather_ps(_mm256_setzero_ps(), in.padded + pix[p], idx, _mm256_castsi256_ps(mask), 4));
+}
+#endif
+
 void packPatchesA(const void* ctx, std::int64_t i0, std::int64_t p0, std::int64_t mc, std::int64_t kc, float* dst) {
   const ConvPatches& in = *static_cast<const ConvPatches*>(ctx);
   const std::int32_t* taps = in.plan->tapOffsets.data() + p0;
   PixelCursor cursor(*in.plan, i0);
+#if ACCELLAB_X86_KERNELS
+  const bool avx512 = avx512Runs();
+#endif
   for (std::int64_t ir = 0; ir < mc; ir += kGemmMr) {
     const std::int64_t mr = std::min(kGemmMr, mc - ir);
-    alignas(64) std::int32_t pix[kGemmMr] = {};
+    std::int32_t pix[kGemmMr] = {};
     for (std::int64_t i = 0; i < mr; ++i, cursor.next()) pix[i] = cursor.offset();
     float* strip = dst + ir * kc;
-#if defined(__AVX512F__)
-    if (in.plan->g.strideW == 1) {
-      // Consecutive pixels of one output row are consecutive in the padded input: copy
-      // each run with masked vector loads (cheaper than gathers).
-      struct Seg {
-        std::int32_t src, dst;
-        __mmask16 mask;
-      };
-      Seg segs[kGemmMr + 1];
-      int n = 0;
-      for (std::int64_t i = 0; i < kGemmMr;) {
-        std::int64_t len = 1;
-        if (i < mr)
-          while (i + len < mr && len < 16 && pix[i + len] == pix[i] + len) ++len;
-        else
-          len = std::min<std::int64_t>(16, kGemmMr - i);  // padding lanes: zeros
-        segs[n++] = Seg{i < mr ? pix[i] : -1, static_cast<std::int32_t>(i), static_cast<__mmask16>((1u << len) - 1u)};
-        i += len;
-      }
-      for (std::int64_t p = 0; p < kc; ++p) {
-        const float* base = in.padded + taps[p];
-        float* out = strip + p * kGemmMr;
-        for (int q = 0; q < n; ++q) {
-          const __m512 v = segs[q].src >= 0 ? _mm512_maskz_loadu_ps(segs[q].mask, base + segs[q].src) : _mm512_setzero_ps();
-          _mm512_mask_storeu_ps(out + segs[q].dst, segs[q].mask, v);
-        }
-      }
+#if ACCELLAB_X86_KERNELS
+    if (avx512) {
+      patchStripAvx512(in, taps, pix, mr, kc, strip);
       continue;
     }
-    const __m512i lo = _mm512_load_si512(pix), hi = _mm512_load_si512(pix + 16);
-    const __mmask16 mlo = mr >= 16 ? 0xffff : static_cast<__mmask16>((1u << mr) - 1u);
-    const __mmask16 mhi = mr >= 32 ? 0xffff : mr <= 16 ? 0 : static_cast<__mmask16>((1u << (mr - 16)) - 1u);
-    for (std::int64_t p = 0; p < kc; ++p) {
-      const float* base = in.padded + taps[p];
-      _mm512_store_ps(strip + p * kGemmMr, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), mlo, lo, base, 4));
-      _mm512_store_ps(strip + p * kGemmMr + 16, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), mhi, hi, base, 4));
-    }
-#else
+#endif
     for (std::int64_t p = 0; p < kc; ++p) {
       const float* base = in.padded + taps[p];
       float* out = strip + p * kGemmMr;
       for (std::int64_t i = 0; i < kGemmMr; ++i) out[i] = i < mr ? base[pix[i]] : 0.0f;
     }
-#endif
   }
 }
 
@@ -125,22 +153,24 @@ void packPatchesB(const void* ctx, std::int64_t p0, std::int64_t j0, std::int64_
   std::int32_t pix[kGemmKc];
   PixelCursor cursor(*in.plan, p0);
   for (std::int64_t p = 0; p < kc; ++p, cursor.next()) pix[p] = cursor.offset();
+#if ACCELLAB_X86_KERNELS
+  const bool avx2 = avx2Runs();
+#endif
   for (std::int64_t jr = 0; jr < nc; jr += kGemmNr) {
     const std::int64_t nr = std::min(kGemmNr, nc - jr);
     float* strip = dst + jr * kc;
-    alignas(32) std::int32_t taps[kGemmNr] = {};
+    std::int32_t taps[kGemmNr] = {};
     for (std::int64_t j = 0; j < nr; ++j) taps[j] = in.plan->tapOffsets[static_cast<std::size_t>(j0 + jr + j)];
-#if defined(__AVX512F__)
-    const __m256i idx = _mm256_load_si256(reinterpret_cast<const __m256i*>(taps));
-    const __mmask8 mask = static_cast<__mmask8>((1u << nr) - 1u);
-    for (std::int64_t p = 0; p < kc; ++p)
-      _mm256_storeu_ps(strip + p * kGemmNr, _mm256_mmask_i32gather_ps(_mm256_setzero_ps(), mask, idx, in.padded + pix[p], 4));
-#else
+#if ACCELLAB_X86_KERNELS
+    if (avx2) {
+      patchColumnsAvx2(in, pix, taps, nr, kc, strip);
+      continue;
+    }
+#endif
     for (std::int64_t p = 0; p < kc; ++p) {
       const float* base = in.padded + pix[p];
       for (std::int64_t j = 0; j < kGemmNr; ++j) strip[p * kGemmNr + j] = j < nr ? base[taps[j]] : 0.0f;
     }
-#endif
   }
 }
 

@@ -8,6 +8,7 @@
 #include "core/nn/eigen.h"  // also brings <immintrin.h> in with GCC 12's false warnings silenced
 #include "core/nn/gemm_kernels.h"
 #include "core/nn/gemm_precision.h"
+#include "core/nn/simd_regions.h"
 #include "core/nn/transpose16.h"
 #include "core/util/error.h"
 #include "core/util/parallel.h"
@@ -59,12 +60,14 @@ void packMatrixA(const void* ctx, std::int64_t i0, std::int64_t p0, std::int64_t
     float* strip = dst + ir * kc;
     {  // element (i, p) at p + i * ld: a transpose
       std::int64_t done = 0;
-#if defined(__AVX512F__)
-      for (std::int64_t ib = 0; ib + 16 <= mr; ib += 16) {
-        const float* src = a.data + p0 + (i0 + ir + ib) * a.ld;
-        for (done = 0; done + 16 <= kc; done += 16) transpose16x16(src + done, a.ld, strip + done * kMr + ib, kMr);
+#if ACCELLAB_X86_KERNELS
+      if (avx512Runs()) {  // 16 x 16 blocks transposed in registers
+        for (std::int64_t ib = 0; ib + 16 <= mr; ib += 16) {
+          const float* src = a.data + p0 + (i0 + ir + ib) * a.ld;
+          for (done = 0; done + 16 <= kc; done += 16) transpose16x16(src + done, a.ld, strip + done * kMr + ib, kMr);
+        }
+        if (mr % 16 != 0) done = 0;  // ragged rows: the scalar loop below does everything
       }
-      if (mr % 16 != 0) done = 0;  // ragged rows: the scalar loop below does everything
 #endif
       for (std::int64_t i = 0; i < mr; ++i) {
         const float* src = a.data + p0 + (i0 + ir + i) * a.ld;

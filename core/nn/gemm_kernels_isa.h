@@ -7,13 +7,8 @@
 
 #include "core/nn/gemm.h"
 #include "core/nn/gemm_kernels.h"
+#include "core/nn/simd_regions.h"  // ACCELLAB_X86_KERNELS, ACCELLAB_TARGET
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#define ACCELLAB_X86_KERNELS 1
-#define ACCELLAB_TARGET(isa) __attribute__((target(isa)))
-#else
-#define ACCELLAB_X86_KERNELS 0
-#endif
 #if ACCELLAB_X86_KERNELS && defined(__linux__)
 #define ACCELLAB_AMX_KERNELS 1  // the permission to use AMX is asked of Linux
 #else

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "core/nn/eigen.h"  // <immintrin.h>, GCC 12 warnings silenced
+#include "core/nn/simd_regions.h"
 #include "core/util/parallel.h"
 
 namespace core::nn {
@@ -22,6 +23,41 @@ inline PoolWindow window(int oy, int ox, const PoolOptions& o, int padTop, int p
   const int y = oy * o.strideH - padTop, x = ox * o.strideW - padLeft;
   return {std::max(y, 0), std::min(y + o.poolH, h), std::max(x, 0), std::min(x + o.poolW, w)};
 }
+
+#if ACCELLAB_X86_KERNELS
+// One output row of a 2 x 2 / 2 max pool from input rows r0 and r1 (index of r0[0]: i0), 16
+// outputs at a time: de-interleaves even/odd columns of both rows. Returns the outputs done.
+ACCELLAB_TARGET("avx512f")
+int maxPool2x2RowAvx512(const float* r0, const float* r1, int inW, std::int32_t i0, int outW, float* yrow,
+                        std::int32_t* arow) {
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+  const __m512i lane2 = _mm512_slli_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), 1);
+  int ox = 0;
+  for (; ox < outW; ox += 16) {
+    const int n = std::min(16, outW - ox);
+    const __mmask16 lo = static_cast<__mmask16>(n >= 8 ? 0xffff : (1u << (2 * n)) - 1u);
+    const __mmask16 hi = static_cast<__mmask16>(n <= 8 ? 0 : n >= 16 ? 0xffff : (1u << (2 * (n - 8))) - 1u);
+    const float* p0 = r0 + 2 * ox;
+    const float* p1 = r1 + 2 * ox;
+    const __m512 a0 = _mm512_maskz_loadu_ps(lo, p0), a1 = _mm512_maskz_loadu_ps(hi, p0 + 16);
+    const __m512 b0 = _mm512_maskz_loadu_ps(lo, p1), b1 = _mm512_maskz_loadu_ps(hi, p1 + 16);
+    const __m512 a = _mm512_permutex2var_ps(a0, even, a1), b = _mm512_permutex2var_ps(a0, odd, a1);
+    const __m512 c = _mm512_permutex2var_ps(b0, even, b1), d = _mm512_permutex2var_ps(b0, odd, b1);
+    const __mmask16 ab = _mm512_cmp_ps_mask(b, a, _CMP_GT_OQ), cd = _mm512_cmp_ps_mask(d, c, _CMP_GT_OQ);
+    const __m512 m1 = _mm512_mask_blend_ps(ab, a, b), m2 = _mm512_mask_blend_ps(cd, c, d);
+    const __mmask16 second = _mm512_cmp_ps_mask(m2, m1, _CMP_GT_OQ);
+    const __m512i col = _mm512_add_epi32(_mm512_set1_epi32(i0 + 2 * ox), lane2);
+    const __m512i j1 = _mm512_mask_add_epi32(col, ab, col, _mm512_set1_epi32(1));
+    const __m512i col2 = _mm512_add_epi32(col, _mm512_set1_epi32(inW));
+    const __m512i j2 = _mm512_mask_add_epi32(col2, cd, col2, _mm512_set1_epi32(1));
+    const __mmask16 keep = static_cast<__mmask16>(n >= 16 ? 0xffff : (1u << n) - 1u);
+    _mm512_mask_storeu_ps(yrow + ox, keep, _mm512_mask_blend_ps(second, m1, m2));
+    _mm512_mask_storeu_epi32(arow + ox, keep, _mm512_mask_blend_epi32(second, j1, j2));
+  }
+  return outW;
+}
+#endif
 
 }  // namespace
 
@@ -53,6 +89,9 @@ const Matrix& MaxPool2D::forward(const Matrix& x, const PassContext& ctx) {
   const Eigen::Index batch = x.cols(), outRows = out.size();
   m_y.resize(outRows, batch);
   m_argmax.resize(static_cast<std::size_t>(outRows * batch));
+#if ACCELLAB_X86_KERNELS
+  const bool avx512 = avx512Runs();
+#endif
   util::parallelChunks(batch, chunksFor(ctx, x.size(), batch), [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
     for (std::ptrdiff_t s = b; s < e; ++s) {
       const float* xs = x.data() + s * x.rows();
@@ -71,32 +110,8 @@ const Matrix& MaxPool2D::forward(const Matrix& x, const PassContext& ctx) {
             const float* r1 = r0 + in.w;
             const std::int32_t i0 = base + 2 * oy * in.w;
             int ox = 0;
-#if defined(__AVX512F__)
-            // 16 outputs at a time: de-interleave even/odd columns of both rows.
-            const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-            const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
-            const __m512i lane2 = _mm512_slli_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), 1);
-            for (; ox < out.w; ox += 16) {
-              const int n = std::min(16, out.w - ox);
-              const __mmask16 lo = static_cast<__mmask16>(n >= 8 ? 0xffff : (1u << (2 * n)) - 1u);
-              const __mmask16 hi = static_cast<__mmask16>(n <= 8 ? 0 : n >= 16 ? 0xffff : (1u << (2 * (n - 8))) - 1u);
-              const float* p0 = r0 + 2 * ox;
-              const float* p1 = r1 + 2 * ox;
-              const __m512 a0 = _mm512_maskz_loadu_ps(lo, p0), a1 = _mm512_maskz_loadu_ps(hi, p0 + 16);
-              const __m512 b0 = _mm512_maskz_loadu_ps(lo, p1), b1 = _mm512_maskz_loadu_ps(hi, p1 + 16);
-              const __m512 a = _mm512_permutex2var_ps(a0, even, a1), b = _mm512_permutex2var_ps(a0, odd, a1);
-              const __m512 c = _mm512_permutex2var_ps(b0, even, b1), d = _mm512_permutex2var_ps(b0, odd, b1);
-              const __mmask16 ab = _mm512_cmp_ps_mask(b, a, _CMP_GT_OQ), cd = _mm512_cmp_ps_mask(d, c, _CMP_GT_OQ);
-              const __m512 m1 = _mm512_mask_blend_ps(ab, a, b), m2 = _mm512_mask_blend_ps(cd, c, d);
-              const __mmask16 second = _mm512_cmp_ps_mask(m2, m1, _CMP_GT_OQ);
-              const __m512i col = _mm512_add_epi32(_mm512_set1_epi32(i0 + 2 * ox), lane2);
-              const __m512i j1 = _mm512_mask_add_epi32(col, ab, col, _mm512_set1_epi32(1));
-              const __m512i col2 = _mm512_add_epi32(col, _mm512_set1_epi32(in.w));
-              const __m512i j2 = _mm512_mask_add_epi32(col2, cd, col2, _mm512_set1_epi32(1));
-              const __mmask16 keep = static_cast<__mmask16>(n >= 16 ? 0xffff : (1u << n) - 1u);
-              _mm512_mask_storeu_ps(yrow + ox, keep, _mm512_mask_blend_ps(second, m1, m2));
-              _mm512_mask_storeu_epi32(arow + ox, keep, _mm512_mask_blend_epi32(second, j1, j2));
-            }
+#if ACCELLAB_X86_KERNELS
+            if (avx512) ox = maxPool2x2RowAvx512(r0, r1, in.w, i0, out.w, yrow, arow);
 #endif
             for (; ox < out.w; ++ox) {
               const float a = r0[2 * ox], b = r0[2 * ox + 1], cc = r1[2 * ox], d = r1[2 * ox + 1];

@@ -14,7 +14,24 @@
 #define ACCELLAB_SIMD_REGIONS 0
 #endif
 
+// Single functions compiled for one instruction set by target attribute, whatever the build's
+// baseline (GCC and Clang on x86-64): the GEMM's kernels and packers, the convolution's patch
+// packers, pooling's AVX-512 pass. Each is called only where the run-time choice allows it
+// (avx512Runs below, or the GEMM's own choice).
+#if defined(__x86_64__) && defined(__GNUC__)
+#define ACCELLAB_X86_KERNELS 1
+#define ACCELLAB_TARGET(isa) __attribute__((target(isa)))
+#else
+#define ACCELLAB_X86_KERNELS 0
+#endif
+
 namespace core::nn {
+
+// Whether AVX-512F code runs now: the GEMM runs AVX-512 or better (so ACCELLAB_GEMM_ISA and
+// limitGemmIsa lower it too). Functions guarded by it use AVX-512F alone, as the check does.
+inline bool avx512Runs() { return gemmIsa() >= GemmIsa::Avx512; }
+// Whether AVX2 + FMA code runs now, likewise.
+inline bool avx2Runs() { return gemmIsa() >= GemmIsa::Avx2; }
 
 enum class SimdLanes { Portable, Avx2, Avx512 };
 

@@ -1,6 +1,9 @@
 // Finite-difference gradient checks for every layer type (inputs and parameters).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
 #include "core/nn/activation.h"
 #include "core/nn/batch_norm.h"
 #include "core/nn/composite.h"
@@ -80,6 +83,42 @@ TEST(Gradients, Conv2DDirectOnEveryKernelSetTheCpuHas) {
     EXPECT_STREQ(simdLanesName(simdLanes()), ACCELLAB_SIMD_REGIONS ? gemmIsaName(isa) : "portable");  // Clang: portable
     expectGradientsMatch(*conv(3, 3, 3, 1, Padding::same(), Activation::Tanh, true, ConvAlgorithm::Direct), {2, 5, 21});
     expectGradientsMatch(*conv(9, 5, 5, 1, Padding::valid(), Activation::Linear, true, ConvAlgorithm::Direct), {1, 9, 11});
+  }
+  limitGemmIsa(was);
+}
+
+// The patch packers of the implicit-GEMM convolution (masked runs at stride 1, gathers at stride
+// 2, gathered columns for the weight gradient) and max pooling's 2 x 2 pass are chosen at run time
+// as well: every set the CPU has computes the same gradients. Rows past one vector (19 output
+// columns; a pool row of 18) take both the vector part and the scalar tail.
+TEST(Gradients, ConvPatchesAndPoolingOnEveryKernelSetTheCpuHas) {
+  const GemmIsa was = limitGemmIsa(GemmIsa::Amx);
+  for (GemmIsa isa : {GemmIsa::Portable, GemmIsa::Avx2, GemmIsa::Avx512}) {
+    if (isa > detectedGemmIsa()) continue;
+    limitGemmIsa(isa);
+    SCOPED_TRACE(gemmIsaName(isa));
+    expectGradientsMatch(*conv(5, 3, 3, 1, Padding::same(), Activation::Tanh, true, ConvAlgorithm::Gemm), {3, 4, 19});
+    expectGradientsMatch(*conv(4, 3, 3, 2, Padding::same(), Activation::ELU, true, ConvAlgorithm::Gemm), {3, 7, 21});
+    MaxPool2D pool(PoolOptions{2, 2, 0, 0, Padding::valid()}, "max2");
+    expectGradientsMatch(pool, {2, 4, 37}, kinked());
+    // A gradient check accepts any function routed consistently: the values are the windows' maxima.
+    const Shape in{2, 4, 37};
+    testing::bindStandalone(pool, in, 1);
+    std::mt19937 rng(3);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    Matrix x(in.size(), 2);
+    for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = normal(rng);
+    PassContext ctx;
+    const Matrix& y = pool.forward(x, ctx);
+    const Shape out = pool.outShape();
+    for (Eigen::Index s = 0; s < x.cols(); ++s)
+      for (int c = 0; c < out.c; ++c)
+        for (int oy = 0; oy < out.h; ++oy)
+          for (int ox = 0; ox < out.w; ++ox) {
+            const auto at = [&](int yy, int xx) { return x(static_cast<Eigen::Index>((c * in.h + yy) * in.w + xx), s); };
+            const float want = std::max({at(2 * oy, 2 * ox), at(2 * oy, 2 * ox + 1), at(2 * oy + 1, 2 * ox), at(2 * oy + 1, 2 * ox + 1)});
+            ASSERT_EQ(y((c * out.h + oy) * out.w + ox, s), want) << "sample " << s << " channel " << c << " (" << oy << ", " << ox << ")";
+          }
   }
   limitGemmIsa(was);
 }
