@@ -73,6 +73,12 @@ inline Lane lmadd(float c, Lane x, Lane acc) {
   if (c == -1.0f) return _mm512_sub_ps(acc, x);
   return _mm512_fmadd_ps(_mm512_set1_ps(c), x, acc);
 }
+inline void linterleave(Lane a, Lane b, float* out) {  // out[2i] = a[i], out[2i + 1] = b[i]
+  const __m512i lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const __m512i hi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  _mm512_storeu_ps(out, _mm512_permutex2var_ps(a, lo, b));
+  _mm512_storeu_ps(out + 16, _mm512_permutex2var_ps(a, hi, b));
+}
 #include "core/nn/winograd_lanes.inc"
 #pragma GCC pop_options
 }  // namespace wino_avx512
@@ -95,6 +101,15 @@ inline Lane lmadd(float c, Lane x, Lane acc) {
   const __m256 cc = _mm256_set1_ps(c);
   return {_mm256_fmadd_ps(cc, x.lo, acc.lo), _mm256_fmadd_ps(cc, x.hi, acc.hi)};
 }
+inline void interleave8(__m256 a, __m256 b, float* out) {  // 8 + 8 floats to 16
+  const __m256 l = _mm256_unpacklo_ps(a, b), h = _mm256_unpackhi_ps(a, b);
+  _mm256_storeu_ps(out, _mm256_permute2f128_ps(l, h, 0x20));
+  _mm256_storeu_ps(out + 8, _mm256_permute2f128_ps(l, h, 0x31));
+}
+inline void linterleave(Lane a, Lane b, float* out) {  // out[2i] = a[i], out[2i + 1] = b[i]
+  interleave8(a.lo, b.lo, out);
+  interleave8(a.hi, b.hi, out + 16);
+}
 #include "core/nn/winograd_lanes.inc"
 #pragma GCC pop_options
 }  // namespace wino_avx2
@@ -116,6 +131,12 @@ inline Lane lzero() { return Lane{}; }
 inline Lane lmadd(float c, const Lane& x, Lane acc) {
   for (int i = 0; i < kLanes; ++i) acc.v[i] += c * x.v[i];
   return acc;
+}
+inline void linterleave(const Lane& a, const Lane& b, float* out) {  // out[2i] = a[i], out[2i + 1] = b[i]
+  for (int i = 0; i < kLanes; ++i) {
+    out[2 * i] = a.v[i];
+    out[2 * i + 1] = b.v[i];
+  }
 }
 #include "core/nn/winograd_lanes.inc"
 }  // namespace wino_portable
