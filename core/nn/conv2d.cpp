@@ -131,7 +131,11 @@ const Matrix& Conv2D::forward(const Matrix& x, const PassContext& ctx) {
 const Matrix& Conv2D::backward(const Matrix& x, const Matrix& dy, bool needDx, const PassContext& ctx) {
   const Eigen::Index batch = x.cols(), filters = m_o.filters, patch = m_plan.g.patchSize(), pixels = m_plan.g.outPixels();
   const Eigen::Index outRows = filters * pixels, nParams = paramCount();
-  m_gy.resize(outRows, batch);
+  // gy = dy f'(y): dy itself for a linear layer, unless emulated bf16 rounds it in place.
+  const bool roundGy = m_direct && ctx.precision != util::Precision::FP32 && !directConvOnBf16Hardware(ctx.precision);
+  const bool ownGy = m_o.activation != Activation::Linear || roundGy;
+  if (ownGy) m_gy.resize(outRows, batch);
+  const float* gyAll = ownGy ? m_gy.data() : dy.data();
   const bool transposed = m_direct || hasTransposedForm(m_plan.g);
   const FlippedWeights flipped{m_wGemm, &m_plan.g, static_cast<int>(filters)};
   const int channels = m_plan.g.channels;
@@ -167,13 +171,14 @@ const Matrix& Conv2D::backward(const Matrix& x, const Matrix& dy, bool needDx, c
     Vector& own = m_chunkGrads[static_cast<std::size_t>(c)];
     if (c > 0 && own.size() != nParams) own.resize(nParams);
     float* grads = c == 0 ? m_dw : own.data();
-    activationGradient(m_o.activation, m_y.data() + b * outRows, dy.data() + b * outRows, m_gy.data() + b * outRows,
-                       outRows * (e - b));
+    if (ownGy)
+      activationGradient(m_o.activation, m_y.data() + b * outRows, dy.data() + b * outRows, m_gy.data() + b * outRows,
+                         outRows * (e - b));
     VectorMap db(grads + filters * patch, m_o.bias ? filters : 0);
     db.setZero();
     if (m_winogradNow) {
       const int n = static_cast<int>(e - b);
-      const float* gy = m_gy.data() + b * outRows;
+      const float* gy = gyAll + b * outRows;
       for (int s = 0; s < n && m_o.bias; ++s) db += ConstMatrixMap(gy + s * outRows, pixels, filters).colwise().sum().transpose();
       m_winograd->weightGradient(x.data() + b * x.rows(), gy, n, grads, false, ctx.precision);
       if (needDx) m_winograd->inputGradient(gy, n, m_dx.data() + b * x.rows(), ctx.precision);
@@ -181,13 +186,12 @@ const Matrix& Conv2D::backward(const Matrix& x, const Matrix& dy, bool needDx, c
     }
     for (std::ptrdiff_t s0 = b; s0 < e; s0 += perGemm) {
       const int n = static_cast<int>(std::min<std::ptrdiff_t>(perGemm, e - s0));
-      float* gy = m_gy.data() + s0 * outRows;
+      const float* gy = gyAll + s0 * outRows;
       for (int s = 0; s < n && m_o.bias; ++s) db += ConstMatrixMap(gy + s * outRows, pixels, filters).colwise().sum().transpose();
       const ConvPatches in{&m_plan, m_padded.data() + s0 * padded, n};
       const ChannelMaps g{gy, filters, pixels, n};
       if (m_direct) {  // emulated: the padded input was rounded in the forward pass
-        if (ctx.precision != util::Precision::FP32 && !directConvOnBf16Hardware(ctx.precision))
-          roundInPlace(gy, n * outRows, ctx.precision);
+        if (roundGy) roundInPlace(m_gy.data() + s0 * outRows, n * outRows, ctx.precision);
         directConvWeightGradient(m_plan, m_padded.data() + s0 * padded, n, gy, static_cast<int>(filters), grads, s0 > b,
                                  ctx.precision);
         if (!needDx) continue;
