@@ -101,7 +101,7 @@ const Matrix& Conv2D::forward(const Matrix& x, const PassContext& ctx) {
   else if (!m_direct) m_packedW.pack(gemmB(wt), patch, filters, ctx.precision);
   const float* bias = m_o.bias ? m_w + filters * patch : nullptr;
   const std::int64_t padded = m_plan.paddedSize();
-  m_padded.resize(padded * batch);
+  if (!m_winogradNow) m_padded.resize(padded * batch);  // Winograd pads into its own tile grid
   const int chunks = chunksFor(ctx, 2 * filters * patch * pixels * batch / 64, batch);
   util::parallelChunks(batch, chunks, [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
     if (m_winogradNow) {
