@@ -100,8 +100,11 @@ const Matrix& Conv2D::forward(const Matrix& x, const PassContext& ctx) {
   if (m_winogradNow) m_winograd->prepareForward(m_wGemm, ctx.precision);
   else if (!m_direct) m_packedW.pack(gemmB(wt), patch, filters, ctx.precision);
   const float* bias = m_o.bias ? m_w + filters * patch : nullptr;
+  // A direct convolution in bf16 hardware pads sample by sample and keeps its input as bf16.
+  m_directBf16 = m_direct && directConvOnBf16Hardware(ctx.precision);
   const std::int64_t padded = m_plan.paddedSize();
-  if (!m_winogradNow) m_padded.resize(padded * batch);  // Winograd pads into its own tile grid
+  if (m_directBf16) m_paddedBf16.resize(static_cast<std::size_t>(padded * batch));
+  else if (!m_winogradNow) m_padded.resize(padded * batch);  // Winograd pads into its own tile grid
   const int chunks = chunksFor(ctx, 2 * filters * patch * pixels * batch / 64, batch);
   util::parallelChunks(batch, chunks, [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
     if (m_winogradNow) {
@@ -109,15 +112,18 @@ const Matrix& Conv2D::forward(const Matrix& x, const PassContext& ctx) {
                           ctx.precision);
       return;
     }
+    if (m_directBf16) {
+      directConvForwardBf16(m_plan, x.data() + b * x.rows(), static_cast<int>(e - b), m_wGemm, static_cast<int>(filters), bias,
+                            m_o.activation, m_y.data() + b * outRows, m_paddedBf16.data() + b * padded);
+      return;
+    }
     for (std::ptrdiff_t s0 = b; s0 < e; s0 += maxSamplesPerGemm(m_plan)) {
       const int n = static_cast<int>(std::min<std::ptrdiff_t>(maxSamplesPerGemm(m_plan), e - s0));
       float* pad = m_padded.data() + s0 * padded;
       padImages(m_plan, x.data() + s0 * x.rows(), n, pad);
-      if (m_direct) {  // bf16 hardware rounds as it converts; emulation multiplies rounded fp32
-        if (ctx.precision != util::Precision::FP32 && !directConvOnBf16Hardware(ctx.precision))
-          roundInPlace(pad, n * padded, ctx.precision);
-        directConvForward(m_plan, pad, n, m_wGemm, static_cast<int>(filters), bias, m_o.activation, m_y.data() + s0 * outRows,
-                          ctx.precision);
+      if (m_direct) {  // emulated 16-bit precisions multiply rounded fp32
+        if (ctx.precision != util::Precision::FP32) roundInPlace(pad, n * padded, ctx.precision);
+        directConvForward(m_plan, pad, n, m_wGemm, static_cast<int>(filters), bias, m_o.activation, m_y.data() + s0 * outRows);
         continue;
       }
       const ConvPatches in{&m_plan, pad, n};
@@ -132,7 +138,7 @@ const Matrix& Conv2D::backward(const Matrix& x, const Matrix& dy, bool needDx, c
   const Eigen::Index batch = x.cols(), filters = m_o.filters, patch = m_plan.g.patchSize(), pixels = m_plan.g.outPixels();
   const Eigen::Index outRows = filters * pixels, nParams = paramCount();
   // gy = dy f'(y): dy itself for a linear layer, unless emulated bf16 rounds it in place.
-  const bool roundGy = m_direct && ctx.precision != util::Precision::FP32 && !directConvOnBf16Hardware(ctx.precision);
+  const bool roundGy = m_direct && !m_directBf16 && ctx.precision != util::Precision::FP32;
   const bool ownGy = m_o.activation != Activation::Linear || roundGy;
   if (ownGy) m_gy.resize(outRows, batch);
   const float* gyAll = ownGy ? m_gy.data() : dy.data();
@@ -165,7 +171,7 @@ const Matrix& Conv2D::backward(const Matrix& x, const Matrix& dy, bool needDx, c
   const int chunks = chunksFor(ctx, 2 * filters * patch * pixels * batch / 64, batch);
   m_chunkGrads.resize(static_cast<std::size_t>(chunks));
   const std::int64_t padded = m_plan.paddedSize(), paddedGy = m_transposedPlan.paddedSize();
-  if (needDx && transposed) m_paddedGy.resize(paddedGy * batch);
+  if (needDx && transposed && !m_directBf16) m_paddedGy.resize(paddedGy * batch);
   const int perGemm = std::min(maxSamplesPerGemm(m_plan), transposed ? maxSamplesPerGemm(m_transposedPlan) : 1 << 20);
   util::parallelChunks(batch, chunks, [&](int c, std::ptrdiff_t b, std::ptrdiff_t e) {
     Vector& own = m_chunkGrads[static_cast<std::size_t>(c)];
@@ -184,6 +190,16 @@ const Matrix& Conv2D::backward(const Matrix& x, const Matrix& dy, bool needDx, c
       if (needDx) m_winograd->inputGradient(gy, n, m_dx.data() + b * x.rows(), ctx.precision);
       return;
     }
+    if (m_directBf16) {  // bf16 hardware: the kept bf16 input; gy padded sample by sample for dx
+      const int n = static_cast<int>(e - b);
+      const float* gy = gyAll + b * outRows;
+      for (int s = 0; s < n && m_o.bias; ++s) db += ConstMatrixMap(gy + s * outRows, pixels, filters).colwise().sum().transpose();
+      directConvWeightGradientBf16(m_plan, m_paddedBf16.data() + b * padded, n, gy, static_cast<int>(filters), grads, false);
+      if (needDx)
+        directConvForwardBf16(m_transposedPlan, gy, n, m_flipped.data(), channels, nullptr, Activation::Linear,
+                              m_dx.data() + b * x.rows(), nullptr);
+      return;
+    }
     for (std::ptrdiff_t s0 = b; s0 < e; s0 += perGemm) {
       const int n = static_cast<int>(std::min<std::ptrdiff_t>(perGemm, e - s0));
       const float* gy = gyAll + s0 * outRows;
@@ -192,13 +208,12 @@ const Matrix& Conv2D::backward(const Matrix& x, const Matrix& dy, bool needDx, c
       const ChannelMaps g{gy, filters, pixels, n};
       if (m_direct) {  // emulated: the padded input was rounded in the forward pass
         if (roundGy) roundInPlace(m_gy.data() + s0 * outRows, n * outRows, ctx.precision);
-        directConvWeightGradient(m_plan, m_padded.data() + s0 * padded, n, gy, static_cast<int>(filters), grads, s0 > b,
-                                 ctx.precision);
+        directConvWeightGradient(m_plan, m_padded.data() + s0 * padded, n, gy, static_cast<int>(filters), grads, s0 > b);
         if (!needDx) continue;
         float* pad = m_paddedGy.data() + s0 * paddedGy;
         padImages(m_transposedPlan, gy, n, pad);
         directConvForward(m_transposedPlan, pad, n, m_flipped.data(), channels, nullptr, Activation::Linear,
-                          m_dx.data() + s0 * x.rows(), ctx.precision);
+                          m_dx.data() + s0 * x.rows());
         continue;
       }
       // dW (filters x patch) (+)= gy^T (filters x pixels) * patches (pixels x patch).

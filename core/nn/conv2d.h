@@ -12,6 +12,7 @@
 #include "core/nn/winograd.h"
 
 #include <memory>
+#include <vector>
 
 namespace core::nn {
 
@@ -57,9 +58,11 @@ private:
   PackedB m_packedW;              // the weights packed once per pass, shared by the chunks
   std::vector<Vector> m_chunkGrads;  // chunk > 0: partial weight + bias gradients
   Vector m_padded;                // the input, zero-padded (kept for the weight gradient)
+  std::vector<std::uint16_t> m_paddedBf16;  // the same in bf16, where bf16 runs on hardware
   Vector m_paddedGy;              // the output gradient, padded for the transposed convolution
   Vector m_flipped;               // direct input gradient: flipped, transposed weights
   bool m_direct = false;
+  bool m_directBf16 = false;  // the last forward pass ran the direct convolution in bf16 hardware
   std::unique_ptr<WinogradConv> m_winograd;
   bool m_winogradNow = false;  // the last forward pass ran Winograd (not on AMX bf16)
   Matrix m_gy;                    // dy * f'(y)

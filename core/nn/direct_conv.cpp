@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/nn/eigen.h"  // <immintrin.h>, GCC 12 warnings silenced
+#include "core/nn/conv_gemm.h"  // padImages
 #include "core/nn/gemm_kernels.h"
 #include "core/nn/simd_regions.h"
+#include "core/util/error.h"
 
 // The kernels (direct_conv_kernels.inc) are compiled once per instruction set and chosen at run
 // time (simd_regions.h). Before, a build for the portable baseline ran the portable lanes on
@@ -143,57 +146,36 @@ inline Mask maskOf(int n) { return n; }
 
 namespace {
 
+// One vector of partial sums per filter and tap, zeroed, on a 64-byte boundary: the kernels
+// load them as aligned vectors, and the build's own allocator aligns only for its baseline's
+// (32 bytes on x86-64-v3, where AVX-512's aligned loads fault). Per thread, kept.
+float* zeroedPartials(const ConvPlan& plan, int filters) {
+  thread_local std::vector<float> room;
+  const std::size_t n = static_cast<std::size_t>(filters * plan.g.patchSize() * kMostLanes);
+  room.resize(n + kMostLanes);
+  const std::size_t misalign = reinterpret_cast<std::uintptr_t>(room.data()) % (kMostLanes * sizeof(float));
+  float* partial = room.data() + (misalign ? (kMostLanes * sizeof(float) - misalign) / sizeof(float) : 0);
+  std::fill_n(partial, n, 0.0f);
+  return partial;
+}
+
 #if ACCELLAB_SIMD_REGIONS
-// One sample's (or one layer's weights') bf16 forms for direct_bf16's kernels, per thread, kept.
+// One sample's padded image and bf16 forms, one layer's weight pairs: per thread, kept.
 struct Bf16Room {
+  std::vector<float> padded;
   std::vector<std::uint32_t> pairs, weightPairs;
-  std::vector<std::uint16_t> x, gy;
+  std::vector<std::uint16_t> gy;
 };
 Bf16Room& bf16Room() {
   thread_local Bf16Room room;
   return room;
 }
-
-void forwardBf16(const ConvPlan& plan, const float* padded, int samples, const float* weights, int filters,
-                 const float* bias, Activation activation, float* y) {
-  const ConvGeometry& g = plan.g;
-  ConvGeometry halved = g;  // a tap of the pairs' plan is a pair of channels
-  halved.channels = (g.channels + 1) / 2;
-  const ConvPlan pairs(halved);
-  const std::int64_t taps = static_cast<std::int64_t>(g.kernelH) * g.kernelW, plane = static_cast<std::int64_t>(plan.paddedH) * plan.paddedW;
-  Bf16Room& room = bf16Room();
-  room.weightPairs.resize(static_cast<std::size_t>(filters * halved.channels * taps));
-  for (int c = 0; c < halved.channels; ++c)
-    for (std::int64_t t = 0; t < taps; ++t) {
-      const float* lo = weights + filters * (2 * c * taps + t);
-      const float* hi = 2 * c + 1 < g.channels ? lo + filters * taps : nullptr;
-      detail::toBf16Pairs(lo, hi, filters, room.weightPairs.data() + filters * (c * taps + t));
-    }
-  room.pairs.resize(static_cast<std::size_t>(pairs.paddedSize()));
-  for (int s = 0; s < samples; ++s) {  // sample by sample: its pairs stay in cache
-    const float* xs = padded + s * plan.paddedSize();
-    for (int c = 0; c < halved.channels; ++c)
-      detail::toBf16Pairs(xs + 2 * c * plane, 2 * c + 1 < g.channels ? xs + (2 * c + 1) * plane : nullptr, plane,
-                          room.pairs.data() + c * plane);
-    direct_bf16::forward(pairs, room.pairs.data(), 1, room.weightPairs.data(), filters, bias, activation,
-                         y + static_cast<std::int64_t>(s) * filters * g.outPixels());
-  }
-}
-
-void weightGradientBf16(const ConvPlan& plan, const float* padded, int samples, const float* gy, int filters, float* dw,
-                        bool accumulate, float* partial) {
-  const std::int64_t outs = filters * plan.g.outPixels();
-  Bf16Room& room = bf16Room();
-  room.x.resize(static_cast<std::size_t>(plan.paddedSize()));
-  room.gy.resize(static_cast<std::size_t>(outs));
-  for (int s = 0; s < samples; ++s) {
-    detail::toBf16(padded + s * plan.paddedSize(), plan.paddedSize(), room.x.data());
-    detail::toBf16(gy + s * outs, outs, room.gy.data());
-    direct_bf16::accumulateWeightGradient(plan, room.x.data(), 1, room.gy.data(), filters, partial);
-  }
-  direct_bf16::finishWeightGradient(plan, filters, partial, dw, accumulate);
-}
 #endif
+
+void requireBf16Hardware(const char* what) {
+  if (!directConvOnBf16Hardware(util::Precision::BF16))
+    throw util::Error(std::string(what) + ": this CPU has no bf16 dot products (AVX512_BF16) in use");
+}
 
 }  // namespace
 
@@ -209,12 +191,10 @@ bool directConvOnBf16Hardware(util::Precision precision) {
 }
 
 void directConvForward(const ConvPlan& plan, const float* padded, int samples, const float* weights, int filters,
-                       const float* bias, Activation activation, float* y, util::Precision precision) {
+                       const float* bias, Activation activation, float* y) {
   switch (simdLanes()) {
 #if ACCELLAB_SIMD_REGIONS
-    case SimdLanes::Avx512:
-      if (directConvOnBf16Hardware(precision)) return forwardBf16(plan, padded, samples, weights, filters, bias, activation, y);
-      return direct_avx512::forward(plan, padded, samples, weights, filters, bias, activation, y);
+    case SimdLanes::Avx512: return direct_avx512::forward(plan, padded, samples, weights, filters, bias, activation, y);
     case SimdLanes::Avx2: return direct_avx2::forward(plan, padded, samples, weights, filters, bias, activation, y);
 #endif
     default: return direct_portable::forward(plan, padded, samples, weights, filters, bias, activation, y);
@@ -222,21 +202,11 @@ void directConvForward(const ConvPlan& plan, const float* padded, int samples, c
 }
 
 void directConvWeightGradient(const ConvPlan& plan, const float* padded, int samples, const float* gy, int filters,
-                              float* dw, bool accumulate, util::Precision precision) {
-  // One vector of partial sums per filter and tap, zeroed, on a 64-byte boundary: the kernels
-  // load them as aligned vectors, and the build's own allocator aligns only for its baseline's
-  // (32 bytes on x86-64-v3, where AVX-512's aligned loads fault).
-  thread_local std::vector<float> room;
-  const std::size_t n = static_cast<std::size_t>(filters * plan.g.patchSize() * kMostLanes);
-  room.resize(n + kMostLanes);
-  const std::size_t misalign = reinterpret_cast<std::uintptr_t>(room.data()) % (kMostLanes * sizeof(float));
-  float* partial = room.data() + (misalign ? (kMostLanes * sizeof(float) - misalign) / sizeof(float) : 0);
-  std::fill_n(partial, n, 0.0f);
+                              float* dw, bool accumulate) {
+  float* partial = zeroedPartials(plan, filters);
   switch (simdLanes()) {
 #if ACCELLAB_SIMD_REGIONS
     case SimdLanes::Avx512:
-      if (directConvOnBf16Hardware(precision))
-        return weightGradientBf16(plan, padded, samples, gy, filters, dw, accumulate, partial);
       direct_avx512::accumulateWeightGradient(plan, padded, samples, gy, filters, partial);
       return direct_avx512::finishWeightGradient(plan, filters, partial, dw, accumulate);
     case SimdLanes::Avx2:
@@ -247,6 +217,59 @@ void directConvWeightGradient(const ConvPlan& plan, const float* padded, int sam
       direct_portable::accumulateWeightGradient(plan, padded, samples, gy, filters, partial);
       return direct_portable::finishWeightGradient(plan, filters, partial, dw, accumulate);
   }
+}
+
+void directConvForwardBf16(const ConvPlan& plan, const float* images, int samples, const float* weights, int filters,
+                           const float* bias, Activation activation, float* y, std::uint16_t* kept) {
+  requireBf16Hardware("directConvForwardBf16");
+#if ACCELLAB_SIMD_REGIONS
+  const ConvGeometry& g = plan.g;
+  ConvGeometry halved = g;  // a tap of the pairs' plan is a pair of channels
+  halved.channels = (g.channels + 1) / 2;
+  const ConvPlan pairs(halved);
+  const std::int64_t taps = static_cast<std::int64_t>(g.kernelH) * g.kernelW;
+  const std::int64_t plane = static_cast<std::int64_t>(plan.paddedH) * plan.paddedW, size = plan.paddedSize();
+  Bf16Room& room = bf16Room();
+  room.weightPairs.resize(static_cast<std::size_t>(filters * halved.channels * taps));
+  for (int c = 0; c < halved.channels; ++c)
+    for (std::int64_t t = 0; t < taps; ++t) {
+      const float* lo = weights + filters * (2 * c * taps + t);
+      const float* hi = 2 * c + 1 < g.channels ? lo + filters * taps : nullptr;
+      detail::toBf16Pairs(lo, hi, filters, room.weightPairs.data() + filters * (c * taps + t));
+    }
+  room.padded.resize(static_cast<std::size_t>(size));
+  room.pairs.resize(static_cast<std::size_t>(pairs.paddedSize()));
+  float* padded = room.padded.data();
+  for (int s = 0; s < samples; ++s) {  // sample by sample: its padded image and pairs stay in cache
+    padImages(plan, images + s * g.inSize(), 1, padded);
+    if (kept) detail::toBf16(padded, size, kept + s * size);
+    for (int c = 0; c < halved.channels; ++c)
+      detail::toBf16Pairs(padded + 2 * c * plane, 2 * c + 1 < g.channels ? padded + (2 * c + 1) * plane : nullptr, plane,
+                          room.pairs.data() + c * plane);
+    direct_bf16::forward(pairs, room.pairs.data(), 1, room.weightPairs.data(), filters, bias, activation,
+                         y + static_cast<std::int64_t>(s) * filters * g.outPixels());
+  }
+#else
+  (void)plan, (void)images, (void)samples, (void)weights, (void)filters, (void)bias, (void)activation, (void)y, (void)kept;
+#endif
+}
+
+void directConvWeightGradientBf16(const ConvPlan& plan, const std::uint16_t* kept, int samples, const float* gy,
+                                  int filters, float* dw, bool accumulate) {
+  requireBf16Hardware("directConvWeightGradientBf16");
+#if ACCELLAB_SIMD_REGIONS
+  float* partial = zeroedPartials(plan, filters);
+  const std::int64_t outs = filters * plan.g.outPixels();
+  Bf16Room& room = bf16Room();
+  room.gy.resize(static_cast<std::size_t>(outs));
+  for (int s = 0; s < samples; ++s) {
+    detail::toBf16(gy + s * outs, outs, room.gy.data());
+    direct_bf16::accumulateWeightGradient(plan, kept + s * plan.paddedSize(), 1, room.gy.data(), filters, partial);
+  }
+  direct_bf16::finishWeightGradient(plan, filters, partial, dw, accumulate);
+#else
+  (void)plan, (void)kept, (void)samples, (void)gy, (void)filters, (void)dw, (void)accumulate;
+#endif
 }
 
 }  // namespace core::nn

@@ -12,21 +12,31 @@
 
 namespace core::nn {
 
-// Whether the kernels multiply in bf16 hardware at `precision`: bf16 on a CPU whose bf16 dot
-// products the GEMM uses (bf16OnHardware, AVX512_BF16). There they round their fp32 operands to
-// bf16 themselves (as roundToPrecision does) and sum in fp32; elsewhere they multiply the fp32
-// values they are given, which a caller emulating a 16-bit precision has rounded.
-bool directConvOnBf16Hardware(util::Precision precision);
-
 // y (samples x filters x outPixels) = conv(padded x, w) + bias, then the activation.
-// `weights` is filters x patchSize, column-major (w[f + filters * tap]).
+// `weights` is filters x patchSize, column-major (w[f + filters * tap]). fp32 arithmetic: a
+// caller emulating a 16-bit precision gives it rounded values.
 void directConvForward(const ConvPlan& plan, const float* padded, int samples, const float* weights, int filters,
-                       const float* bias, Activation activation, float* y,
-                       util::Precision precision = util::Precision::FP32);
+                       const float* bias, Activation activation, float* y);
 
 // dW (filters x patchSize, column-major) = sum over samples and pixels of gy * patches;
 // overwritten unless `accumulate`.
 void directConvWeightGradient(const ConvPlan& plan, const float* padded, int samples, const float* gy, int filters,
-                              float* dw, bool accumulate, util::Precision precision = util::Precision::FP32);
+                              float* dw, bool accumulate);
+
+// bf16 in hardware where the CPU's bf16 dot products are in use (bf16OnHardware, AVX512_BF16):
+// whether they run at `precision`.
+bool directConvOnBf16Hardware(util::Precision precision);
+
+// The forward pass in bf16 (operands rounded as roundToPrecision, sums in fp32) from the
+// unpadded `images` (samples x channels x h x w), padded sample by sample. Where `kept` is not
+// null it receives each sample's padded image in bf16 (plan.paddedSize() values a sample) for
+// the weight gradient. Throws util::Error where directConvOnBf16Hardware(BF16) is false.
+void directConvForwardBf16(const ConvPlan& plan, const float* images, int samples, const float* weights, int filters,
+                           const float* bias, Activation activation, float* y, std::uint16_t* kept);
+
+// The weight gradient in bf16 from the padded images the forward pass kept and gy (fp32,
+// rounded here); as directConvWeightGradient otherwise.
+void directConvWeightGradientBf16(const ConvPlan& plan, const std::uint16_t* kept, int samples, const float* gy,
+                                  int filters, float* dw, bool accumulate);
 
 }  // namespace core::nn
