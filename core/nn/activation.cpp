@@ -87,17 +87,25 @@ void ActivationLayer::appendStats(std::vector<LayerStats>& out) const {
 }
 
 const Matrix& ActivationLayer::forward(const Matrix& x, const PassContext& ctx) {
+  if (m_taken) return x;  // the layer before applied it
   m_y.resize(x.rows(), x.cols());
   const std::int64_t rows = x.rows();
   util::parallelChunks(x.cols(), chunksFor(ctx, x.size(), x.cols()), [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
+    // Copied and applied block by block while the block is in cache (a chunk of ResNet's first
+    // stage is 4 MiB: copied whole, it was read back from memory).
+    constexpr std::int64_t kBlock = 4096;
     const std::int64_t n = rows * (e - b);
-    std::copy_n(x.data() + b * rows, n, m_y.data() + b * rows);
-    applyActivation(m_act, m_y.data() + b * rows, n);
+    for (std::int64_t i = 0; i < n; i += kBlock) {
+      const std::int64_t len = std::min(kBlock, n - i);
+      std::copy_n(x.data() + b * rows + i, len, m_y.data() + b * rows + i);
+      applyActivation(m_act, m_y.data() + b * rows + i, len);
+    }
   });
   return m_y;
 }
 
 const Matrix& ActivationLayer::backward(const Matrix&, const Matrix& dy, bool needDx, const PassContext& ctx) {
+  if (m_taken) return dy;  // the layer before applies the derivative
   if (!needDx) return m_dx;
   m_dx.resize(dy.rows(), dy.cols());
   const std::int64_t rows = dy.rows();

@@ -23,6 +23,10 @@ class ActivationLayer final : public Layer {
 public:
   explicit ActivationLayer(Activation a, std::string name = {});
   Activation activation() const { return m_act; }
+  // Taken by the layer before it (Layer::takeFollowingActivation): this layer then passes its
+  // input and its output gradient through untouched.
+  void setTaken(bool taken) { m_taken = taken; }
+  bool taken() const { return m_taken; }
   void appendStats(std::vector<LayerStats>& out) const override;
   const Matrix& forward(const Matrix& x, const PassContext& ctx) override;
   const Matrix& backward(const Matrix& x, const Matrix& dy, bool needDx, const PassContext& ctx) override;
@@ -33,6 +37,7 @@ protected:
 
 private:
   Activation m_act;
+  bool m_taken = false;
 };
 
 }  // namespace core::nn

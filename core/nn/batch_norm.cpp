@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/nn/activation.h"
 #include "core/util/parallel.h"
 #include "core/util/numbers.h"
 
@@ -53,7 +54,8 @@ const Matrix& BatchNorm::forward(const Matrix& x, const PassContext& ctx) {
         const float inv = 1.0f / std::sqrt(m_state[c + ch] + m_o.epsilon);
         const float a = (gamma ? gamma[ch] : 1.0f) * inv;
         const float shift = (beta ? beta[ch] : 0.0f) - m_state[ch] * a;
-        m_y.block(ch * p, b, p, e - b).array() = x.block(ch * p, b, p, e - b).array() * a + shift;
+        if (m_relu) m_y.block(ch * p, b, p, e - b).array() = (x.block(ch * p, b, p, e - b).array() * a + shift).max(0.0f);
+        else m_y.block(ch * p, b, p, e - b).array() = x.block(ch * p, b, p, e - b).array() * a + shift;
       }
     });
     return m_y;
@@ -87,8 +89,11 @@ const Matrix& BatchNorm::forward(const Matrix& x, const PassContext& ctx) {
       m_state[c + ch] = m * m_state[c + ch] + (1 - m) * static_cast<float>(unbiased);
       const float a = (gamma ? gamma[ch] : 1.0f) * inv;
       const float shift = (beta ? beta[ch] : 0.0f) - static_cast<float>(mean) * a;
-      for (Eigen::Index s = 0; s < batch; ++s)
-        m_y.col(s).segment(ch * p, p).array() = x.col(s).segment(ch * p, p).array() * a + shift;
+      for (Eigen::Index s = 0; s < batch; ++s) {
+        auto y = m_y.col(s).segment(ch * p, p).array();
+        if (m_relu) y = (x.col(s).segment(ch * p, p).array() * a + shift).max(0.0f);
+        else y = x.col(s).segment(ch * p, p).array() * a + shift;
+      }
     }
   });
   return m_y;
@@ -106,11 +111,19 @@ const Matrix& BatchNorm::backward(const Matrix& x, const Matrix& dy, bool needDx
     for (std::ptrdiff_t ch = c0; ch < c1; ++ch) {
       const float mean = m_mean[ch], inv = m_invStd[ch];
       // Both sums in one vectorised pass (float per sample, double across samples).
+      // With a ReLU taken, dy is the gradient after it: masked where the output is zero.
       double sumDy = 0, sumDyXc = 0;
       for (Eigen::Index s = 0; s < batch; ++s) {
+        const auto xc = x.col(s).segment(ch * p, p).array() - mean;
         const auto d = dy.col(s).segment(ch * p, p).array();
-        sumDy += static_cast<double>(d.sum());
-        sumDyXc += static_cast<double>((d * (x.col(s).segment(ch * p, p).array() - mean)).sum());
+        if (m_relu) {
+          const auto dm = (m_y.col(s).segment(ch * p, p).array() > 0.0f).select(d, 0.0f);
+          sumDy += static_cast<double>(dm.sum());
+          sumDyXc += static_cast<double>((dm * xc).sum());
+        } else {
+          sumDy += static_cast<double>(d.sum());
+          sumDyXc += static_cast<double>((d * xc).sum());
+        }
       }
       const double sumDyXhat = sumDyXc * inv;
       if (dGamma) dGamma[ch] = static_cast<float>(sumDyXhat);
@@ -122,12 +135,23 @@ const Matrix& BatchNorm::backward(const Matrix& x, const Matrix& dy, bool needDx
       const float kDy = static_cast<float>(g * inv);
       const float kX = static_cast<float>(-g * inv * inv * meanDyXhat);
       const float k0 = static_cast<float>(-g * inv * meanDy);
-      for (Eigen::Index s = 0; s < batch; ++s)
-        m_dx.col(s).segment(ch * p, p).array() =
-            kDy * dy.col(s).segment(ch * p, p).array() + kX * (x.col(s).segment(ch * p, p).array() - mean) + k0;
+      for (Eigen::Index s = 0; s < batch; ++s) {
+        const auto xc = x.col(s).segment(ch * p, p).array() - mean;
+        const auto d = dy.col(s).segment(ch * p, p).array();
+        if (m_relu)
+          m_dx.col(s).segment(ch * p, p).array() =
+              kDy * (m_y.col(s).segment(ch * p, p).array() > 0.0f).select(d, 0.0f) + kX * xc + k0;
+        else
+          m_dx.col(s).segment(ch * p, p).array() = kDy * d + kX * xc + k0;
+      }
     }
   });
   return m_dx;
+}
+
+bool BatchNorm::takeFollowingActivation(Activation a) {
+  m_relu = a == Activation::ReLU;
+  return m_relu;
 }
 
 }  // namespace core::nn

@@ -26,6 +26,8 @@ public:
   void initParams(std::uint64_t seed) override;
   const Matrix& forward(const Matrix& x, const PassContext& ctx) override;
   const Matrix& backward(const Matrix& x, const Matrix& dy, bool needDx, const PassContext& ctx) override;
+  // ReLU is applied to the normalised output (and its derivative to dy) in the same passes.
+  bool takeFollowingActivation(Activation a) override;
 
   VectorMap runningMean() { return {m_state, channels()}; }
   VectorMap runningVariance() { return {m_state + channels(), channels()}; }
@@ -38,6 +40,7 @@ private:
   Eigen::Index channels() const { return inShape().c; }
   std::int64_t pixels() const { return static_cast<std::int64_t>(inShape().h) * inShape().w; }
   BatchNormOptions m_o;
+  bool m_relu = false;  // takes the ReLU layer after it
   float* m_params = nullptr;  // [gamma (if scale)] [beta (if center)]
   float* m_grads = nullptr;
   float* m_state = nullptr;   // [running mean] [running variance]

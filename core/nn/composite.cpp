@@ -1,5 +1,7 @@
 #include "core/nn/composite.h"
 
+#include "core/nn/activation.h"
+
 #include "core/util/error.h"
 #include "core/util/parallel.h"
 
@@ -27,6 +29,11 @@ void RootSequential::assignNames(const std::string&, std::vector<int>& countersB
 
 Shape Sequential::inferShape(Shape in) {
   for (auto& c : m_children) in = c->build(in);
+  // An activation layer whose predecessor can apply it too (BatchNorm and ReLU) is taken by
+  // it: one pass over the data, forward and backward, instead of two.
+  for (std::size_t i = 1; i < m_children.size(); ++i)
+    if (auto* act = dynamic_cast<ActivationLayer*>(m_children[i].get()))
+      act->setTaken(m_children[i - 1]->takeFollowingActivation(act->activation()));
   return in;
 }
 

@@ -22,6 +22,9 @@
 
 namespace core::nn {
 
+enum class Activation;  // activation.h
+
+
 using Matrix = Eigen::MatrixXf;
 using Vector = Eigen::VectorXf;
 using MatrixMap = Eigen::Map<Matrix>;
@@ -109,6 +112,13 @@ public:
   virtual void initParams(std::uint64_t seed) { (void)seed; }
   // Layers below this one never need an input gradient when false (set by the container).
   virtual bool hasParams() const { return paramCount() > 0; }
+  // Whether this layer applies `a` to its own output, and its derivative in backward, from now
+  // on: a container calls it for an activation layer that follows this one, which then passes
+  // data through (one pass over the data instead of two). False where it cannot.
+  virtual bool takeFollowingActivation(Activation a) {
+    (void)a;
+    return false;
+  }
 
   // --- compute -------------------------------------------------------------------------------
   // Forward on a batch (inShape().size() x batch); returns the output (owned by the layer, or

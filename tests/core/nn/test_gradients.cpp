@@ -263,6 +263,39 @@ TEST(Gradients, LstmOneAndTwoDirections) {
   expectGradientsMatch(two, {3, 5, 1}, o);
 }
 
+// A ReLU layer after a BatchNorm is taken by it (one pass over the data each way): the pair's
+// values are the ReLU of the normalised input, its gradients match numerical ones through the
+// kink-free region, and another activation (Tanh) is left as a layer of its own.
+TEST(Gradients, BatchNormTakesTheReluAfterIt) {
+  Sequential fused("bn_relu");
+  fused.add(std::make_unique<BatchNorm>(BatchNormOptions{}, "bn"));
+  fused.add(std::make_unique<ActivationLayer>(Activation::ReLU, "relu"));
+  GradCheckOptions o = kinked();
+  o.batch = 4;
+  expectGradientsMatch(fused, {3, 4, 5}, o);
+  const auto& relu = dynamic_cast<const ActivationLayer&>(fused.child(1));
+  EXPECT_TRUE(relu.taken());
+
+  BatchNorm alone(BatchNormOptions{}, "bn_alone");
+  testing::bindStandalone(alone, {3, 4, 5}, 1);
+  testing::BoundLayer b = testing::bindStandalone(fused, {3, 4, 5}, 1);
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  Matrix x(3 * 4 * 5, 4);
+  for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = normal(rng);
+  PassContext ctx;
+  ctx.training = true;
+  const Matrix want = alone.forward(x, ctx).cwiseMax(0.0f);
+  EXPECT_EQ(fused.forward(x, ctx), want);
+  EXPECT_GT((want.array() == 0.0f).count(), 0);  // the ReLU cut something
+
+  Sequential kept("bn_tanh");
+  kept.add(std::make_unique<BatchNorm>(BatchNormOptions{}, "bn"));
+  kept.add(std::make_unique<ActivationLayer>(Activation::Tanh, "tanh"));
+  expectGradientsMatch(kept, {3, 4, 5}, o);
+  EXPECT_FALSE(dynamic_cast<const ActivationLayer&>(kept.child(1)).taken());
+}
+
 TEST(Gradients, ResidualBlocks) {
   Residual identity("res_identity", Activation::ELU);
   identity.main().add(conv(3, 3, 3, 1, Padding::same(), Activation::Tanh));
