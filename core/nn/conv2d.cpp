@@ -103,8 +103,10 @@ const Matrix& Conv2D::forward(const Matrix& x, const PassContext& ctx) {
   // A direct convolution in bf16 hardware pads sample by sample and keeps its input as bf16.
   m_directBf16 = m_direct && directConvOnBf16Hardware(ctx.precision);
   const std::int64_t padded = m_plan.paddedSize();
+  // Only the copy this path reads stays allocated (Winograd pads into its own tile grid).
   if (m_directBf16) m_paddedBf16.resize(static_cast<std::size_t>(padded * batch));
-  else if (!m_winogradNow) m_padded.resize(padded * batch);  // Winograd pads into its own tile grid
+  else std::vector<std::uint16_t>().swap(m_paddedBf16);
+  m_padded.resize(m_directBf16 || m_winogradNow ? 0 : padded * batch);
   const int chunks = chunksFor(ctx, 2 * filters * patch * pixels * batch / 64, batch);
   util::parallelChunks(batch, chunks, [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
     if (m_winogradNow) {
@@ -121,7 +123,7 @@ const Matrix& Conv2D::forward(const Matrix& x, const PassContext& ctx) {
       const int n = static_cast<int>(std::min<std::ptrdiff_t>(maxSamplesPerGemm(m_plan), e - s0));
       float* pad = m_padded.data() + s0 * padded;
       padImages(m_plan, x.data() + s0 * x.rows(), n, pad);
-      if (m_direct) {  // emulated 16-bit precisions multiply rounded fp32
+      if (m_direct) {  // an emulated 16-bit precision multiplies rounded fp32
         if (ctx.precision != util::Precision::FP32) roundInPlace(pad, n * padded, ctx.precision);
         directConvForward(m_plan, pad, n, m_wGemm, static_cast<int>(filters), bias, m_o.activation, m_y.data() + s0 * outRows);
         continue;
@@ -137,7 +139,8 @@ const Matrix& Conv2D::forward(const Matrix& x, const PassContext& ctx) {
 const Matrix& Conv2D::backward(const Matrix& x, const Matrix& dy, bool needDx, const PassContext& ctx) {
   const Eigen::Index batch = x.cols(), filters = m_o.filters, patch = m_plan.g.patchSize(), pixels = m_plan.g.outPixels();
   const Eigen::Index outRows = filters * pixels, nParams = paramCount();
-  // gy = dy f'(y): dy itself for a linear layer, unless emulated bf16 rounds it in place.
+  // gy = dy f'(y): dy itself for a linear layer, unless an emulated 16-bit precision rounds it in
+  // place. The backward pass follows the path its forward pass chose (m_winogradNow, m_directBf16).
   const bool roundGy = m_direct && !m_directBf16 && ctx.precision != util::Precision::FP32;
   const bool ownGy = m_o.activation != Activation::Linear || roundGy;
   if (ownGy) m_gy.resize(outRows, batch);
@@ -182,10 +185,13 @@ const Matrix& Conv2D::backward(const Matrix& x, const Matrix& dy, bool needDx, c
                          outRows * (e - b));
     VectorMap db(grads + filters * patch, m_o.bias ? filters : 0);
     db.setZero();
+    const auto addBiasGradient = [&](const float* gy, int n) {  // db += per-filter sums of n samples' gy
+      for (int s = 0; s < n && m_o.bias; ++s) db += ConstMatrixMap(gy + s * outRows, pixels, filters).colwise().sum().transpose();
+    };
     if (m_winogradNow) {
       const int n = static_cast<int>(e - b);
       const float* gy = gyAll + b * outRows;
-      for (int s = 0; s < n && m_o.bias; ++s) db += ConstMatrixMap(gy + s * outRows, pixels, filters).colwise().sum().transpose();
+      addBiasGradient(gy, n);
       m_winograd->weightGradient(x.data() + b * x.rows(), gy, n, grads, false, ctx.precision);
       if (needDx) m_winograd->inputGradient(gy, n, m_dx.data() + b * x.rows(), ctx.precision);
       return;
@@ -193,7 +199,7 @@ const Matrix& Conv2D::backward(const Matrix& x, const Matrix& dy, bool needDx, c
     if (m_directBf16) {  // bf16 hardware: the kept bf16 input; gy padded sample by sample for dx
       const int n = static_cast<int>(e - b);
       const float* gy = gyAll + b * outRows;
-      for (int s = 0; s < n && m_o.bias; ++s) db += ConstMatrixMap(gy + s * outRows, pixels, filters).colwise().sum().transpose();
+      addBiasGradient(gy, n);
       directConvWeightGradientBf16(m_plan, m_paddedBf16.data() + b * padded, n, gy, static_cast<int>(filters), grads, false);
       if (needDx)
         directConvForwardBf16(m_transposedPlan, gy, n, m_flipped.data(), channels, nullptr, Activation::Linear,
@@ -203,7 +209,7 @@ const Matrix& Conv2D::backward(const Matrix& x, const Matrix& dy, bool needDx, c
     for (std::ptrdiff_t s0 = b; s0 < e; s0 += perGemm) {
       const int n = static_cast<int>(std::min<std::ptrdiff_t>(perGemm, e - s0));
       const float* gy = gyAll + s0 * outRows;
-      for (int s = 0; s < n && m_o.bias; ++s) db += ConstMatrixMap(gy + s * outRows, pixels, filters).colwise().sum().transpose();
+      addBiasGradient(gy, n);
       const ConvPatches in{&m_plan, m_padded.data() + s0 * padded, n};
       const ChannelMaps g{gy, filters, pixels, n};
       if (m_direct) {  // emulated: the padded input was rounded in the forward pass

@@ -11,6 +11,7 @@
 #include "core/nn/padding.h"
 #include "core/nn/winograd.h"
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 

@@ -109,7 +109,8 @@ void patchStripAvx512(const ConvPatches& in, const std::int32_t* taps, const std
 }
 
 // One strip of kGemmNr patch columns (taps[0, nr)) over the pixels at offsets pix[0, kc), with
-// AVX2 gathers.
+// AVX2 gathers. Used where AVX-512 runs (as its 8-wide gathers were before): on AVX2-only CPUs
+// (Zen 2/3) gathers are slow and were never measured against the scalar loop.
 ACCELLAB_TARGET("avx2")
 void patchColumnsAvx2(const ConvPatches& in, const std::int32_t* pix, const std::int32_t* taps, std::int64_t nr,
                       std::int64_t kc, float* strip) {
@@ -154,7 +155,7 @@ void packPatchesB(const void* ctx, std::int64_t p0, std::int64_t j0, std::int64_
   PixelCursor cursor(*in.plan, p0);
   for (std::int64_t p = 0; p < kc; ++p, cursor.next()) pix[p] = cursor.offset();
 #if ACCELLAB_X86_KERNELS
-  const bool avx2 = avx2Runs();
+  const bool gathers = avx512Runs();
 #endif
   for (std::int64_t jr = 0; jr < nc; jr += kGemmNr) {
     const std::int64_t nr = std::min(kGemmNr, nc - jr);
@@ -162,7 +163,7 @@ void packPatchesB(const void* ctx, std::int64_t p0, std::int64_t j0, std::int64_
     std::int32_t taps[kGemmNr] = {};
     for (std::int64_t j = 0; j < nr; ++j) taps[j] = in.plan->tapOffsets[static_cast<std::size_t>(j0 + jr + j)];
 #if ACCELLAB_X86_KERNELS
-    if (avx2) {
+    if (gathers) {
       patchColumnsAvx2(in, pix, taps, nr, kc, strip);
       continue;
     }

@@ -172,22 +172,29 @@ Bf16Room& bf16Room() {
 }
 #endif
 
-void requireBf16Hardware(const char* what) {
-  if (!directConvOnBf16Hardware(util::Precision::BF16))
-    throw util::Error(std::string(what) + ": this CPU has no bf16 dot products (AVX512_BF16) in use");
+// What the bf16 kernels need of the CPU (its AVX512_BF16 dot products in the GEMM's choice,
+// AVX-512BW for 16-bit loads), whatever the limit is now: a limit lowered between a forward
+// pass and its backward pass must not strand the backward pass (the caller chose once).
+bool bf16KernelsCanRun() {
+#if ACCELLAB_SIMD_REGIONS
+  static const bool can = detectedGemmIsa() == GemmIsa::Avx512Bf16 && __builtin_cpu_supports("avx512bw");
+  return can;
+#else
+  return false;
+#endif
+}
+
+void requireBf16Kernels(const char* what) {
+  if (!bf16KernelsCanRun()) throw util::Error(std::string(what) + ": this CPU's bf16 dot products (AVX512_BF16) are not in use");
 }
 
 }  // namespace
 
+// Where the GEMM multiplies bf16 with AVX512_BF16 dot products, measured to pay on this CPU
+// (GemmIsa::Avx512Bf16). Not on AMX machines: there the dot products were never measured
+// against fp32 FMAs (on Intel cores they do not pay), and AMX tiles do not fit these kernels.
 bool directConvOnBf16Hardware(util::Precision precision) {
-#if ACCELLAB_SIMD_REGIONS
-  if (precision != util::Precision::BF16 || simdLanes() != SimdLanes::Avx512 || !bf16OnHardware()) return false;
-  static const bool hasBw = __builtin_cpu_supports("avx512bw");  // every AVX512_BF16 CPU has it
-  return hasBw;
-#else
-  (void)precision;
-  return false;
-#endif
+  return precision == util::Precision::BF16 && gemmIsa() == GemmIsa::Avx512Bf16 && bf16KernelsCanRun();
 }
 
 void directConvForward(const ConvPlan& plan, const float* padded, int samples, const float* weights, int filters,
@@ -221,7 +228,7 @@ void directConvWeightGradient(const ConvPlan& plan, const float* padded, int sam
 
 void directConvForwardBf16(const ConvPlan& plan, const float* images, int samples, const float* weights, int filters,
                            const float* bias, Activation activation, float* y, std::uint16_t* kept) {
-  requireBf16Hardware("directConvForwardBf16");
+  requireBf16Kernels("directConvForwardBf16");
 #if ACCELLAB_SIMD_REGIONS
   const ConvGeometry& g = plan.g;
   ConvGeometry halved = g;  // a tap of the pairs' plan is a pair of channels
@@ -256,7 +263,7 @@ void directConvForwardBf16(const ConvPlan& plan, const float* images, int sample
 
 void directConvWeightGradientBf16(const ConvPlan& plan, const std::uint16_t* kept, int samples, const float* gy,
                                   int filters, float* dw, bool accumulate) {
-  requireBf16Hardware("directConvWeightGradientBf16");
+  requireBf16Kernels("directConvWeightGradientBf16");
 #if ACCELLAB_SIMD_REGIONS
   float* partial = zeroedPartials(plan, filters);
   const std::int64_t outs = filters * plan.g.outPixels();

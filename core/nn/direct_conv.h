@@ -23,14 +23,15 @@ void directConvForward(const ConvPlan& plan, const float* padded, int samples, c
 void directConvWeightGradient(const ConvPlan& plan, const float* padded, int samples, const float* gy, int filters,
                               float* dw, bool accumulate);
 
-// bf16 in hardware where the CPU's bf16 dot products are in use (bf16OnHardware, AVX512_BF16):
-// whether they run at `precision`.
+// Whether a direct convolution at `precision` runs the bf16 kernels below: bf16, where the GEMM
+// multiplies with AVX512_BF16 dot products (GemmIsa::Avx512Bf16, measured to pay; not on AMX).
 bool directConvOnBf16Hardware(util::Precision precision);
 
 // The forward pass in bf16 (operands rounded as roundToPrecision, sums in fp32) from the
 // unpadded `images` (samples x channels x h x w), padded sample by sample. Where `kept` is not
 // null it receives each sample's padded image in bf16 (plan.paddedSize() values a sample) for
-// the weight gradient. Throws util::Error where directConvOnBf16Hardware(BF16) is false.
+// the weight gradient. Throws util::Error where the CPU cannot run them (a limit lowered after
+// the caller chose this path does not stop them).
 void directConvForwardBf16(const ConvPlan& plan, const float* images, int samples, const float* weights, int filters,
                            const float* bias, Activation activation, float* y, std::uint16_t* kept);
 

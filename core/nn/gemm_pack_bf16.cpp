@@ -206,10 +206,19 @@ bool packPlainB(const float* b, std::int64_t ld, bool transposed, std::int64_t k
 #endif
 }
 
+#if ACCELLAB_X86_KERNELS
+namespace {
+ACCELLAB_TARGET("avx512f")
+void pairRun(const float* lo, const float* hi, std::int64_t n, std::uint32_t* out) {
+  for (std::int64_t i = 0; i < n; i += 16) pairRow(lo + i, hi ? hi + i : nullptr, std::min<std::int64_t>(16, n - i), out + i);
+}
+}  // namespace
+#endif
+
 void toBf16Pairs(const float* lo, const float* hi, std::int64_t n, std::uint32_t* out) {
 #if ACCELLAB_X86_KERNELS
   if (detectedGemmIsa() < GemmIsa::Avx512Bf16) throw util::Error("toBf16Pairs: this CPU has no bf16 hardware");
-  for (std::int64_t i = 0; i < n; i += 16) pairRow(lo + i, hi ? hi + i : nullptr, std::min<std::int64_t>(16, n - i), out + i);
+  pairRun(lo, hi, n, out);
 #else
   (void)lo, (void)hi, (void)n, (void)out;
   throw util::Error("toBf16Pairs: no bf16 form on this architecture");

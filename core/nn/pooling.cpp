@@ -26,15 +26,14 @@ inline PoolWindow window(int oy, int ox, const PoolOptions& o, int padTop, int p
 
 #if ACCELLAB_X86_KERNELS
 // One output row of a 2 x 2 / 2 max pool from input rows r0 and r1 (index of r0[0]: i0), 16
-// outputs at a time: de-interleaves even/odd columns of both rows. Returns the outputs done.
+// outputs at a time (the last masked): de-interleaves even/odd columns of both rows.
 ACCELLAB_TARGET("avx512f")
-int maxPool2x2RowAvx512(const float* r0, const float* r1, int inW, std::int32_t i0, int outW, float* yrow,
+void maxPool2x2RowAvx512(const float* r0, const float* r1, int inW, std::int32_t i0, int outW, float* yrow,
                         std::int32_t* arow) {
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
   const __m512i lane2 = _mm512_slli_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), 1);
-  int ox = 0;
-  for (; ox < outW; ox += 16) {
+  for (int ox = 0; ox < outW; ox += 16) {
     const int n = std::min(16, outW - ox);
     const __mmask16 lo = static_cast<__mmask16>(n >= 8 ? 0xffff : (1u << (2 * n)) - 1u);
     const __mmask16 hi = static_cast<__mmask16>(n <= 8 ? 0 : n >= 16 ? 0xffff : (1u << (2 * (n - 8))) - 1u);
@@ -55,7 +54,6 @@ int maxPool2x2RowAvx512(const float* r0, const float* r1, int inW, std::int32_t 
     _mm512_mask_storeu_ps(yrow + ox, keep, _mm512_mask_blend_ps(second, m1, m2));
     _mm512_mask_storeu_epi32(arow + ox, keep, _mm512_mask_blend_epi32(second, j1, j2));
   }
-  return outW;
 }
 #endif
 
@@ -111,7 +109,10 @@ const Matrix& MaxPool2D::forward(const Matrix& x, const PassContext& ctx) {
             const std::int32_t i0 = base + 2 * oy * in.w;
             int ox = 0;
 #if ACCELLAB_X86_KERNELS
-            if (avx512) ox = maxPool2x2RowAvx512(r0, r1, in.w, i0, out.w, yrow, arow);
+            if (avx512) {
+              maxPool2x2RowAvx512(r0, r1, in.w, i0, out.w, yrow, arow);
+              continue;
+            }
 #endif
             for (; ox < out.w; ++ox) {
               const float a = r0[2 * ox], b = r0[2 * ox + 1], cc = r1[2 * ox], d = r1[2 * ox + 1];

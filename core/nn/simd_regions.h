@@ -1,11 +1,13 @@
 #pragma once
-// Internal to the engine's kernels outside the GEMM (direct convolution, Winograd transforms):
-// the vector width they run now, chosen at run time as the GEMM's kernels are, and whether this
-// compiler builds per-instruction-set copies of them. Each such file writes its kernels once (a
-// .inc on a lane type) and includes them once per set, each copy in its own namespace inside a
-// `#pragma GCC push_options` / `target(...)` region, so a build for a portable baseline (the
-// .deb, x86-64-v3) runs AVX-512 code on CPUs that have it. Clang ignores GCC's target pragmas:
-// there only the portable lanes are built.
+// Internal to the engine's kernels: how code for an instruction set newer than the build's
+// baseline (the .deb is built for x86-64-v3) is compiled and chosen at run time, as the GEMM's
+// kernels are. Two means, for two sizes of code:
+// - Whole kernel files written once on a lane type (a .inc: direct convolution, Winograd
+//   transforms) are included once per set, each copy in its own namespace inside a `#pragma GCC
+//   push_options` / `target(...)` region; simdLanes() says which copy runs. Clang ignores GCC's
+//   target pragmas: there only the portable lanes are built (ACCELLAB_SIMD_REGIONS is 0).
+// - Single functions (packers, transposes, pooling's pass) take a target attribute, which GCC and
+//   Clang both honour (ACCELLAB_X86_KERNELS); avx512Runs() says whether they may run.
 #include "core/nn/gemm.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -30,8 +32,6 @@ namespace core::nn {
 // Whether AVX-512F code runs now: the GEMM runs AVX-512 or better (so ACCELLAB_GEMM_ISA and
 // limitGemmIsa lower it too). Functions guarded by it use AVX-512F alone, as the check does.
 inline bool avx512Runs() { return gemmIsa() >= GemmIsa::Avx512; }
-// Whether AVX2 + FMA code runs now, likewise.
-inline bool avx2Runs() { return gemmIsa() >= GemmIsa::Avx2; }
 
 enum class SimdLanes { Portable, Avx2, Avx512 };
 

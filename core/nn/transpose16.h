@@ -60,8 +60,7 @@ __attribute__((target("avx512f"))) inline void transpose16x16Registers(__m512* r
 }
 
 // dst[q * ldd + r] = src[r * lds + q] for a 16 x 16 block; as the one above, for AVX-512 by
-// target attribute (the Winograd copy calls it where AVX-512 runs, the GEMM's packing in builds
-// for it).
+// target attribute (the Winograd copy and the GEMM's A packing call it where AVX-512 runs).
 __attribute__((target("avx512f"))) inline void transpose16x16(const float* src, std::int64_t lds, float* dst,
                                                               std::int64_t ldd) {
   __m512 r[16];

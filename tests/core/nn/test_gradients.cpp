@@ -87,12 +87,18 @@ TEST(Gradients, Conv2DDirectOnEveryKernelSetTheCpuHas) {
   limitGemmIsa(was);
 }
 
+// Restores the GEMM's instruction-set limit however the test leaves.
+struct IsaLimitGuard {
+  GemmIsa was = limitGemmIsa(GemmIsa::Amx);
+  ~IsaLimitGuard() { limitGemmIsa(was); }
+};
+
 // The patch packers of the implicit-GEMM convolution (masked runs at stride 1, gathers at stride
 // 2, gathered columns for the weight gradient) and max pooling's 2 x 2 pass are chosen at run time
-// as well: every set the CPU has computes the same gradients. Rows past one vector (19 output
-// columns; a pool row of 18) take both the vector part and the scalar tail.
+// as well: every set the CPU has computes the same gradients. Rows longer than one vector (19
+// output columns; a pool row of 18) end in a partial one.
 TEST(Gradients, ConvPatchesAndPoolingOnEveryKernelSetTheCpuHas) {
-  const GemmIsa was = limitGemmIsa(GemmIsa::Amx);
+  const IsaLimitGuard guard;
   for (GemmIsa isa : {GemmIsa::Portable, GemmIsa::Avx2, GemmIsa::Avx512}) {
     if (isa > detectedGemmIsa()) continue;
     limitGemmIsa(isa);
@@ -120,7 +126,6 @@ TEST(Gradients, ConvPatchesAndPoolingOnEveryKernelSetTheCpuHas) {
             ASSERT_EQ(y((c * out.h + oy) * out.w + ox, s), want) << "sample " << s << " channel " << c << " (" << oy << ", " << ox << ")";
           }
   }
-  limitGemmIsa(was);
 }
 
 // The Winograd tile transforms are chosen at run time too: every set the CPU has computes the

@@ -147,10 +147,41 @@ TEST(Precision, LayersRoundEveryGemmInput) {
   }
 }
 
+// One bf16 training pass of `layer` on fixed data: output, input gradient, parameter gradients.
+struct Bf16Pass {
+  Matrix y, dx;
+  Vector grads;
+};
+Bf16Pass bf16Pass(Layer& layer, Shape in) {
+  testing::BoundLayer b = testing::bindStandalone(layer, in, 3);
+  std::mt19937 rng(5);
+  std::normal_distribution<float> n(0, 1);
+  Matrix x(in.size(), 6), dy(layer.outShape().size(), 6);
+  for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = n(rng);
+  for (Eigen::Index i = 0; i < dy.size(); ++i) dy.data()[i] = n(rng);
+  for (Eigen::Index i = 0; i < b.params.size(); ++i) b.params[i] += 0.1f * n(rng);
+  Vector rounded = b.params;
+  roundInPlace(rounded.data(), rounded.size(), Precision::BF16);
+  ParamBinder mixed(b.params.data(), b.grads.data(), rounded.data(), b.state.data());
+  layer.bind(mixed);
+  PassContext ctx;
+  ctx.training = true;
+  ctx.chunks = 2;
+  ctx.precision = Precision::BF16;
+  Bf16Pass out;
+  out.y = layer.forward(x, ctx);
+  out.dx = layer.backward(x, dy, true, ctx);
+  out.grads = b.grads;
+  return out;
+}
+
 // Where the CPU has AVX512_BF16, a direct convolution in bf16 multiplies bf16 pairs in hardware
 // (channel pairs forward, pixel pairs for the weight gradient) and still computes what fp32 does
 // on the rounded values: odd channel counts (a zero partner), one channel, a filter group and
-// one more, rows longer than one vector of pixel pairs with a partial last one.
+// one more, rows longer than one vector of pixel pairs with a partial last one. With an
+// activation and a bias (gy is then the layer's own copy, rounded after the derivative, and the
+// bias gradient sums it unrounded) it computes what the emulation (fp32 kernels on rounded
+// values, ACCELLAB_GEMM_ISA=avx512) computes.
 TEST(Precision, DirectConvolutionOnBf16HardwareMatchesRoundedFp32) {
   if (!directConvOnBf16Hardware(Precision::BF16)) GTEST_SKIP() << "this CPU multiplies bf16 in fp32 (emulated): covered above";
   struct Case {
@@ -158,17 +189,30 @@ TEST(Precision, DirectConvolutionOnBf16HardwareMatchesRoundedFp32) {
     Padding padding;
     Shape in;
   };
-  for (const Case& c : {Case{9, 3, Padding::same(), {6, 9, 37}}, Case{4, 5, Padding::valid(), {1, 8, 40}},
-                        Case{16, 3, Padding::explicitPad(1, 1), {5, 4, 34}}}) {
+  const Case cases[] = {{9, 3, Padding::same(), {6, 9, 37}}, {4, 5, Padding::valid(), {1, 8, 40}},
+                        {16, 3, Padding::explicitPad(1, 1), {5, 4, 34}}};
+  auto make = [](const Case& c, Activation activation, bool bias) {
     Conv2DOptions o;
     o.filters = c.filters;
     o.kernelH = o.kernelW = c.kernel;
-    o.bias = false;  // a bias gradient sums the unrounded output gradient (no GEMM input)
+    o.activation = activation;
+    o.bias = bias;
     o.padding = c.padding;
     o.algorithm = ConvAlgorithm::Direct;
-    Conv2D conv(o, "conv_direct_bf16");
+    return std::make_unique<Conv2D>(o, "conv_direct_bf16");
+  };
+  for (const Case& c : cases) {
     SCOPED_TRACE(c.in.c * 1000 + c.in.w);
-    expectRoundedGemmInputs(conv, c.in, Precision::BF16);
+    // a bias gradient sums the unrounded output gradient (no GEMM input): none here
+    expectRoundedGemmInputs(*make(c, Activation::Linear, false), c.in, Precision::BF16);
+    const Bf16Pass hardware = bf16Pass(*make(c, Activation::Tanh, true), c.in);
+    const GemmIsa was = limitGemmIsa(GemmIsa::Avx512);  // emulated: fp32 kernels on rounded values
+    ASSERT_FALSE(directConvOnBf16Hardware(Precision::BF16));
+    const Bf16Pass emulated = bf16Pass(*make(c, Activation::Tanh, true), c.in);
+    limitGemmIsa(was);
+    EXPECT_LT((hardware.y - emulated.y).cwiseAbs().maxCoeff(), 1e-5f);
+    EXPECT_LT((hardware.dx - emulated.dx).cwiseAbs().maxCoeff(), 1e-5f);
+    EXPECT_LT((hardware.grads - emulated.grads).cwiseAbs().maxCoeff(), 1e-4f);
   }
 }
 
