@@ -108,22 +108,29 @@ const Matrix& BatchNorm::backward(const Matrix& x, const Matrix& dy, bool needDx
   const double count = static_cast<double>(p) * static_cast<double>(batch);
   if (needDx) m_dx.resize(x.rows(), batch);
   util::parallelChunks(c, chunksFor(ctx, x.size(), c), [&](int, std::ptrdiff_t c0, std::ptrdiff_t c1) {
+    // With a ReLU taken, dy is the gradient after it: masked where the output is zero, into a
+    // per-thread segment (a plain loop GCC vectorises; Eigen 3.4's select is element by element).
+    // An Eigen vector, aligned as the matrices are: a vectorised sum's order follows its
+    // start's alignment, and a run must add in the same order every time (malloc's 16 bytes
+    // varied between runs).
+    thread_local Vector masked;
+    masked.resize(p);
+    const auto dyOf = [&](Eigen::Index s, std::ptrdiff_t ch) {
+      const float* d = dy.data() + s * dy.rows() + ch * p;
+      if (!m_relu) return ConstVectorMap(d, p);
+      const float* y = m_y.data() + s * m_y.rows() + ch * p;
+      float* out = masked.data();
+      for (std::int64_t i = 0; i < p; ++i) out[i] = y[i] > 0.0f ? d[i] : 0.0f;
+      return ConstVectorMap(out, p);
+    };
     for (std::ptrdiff_t ch = c0; ch < c1; ++ch) {
       const float mean = m_mean[ch], inv = m_invStd[ch];
       // Both sums in one vectorised pass (float per sample, double across samples).
-      // With a ReLU taken, dy is the gradient after it: masked where the output is zero.
       double sumDy = 0, sumDyXc = 0;
       for (Eigen::Index s = 0; s < batch; ++s) {
-        const auto xc = x.col(s).segment(ch * p, p).array() - mean;
-        const auto d = dy.col(s).segment(ch * p, p).array();
-        if (m_relu) {
-          const auto dm = (m_y.col(s).segment(ch * p, p).array() > 0.0f).select(d, 0.0f);
-          sumDy += static_cast<double>(dm.sum());
-          sumDyXc += static_cast<double>((dm * xc).sum());
-        } else {
-          sumDy += static_cast<double>(d.sum());
-          sumDyXc += static_cast<double>((d * xc).sum());
-        }
+        const ConstVectorMap d = dyOf(s, ch);  // named: an expression must not outlive it
+        sumDy += static_cast<double>(d.sum());
+        sumDyXc += static_cast<double>((d.array() * (x.col(s).segment(ch * p, p).array() - mean)).sum());
       }
       const double sumDyXhat = sumDyXc * inv;
       if (dGamma) dGamma[ch] = static_cast<float>(sumDyXhat);
@@ -136,13 +143,8 @@ const Matrix& BatchNorm::backward(const Matrix& x, const Matrix& dy, bool needDx
       const float kX = static_cast<float>(-g * inv * inv * meanDyXhat);
       const float k0 = static_cast<float>(-g * inv * meanDy);
       for (Eigen::Index s = 0; s < batch; ++s) {
-        const auto xc = x.col(s).segment(ch * p, p).array() - mean;
-        const auto d = dy.col(s).segment(ch * p, p).array();
-        if (m_relu)
-          m_dx.col(s).segment(ch * p, p).array() =
-              kDy * (m_y.col(s).segment(ch * p, p).array() > 0.0f).select(d, 0.0f) + kX * xc + k0;
-        else
-          m_dx.col(s).segment(ch * p, p).array() = kDy * d + kX * xc + k0;
+        const ConstVectorMap d = dyOf(s, ch);
+        m_dx.col(s).segment(ch * p, p).array() = kDy * d.array() + kX * (x.col(s).segment(ch * p, p).array() - mean) + k0;
       }
     }
   });
