@@ -64,8 +64,9 @@ void activationGradient(Activation a, const float* y, const float* dy, float* g,
     case Activation::ReLU:
       for (std::int64_t i = 0; i < n; ++i) g[i] = y[i] > 0.0f ? dy[i] : 0.0f;
       break;
-    case Activation::ELU:
-      for (std::int64_t i = 0; i < n; ++i) g[i] = dy[i] * (y[i] > 0.0f ? 1.0f : y[i] + 1.0f);
+    case Activation::ELU:  // f' = 1 above 0, y + 1 below (y > -1): min(y + 1, 1), branch-free so
+      // AVX2 vectorises it too (the select form ran scalar in the portable build: 8% of colab-cnn)
+      for (std::int64_t i = 0; i < n; ++i) g[i] = dy[i] * std::min(y[i] + 1.0f, 1.0f);
       break;
     case Activation::Tanh:
       for (std::int64_t i = 0; i < n; ++i) g[i] = dy[i] * (1.0f - y[i] * y[i]);
