@@ -82,15 +82,27 @@ TEST(Precision, DenseMultipliesRoundedInputsAndWeights) {
   EXPECT_EQ(net.params()[0], 1.0f + 0x1p-9f);
 }
 
+// `layer` bound on its own, and a fixed input and output gradient for 6 samples.
+struct FixedPass {
+  testing::BoundLayer b;
+  Matrix x, dy;
+};
+FixedPass fixedPass(Layer& layer, Shape in) {
+  FixedPass f{testing::bindStandalone(layer, in, 3), Matrix(in.size(), 6), Matrix(layer.outShape().size(), 6)};
+  std::mt19937 rng(5);
+  std::normal_distribution<float> n(0, 1);
+  for (Eigen::Index i = 0; i < f.x.size(); ++i) f.x.data()[i] = n(rng);
+  for (Eigen::Index i = 0; i < f.dy.size(); ++i) f.dy.data()[i] = n(rng);
+  return f;
+}
+
 // A layer in bf16 mode computes exactly what fp32 computes on pre-rounded inputs, weights
 // and output gradients: the rounding is applied to every GEMM input, forward and backward.
 void expectRoundedGemmInputs(Layer& layer, Shape in, Precision p) {
-  testing::BoundLayer b = testing::bindStandalone(layer, in, 3);
-  std::mt19937 rng(5);
-  std::normal_distribution<float> n(0, 1);
-  Matrix x(in.size(), 6), dy(layer.outShape().size(), 6);
-  for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = n(rng);
-  for (Eigen::Index i = 0; i < dy.size(); ++i) dy.data()[i] = n(rng);
+  FixedPass f = fixedPass(layer, in);
+  testing::BoundLayer& b = f.b;
+  const Matrix& x = f.x;
+  const Matrix& dy = f.dy;
   const Vector master = b.params;
   PassContext ctx;
   ctx.training = true;
@@ -153,13 +165,11 @@ struct Bf16Pass {
   Vector grads;
 };
 Bf16Pass bf16Pass(Layer& layer, Shape in) {
-  testing::BoundLayer b = testing::bindStandalone(layer, in, 3);
-  std::mt19937 rng(5);
+  FixedPass f = fixedPass(layer, in);
+  testing::BoundLayer& b = f.b;
+  std::mt19937 rng(6);
   std::normal_distribution<float> n(0, 1);
-  Matrix x(in.size(), 6), dy(layer.outShape().size(), 6);
-  for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = n(rng);
-  for (Eigen::Index i = 0; i < dy.size(); ++i) dy.data()[i] = n(rng);
-  for (Eigen::Index i = 0; i < b.params.size(); ++i) b.params[i] += 0.1f * n(rng);
+  for (Eigen::Index i = 0; i < b.params.size(); ++i) b.params[i] += 0.1f * n(rng);  // a bias away from 0
   Vector rounded = b.params;
   roundInPlace(rounded.data(), rounded.size(), Precision::BF16);
   ParamBinder mixed(b.params.data(), b.grads.data(), rounded.data(), b.state.data());
@@ -169,8 +179,8 @@ Bf16Pass bf16Pass(Layer& layer, Shape in) {
   ctx.chunks = 2;
   ctx.precision = Precision::BF16;
   Bf16Pass out;
-  out.y = layer.forward(x, ctx);
-  out.dx = layer.backward(x, dy, true, ctx);
+  out.y = layer.forward(f.x, ctx);
+  out.dx = layer.backward(f.x, f.dy, true, ctx);
   out.grads = b.grads;
   return out;
 }
