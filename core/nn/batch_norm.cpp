@@ -54,8 +54,8 @@ const Matrix& BatchNorm::forward(const Matrix& x, const PassContext& ctx) {
         const float inv = 1.0f / std::sqrt(m_state[c + ch] + m_o.epsilon);
         const float a = (gamma ? gamma[ch] : 1.0f) * inv;
         const float shift = (beta ? beta[ch] : 0.0f) - m_state[ch] * a;
-        if (m_relu) m_y.block(ch * p, b, p, e - b).array() = (x.block(ch * p, b, p, e - b).array() * a + shift).max(0.0f);
-        else m_y.block(ch * p, b, p, e - b).array() = x.block(ch * p, b, p, e - b).array() * a + shift;
+        m_y.block(ch * p, b, p, e - b).array() = x.block(ch * p, b, p, e - b).array() * a + shift;
+        for (std::ptrdiff_t s = b; s < e && m_relu; ++s) applyActivation(Activation::ReLU, m_y.data() + s * rows + ch * p, p);
       }
     });
     return m_y;
@@ -90,9 +90,9 @@ const Matrix& BatchNorm::forward(const Matrix& x, const PassContext& ctx) {
       const float a = (gamma ? gamma[ch] : 1.0f) * inv;
       const float shift = (beta ? beta[ch] : 0.0f) - static_cast<float>(mean) * a;
       for (Eigen::Index s = 0; s < batch; ++s) {
-        auto y = m_y.col(s).segment(ch * p, p).array();
-        if (m_relu) y = (x.col(s).segment(ch * p, p).array() * a + shift).max(0.0f);
-        else y = x.col(s).segment(ch * p, p).array() * a + shift;
+        m_y.col(s).segment(ch * p, p).array() = x.col(s).segment(ch * p, p).array() * a + shift;
+        // the ReLU layer's own function (NaN and -0 become +0), on the segment while it is in cache
+        if (m_relu) applyActivation(Activation::ReLU, m_y.data() + s * rows + ch * p, p);
       }
     }
   });
@@ -114,7 +114,7 @@ const Matrix& BatchNorm::backward(const Matrix& x, const Matrix& dy, bool needDx
     // start's alignment, and a run must add in the same order every time (malloc's 16 bytes
     // varied between runs).
     thread_local Vector masked;
-    masked.resize(p);
+    if (m_relu) masked.resize(p);
     const auto dyOf = [&](Eigen::Index s, std::ptrdiff_t ch) {
       const float* d = dy.data() + s * dy.rows() + ch * p;
       if (!m_relu) return ConstVectorMap(d, p);

@@ -109,7 +109,7 @@ TEST(Gradients, ConvPatchesAndPoolingOnEveryKernelSetTheCpuHas) {
     expectGradientsMatch(pool, {2, 4, 37}, kinked());
     // A gradient check accepts any function routed consistently: the values are the windows' maxima.
     const Shape in{2, 4, 37};
-    testing::bindStandalone(pool, in, 1);
+    const testing::BoundLayer bound = testing::bindStandalone(pool, in, 1);  // kept while the layer runs
     std::mt19937 rng(3);
     std::normal_distribution<float> normal(0.0f, 1.0f);
     Matrix x(in.size(), 2);
@@ -282,17 +282,20 @@ TEST(Gradients, BatchNormTakesTheReluAfterIt) {
   EXPECT_TRUE(relu.taken());
 
   BatchNorm alone(BatchNormOptions{}, "bn_alone");
-  testing::bindStandalone(alone, {3, 4, 5}, 1);
+  const testing::BoundLayer aloneBound = testing::bindStandalone(alone, {3, 4, 5}, 1);  // its parameters, kept
   testing::BoundLayer b = testing::bindStandalone(fused, {3, 4, 5}, 1);
   std::mt19937 rng(7);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   Matrix x(3 * 4 * 5, 4);
   for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = normal(rng);
+  const auto reluOf = [](float v) { return v > 0.0f ? v : 0.0f; };  // the ReLU layer's function
   PassContext ctx;
   ctx.training = true;
-  const Matrix want = alone.forward(x, ctx).cwiseMax(0.0f);
+  const Matrix want = alone.forward(x, ctx).unaryExpr(reluOf);
   EXPECT_EQ(fused.forward(x, ctx), want);
   EXPECT_GT((want.array() == 0.0f).count(), 0);  // the ReLU cut something
+  ctx.training = false;  // inference: the running statistics, the ReLU still applied
+  EXPECT_EQ(fused.forward(x, ctx), Matrix(alone.forward(x, ctx).unaryExpr(reluOf)));
 
   Sequential kept("bn_tanh");
   kept.add(std::make_unique<BatchNorm>(BatchNormOptions{}, "bn"));
