@@ -74,30 +74,21 @@ inline Mask maskOf(int n) { return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm2
 // AVX512_BF16: the same kernels on bf16 operands, VDPBF16PS multiplying two of them a lane and
 // summing in fp32 (twice the multiply-adds of an fp32 FMA). The forward pass pairs channels
 // (word = channels 2c and 2c + 1 of one pixel); the weight gradient pairs adjacent pixels of a
-// row, so a row vector covers 32 pixels.
+// row, so a row vector covers 32 pixels. The fp32 lanes and blocking are AVX-512's own.
 namespace direct_bf16 {
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512bw,avx512bf16,avx2,fma")
-constexpr int kFilterGroup = 8;
-constexpr int kWgFilters = 4;
-constexpr int kLanes = 16;
-using Vec = __m512;
-using Mask = __mmask16;
+using direct_avx512::kFilterGroup, direct_avx512::kWgFilters, direct_avx512::kLanes, direct_avx512::Vec,
+    direct_avx512::Mask;
+using direct_avx512::load, direct_avx512::fma, direct_avx512::add, direct_avx512::splat, direct_avx512::zero,
+    direct_avx512::store, direct_avx512::sum, direct_avx512::maskOf;
 struct Bf16 {  // 32 bf16 values, two a lane
   __m512i v;
 };
-inline Vec load(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
 inline Bf16 load(const std::uint32_t* p, Mask m) { return {_mm512_maskz_loadu_epi32(m, p)}; }
 inline Bf16 load(const std::uint16_t* p, __mmask32 m) { return {_mm512_maskz_loadu_epi16(m, p)}; }
-inline Vec fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
 inline Vec fma(Bf16 a, Bf16 b, Vec c) { return _mm512_dpbf16_ps(c, (__m512bh)a.v, (__m512bh)b.v); }
-inline Vec add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
-inline Vec splat(float v) { return _mm512_set1_ps(v); }
 inline Bf16 splat(std::uint32_t pair) { return {_mm512_set1_epi32(static_cast<int>(pair))}; }
-inline Vec zero() { return _mm512_setzero_ps(); }
-inline void store(float* p, Vec v, Mask m) { _mm512_mask_storeu_ps(p, m, v); }
-inline float sum(Vec v) { return _mm512_reduce_add_ps(v); }
-inline Mask maskOf(int n) { return n >= kLanes ? static_cast<Mask>(0xffff) : static_cast<Mask>((1u << n) - 1u); }
 inline int rowStep(const std::uint16_t*) { return 2 * kLanes; }
 inline __mmask32 rowMask(const std::uint16_t*, int n) { return n >= 32 ? ~__mmask32{0} : static_cast<__mmask32>((1u << n) - 1u); }
 #include "core/nn/direct_conv_kernels.inc"

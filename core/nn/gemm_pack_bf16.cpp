@@ -174,6 +174,21 @@ void plainPairsBRows(const float* b, std::int64_t ld, std::int64_t kc, std::int6
     }
   }
 }
+
+// n values of lo and hi to n words of pairs (toBf16Pairs), and n values to bf16 bits (toBf16).
+ACCELLAB_TARGET("avx512f")
+void pairRun(const float* lo, const float* hi, std::int64_t n, std::uint32_t* out) {
+  for (std::int64_t i = 0; i < n; i += 16) pairRow(lo + i, hi ? hi + i : nullptr, std::min<std::int64_t>(16, n - i), out + i);
+}
+
+ACCELLAB_TARGET("avx512f")
+void bf16Run(const float* src, std::int64_t n, std::uint16_t* out) {
+  for (std::int64_t i = 0; i < n; i += 16) {
+    const __mmask16 m = firstLanes(n - i);
+    const __m512i bits = bf16Bits16(_mm512_maskz_loadu_epi32(m, src + i));
+    _mm512_mask_cvtepi32_storeu_epi16(out + i, m, bits);
+  }
+}
 #endif
 
 }  // namespace
@@ -206,15 +221,6 @@ bool packPlainB(const float* b, std::int64_t ld, bool transposed, std::int64_t k
 #endif
 }
 
-#if ACCELLAB_X86_KERNELS
-namespace {
-ACCELLAB_TARGET("avx512f")
-void pairRun(const float* lo, const float* hi, std::int64_t n, std::uint32_t* out) {
-  for (std::int64_t i = 0; i < n; i += 16) pairRow(lo + i, hi ? hi + i : nullptr, std::min<std::int64_t>(16, n - i), out + i);
-}
-}  // namespace
-#endif
-
 void toBf16Pairs(const float* lo, const float* hi, std::int64_t n, std::uint32_t* out) {
 #if ACCELLAB_X86_KERNELS
   if (detectedGemmIsa() < GemmIsa::Avx512Bf16) throw util::Error("toBf16Pairs: this CPU has no bf16 hardware");
@@ -224,19 +230,6 @@ void toBf16Pairs(const float* lo, const float* hi, std::int64_t n, std::uint32_t
   throw util::Error("toBf16Pairs: no bf16 form on this architecture");
 #endif
 }
-
-#if ACCELLAB_X86_KERNELS
-namespace {
-ACCELLAB_TARGET("avx512f")
-void bf16Run(const float* src, std::int64_t n, std::uint16_t* out) {
-  for (std::int64_t i = 0; i < n; i += 16) {
-    const __mmask16 m = firstLanes(n - i);
-    const __m512i bits = bf16Bits16(_mm512_maskz_loadu_epi32(m, src + i));
-    _mm512_mask_cvtepi32_storeu_epi16(out + i, m, bits);
-  }
-}
-}  // namespace
-#endif
 
 void toBf16(const float* src, std::int64_t n, std::uint16_t* out) {
 #if ACCELLAB_X86_KERNELS

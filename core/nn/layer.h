@@ -24,7 +24,6 @@ namespace core::nn {
 
 enum class Activation;  // activation.h
 
-
 using Matrix = Eigen::MatrixXf;
 using Vector = Eigen::VectorXf;
 using MatrixMap = Eigen::Map<Matrix>;
