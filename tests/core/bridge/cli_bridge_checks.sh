@@ -261,7 +261,12 @@ PY
     # file with ZeRO-1, selective recomputation and two micro-batches a step; a Hugging Face
     # config.json on a text's bytes with full recomputation; latent attention with experts (DDP
     # that lets unchosen experts sit a step out). Each log reads back with its plan and tokens/s.
+    # The host's rates are measured afresh, alone (RUN_SERIAL), into this case's own folder: the
+    # shared cache may hold a measurement taken beside another test (seen: one vCPU's GEMM rate
+    # as the machine's, another test busy on the other).
     need_python
+    export ACCELLAB_USER_DIR="$tmp/user"
+    run 0 devices --host --remeasure
     run 0 export-script --model "$data/llm-export/tiny-gqa.json" --batch 8 --seq-len 32 --count 2 --precision fp32 \
       --parallel dp=2,zero=1,recompute=selective,microbatch=2 --out "$tmp/a" --format json
     grep -q '"parallel": "dp=2,tp=1,pp=1,ep=1,zero=1,recompute=selective,microbatch=2"' "$tmp/out" || fail "the given plan was not exported"
@@ -307,11 +312,17 @@ PY
     grep -q '"key": "kernel_launch_seconds"' "$tmp/out" || fail "the calibration did not fit the per-op cost"
     fit=$(sed -n 's/^  "fit_median_abs_pct_error": \([0-9.e+-]*\).*/\1/p' "$tmp/out")
     # Two short runs on a shared machine: the figures' ranges can keep the fit from being exact
-    # (seen: 0-18%); far beyond that, the fit or the step model is broken.
-    awk "BEGIN { exit !($fit < 40) }" || fail "the calibrated host misses its own runs by $fit% (median)"
+    # (seen: 0-18%); far beyond that, the fit or the step model is broken. Under a sanitizer the
+    # host's micro-benchmark runs instrumented (GEMM 115 against 209 GFLOP/s, copy 12 against
+    # 39 GB/s on the CI's VM), so PyTorch's matmuls would need more than all of that "peak": the
+    # efficiency stops at its limit of 1 and the fit is off by what the instrumentation costs
+    # (57% seen). Only the release build holds the fit to the bound.
+    if [ -z "${ASAN_OPTIONS:-}${UBSAN_OPTIONS:-}${TSAN_OPTIONS:-}" ]; then
+      awk "BEGIN { exit !($fit < 40) }" || fail "the calibrated host misses its own runs by $fit% (median)"
+    fi
     grep -q '"calibrated_software"' "$tmp/user/devices/my-box.json" || fail "no calibrated_software in the device file"
     grep -q '"matmul_efficiency"' "$tmp/user/devices/my-box.json" || fail "the device file lacks the fitted matmul efficiency"
-    ACCELLAB_USER_DIR="$tmp/user" "$cli" import-run "$tmp/gqa.jsonl" --device my-box --format json >"$tmp/out" 2>"$tmp/err" ||
+    "$cli" import-run "$tmp/gqa.jsonl" --device my-box --format json >"$tmp/out" 2>"$tmp/err" ||
       fail "import-run on the calibrated device failed: $(cat "$tmp/err")"
     grep -q '"error_words": "AccelLab predicted' "$tmp/out" || grep -q "prediction matches" "$tmp/out" ||
       fail "no prediction on the calibrated device"
