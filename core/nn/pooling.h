@@ -27,6 +27,9 @@ protected:
   void describe(GraphNode& node) const override;
 
 private:
+  // 2 x 2 windows at stride 2, nothing padded before: the fast paths (the common case).
+  bool isTwoByTwo() const;
+
   PoolOptions m_o;
   int m_padTop = 0, m_padLeft = 0;
   std::vector<std::int32_t> m_argmax;  // per output element: index of the max in the sample's input

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <random>
 
 #include "core/nn/activation.h"
@@ -93,6 +94,30 @@ struct IsaLimitGuard {
   ~IsaLimitGuard() { limitGemmIsa(was); }
 };
 
+// A gradient check accepts any function routed consistently, so the values are checked too: a
+// 2 x 2 / 2 max pool with nothing padded before gives each window's maximum, a window over the
+// edge (odd sizes under 'same') the maximum of the pixels it covers.
+void expectTwoByTwoMaxima(MaxPool2D& pool, Shape in) {
+  const testing::BoundLayer bound = testing::bindStandalone(pool, in, 1);  // kept while the layer runs
+  std::mt19937 rng(3);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  Matrix x(in.size(), 2);
+  for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = normal(rng);
+  PassContext ctx;
+  const Matrix& y = pool.forward(x, ctx);
+  const Shape out = pool.outShape();
+  for (Eigen::Index s = 0; s < x.cols(); ++s)
+    for (int c = 0; c < out.c; ++c)
+      for (int oy = 0; oy < out.h; ++oy)
+        for (int ox = 0; ox < out.w; ++ox) {
+          float want = -std::numeric_limits<float>::infinity();
+          for (int yy = 2 * oy; yy < std::min(2 * oy + 2, in.h); ++yy)
+            for (int xx = 2 * ox; xx < std::min(2 * ox + 2, in.w); ++xx)
+              want = std::max(want, x(static_cast<Eigen::Index>((c * in.h + yy) * in.w + xx), s));
+          ASSERT_EQ(y((c * out.h + oy) * out.w + ox, s), want) << "sample " << s << " channel " << c << " (" << oy << ", " << ox << ")";
+        }
+}
+
 // The patch packers of the implicit-GEMM convolution (masked runs at stride 1, gathers at stride
 // 2, gathered columns for the weight gradient) and max pooling's 2 x 2 pass are chosen at run time
 // as well: every set the CPU has computes the same gradients. Rows longer than one vector (19
@@ -107,24 +132,7 @@ TEST(Gradients, ConvPatchesAndPoolingOnEveryKernelSetTheCpuHas) {
     expectGradientsMatch(*conv(4, 3, 3, 2, Padding::same(), Activation::ELU, true, ConvAlgorithm::Gemm), {3, 7, 21});
     MaxPool2D pool(PoolOptions{2, 2, 0, 0, Padding::valid()}, "max2");
     expectGradientsMatch(pool, {2, 4, 37}, kinked());
-    // A gradient check accepts any function routed consistently: the values are the windows' maxima.
-    const Shape in{2, 4, 37};
-    const testing::BoundLayer bound = testing::bindStandalone(pool, in, 1);  // kept while the layer runs
-    std::mt19937 rng(3);
-    std::normal_distribution<float> normal(0.0f, 1.0f);
-    Matrix x(in.size(), 2);
-    for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = normal(rng);
-    PassContext ctx;
-    const Matrix& y = pool.forward(x, ctx);
-    const Shape out = pool.outShape();
-    for (Eigen::Index s = 0; s < x.cols(); ++s)
-      for (int c = 0; c < out.c; ++c)
-        for (int oy = 0; oy < out.h; ++oy)
-          for (int ox = 0; ox < out.w; ++ox) {
-            const auto at = [&](int yy, int xx) { return x(static_cast<Eigen::Index>((c * in.h + yy) * in.w + xx), s); };
-            const float want = std::max({at(2 * oy, 2 * ox), at(2 * oy, 2 * ox + 1), at(2 * oy + 1, 2 * ox), at(2 * oy + 1, 2 * ox + 1)});
-            ASSERT_EQ(y((c * out.h + oy) * out.w + ox, s), want) << "sample " << s << " channel " << c << " (" << oy << ", " << ox << ")";
-          }
+    expectTwoByTwoMaxima(pool, {2, 4, 37});
   }
 }
 
@@ -209,6 +217,11 @@ TEST(Gradients, Pooling) {
   expectGradientsMatch(max2, {3, 6, 7}, kinked());  // odd width: the last column is dropped
   MaxPool2D max3same(PoolOptions{3, 3, 2, 2, Padding::same()}, "max3_same");
   expectGradientsMatch(max3same, {2, 7, 8}, kinked());
+  // 2 x 2 / 2 'same' on odd sizes: the last row's and column's windows hang over the edge by one
+  // pixel of padding (nothing before), which the 2 x 2 fast path must not read as the next row.
+  MaxPool2D max2same(PoolOptions{2, 2, 0, 0, Padding::same()}, "max2_same");
+  expectGradientsMatch(max2same, {3, 5, 7}, kinked());
+  expectTwoByTwoMaxima(max2same, {3, 5, 7});
   MaxPool2D max3pad(PoolOptions{3, 3, 2, 2, Padding::explicitPad(1, 1)}, "max3_pad1");
   expectGradientsMatch(max3pad, {2, 6, 6}, kinked());
   AvgPool2D avgSame(PoolOptions{3, 3, 1, 1, Padding::same()}, "avg3_same");
