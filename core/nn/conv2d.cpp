@@ -103,15 +103,16 @@ const Matrix& Conv2D::forward(const Matrix& x, const PassContext& ctx) {
   // A direct convolution in bf16 hardware pads sample by sample and keeps its input as bf16.
   m_directBf16 = m_direct && directConvOnBf16Hardware(ctx.precision);
   const std::int64_t padded = m_plan.paddedSize();
-  // Only the copy this path reads stays allocated (Winograd pads into its own tile grid).
+  // Only the copy this path reads stays allocated (Winograd keeps its input channel-last on its
+  // tile grid).
   if (m_directBf16) m_paddedBf16.resize(static_cast<std::size_t>(padded * batch));
   else std::vector<std::uint16_t>().swap(m_paddedBf16);
-  m_padded.resize(m_directBf16 || m_winogradNow ? 0 : padded * batch);
+  m_padded.resize(m_directBf16 ? 0 : (m_winogradNow ? m_winograd->keptInputSize() : padded) * batch);
   const int chunks = chunksFor(ctx, 2 * filters * patch * pixels * batch / 64, batch);
   util::parallelChunks(batch, chunks, [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
     if (m_winogradNow) {
       m_winograd->forward(x.data() + b * x.rows(), static_cast<int>(e - b), bias, m_o.activation, m_y.data() + b * outRows,
-                          ctx.precision);
+                          m_padded.data() + b * m_winograd->keptInputSize(), ctx.precision);
       return;
     }
     if (m_directBf16) {
@@ -192,8 +193,8 @@ const Matrix& Conv2D::backward(const Matrix& x, const Matrix& dy, bool needDx, c
       const int n = static_cast<int>(e - b);
       const float* gy = gyAll + b * outRows;
       addBiasGradient(gy, n);
-      m_winograd->weightGradient(x.data() + b * x.rows(), gy, n, grads, false, ctx.precision);
-      if (needDx) m_winograd->inputGradient(gy, n, m_dx.data() + b * x.rows(), ctx.precision);
+      m_winograd->backward(m_padded.data() + b * m_winograd->keptInputSize(), gy, n, grads, false,
+                           needDx ? m_dx.data() + b * x.rows() : nullptr, ctx.precision);
       return;
     }
     if (m_directBf16) {  // bf16 hardware: the kept bf16 input; gy padded sample by sample for dx

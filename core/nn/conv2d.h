@@ -58,7 +58,7 @@ private:
   const float* m_wGemm = nullptr;
   PackedB m_packedW;              // the weights packed once per pass, shared by the chunks
   std::vector<Vector> m_chunkGrads;  // chunk > 0: partial weight + bias gradients
-  Vector m_padded;                // the input, zero-padded (kept for the weight gradient)
+  Vector m_padded;                // the input, zero-padded (kept for the weight gradient; Winograd: its tile grid)
   std::vector<std::uint16_t> m_paddedBf16;  // the same in bf16, where bf16 runs on hardware
   Vector m_paddedGy;              // the output gradient, padded for the transposed convolution
   Vector m_flipped;               // direct input gradient: flipped, transposed weights

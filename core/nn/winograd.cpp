@@ -19,7 +19,7 @@ constexpr int kTileBlock = 32;  // tiles per GEMM block (multiple of kLanes); 32
 
 // Per-thread scratch, kept across calls.
 struct Scratch {
-  std::vector<float> padded, v, m, gyt, gyc, d;
+  std::vector<float> v, m, gyt, gyc, d;
 };
 Scratch& scratch() {
   thread_local Scratch s;
@@ -40,7 +40,8 @@ struct WinogradConv::Direction {
   std::vector<float> u;  // alpha^2 transformed kernels, each inChannels x outChannels
   std::vector<PackedB> packed;
   std::int64_t tilesPerSample() const { return static_cast<std::int64_t>(tilesH) * tilesW; }
-  std::int64_t paddedSize() const { return static_cast<std::int64_t>(g.channels) * paddedH * paddedW; }
+  // Floats a sample takes on its tile grid: channel-last, channels rounded up to whole vectors.
+  std::int64_t gridSize() const { return static_cast<std::int64_t>((g.channels + kLanes - 1) / kLanes * kLanes) * paddedH * paddedW; }
 };
 
 bool WinogradConv::supports(const ConvGeometry& g) {
@@ -263,15 +264,13 @@ void prepareKernels(const WinogradConv::Transforms& tf, WinogradConv::Direction&
   });
 }
 
-// The convolution of one direction: input transform, alpha^2 GEMMs, output transform.
-void runConv(const WinogradConv::Transforms& tf, const WinogradConv::Direction& d, const float* x, int samples,
-             const float* bias, Activation activation, float* y, util::Precision precision) {
+// The convolution of one direction on its input's tile grid (channel-last, zero-padded): input
+// transform, alpha^2 GEMMs, output transform.
+void convolvePadded(const WinogradConv::Transforms& tf, const WinogradConv::Direction& d, const float* padded, int samples,
+                    const float* bias, Activation activation, float* y, util::Precision precision) {
   const int alpha = tf.alpha, inC = d.g.channels, outC = d.outChannels;
-  const int outH = d.g.outH, outW = d.g.outW;
-  const std::int64_t outPlane = static_cast<std::int64_t>(outH) * outW, cp = roundUp16(inC);
+  const std::int64_t outPlane = static_cast<std::int64_t>(d.g.outH) * d.g.outW, cp = roundUp16(inC);
   Scratch& sc = scratch();
-  float* padded = sized(sc.padded, samples * static_cast<std::int64_t>(d.paddedH) * d.paddedW * cp);
-  padToChannelLast(d.g, d.paddedH, d.paddedW, x, samples, padded);
   const std::int64_t tiles = samples * d.tilesPerSample();
   const std::int64_t vStride = matrixStride(kTileBlock * cp), mStride = matrixStride(static_cast<std::int64_t>(kTileBlock) * outC);
   float* v = sized(sc.v, alpha * alpha * vStride);
@@ -320,34 +319,30 @@ void WinogradConv::prepareInputGradient(const float* w, util::Precision precisio
                  precision);
 }
 
-void WinogradConv::forward(const float* x, int samples, const float* bias, Activation activation, float* y,
+std::int64_t WinogradConv::keptInputSize() const { return m_forward->gridSize(); }
+
+void WinogradConv::forward(const float* x, int samples, const float* bias, Activation activation, float* y, float* kept,
                            util::Precision precision) const {
-  runConv(*m_t, *m_forward, x, samples, bias, activation, y, precision);
+  const Direction& d = *m_forward;
+  padToChannelLast(d.g, d.paddedH, d.paddedW, x, samples, kept);
+  convolvePadded(*m_t, d, kept, samples, bias, activation, y, precision);
 }
 
-void WinogradConv::inputGradient(const float* gy, int samples, float* dx, util::Precision precision) const {
-  runConv(*m_t, *m_backward, gy, samples, nullptr, Activation::Linear, dx, precision);
-}
-
-void WinogradConv::weightGradient(const float* x, const float* gy, int samples, float* dw, bool accumulate,
-                                  util::Precision precision) const {
+void WinogradConv::backward(const float* kept, const float* gy, int samples, float* dw, bool accumulate, float* dx,
+                            util::Precision precision) const {
   const Transforms& tf = *m_t;
   const Direction& d = *m_forward;
+  const Direction& back = *m_backward;
+  // gy on the input gradient's tile grid: the weight gradient's tiles read it there too, from
+  // the grid's padding on (each 2 x 2 tile past gy's edge reads the grid's zeros).
+  Scratch& sc = scratch();
+  float* grid = sized(sc.gyc, samples * back.gridSize());
+  padToChannelLast(back.g, back.paddedH, back.paddedW, gy, samples, grid);
+  if (dx) convolvePadded(tf, back, grid, samples, nullptr, Activation::Linear, dx, precision);
   const int alpha = tf.alpha, r = tf.r, inC = m_g.channels, outC = m_filters;
-  const int outH = m_g.outH, outW = m_g.outW;
   const std::int64_t mat = static_cast<std::int64_t>(inC) * outC;
   const std::int64_t cp = roundUp16(inC), op = roundUp16(outC);
-  Scratch& sc = scratch();
-  float* padded = sized(sc.padded, samples * static_cast<std::int64_t>(d.paddedH) * d.paddedW * cp);
-  padToChannelLast(d.g, d.paddedH, d.paddedW, x, samples, padded);
-  // The output gradient channel-last, one zero row/column past the edge for partial tiles.
-  const int gh = 2 * d.tilesH, gw = 2 * d.tilesW;
-  float* gyc = sized(sc.gyc, samples * static_cast<std::int64_t>(gh) * gw * op);
-  ConvGeometry gyGrid;  // the output gradient as images of outC channels, no padding before
-  gyGrid.channels = outC;
-  gyGrid.height = outH;
-  gyGrid.width = outW;
-  padToChannelLast(gyGrid, gh, gw, gy, samples, gyc);
+  const float* gyc = grid + (static_cast<std::int64_t>(back.g.padTop) * back.paddedW + back.g.padLeft) * op;
   const std::int64_t tiles = samples * d.tilesPerSample();
   const std::int64_t vStride = matrixStride(kTileBlock * cp), gStride = matrixStride(kTileBlock * op);
   float* v = sized(sc.v, alpha * alpha * vStride);
@@ -356,8 +351,8 @@ void WinogradConv::weightGradient(const float* x, const float* gy, int samples, 
   const TileTransforms transforms = tileTransforms();
   for (std::int64_t t0 = 0; t0 < tiles; t0 += kTileBlock) {
     const int n = static_cast<int>(std::min<std::int64_t>(kTileBlock, tiles - t0));
-    transforms.input(tf, d, padded, t0, n, v, vStride);
-    transforms.gradient(tf, d, gyc, gh, gw, op, t0, n, gt, gStride);
+    transforms.input(tf, d, kept, t0, n, v, vStride);
+    transforms.gradient(tf, d, gyc, back.paddedH, back.paddedW, op, t0, n, gt, gStride);
     // acc_x (inC x outC) (+)= V_x (inC x tiles) * GY_x^T (tiles x outC)
     for (int xi = 0; xi < alpha * alpha; ++xi) {
       GemmC c;

@@ -30,14 +30,18 @@ public:
   // The same for inputGradient(): kernels flipped, channels and filters swapped.
   void prepareInputGradient(const float* weights, util::Precision precision);
 
-  // y (samples x filters x outPixels) = conv(x) + bias, then the activation.
-  void forward(const float* x, int samples, const float* bias, Activation activation, float* y,
+  // Floats a sample of the input takes laid out channel-last and zero-padded into the tile grid:
+  // forward() keeps it there for backward().
+  std::int64_t keptInputSize() const;
+  // y (samples x filters x outPixels) = conv(x) + bias, then the activation; the input's tile grid
+  // left in `kept` (samples x keptInputSize()).
+  void forward(const float* x, int samples, const float* bias, Activation activation, float* y, float* kept,
                util::Precision precision) const;
-  // dx (samples x channels x inPixels) from gy (samples x filters x outPixels).
-  void inputGradient(const float* gy, int samples, float* dx, util::Precision precision) const;
-  // dW (filters x patchSize, column-major), overwritten or accumulated.
-  void weightGradient(const float* x, const float* gy, int samples, float* dw, bool accumulate,
-                      util::Precision precision) const;
+  // From the grid forward() kept and gy (samples x filters x outPixels): dW (filters x patchSize,
+  // column-major, overwritten or accumulated) and, unless dx is null, dx (samples x channels x
+  // inPixels). gy is laid out channel-last once, for both.
+  void backward(const float* kept, const float* gy, int samples, float* dw, bool accumulate, float* dx,
+                util::Precision precision) const;
 
   // Implementation details, defined in winograd.cpp.
   struct Transforms;  // the F(2, r) matrices
