@@ -18,6 +18,29 @@ double activationBackwardFlops(Activation a);
 void applyActivation(Activation a, float* y, std::int64_t n);
 // g = dy * f'(x) where y = f(x); n contiguous floats; g may alias dy.
 void activationGradient(Activation a, const float* y, const float* dy, float* g, std::int64_t n);
+// dy * f'(x) from y = f(x) at one element, as activationGradient computes it.
+inline float activationGradientAt(Activation a, float y, float dy) {
+  switch (a) {
+    case Activation::ReLU: return y > 0.0f ? dy : 0.0f;
+    case Activation::ELU: return dy * (1.0f < y + 1.0f ? 1.0f : y + 1.0f);  // std::min(y + 1, 1)
+    case Activation::Tanh: return dy * (1.0f - y * y);
+    case Activation::Sigmoid: return dy * y * (1.0f - y);
+    case Activation::Linear: break;
+  }
+  return dy;
+}
+// Calls body(grad) with grad(y, dy) = activationGradientAt(a, y, dy) for `a` as a constant: a loop
+// in body then runs without the switch, its derivative inlined (and vectorised where it can).
+template <class Body>
+void withActivationGradient(Activation a, Body&& body) {
+  switch (a) {
+    case Activation::Linear: return body([](float, float dy) { return dy; });
+    case Activation::ReLU: return body([](float y, float dy) { return activationGradientAt(Activation::ReLU, y, dy); });
+    case Activation::ELU: return body([](float y, float dy) { return activationGradientAt(Activation::ELU, y, dy); });
+    case Activation::Tanh: return body([](float y, float dy) { return activationGradientAt(Activation::Tanh, y, dy); });
+    case Activation::Sigmoid: return body([](float y, float dy) { return activationGradientAt(Activation::Sigmoid, y, dy); });
+  }
+}
 
 class ActivationLayer final : public Layer {
 public:

@@ -142,8 +142,10 @@ const Matrix& Conv2D::backward(const Matrix& x, const Matrix& dy, bool needDx, c
   const Eigen::Index outRows = filters * pixels, nParams = paramCount();
   // gy = dy f'(y): dy itself for a linear layer, unless an emulated 16-bit precision rounds it in
   // place. The backward pass follows the path its forward pass chose (m_winogradNow, m_directBf16).
+  // (dy * f'(y) as it arrives where the layer after took f'.)
+  const Activation activation = m_activationGradientTaken ? Activation::Linear : m_o.activation;
   const bool roundGy = m_direct && !m_directBf16 && ctx.precision != util::Precision::FP32;
-  const bool ownGy = m_o.activation != Activation::Linear || roundGy;
+  const bool ownGy = activation != Activation::Linear || roundGy;
   if (ownGy) m_gy.resize(outRows, batch);
   const float* gyAll = ownGy ? m_gy.data() : dy.data();
   const bool transposed = m_direct || hasTransposedForm(m_plan.g);
@@ -182,7 +184,7 @@ const Matrix& Conv2D::backward(const Matrix& x, const Matrix& dy, bool needDx, c
     if (c > 0 && own.size() != nParams) own.resize(nParams);
     float* grads = c == 0 ? m_dw : own.data();
     if (ownGy)
-      activationGradient(m_o.activation, m_y.data() + b * outRows, dy.data() + b * outRows, m_gy.data() + b * outRows,
+      activationGradient(activation, m_y.data() + b * outRows, dy.data() + b * outRows, m_gy.data() + b * outRows,
                          outRows * (e - b));
     VectorMap db(grads + filters * patch, m_o.bias ? filters : 0);
     db.setZero();

@@ -44,6 +44,8 @@ public:
   const Matrix& backward(const Matrix& x, const Matrix& dy, bool needDx, const PassContext& ctx) override;
   const ConvGeometry& geometry() const { return m_plan.g; }
   ConvAlgorithm algorithm() const { return m_direct ? ConvAlgorithm::Direct : m_winograd ? ConvAlgorithm::Winograd : ConvAlgorithm::Gemm; }
+  Activation ownActivation() const override { return m_o.activation; }
+  void setActivationGradientTaken(bool taken) override { m_activationGradientTaken = taken; }
 
 protected:
   Shape inferShape(Shape in) override;
@@ -67,6 +69,7 @@ private:
   std::unique_ptr<WinogradConv> m_winograd;
   bool m_winogradNow = false;  // the last forward pass ran Winograd (not on AMX bf16)
   Matrix m_gy;                    // dy * f'(y)
+  bool m_activationGradientTaken = false;  // the layer after applies f' (dy arrives as dy * f'(y))
 };
 
 }  // namespace core::nn

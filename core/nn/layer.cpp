@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/nn/activation.h"
 #include "core/util/error.h"
 
 namespace core::nn {
@@ -88,5 +89,7 @@ int chunksFor(const PassContext& ctx, std::int64_t work, std::int64_t columns) {
   if (ctx.chunks <= 1 || columns <= 1 || work < 2 * kMinWorkPerChunk) return 1;
   return static_cast<int>(std::min<std::int64_t>({ctx.chunks, columns, work / kMinWorkPerChunk}));
 }
+
+Activation Layer::ownActivation() const { return Activation::Linear; }
 
 }  // namespace core::nn

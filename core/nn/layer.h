@@ -118,6 +118,17 @@ public:
     (void)a;
     return false;
   }
+  // The other way round, in the backward pass only: the activation this layer applies to its own
+  // output (Linear: none) ...
+  virtual Activation ownActivation() const;  // Linear
+  // ... whose derivative the layer after it may take (a container asks it): that layer multiplies
+  // the gradient it passes back by f'(its input), where it routes it anyway ...
+  virtual bool takePrecedingActivationGradient(Activation a) {
+    (void)a;
+    return false;
+  }
+  // ... and this layer is told so: its output gradient then arrives with f' applied.
+  virtual void setActivationGradientTaken(bool taken) { (void)taken; }
 
   // --- compute -------------------------------------------------------------------------------
   // Forward on a batch (inShape().size() x batch); returns the output (owned by the layer, or

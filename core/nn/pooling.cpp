@@ -158,28 +158,34 @@ const Matrix& MaxPool2D::backward(const Matrix& x, const Matrix& dy, bool needDx
   const bool tiles = isTwoByTwo() && 2 * out.h <= in.h && 2 * out.w <= in.w;
   util::parallelChunks(x.cols(), chunksFor(ctx, x.size(), x.cols()), [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
     if (!tiles) m_dx.middleCols(b, e - b).setZero();
-    for (std::ptrdiff_t s = b; s < e; ++s) {
-      float* dxs = m_dx.data() + s * inRows;
-      const float* dys = dy.data() + s * outRows;
-      const std::int32_t* as = m_argmax.data() + s * outRows;
-      if (!tiles) {
-        for (Eigen::Index i = 0; i < outRows; ++i) dxs[as[i]] += dys[i];
-        continue;
-      }
-      for (int c = 0; c < in.c; ++c) {
-        float* dxc = dxs + static_cast<std::int64_t>(c) * in.h * in.w;
-        for (int oy = 0; oy < out.h; ++oy) {  // the window row's two input rows, cleared while in cache
-          float* r0 = dxc + 2 * oy * in.w;
-          std::fill_n(r0, 2 * in.w, 0.0f);
-          const std::int64_t o = (static_cast<std::int64_t>(c) * out.h + oy) * out.w;
-          const std::int32_t i0 = static_cast<std::int32_t>(r0 - dxs);
-          for (int ox = 0; ox < out.w; ++ox) r0[as[o + ox] - i0] = dys[o + ox];
+    withActivationGradient(m_inputActivation, [&](auto grad) {  // grad(y, dy) = dy f'(y)
+      for (std::ptrdiff_t s = b; s < e; ++s) {
+        float* dxs = m_dx.data() + s * inRows;
+        const float* ys = m_y.data() + s * outRows;  // each window's maximum: the input at its argmax
+        const float* dys = dy.data() + s * outRows;
+        const std::int32_t* as = m_argmax.data() + s * outRows;
+        if (!tiles) {
+          for (Eigen::Index i = 0; i < outRows; ++i) dxs[as[i]] += grad(ys[i], dys[i]);
+          continue;
         }
-        std::fill(dxc + 2 * out.h * in.w, dxc + in.h * in.w, 0.0f);
+        for (int c = 0; c < in.c; ++c) {
+          float* dxc = dxs + static_cast<std::int64_t>(c) * in.h * in.w;
+          for (int oy = 0; oy < out.h; ++oy) {  // the window row's two input rows, cleared while in cache
+            std::fill_n(dxc + 2 * oy * in.w, 2 * in.w, 0.0f);
+            const std::int64_t o = (static_cast<std::int64_t>(c) * out.h + oy) * out.w;
+            for (int ox = 0; ox < out.w; ++ox) dxs[as[o + ox]] = grad(ys[o + ox], dys[o + ox]);
+          }
+          std::fill(dxc + 2 * out.h * in.w, dxc + in.h * in.w, 0.0f);
+        }
       }
-    }
+    });
   });
   return m_dx;
+}
+
+bool MaxPool2D::takePrecedingActivationGradient(Activation a) {
+  m_inputActivation = a;
+  return true;
 }
 
 bool MaxPool2D::isTwoByTwo() const {

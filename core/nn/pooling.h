@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/nn/activation.h"
 #include "core/nn/layer.h"
 #include "core/nn/padding.h"
 
@@ -21,6 +22,9 @@ public:
   void appendStats(std::vector<LayerStats>& out) const override;
   const Matrix& forward(const Matrix& x, const PassContext& ctx) override;
   const Matrix& backward(const Matrix& x, const Matrix& dy, bool needDx, const PassContext& ctx) override;
+  // The gradient reaches only each window's maximum: f' is applied there, on a quarter of the
+  // elements of a 2 x 2 pool, instead of a pass over all of them in the layer before.
+  bool takePrecedingActivationGradient(Activation a) override;
 
 protected:
   Shape inferShape(Shape in) override;
@@ -32,6 +36,7 @@ private:
 
   PoolOptions m_o;
   int m_padTop = 0, m_padLeft = 0;
+  Activation m_inputActivation = Activation::Linear;  // taken from the layer before: f' applied here
   std::vector<std::int32_t> m_argmax;  // per output element: index of the max in the sample's input
 };
 

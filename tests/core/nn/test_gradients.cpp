@@ -317,6 +317,49 @@ TEST(Gradients, BatchNormTakesTheReluAfterIt) {
   EXPECT_FALSE(dynamic_cast<const ActivationLayer&>(kept.child(1)).taken());
 }
 
+// A max pool applies the activation of the convolution before it in the backward pass, at the
+// windows' maxima only (the convolution then takes its output gradient as it comes): gradients
+// through both, pools that tile (2 x 2, an odd size leaving a column out) and overlap (3 x 3 / 2);
+// and the pool's input gradient is dy f'(y) at each maximum, as the convolution's own pass gave.
+TEST(Gradients, MaxPoolTakesTheActivationGradientOfTheConvolutionBeforeIt) {
+  for (Activation a : {Activation::ELU, Activation::Tanh, Activation::Sigmoid, Activation::ReLU}) {
+    for (bool overlap : {false, true}) {
+      SCOPED_TRACE(std::string(activationName(a)) + (overlap ? ", 3x3/2 pool" : ", 2x2 pool"));
+      Sequential s("conv_pool");
+      s.add(conv(4, 3, 3, 1, Padding::same(), a));
+      s.add(std::make_unique<MaxPool2D>(overlap ? PoolOptions{3, 3, 2, 2, Padding::same()} : PoolOptions{}, "pool"));
+      // A weight moves every output, so a coarse step swaps some window's maximum: a finer one.
+      GradCheckOptions o = kinked();
+      o.step = 2e-4f;
+      expectGradientsMatch(s, {3, 7, 9}, o);
+
+      const testing::BoundLayer bound = testing::bindStandalone(s, {3, 7, 9}, 1);  // kept while the layers run
+      std::mt19937 rng(5);
+      std::normal_distribution<float> normal(0.0f, 1.0f);
+      Matrix x(3 * 7 * 9, 2);
+      for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = normal(rng);
+      PassContext ctx;
+      ctx.training = true;
+      const Matrix y = s.child(0).forward(x, ctx);  // the convolution's output: the pool's input
+      const Matrix& pooled = s.child(1).forward(y, ctx);
+      Matrix dy(pooled.rows(), pooled.cols());
+      for (Eigen::Index i = 0; i < dy.size(); ++i) dy.data()[i] = normal(rng);
+      const Matrix& dx = s.child(1).backward(y, dy, true, ctx);
+      // Routed by hand: each output's gradient to its window's maximum (first of equals), then f'.
+      MaxPool2D plain(overlap ? PoolOptions{3, 3, 2, 2, Padding::same()} : PoolOptions{}, "plain");
+      const testing::BoundLayer plainBound = testing::bindStandalone(plain, {4, 7, 9}, 1);
+      plain.forward(y, ctx);
+      Matrix want = plain.backward(y, dy, true, ctx);
+      activationGradient(a, y.data(), want.data(), want.data(), want.size());
+      ASSERT_GT((want.array() != 0.0f).count(), 0);
+      if (!overlap)
+        EXPECT_EQ(dx, want);  // each input one window's: the same products
+      else  // an input that is the maximum of two windows: dy1 f' + dy2 f' against (dy1 + dy2) f'
+        EXPECT_LT((dx - want).cwiseAbs().maxCoeff(), 1e-6f * (1.0f + want.cwiseAbs().maxCoeff()));
+    }
+  }
+}
+
 TEST(Gradients, ResidualBlocks) {
   Residual identity("res_identity", Activation::ELU);
   identity.main().add(conv(3, 3, 3, 1, Padding::same(), Activation::Tanh));
