@@ -84,18 +84,8 @@ const Matrix& ActivationLayer::forward(const Matrix& x, const PassContext& ctx) 
   m_y.resize(x.rows(), x.cols());
   const std::int64_t rows = x.rows();
   util::parallelChunks(x.cols(), chunksFor(ctx, x.size(), x.cols()), [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
-    // Copied and applied block by block while the block is in cache (a chunk of ResNet's first
-    // stage is 4 MiB: copied whole, it was read back from memory). Blocks end on multiples of
-    // kBlock from the matrix's (aligned) start, so inside a chunk each one starts aligned and
-    // Eigen's vectorised functions (ELU's exp) see the elements as they did unblocked.
-    constexpr std::int64_t kBlock = 4096;
-    const std::int64_t end = rows * e;
-    for (std::int64_t i = rows * b; i < end;) {
-      const std::int64_t next = std::min(end, (i / kBlock + 1) * kBlock);
-      std::copy_n(x.data() + i, next - i, m_y.data() + i);
-      applyActivation(m_act, m_y.data() + i, next - i);
-      i = next;
-    }
+    fillAndActivate(m_act, m_y.data(), rows * b, rows * e,
+                    [&](std::int64_t i, std::int64_t n) { std::copy_n(x.data() + i, n, m_y.data() + i); });
   });
   return m_y;
 }

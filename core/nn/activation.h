@@ -1,6 +1,7 @@
 #pragma once
 // Element-wise activation functions: fused into Dense/Conv2D (Keras' `activation=`) or used
 // as a layer of their own. Derivatives are computed from the OUTPUT, so no input is kept.
+#include <algorithm>
 #include <cstdint>
 
 #include "core/nn/layer.h"
@@ -16,13 +17,28 @@ double activationBackwardFlops(Activation a);
 
 // y = f(y), in place on n contiguous floats.
 void applyActivation(Activation a, float* y, std::int64_t n);
+// y[begin, end) = f(what fill(i, n) writes to y[i, i + n)), block by block while each block is in
+// cache (a chunk of ResNet's first stage is 4 MiB: written whole, then activated, it was read back
+// from memory). Blocks end on multiples of kActivationBlock floats from y's (aligned) start, so
+// each starts aligned as the whole would and Eigen's vectorised functions (ELU's exp) see the
+// elements as they would unblocked.
+constexpr std::int64_t kActivationBlock = 4096;
+template <class Fill>
+void fillAndActivate(Activation a, float* y, std::int64_t begin, std::int64_t end, Fill&& fill) {
+  for (std::int64_t i = begin; i < end;) {
+    const std::int64_t next = std::min(end, (i / kActivationBlock + 1) * kActivationBlock);
+    fill(i, next - i);
+    applyActivation(a, y + i, next - i);
+    i = next;
+  }
+}
 // g = dy * f'(x) where y = f(x); n contiguous floats; g may alias dy.
 void activationGradient(Activation a, const float* y, const float* dy, float* g, std::int64_t n);
 // dy * f'(x) from y = f(x) at one element, as activationGradient computes it.
 inline float activationGradientAt(Activation a, float y, float dy) {
   switch (a) {
     case Activation::ReLU: return y > 0.0f ? dy : 0.0f;
-    case Activation::ELU: return dy * (1.0f < y + 1.0f ? 1.0f : y + 1.0f);  // std::min(y + 1, 1)
+    case Activation::ELU: return dy * std::min(y + 1.0f, 1.0f);  // branch-free: vectorises on AVX2 too
     case Activation::Tanh: return dy * (1.0f - y * y);
     case Activation::Sigmoid: return dy * y * (1.0f - y);
     case Activation::Linear: break;

@@ -151,8 +151,9 @@ const Matrix& Residual::forward(const Matrix& x, const PassContext& ctx) {
   m_y.resize(a.rows(), a.cols());
   const std::int64_t rows = a.rows();
   util::parallelChunks(a.cols(), chunksFor(ctx, a.size(), a.cols()), [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
-    m_y.middleCols(b, e - b) = a.middleCols(b, e - b) + s.middleCols(b, e - b);
-    applyActivation(m_after, m_y.data() + b * rows, rows * (e - b));
+    fillAndActivate(m_after, m_y.data(), rows * b, rows * e, [&](std::int64_t i, std::int64_t n) {
+      VectorMap(m_y.data() + i, n) = ConstVectorMap(a.data() + i, n) + ConstVectorMap(s.data() + i, n);
+    });
   });
   return m_y;
 }

@@ -27,7 +27,7 @@ public:
 
   // Transforms the weights (filters x patchSize, column-major) for forward() and packs them.
   void prepareForward(const float* weights, util::Precision precision);
-  // The same for inputGradient(): kernels flipped, channels and filters swapped.
+  // The same for backward()'s input gradient: kernels flipped, channels and filters swapped.
   void prepareInputGradient(const float* weights, util::Precision precision);
 
   // Floats a sample of the input takes laid out channel-last and zero-padded into the tile grid:

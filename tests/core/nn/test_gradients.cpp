@@ -133,6 +133,8 @@ TEST(Gradients, ConvPatchesAndPoolingOnEveryKernelSetTheCpuHas) {
     MaxPool2D pool(PoolOptions{2, 2, 0, 0, Padding::valid()}, "max2");
     expectGradientsMatch(pool, {2, 4, 37}, kinked());
     expectTwoByTwoMaxima(pool, {2, 4, 37});
+    MaxPool2D same(PoolOptions{2, 2, 0, 0, Padding::same()}, "max2_same");  // the last windows cut
+    expectTwoByTwoMaxima(same, {2, 5, 35});
   }
 }
 
@@ -345,11 +347,23 @@ TEST(Gradients, MaxPoolTakesTheActivationGradientOfTheConvolutionBeforeIt) {
       Matrix dy(pooled.rows(), pooled.cols());
       for (Eigen::Index i = 0; i < dy.size(); ++i) dy.data()[i] = normal(rng);
       const Matrix& dx = s.child(1).backward(y, dy, true, ctx);
-      // Routed by hand: each output's gradient to its window's maximum (first of equals), then f'.
-      MaxPool2D plain(overlap ? PoolOptions{3, 3, 2, 2, Padding::same()} : PoolOptions{}, "plain");
-      const testing::BoundLayer plainBound = testing::bindStandalone(plain, {4, 7, 9}, 1);
-      plain.forward(y, ctx);
-      Matrix want = plain.backward(y, dy, true, ctx);
+      // Routed by hand: each output's gradient to its window's first maximum (windows clipped to
+      // the image; 'same' pads 7 x 9 by one before for 3 x 3 / 2), summed, then f'.
+      const Shape in{4, 7, 9}, out = s.child(1).outShape();
+      const int k = overlap ? 3 : 2, before = overlap ? 1 : 0;
+      Matrix want = Matrix::Zero(y.rows(), y.cols());
+      for (Eigen::Index smp = 0; smp < y.cols(); ++smp)
+        for (int c = 0; c < in.c; ++c)
+          for (int oy = 0; oy < out.h; ++oy)
+            for (int ox = 0; ox < out.w; ++ox) {
+              Eigen::Index best = -1;
+              for (int yy = std::max(0, 2 * oy - before); yy < std::min(in.h, 2 * oy - before + k); ++yy)
+                for (int xx = std::max(0, 2 * ox - before); xx < std::min(in.w, 2 * ox - before + k); ++xx) {
+                  const Eigen::Index at = (static_cast<Eigen::Index>(c) * in.h + yy) * in.w + xx;
+                  if (best < 0 || y(at, smp) > y(best, smp)) best = at;
+                }
+              want(best, smp) += dy((static_cast<Eigen::Index>(c) * out.h + oy) * out.w + ox, smp);
+            }
       activationGradient(a, y.data(), want.data(), want.data(), want.size());
       ASSERT_GT((want.array() != 0.0f).count(), 0);
       if (!overlap)
