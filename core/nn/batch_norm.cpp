@@ -55,7 +55,8 @@ const Matrix& BatchNorm::forward(const Matrix& x, const PassContext& ctx) {
         const float a = (gamma ? gamma[ch] : 1.0f) * inv;
         const float shift = (beta ? beta[ch] : 0.0f) - m_state[ch] * a;
         m_y.block(ch * p, b, p, e - b).array() = x.block(ch * p, b, p, e - b).array() * a + shift;
-        for (std::ptrdiff_t s = b; s < e && m_relu; ++s) applyActivation(Activation::ReLU, m_y.data() + s * rows + ch * p, p);
+        if (m_relu)
+          for (std::ptrdiff_t s = b; s < e; ++s) applyActivation(Activation::ReLU, m_y.data() + s * rows + ch * p, p);
       }
     });
     return m_y;

@@ -244,6 +244,12 @@ const Matrix& SelfAttention::forward(const Matrix& x, const PassContext& ctx) {
   m_probs.resize(T, T * m_heads * batch);
   util::parallelChunks(batch * m_heads, chunksFor(ctx, 4 * T * T * d * batch, batch * m_heads),
                        [&](int, std::ptrdiff_t p0, std::ptrdiff_t p1) {
+    // Each column's softmax in an aligned buffer of whole vectors, padded with the lowest float,
+    // so Eigen's exp runs vectorised over all of it (on the column in place, its unaligned start
+    // and end went element by element to libm's expf: 2% of a vit-tiny step).
+    thread_local Vector buffer;
+    const Eigen::Index vector = EIGEN_MAX_ALIGN_BYTES / static_cast<Eigen::Index>(sizeof(float));
+    if (buffer.size() < T + vector) buffer.resize(T + vector);
     for (std::ptrdiff_t p = p0; p < p1; ++p) {
       const Eigen::Index b = p / m_heads, h = p % m_heads;
       const float* col = x.data() + b * 3 * d * T;
@@ -256,12 +262,6 @@ const Matrix& SelfAttention::forward(const Matrix& x, const PassContext& ctx) {
       const Transpose N = Transpose::No, Y = Transpose::Yes;
       attentionGemm(T, T, hd, k.data(), 3 * d, Y, q.data(), 3 * d, N, probs.data(), T, ctx.precision);
       probs *= scale;
-      // Each column's softmax in an aligned buffer of whole vectors, padded with the lowest float,
-      // so Eigen's exp runs vectorised over all of it (on the column in place, its unaligned
-      // start and end went element by element to libm's expf: 2% of a vit-tiny step).
-      thread_local Vector buffer;
-      const Eigen::Index vector = EIGEN_MAX_ALIGN_BYTES / static_cast<Eigen::Index>(sizeof(float));
-      if (buffer.size() < T + vector) buffer.resize(T + vector);
       for (Eigen::Index i = 0; i < T; ++i) {
         const Eigen::Index keys = m_causal ? i + 1 : T, whole = (keys + vector - 1) / vector * vector;
         auto col = probs.col(i);
