@@ -45,6 +45,7 @@ private:
   float* m_grads = nullptr;
   float* m_state = nullptr;   // [running mean] [running variance]
   Vector m_mean, m_invStd;    // of the last training batch
+  Vector m_scale, m_shift;    // the forward pass's affine map per channel: y = fma(x, scale, shift)
 };
 
 }  // namespace core::nn
