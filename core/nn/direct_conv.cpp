@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "core/nn/eigen.h"  // <immintrin.h>, GCC 12 warnings silenced
-#include "core/nn/conv_gemm.h"  // padImages
 #include "core/nn/gemm_kernels.h"
 #include "core/nn/simd_regions.h"
 #include "core/util/error.h"
@@ -151,15 +150,57 @@ float* zeroedPartials(const ConvPlan& plan, int filters) {
 }
 
 #if ACCELLAB_SIMD_REGIONS
-// One sample's padded image and bf16 forms, one layer's weight pairs: per thread, kept.
+// One sample's bf16 pairs, one layer's weight pairs: per thread, kept.
 struct Bf16Room {
-  std::vector<float> padded;
   std::vector<std::uint32_t> pairs, weightPairs;
   std::vector<std::uint16_t> gy;
 };
 Bf16Room& bf16Room() {
   thread_local Bf16Room room;
   return room;
+}
+
+// One image (channel-major, unpadded) straight into the plan's zero-padded layout in bf16, as
+// the kernels' channel pairs (`pairs`: plane words per pair of channels, channel 2c in the low
+// half) and, where wanted, channel by channel (`kept`: paddedSize() values), in one pass: no
+// padded fp32 copy between (padImages, then two conversions, took three passes).
+void padToBf16(const ConvPlan& plan, const float* image, std::uint32_t* pairs, std::uint16_t* kept) {
+  const ConvGeometry& g = plan.g;
+  const std::int64_t width = plan.paddedW, plane = static_cast<std::int64_t>(plan.paddedH) * width;
+  const std::int64_t inPlane = static_cast<std::int64_t>(g.height) * g.width;
+  // Padded column x holds input column x - padLeft (cropped where a 'valid' convolution's
+  // windows do not reach the last columns); rows likewise.
+  const int x0 = std::max(0, g.padLeft), x1 = std::min(plan.paddedW, g.width + g.padLeft);
+  const std::int64_t inside = std::max(0, x1 - x0);
+  for (int c = 0; c < g.channels; c += 2) {
+    const bool both = c + 1 < g.channels;
+    std::uint32_t* pairPlane = pairs + static_cast<std::int64_t>(c / 2) * plane;
+    std::uint16_t* keptLo = kept ? kept + c * plane : nullptr;
+    std::uint16_t* keptHi = kept && both ? keptLo + plane : nullptr;
+    for (int y = 0; y < plan.paddedH; ++y) {
+      std::uint32_t* pairRow = pairPlane + y * width;
+      std::uint16_t* lo = keptLo ? keptLo + y * width : nullptr;
+      std::uint16_t* hi = keptHi ? keptHi + y * width : nullptr;
+      const int iy = y - g.padTop;
+      if (iy < 0 || iy >= g.height || inside == 0) {
+        std::fill_n(pairRow, width, 0u);
+        if (lo) std::fill_n(lo, width, std::uint16_t{0});
+        if (hi) std::fill_n(hi, width, std::uint16_t{0});
+        continue;
+      }
+      const float* srcLo = image + c * inPlane + static_cast<std::int64_t>(iy) * g.width + (x0 - g.padLeft);
+      const float* srcHi = both ? srcLo + inPlane : nullptr;
+      // the margins are a column or two: plain loops
+      for (std::int64_t x = 0; x < x0; ++x) pairRow[x] = 0u;
+      for (std::int64_t x = x0 + inside; x < width; ++x) pairRow[x] = 0u;
+      for (std::uint16_t* row : {lo, hi})
+        if (row) {
+          for (std::int64_t x = 0; x < x0; ++x) row[x] = 0;
+          for (std::int64_t x = x0 + inside; x < width; ++x) row[x] = 0;
+        }
+      detail::toBf16Pairs(srcLo, srcHi, inside, pairRow + x0, lo ? lo + x0 : nullptr, hi ? hi + x0 : nullptr);
+    }
+  }
 }
 #endif
 
@@ -226,7 +267,7 @@ void directConvForwardBf16(const ConvPlan& plan, const float* images, int sample
   halved.channels = (g.channels + 1) / 2;
   const ConvPlan pairs(halved);
   const std::int64_t taps = static_cast<std::int64_t>(g.kernelH) * g.kernelW;
-  const std::int64_t plane = static_cast<std::int64_t>(plan.paddedH) * plan.paddedW, size = plan.paddedSize();
+  const std::int64_t size = plan.paddedSize();
   Bf16Room& room = bf16Room();
   room.weightPairs.resize(static_cast<std::size_t>(filters * halved.channels * taps));
   for (int c = 0; c < halved.channels; ++c)
@@ -235,15 +276,9 @@ void directConvForwardBf16(const ConvPlan& plan, const float* images, int sample
       const float* hi = 2 * c + 1 < g.channels ? lo + filters * taps : nullptr;
       detail::toBf16Pairs(lo, hi, filters, room.weightPairs.data() + filters * (c * taps + t));
     }
-  room.padded.resize(static_cast<std::size_t>(size));
   room.pairs.resize(static_cast<std::size_t>(pairs.paddedSize()));
-  float* padded = room.padded.data();
-  for (int s = 0; s < samples; ++s) {  // sample by sample: its padded image and pairs stay in cache
-    padImages(plan, images + s * g.inSize(), 1, padded);
-    if (kept) detail::toBf16(padded, size, kept + s * size);
-    for (int c = 0; c < halved.channels; ++c)
-      detail::toBf16Pairs(padded + 2 * c * plane, 2 * c + 1 < g.channels ? padded + (2 * c + 1) * plane : nullptr, plane,
-                          room.pairs.data() + c * plane);
+  for (int s = 0; s < samples; ++s) {  // sample by sample: its pairs stay in cache
+    padToBf16(plan, images + s * g.inSize(), room.pairs.data(), kept ? kept + s * size : nullptr);
     direct_bf16::forward(pairs, room.pairs.data(), 1, room.weightPairs.data(), filters, bias, activation,
                          y + static_cast<std::int64_t>(s) * filters * g.outPixels());
   }

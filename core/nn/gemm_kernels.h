@@ -79,10 +79,12 @@ bool packPlainB(const float* b, std::int64_t ld, bool transposed, std::int64_t k
                 Form form);
 
 // Conversions for the kernels outside the GEMM that multiply bf16 (the direct convolution),
-// rounded as the packers round; they need AVX512_BF16 (bf16OnHardware) and throw util::Error
-// elsewhere. n values of lo and hi to n words of pairs (lo in the low half; a null hi gives
-// zeros), and n values to n bf16 bit patterns.
-void toBf16Pairs(const float* lo, const float* hi, std::int64_t n, std::uint32_t* out);
+// rounded as the plain packers round (the hardware's conversion: to nearest even, denormals to
+// zero); they need AVX512_BF16 (bf16OnHardware) and throw util::Error elsewhere. n values of lo
+// and hi to n words of pairs (lo in the low half; a null hi gives zeros), in the same pass to n
+// bf16 bit patterns of each where loOut / hiOut are given; and n values to n bf16 bit patterns.
+void toBf16Pairs(const float* lo, const float* hi, std::int64_t n, std::uint32_t* out, std::uint16_t* loOut = nullptr,
+                 std::uint16_t* hiOut = nullptr);
 void toBf16(const float* src, std::int64_t n, std::uint16_t* out);
 
 // The peak loop: `iterations` rounds of independent multiply-add chains in registers (or AMX

@@ -150,13 +150,15 @@ void plainPairsB(const float* b, std::int64_t ld, std::int64_t kc, std::int64_t 
   }
 }
 
+// Words 0-15 and 16-31 of a vector interleaved: word j of each half side by side.
+alignas(64) constexpr std::uint16_t kHalvesInterleaved[32] = {0, 16, 1, 17, 2,  18, 3,  19, 4,  20, 5,  21, 6,  22, 7,  23,
+                                                              8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
+
 // The same from a transposed plain B (value (p, j) at b[j + p * ld], rows contiguous): rows 2q
 // and 2q + 1 of 16 columns converted together and interleaved are pair row q of two strips.
 ACCELLAB_TARGET("avx512f,avx512bw,avx512bf16")
 void plainPairsBRows(const float* b, std::int64_t ld, std::int64_t kc, std::int64_t nc, std::uint32_t* dst) {
-  alignas(64) static constexpr std::uint16_t kInterleave[32] = {0, 16, 1, 17, 2,  18, 3,  19, 4,  20, 5,  21, 6,  22, 7,  23,
-                                                                8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
-  const __m512i interleave = _mm512_load_si512(kInterleave);
+  const __m512i interleave = _mm512_load_si512(kHalvesInterleaved);
   const std::int64_t depth = packedDepth(Form::Bf16Pairs, kc);
   for (std::int64_t jr = 0; jr < nc; jr += 2 * kNr) {
     const std::int64_t cols = std::min(2 * kNr, nc - jr);
@@ -175,18 +177,20 @@ void plainPairsBRows(const float* b, std::int64_t ld, std::int64_t kc, std::int6
   }
 }
 
-// n values of lo and hi to n words of pairs (toBf16Pairs), and n values to bf16 bits (toBf16).
-ACCELLAB_TARGET("avx512f")
-void pairRun(const float* lo, const float* hi, std::int64_t n, std::uint32_t* out) {
-  for (std::int64_t i = 0; i < n; i += 16) pairRow(lo + i, hi ? hi + i : nullptr, std::min<std::int64_t>(16, n - i), out + i);
-}
-
-ACCELLAB_TARGET("avx512f")
-void bf16Run(const float* src, std::int64_t n, std::uint16_t* out) {
+// n values of lo and hi (a null hi: zeros) to n words of pairs (`pairs`) and, where given, to n
+// bf16 values each (`loOut`, `hiOut`): one conversion instruction for both rows, the hardware's
+// (to nearest even; denormals to zero, which the dot products do anyway).
+ACCELLAB_TARGET("avx512f,avx512bw,avx512bf16")
+void bf16Rows(const float* lo, const float* hi, std::int64_t n, std::uint32_t* pairs, std::uint16_t* loOut,
+              std::uint16_t* hiOut) {
+  const __m512i interleave = _mm512_load_si512(kHalvesInterleaved);
   for (std::int64_t i = 0; i < n; i += 16) {
     const __mmask16 m = firstLanes(n - i);
-    const __m512i bits = bf16Bits16(_mm512_maskz_loadu_epi32(m, src + i));
-    _mm512_mask_cvtepi32_storeu_epi16(out + i, m, bits);
+    const __m512 l = _mm512_maskz_loadu_ps(m, lo + i), h = hi ? _mm512_maskz_loadu_ps(m, hi + i) : _mm512_setzero_ps();
+    const __m512i both = reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(h, l));  // lo in words 0-15, hi in 16-31
+    if (pairs) _mm512_mask_storeu_epi32(pairs + i, m, _mm512_permutexvar_epi16(interleave, both));
+    if (loOut) _mm512_mask_storeu_epi16(loOut + i, m, both);
+    if (hiOut) _mm512_mask_storeu_epi16(hiOut + i, m, _mm512_shuffle_i64x2(both, both, _MM_SHUFFLE(3, 2, 3, 2)));
   }
 }
 #endif
@@ -221,12 +225,13 @@ bool packPlainB(const float* b, std::int64_t ld, bool transposed, std::int64_t k
 #endif
 }
 
-void toBf16Pairs(const float* lo, const float* hi, std::int64_t n, std::uint32_t* out) {
+void toBf16Pairs(const float* lo, const float* hi, std::int64_t n, std::uint32_t* out, std::uint16_t* loOut,
+                 std::uint16_t* hiOut) {
 #if ACCELLAB_X86_KERNELS
   if (detectedGemmIsa() < GemmIsa::Avx512Bf16) throw util::Error("toBf16Pairs: this CPU has no bf16 hardware");
-  pairRun(lo, hi, n, out);
+  bf16Rows(lo, hi, n, out, loOut, hiOut);
 #else
-  (void)lo, (void)hi, (void)n, (void)out;
+  (void)lo, (void)hi, (void)n, (void)out, (void)loOut, (void)hiOut;
   throw util::Error("toBf16Pairs: no bf16 form on this architecture");
 #endif
 }
@@ -234,7 +239,7 @@ void toBf16Pairs(const float* lo, const float* hi, std::int64_t n, std::uint32_t
 void toBf16(const float* src, std::int64_t n, std::uint16_t* out) {
 #if ACCELLAB_X86_KERNELS
   if (detectedGemmIsa() < GemmIsa::Avx512Bf16) throw util::Error("toBf16: this CPU has no bf16 hardware");
-  bf16Run(src, n, out);
+  bf16Rows(src, nullptr, n, nullptr, out, nullptr);
 #else
   (void)src, (void)n, (void)out;
   throw util::Error("toBf16: no bf16 form on this architecture");
