@@ -66,6 +66,19 @@ inline void storeTile512(const __m512* lo, const __m512* hi, float* c, std::int6
     }
     return;
   }
+  if (mr == kMr) {  // whole columns unmasked: a masked load crossing a cache line stalls (Zen 5)
+    for (std::int64_t j = 0; j < nr; ++j) {
+      float* cj = c + j * ldc;
+      __m512 v0 = lo[j], v1 = hi[j];
+      if (accumulate) {
+        v0 = _mm512_add_ps(v0, _mm512_loadu_ps(cj));
+        v1 = _mm512_add_ps(v1, _mm512_loadu_ps(cj + 16));
+      }
+      _mm512_storeu_ps(cj, v0);
+      _mm512_storeu_ps(cj + 16, v1);
+    }
+    return;
+  }
   const __mmask16 m0 = firstLanes(mr), m1 = firstLanes(mr - 16);
   for (std::int64_t j = 0; j < nr; ++j) {
     float* cj = c + j * ldc;
