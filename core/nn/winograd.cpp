@@ -149,15 +149,20 @@ struct TileTransforms {
   decltype(&wino_portable::inputTransform) input;
   decltype(&wino_portable::outputTransform) output;
   decltype(&wino_portable::gradientTransform) gradient;
+  decltype(&wino_portable::weightTransform) weight;
 };
 
 TileTransforms tileTransforms() {
   switch (simdLanes()) {
 #if ACCELLAB_SIMD_REGIONS
-    case SimdLanes::Avx512: return {wino_avx512::inputTransform, wino_avx512::outputTransform, wino_avx512::gradientTransform};
-    case SimdLanes::Avx2: return {wino_avx2::inputTransform, wino_avx2::outputTransform, wino_avx2::gradientTransform};
+    case SimdLanes::Avx512: return {wino_avx512::inputTransform, wino_avx512::outputTransform, wino_avx512::gradientTransform,
+                                    wino_avx512::weightTransform};
+    case SimdLanes::Avx2: return {wino_avx2::inputTransform, wino_avx2::outputTransform, wino_avx2::gradientTransform,
+                                  wino_avx2::weightTransform};
 #endif
-    default: return {wino_portable::inputTransform, wino_portable::outputTransform, wino_portable::gradientTransform};
+    default:
+      return {wino_portable::inputTransform, wino_portable::outputTransform, wino_portable::gradientTransform,
+              wino_portable::weightTransform};
   }
 }
 
@@ -339,7 +344,7 @@ void WinogradConv::backward(const float* kept, const float* gy, int samples, flo
   float* grid = sized(sc.gyc, samples * back.gridSize());
   padToChannelLast(back.g, back.paddedH, back.paddedW, gy, samples, grid);
   if (dx) convolvePadded(tf, back, grid, samples, nullptr, Activation::Linear, dx, precision);
-  const int alpha = tf.alpha, r = tf.r, inC = m_g.channels, outC = m_filters;
+  const int alpha = tf.alpha, inC = m_g.channels, outC = m_filters;
   const std::int64_t mat = static_cast<std::int64_t>(inC) * outC;
   const std::int64_t cp = roundUp16(inC), op = roundUp16(outC);
   const float* gyc = grid + (static_cast<std::int64_t>(back.g.padTop) * back.paddedW + back.g.padLeft) * op;
@@ -347,30 +352,25 @@ void WinogradConv::backward(const float* kept, const float* gy, int samples, flo
   const std::int64_t vStride = matrixStride(kTileBlock * cp), gStride = matrixStride(kTileBlock * op);
   float* v = sized(sc.v, alpha * alpha * vStride);
   float* gt = sized(sc.gyt, alpha * alpha * gStride);
-  float* acc = sized(sc.d, alpha * alpha * mat);
+  float* acc = sized(sc.d, alpha * alpha * mat + kLanes);  // a partial filter block reads past the last matrix
   const TileTransforms transforms = tileTransforms();
   for (std::int64_t t0 = 0; t0 < tiles; t0 += kTileBlock) {
     const int n = static_cast<int>(std::min<std::int64_t>(kTileBlock, tiles - t0));
     transforms.input(tf, d, kept, t0, n, v, vStride);
     transforms.gradient(tf, d, gyc, back.paddedH, back.paddedW, op, t0, n, gt, gStride);
-    // acc_x (inC x outC) (+)= V_x (inC x tiles) * GY_x^T (tiles x outC)
+    // acc_x (outC x inC) (+)= GY_x (outC x tiles) * V_x^T (tiles x inC): filters contiguous, as
+    // in dW, so the kernel transforms below run 16 filters at a time.
     for (int xi = 0; xi < alpha * alpha; ++xi) {
       GemmC c;
       c.data = acc + xi * mat;
-      c.ld = inC;
+      c.ld = outC;
       c.accumulate = t0 > 0;
-      const GemmOperand a{v + xi * vStride, cp, Transpose::No}, b{gt + xi * gStride, op, Transpose::Yes};
-      gemm(inC, outC, n, gemmA(a), gemmB(b), c, precision);
+      const GemmOperand a{gt + xi * gStride, op, Transpose::No}, b{v + xi * vStride, cp, Transpose::Yes};
+      gemm(outC, inC, n, gemmA(a), gemmB(b), c, precision);
     }
   }
-  // dW(o, i) = ATw * acc(i, o) * ATw^T  (r x r)
-  for (int o = 0; o < outC; ++o)
-    for (int i = 0; i < inC; ++i) {
-      const float* a = acc + i + static_cast<std::int64_t>(inC) * o;
-      float* out = dw + o + static_cast<std::int64_t>(outC) * (i * r * r);
-      if (r == 3) weightTile<3>(a, mat, tf.atw.data(), out, outC, accumulate);
-      else weightTile<5>(a, mat, tf.atw.data(), out, outC, accumulate);
-    }
+  // dW(o, i) = ATw * acc(o, i) * ATw^T  (r x r)
+  transforms.weight(tf, acc, mat, inC, outC, dw, accumulate);
 }
 
 }  // namespace core::nn

@@ -82,6 +82,8 @@ bool sameCoefficients(const WinogradConv::Transforms& t) {
     for (int j = 0; j < A; ++j) same = same && t.at[static_cast<std::size_t>(i * A + j)] == C::at[i][j];
   for (int i = 0; i < A; ++i)
     for (int j = 0; j < 2; ++j) same = same && t.gw[static_cast<std::size_t>(i * 2 + j)] == C::gw[i][j];
+  for (int i = 0; i < R; ++i)
+    for (int j = 0; j < A; ++j) same = same && t.atw[static_cast<std::size_t>(i * A + j)] == C::atw[i][j];
   return same;
 }
 

@@ -1,6 +1,5 @@
 #pragma once
-// Internal to the Winograd convolution: the F(2, r) matrices and the scalar transforms (kernels,
-// weight-gradient tiles). The vectorised tile transforms, on "lanes" of 16 floats (16 channels
+// Internal to the Winograd convolution: the F(2, r) matrices and the scalar kernel transform. The vectorised tile transforms, on "lanes" of 16 floats (16 channels
 // or 16 tiles) with the coefficients as compile-time constants so zero and +-1 terms fold, are
 // winograd_lanes.inc, compiled once per instruction set (simd_regions.h).
 #include <algorithm>
@@ -41,6 +40,7 @@ struct Coefficients<3> {
   static constexpr float bt[4][4] = {{1, 0, -1, 0}, {0, 0.5f, 0.5f, 0}, {0, -0.5f, 0.5f, 0}, {0, -1, 0, 1}};
   static constexpr float at[2][4] = {{1, 1, 1, 0}, {0, 1, -1, 1}};
   static constexpr float gw[4][2] = {{1, 0}, {1, 1}, {1, -1}, {0, 1}};
+  static constexpr float atw[3][4] = {{1, 1, 1, 0}, {0, 1, -1, 0}, {0, 1, 1, 1}};
 };
 template <>
 struct Coefficients<5> {
@@ -53,6 +53,8 @@ struct Coefficients<5> {
                                      {0, 4, 0, -5, 0, 1}};
   static constexpr float at[2][6] = {{1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 1}};
   static constexpr float gw[6][2] = {{1, 0}, {1, 1}, {1, -1}, {1, 2}, {1, -2}, {0, 1}};
+  static constexpr float atw[5][6] = {{1, 1, 1, 1, 1, 0},  {0, 1, -1, 2, -2, 0},  {0, 1, 1, 4, 4, 0},
+                                      {0, 1, -1, 8, -8, 0}, {0, 1, 1, 16, 16, 1}};
 };
 
 // U = G k G^T for up to 16 kernels side by side ("lanes": element (y, x) of kernel l at
@@ -82,28 +84,6 @@ inline void kernelLanes(const float* k, std::int64_t ys, std::int64_t xs, int la
       }
       float* out = u + (a * A + b) * mat;
       for (int l = 0; l < lanes; ++l) out[l] = acc[l];
-    }
-}
-
-// dW (r x r, element (y, x) at out[(y * r + x) * stride]) (+)= ATw m ATw^T, m_xi at a[xi * mat].
-template <int R>
-inline void weightTile(const float* a, std::int64_t mat, const float* atw, float* out, std::int64_t stride, bool accumulate) {
-  constexpr int A = R + 1;
-  float m[A][A], t[R][A];
-  for (int i = 0; i < A; ++i)
-    for (int j = 0; j < A; ++j) m[i][j] = a[(i * A + j) * mat];
-  for (int y = 0; y < R; ++y)
-    for (int j = 0; j < A; ++j) {
-      float acc = 0;
-      for (int i = 0; i < A; ++i) acc += atw[y * A + i] * m[i][j];
-      t[y][j] = acc;
-    }
-  for (int y = 0; y < R; ++y)
-    for (int x = 0; x < R; ++x) {
-      float acc = 0;
-      for (int j = 0; j < A; ++j) acc += t[y][j] * atw[x * A + j];
-      float& o = out[(y * R + x) * stride];
-      o = (accumulate ? o : 0.0f) + acc;
     }
 }
 
