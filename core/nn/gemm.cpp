@@ -200,8 +200,9 @@ const void* packA(const GemmA& a, const Path& path, std::int64_t ic, std::int64_
     std::uint32_t* words = reserved(buf.aPairs, kMc * detail::packedDepth(path.form, kKc));
     if (a.pack == packMatrixA) {  // a plain matrix: converted as it is read
       const GemmOperand& op = *static_cast<const GemmOperand*>(a.ctx);
-      if (op.transpose == Transpose::No && detail::packPlainA(op.data + ic + pc * op.ld, op.ld, mc, kc, words, path.form))
-        return words;
+      const bool transposed = op.transpose == Transpose::Yes;
+      const float* at = transposed ? op.data + pc + ic * op.ld : op.data + ic + pc * op.ld;
+      if (detail::packPlainA(at, op.ld, transposed, mc, kc, words, path.form)) return words;
     }
     float* ap = reserved(buf.a, kMc * kKc);
     a.pack(a.ctx, ic, pc, mc, kc, ap);

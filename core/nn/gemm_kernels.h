@@ -70,11 +70,12 @@ inline std::int64_t packedDepth(Form form, std::int64_t kc) {
 void packBf16A(const float* src, std::int64_t kc, std::int64_t strips, std::uint32_t* dst, Form form);
 void packBf16B(const float* src, std::int64_t kc, std::int64_t strips, std::uint32_t* dst, Form form);
 
-// Plain column-major operands straight to a bf16 form without the fp32 copy: A (not
-// transposed) from (i0, p0) (`a` points there), mc x kc; B from (p0, j0), kc x nc, stored as
-// is (value (p, j) at b[p + j * ld]) or transposed (at b[j + p * ld]). False (nothing written)
-// where the form has no such packer.
-bool packPlainA(const float* a, std::int64_t ld, std::int64_t mc, std::int64_t kc, std::uint32_t* dst, Form form);
+// Plain column-major operands straight to a bf16 form without the fp32 copy: A from (i0, p0)
+// (`a` points there), mc x kc, stored as is (value (i, p) at a[i + p * ld]) or transposed (at
+// a[p + i * ld]); B from (p0, j0), kc x nc, likewise (b[p + j * ld] or b[j + p * ld]). False
+// (nothing written) where the form has no such packer.
+bool packPlainA(const float* a, std::int64_t ld, bool transposed, std::int64_t mc, std::int64_t kc, std::uint32_t* dst,
+                Form form);
 bool packPlainB(const float* b, std::int64_t ld, bool transposed, std::int64_t kc, std::int64_t nc, std::uint32_t* dst,
                 Form form);
 

@@ -115,6 +115,28 @@ void plainA(const float* a, std::int64_t ld, std::int64_t mc, std::int64_t kc, s
     }
 }
 
+// The same from a transposed plain A (value (i, p) at a[p + i * ld], rows contiguous): a row's 32
+// values converted in order are its 16 pair words (depth 2q low, 2q + 1 high), so 16 rows
+// converted and transposed as 16 x 16 words give those rows' next 16 pair rows of the strip
+// (packed in fp32 first, the transposed copy and the conversion were two passes).
+ACCELLAB_TARGET("avx512f,avx512bw,avx512bf16")
+void plainARows(const float* a, std::int64_t ld, std::int64_t mc, std::int64_t kc, std::int64_t depth, std::uint32_t* dst) {
+  for (std::int64_t ir = 0; ir < mc; ir += kMr) {
+    std::uint32_t* strip = dst + ir * depth;
+    for (std::int64_t q0 = 0; q0 < depth; q0 += 16)
+      for (std::int64_t half = 0; half < kMr; half += 16) {
+        __m512 r[16];
+        for (std::int64_t i = 0; i < 16; ++i) {
+          const std::int64_t row = ir + half + i;
+          r[i] = row < mc ? _mm512_castsi512_ps(bf16x32(a + 2 * q0 + row * ld, kc - 2 * q0)) : _mm512_setzero_ps();
+        }
+        transpose16x16Registers(r);  // r[q]: pair row q0 + q of the 16 rows
+        for (std::int64_t q = 0; q < 16 && q0 + q < depth; ++q)
+          _mm512_storeu_si512(strip + (q0 + q) * kMr + half, _mm512_castps_si512(r[q]));
+      }
+  }
+}
+
 ACCELLAB_TARGET("avx512f,avx512bw,avx512bf16")
 void plainAmxB(const float* b, std::int64_t ld, std::int64_t kc, std::int64_t nc, std::uint32_t* dst) {
   const std::int64_t depth = packedDepth(Form::AmxTiles, kc);
@@ -197,13 +219,15 @@ void bf16Rows(const float* lo, const float* hi, std::int64_t n, std::uint32_t* p
 
 }  // namespace
 
-bool packPlainA(const float* a, std::int64_t ld, std::int64_t mc, std::int64_t kc, std::uint32_t* dst, Form form) {
+bool packPlainA(const float* a, std::int64_t ld, bool transposed, std::int64_t mc, std::int64_t kc, std::uint32_t* dst,
+                Form form) {
 #if ACCELLAB_X86_KERNELS
   if (form == Form::Fp32 || detectedGemmIsa() < GemmIsa::Avx512Bf16) return false;
-  plainA(a, ld, mc, kc, packedDepth(form, kc), dst);
+  if (transposed) plainARows(a, ld, mc, kc, packedDepth(form, kc), dst);
+  else plainA(a, ld, mc, kc, packedDepth(form, kc), dst);
   return true;
 #else
-  (void)a, (void)ld, (void)mc, (void)kc, (void)dst, (void)form;
+  (void)a, (void)ld, (void)transposed, (void)mc, (void)kc, (void)dst, (void)form;
   return false;
 #endif
 }
