@@ -212,12 +212,11 @@ void padToBf16(const ConvPlan& plan, const float* image, std::uint32_t* pairs, s
 #endif
 
 // What the bf16 kernels need of the CPU (its AVX512_BF16 dot products in the GEMM's choice,
-// AVX-512BW for 16-bit loads), whatever the limit is now: a limit lowered between a forward
-// pass and its backward pass must not strand the backward pass (the caller chose once).
+// which implies AVX-512BW for 16-bit loads), whatever the limit is now: a limit lowered between
+// a forward pass and its backward pass must not strand the backward pass (the caller chose once).
 bool bf16KernelsCanRun() {
 #if ACCELLAB_SIMD_REGIONS
-  static const bool can = detectedGemmIsa() == GemmIsa::Avx512Bf16 && __builtin_cpu_supports("avx512bw");
-  return can;
+  return detectedGemmIsa() == GemmIsa::Avx512Bf16;
 #else
   return false;
 #endif

@@ -27,7 +27,8 @@ void directConvWeightGradient(const ConvPlan& plan, const float* padded, int sam
 // multiplies with AVX512_BF16 dot products (GemmIsa::Avx512Bf16, measured to pay; not on AMX).
 bool directConvOnBf16Hardware(util::Precision precision);
 
-// The forward pass in bf16 (operands rounded as roundToPrecision, sums in fp32) from the
+// The forward pass in bf16 (operands rounded by the hardware's conversion: as roundToPrecision,
+// to nearest even, but denormals to zero, which the dot products do anyway; sums in fp32) from the
 // unpadded `images` (samples x channels x h x w), padded sample by sample. Where `kept` is not
 // null it receives each sample's padded image in bf16 (plan.paddedSize() values a sample) for
 // the weight gradient. Throws util::Error where the CPU cannot run them (a limit lowered after

@@ -57,7 +57,9 @@ GemmIsa detect() {
 #if ACCELLAB_X86_KERNELS
   __builtin_cpu_init();  // GCC's checks include the OS's saving of the wider registers (XCR0)
   if (__builtin_cpu_supports("avx512f")) {
-    if (!__builtin_cpu_supports("avx512bf16")) return GemmIsa::Avx512;
+    // The bf16 forms' packers and conversions shuffle and store 16-bit words (AVX-512BW), which
+    // every CPU with AVX512_BF16 has; a CPU that had not would run fp32 kernels.
+    if (!__builtin_cpu_supports("avx512bf16") || !__builtin_cpu_supports("avx512bw")) return GemmIsa::Avx512;
     if (__builtin_cpu_supports("amx-tile") && __builtin_cpu_supports("amx-bf16") && amxPermitted()) return GemmIsa::Amx;
     // Where the dot products are no faster, bf16 is emulated on the fp32 kernel: the same
     // rounding, without the cost of packing pairs (colab-cnn 478 images/s on them against 603).

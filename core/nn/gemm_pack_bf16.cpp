@@ -88,6 +88,17 @@ inline __m512i bf16x32(const float* src, std::int64_t n) {
   return reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(hi, lo));
 }
 
+// 16 lines of a plain matrix (columns of B, rows of a transposed A), each `ld` floats after the
+// one before and read from `first` on: the first `count` of them converted (32 values each, `left`
+// of them there; zeros past it) and transposed as 16 x 16 words, so r[q] holds pair row q of the
+// 16 lines (a line's 32 values converted in order are its 16 pairs). Lines past `count`: zeros.
+ACCELLAB_TARGET("avx512f,avx512bw,avx512bf16")
+inline void pairRowsOfLines(const float* first, std::int64_t ld, std::int64_t count, std::int64_t left, __m512* r) {
+  for (std::int64_t j = 0; j < 16; ++j)
+    r[j] = j < count ? _mm512_castsi512_ps(bf16x32(first + j * ld, left)) : _mm512_setzero_ps();
+  transpose16x16Registers(r);
+}
+
 ACCELLAB_TARGET("avx512f,avx512bw,avx512bf16")
 void plainA(const float* a, std::int64_t ld, std::int64_t mc, std::int64_t kc, std::int64_t depth, std::uint32_t* dst) {
   // Word i of a pair strip is row i at depth p (low half) and p + 1 (high half): interleave.
@@ -126,11 +137,8 @@ void plainARows(const float* a, std::int64_t ld, std::int64_t mc, std::int64_t k
     for (std::int64_t q0 = 0; q0 < depth; q0 += 16)
       for (std::int64_t half = 0; half < kMr; half += 16) {
         __m512 r[16];
-        for (std::int64_t i = 0; i < 16; ++i) {
-          const std::int64_t row = ir + half + i;
-          r[i] = row < mc ? _mm512_castsi512_ps(bf16x32(a + 2 * q0 + row * ld, kc - 2 * q0)) : _mm512_setzero_ps();
-        }
-        transpose16x16Registers(r);  // r[q]: pair row q0 + q of the 16 rows
+        const std::int64_t rows = mc - ir - half;  // 0 or fewer: a strip's empty half, zeros
+        pairRowsOfLines(rows > 0 ? a + 2 * q0 + (ir + half) * ld : a, ld, rows, kc - 2 * q0, r);
         for (std::int64_t q = 0; q < 16 && q0 + q < depth; ++q)
           _mm512_storeu_si512(strip + (q0 + q) * kMr + half, _mm512_castps_si512(r[q]));
       }
@@ -160,9 +168,7 @@ void plainPairsB(const float* b, std::int64_t ld, std::int64_t kc, std::int64_t 
     std::uint32_t* strip1 = cols > kNr ? strip0 + kNr * depth : nullptr;
     for (std::int64_t q0 = 0; q0 < depth; q0 += 16) {
       __m512 r[16];
-      for (std::int64_t j = 0; j < 16; ++j)
-        r[j] = j < cols ? _mm512_castsi512_ps(bf16x32(b + 2 * q0 + (jr + j) * ld, kc - 2 * q0)) : _mm512_setzero_ps();
-      transpose16x16Registers(r);  // r[q]: pair row q0 + q of the 16 columns
+      pairRowsOfLines(b + 2 * q0 + jr * ld, ld, cols, kc - 2 * q0, r);  // r[q]: pair row q0 + q
       for (std::int64_t q = 0; q < 16 && q0 + q < depth; ++q) {
         const __m512i w = _mm512_castps_si512(r[q]);
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(strip0 + (q0 + q) * kNr), _mm512_castsi512_si256(w));

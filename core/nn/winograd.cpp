@@ -352,7 +352,8 @@ void WinogradConv::backward(const float* kept, const float* gy, int samples, flo
   const std::int64_t vStride = matrixStride(kTileBlock * cp), gStride = matrixStride(kTileBlock * op);
   float* v = sized(sc.v, alpha * alpha * vStride);
   float* gt = sized(sc.gyt, alpha * alpha * gStride);
-  float* acc = sized(sc.d, alpha * alpha * mat + kLanes);  // a partial filter block reads past the last matrix
+  // kLanes more: a partial filter block reads past the last matrix (weightTransform)
+  float* acc = sized(sc.d, alpha * alpha * mat + kLanes);
   const TileTransforms transforms = tileTransforms();
   for (std::int64_t t0 = 0; t0 < tiles; t0 += kTileBlock) {
     const int n = static_cast<int>(std::min<std::int64_t>(kTileBlock, tiles - t0));

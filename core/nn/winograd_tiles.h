@@ -1,7 +1,9 @@
 #pragma once
-// Internal to the Winograd convolution: the F(2, r) matrices and the scalar kernel transform. The vectorised tile transforms, on "lanes" of 16 floats (16 channels
-// or 16 tiles) with the coefficients as compile-time constants so zero and +-1 terms fold, are
-// winograd_lanes.inc, compiled once per instruction set (simd_regions.h).
+// Internal to the Winograd convolution: the F(2, r) matrices and the scalar kernel transform.
+// The vectorised tile transforms (input, output, output-gradient and weight-gradient tiles), on
+// "lanes" of 16 floats (16 channels, tiles or filters) with the coefficients as compile-time
+// constants so zero and +-1 terms fold, are winograd_lanes.inc, compiled once per instruction
+// set (simd_regions.h).
 #include <algorithm>
 #include <cstdint>
 #include <memory>

@@ -151,6 +151,7 @@ TEST(Gemm, EveryKernelPathTheCpuHasAgrees) {
     for (util::Precision p : {util::Precision::FP32, util::Precision::BF16}) {
       checkGemm(33, 9, 17, Transpose::No, Transpose::Yes, false, p);  // odd depth: half a pair
       checkGemm(64, 16, 401, Transpose::Yes, Transpose::No, true, p);  // two depth panels, the last odd
+      checkGemm(47, 9, 33, Transpose::Yes, Transpose::No, false, p);  // a partial second strip, odd depth
       checkGemm(420, 2100, 70, Transpose::No, Transpose::Yes, false, p);
       checkPacked(1, 1, 1, p);
       checkPacked(200, 37, 389, p);   // more rows than a store block, an odd last panel
@@ -168,7 +169,8 @@ TEST(Gemm, EveryKernelPathTheCpuHasAgrees) {
 }
 
 // The operands' rounding is roundToPrecision's on every path: ties to even, overflow to
-// infinity, infinities and NaN kept. Sums of two rounded values are exact here, so the products
+// infinity, infinities and NaN kept (denormals aside, none here: the hardware's conversion
+// flushes them, as its dot products would). Sums of two rounded values are exact here, so the products
 // (by ones) are compared exactly.
 TEST(Gemm, Bf16RoundsTiesAndSpecialValuesAsTheEmulationDoes) {
   const GemmIsa was = limitGemmIsa(GemmIsa::Amx);
