@@ -27,21 +27,32 @@ inline PoolWindow window(int oy, int ox, const PoolOptions& o, int padTop, int p
 
 #if ACCELLAB_X86_KERNELS
 // One output row of a 2 x 2 / 2 max pool from input rows r0 and r1 (index of r0[0]: i0), 16
-// outputs at a time (the last masked): de-interleaves even/odd columns of both rows.
+// outputs at a time (the last stored masked): de-interleaves even/odd columns of both rows. The
+// loads are whole vectors wherever they end before `end` (the input's last float + 1): the values
+// past the row are read and dropped. A masked load that crosses a cache line stalls (measured:
+// half of this function's time went to the one masked load of a 28-float row's second half).
+// The stores are whole too where `storable` (floats from yrow to the sample's end) allows: what
+// they write past the row the caller writes again later, as it writes the sample in order.
 ACCELLAB_TARGET("avx512f")
 void maxPool2x2RowAvx512(const float* r0, const float* r1, int inW, std::int32_t i0, int outW, float* yrow,
-                        std::int32_t* arow) {
+                        std::int32_t* arow, const float* end, std::int64_t storable) {
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
   const __m512i lane2 = _mm512_slli_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), 1);
   for (int ox = 0; ox < outW; ox += 16) {
     const int n = std::min(16, outW - ox);
-    const __mmask16 lo = static_cast<__mmask16>(n >= 8 ? 0xffff : (1u << (2 * n)) - 1u);
-    const __mmask16 hi = static_cast<__mmask16>(n <= 8 ? 0 : n >= 16 ? 0xffff : (1u << (2 * (n - 8))) - 1u);
     const float* p0 = r0 + 2 * ox;
     const float* p1 = r1 + 2 * ox;
-    const __m512 a0 = _mm512_maskz_loadu_ps(lo, p0), a1 = _mm512_maskz_loadu_ps(hi, p0 + 16);
-    const __m512 b0 = _mm512_maskz_loadu_ps(lo, p1), b1 = _mm512_maskz_loadu_ps(hi, p1 + 16);
+    const bool whole = n == 16 || (p0 + 32 <= end && p1 + 32 <= end);
+    const __mmask16 lo = static_cast<__mmask16>(whole || n >= 8 ? 0xffff : (1u << (2 * n)) - 1u);
+    const __mmask16 hi = static_cast<__mmask16>(whole ? 0xffff : n <= 8 ? 0 : (1u << (2 * (n - 8))) - 1u);
+    __m512 a0, a1, b0, b1;
+    if (whole) {
+      a0 = _mm512_loadu_ps(p0), a1 = _mm512_loadu_ps(p0 + 16), b0 = _mm512_loadu_ps(p1), b1 = _mm512_loadu_ps(p1 + 16);
+    } else {
+      a0 = _mm512_maskz_loadu_ps(lo, p0), a1 = _mm512_maskz_loadu_ps(hi, p0 + 16);
+      b0 = _mm512_maskz_loadu_ps(lo, p1), b1 = _mm512_maskz_loadu_ps(hi, p1 + 16);
+    }
     const __m512 a = _mm512_permutex2var_ps(a0, even, a1), b = _mm512_permutex2var_ps(a0, odd, a1);
     const __m512 c = _mm512_permutex2var_ps(b0, even, b1), d = _mm512_permutex2var_ps(b0, odd, b1);
     const __mmask16 ab = _mm512_cmp_ps_mask(b, a, _CMP_GT_OQ), cd = _mm512_cmp_ps_mask(d, c, _CMP_GT_OQ);
@@ -51,9 +62,76 @@ void maxPool2x2RowAvx512(const float* r0, const float* r1, int inW, std::int32_t
     const __m512i j1 = _mm512_mask_add_epi32(col, ab, col, _mm512_set1_epi32(1));
     const __m512i col2 = _mm512_add_epi32(col, _mm512_set1_epi32(inW));
     const __m512i j2 = _mm512_mask_add_epi32(col2, cd, col2, _mm512_set1_epi32(1));
-    const __mmask16 keep = static_cast<__mmask16>(n >= 16 ? 0xffff : (1u << n) - 1u);
-    _mm512_mask_storeu_ps(yrow + ox, keep, _mm512_mask_blend_ps(second, m1, m2));
-    _mm512_mask_storeu_epi32(arow + ox, keep, _mm512_mask_blend_epi32(second, j1, j2));
+    const __m512 best = _mm512_mask_blend_ps(second, m1, m2);
+    const __m512i at = _mm512_mask_blend_epi32(second, j1, j2);
+    if (n == 16 || ox + 16 <= storable) {
+      _mm512_storeu_ps(yrow + ox, best);
+      _mm512_storeu_si512(arow + ox, at);
+    } else {
+      const __mmask16 keep = static_cast<__mmask16>((1u << n) - 1u);
+      _mm512_mask_storeu_ps(yrow + ox, keep, best);
+      _mm512_mask_storeu_epi32(arow + ox, keep, at);
+    }
+  }
+}
+
+// The activation gradient dy f'(y) of 16 values: activationGradientAt's formulas.
+ACCELLAB_TARGET("avx512f")
+inline __m512 activationGradient16(Activation a, __m512 y, __m512 dy) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  switch (a) {
+    case Activation::ReLU: return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(y, _mm512_setzero_ps(), _CMP_GT_OQ), dy);
+    case Activation::ELU: return _mm512_mul_ps(dy, _mm512_min_ps(one, _mm512_add_ps(y, one)));  // std::min(y + 1, 1)
+    case Activation::Tanh: return _mm512_mul_ps(dy, _mm512_fnmadd_ps(y, y, one));
+    case Activation::Sigmoid: return _mm512_mul_ps(_mm512_mul_ps(dy, y), _mm512_sub_ps(one, y));
+    case Activation::Linear: break;
+  }
+  return dy;
+}
+
+// The gradient of one window row of a 2 x 2 / 2 max pool: writes the input rows d0 and d0 + inW
+// over the windows' 2 * outW columns, each window's gradient dy f'(y) where its argmax (a sample
+// index, arg[ox]; d0's first float at i0) points and 0 elsewhere, 16 windows a vector. y, dy
+// and arg are read in whole vectors where `readable` floats allow, the rest masked.
+//
+// A masked store that crosses a cache line stalls as a masked load does (half of this
+// function's time at first), so a store runs whole where it ends before `limit` (the sample's
+// end): what it writes past the row is written again later by this same call or the caller, as
+// the sample's gradient is written in address order (rows, then channels) and every float of it
+// is written. A store that would pass `limit` is masked: the next sample may be another thread's.
+ACCELLAB_TARGET("avx512f")
+void maxPool2x2GradRowAvx512(Activation act, const float* y, const float* dy, const std::int32_t* arg, std::int64_t readable,
+                             std::int32_t i0, int inW, int outW, float* d0, const float* limit) {
+  const __m512i lane2 = _mm512_slli_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), 1);
+  const __m512i lowHalf = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const __m512i highHalf = _mm512_add_epi32(lowHalf, _mm512_set1_epi32(8));
+  const __m512i one = _mm512_set1_epi32(1), down = _mm512_set1_epi32(inW), downOne = _mm512_set1_epi32(inW + 1);
+  auto store = [limit](float* p, __mmask16 m, __m512 v) {
+    if (p + 16 <= limit) _mm512_storeu_ps(p, v);
+    else _mm512_mask_storeu_ps(p, m, v);
+  };
+  for (int row = 0; row < 2; ++row) {  // row 0 wholly, then row 1: every store after those it may overwrite
+    const __m512i even = row == 0 ? _mm512_setzero_si512() : down, odd = row == 0 ? one : downOne;
+    float* d = d0 + row * inW;
+    for (int ox = 0; ox < outW; ox += 16) {
+      const int n = std::min(16, outW - ox);
+      __m512 yv, dyv;
+      __m512i av;
+      if (ox + 16 <= readable) {
+        yv = _mm512_loadu_ps(y + ox), dyv = _mm512_loadu_ps(dy + ox), av = _mm512_loadu_si512(arg + ox);
+      } else {
+        const __mmask16 m = static_cast<__mmask16>((1u << n) - 1u);
+        yv = _mm512_maskz_loadu_ps(m, y + ox), dyv = _mm512_maskz_loadu_ps(m, dy + ox), av = _mm512_maskz_loadu_epi32(m, arg + ox);
+      }
+      const __m512 v = activationGradient16(act, yv, dyv);
+      const __m512i rel = _mm512_sub_epi32(av, _mm512_add_epi32(_mm512_set1_epi32(i0 + 2 * ox), lane2));
+      const __m512 e = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(rel, even), v);
+      const __m512 o = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(rel, odd), v);
+      const __mmask16 lo = static_cast<__mmask16>(n >= 8 ? 0xffff : (1u << (2 * n)) - 1u);
+      const __mmask16 hi = static_cast<__mmask16>(n <= 8 ? 0 : n >= 16 ? 0xffff : (1u << (2 * (n - 8))) - 1u);
+      store(d + 2 * ox, lo, _mm512_permutex2var_ps(e, lowHalf, o));
+      if (hi) store(d + 2 * ox + 16, hi, _mm512_permutex2var_ps(e, highHalf, o));
+    }
   }
 }
 #endif
@@ -111,7 +189,7 @@ const Matrix& MaxPool2D::forward(const Matrix& x, const PassContext& ctx) {
             const int whole = std::min(out.w, in.w / 2);  // 'same' on an odd width: the last window is cut
 #if ACCELLAB_X86_KERNELS
             if (avx512) {
-              maxPool2x2RowAvx512(r0, r1, in.w, i0, whole, yrow, arow);
+              maxPool2x2RowAvx512(r0, r1, in.w, i0, whole, yrow, arow, x.data() + x.size(), ys + outRows - yrow);
               ox = whole;
             }
 #endif
@@ -156,29 +234,44 @@ const Matrix& MaxPool2D::backward(const Matrix& x, const Matrix& dy, bool needDx
   // gradient is cleared, then each output's gradient added to its maximum: two passes over memory
   // (the clearing alone was 4% of a colab-cnn step).
   const bool tiles = isTwoByTwo() && 2 * out.h <= in.h && 2 * out.w <= in.w;
+#if ACCELLAB_X86_KERNELS
+  const bool avx512 = tiles && avx512Runs();
+#endif
   util::parallelChunks(x.cols(), chunksFor(ctx, x.size(), x.cols()), [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
     if (!tiles) m_dx.middleCols(b, e - b).setZero();
-    withActivationGradient(m_inputActivation, [&](auto grad) {  // grad(y, dy) = dy f'(y)
-      for (std::ptrdiff_t s = b; s < e; ++s) {
-        float* dxs = m_dx.data() + s * inRows;
-        const float* ys = m_y.data() + s * outRows;  // each window's maximum: the input at its argmax
-        const float* dys = dy.data() + s * outRows;
-        const std::int32_t* as = m_argmax.data() + s * outRows;
-        if (!tiles) {
+    for (std::ptrdiff_t s = b; s < e; ++s) {
+      float* dxs = m_dx.data() + s * inRows;
+      const float* ys = m_y.data() + s * outRows;  // each window's maximum: the input at its argmax
+      const float* dys = dy.data() + s * outRows;
+      const std::int32_t* as = m_argmax.data() + s * outRows;
+      if (!tiles) {
+        withActivationGradient(m_inputActivation, [&](auto grad) {  // grad(y, dy) = dy f'(y)
           for (Eigen::Index i = 0; i < outRows; ++i) dxs[as[i]] += grad(ys[i], dys[i]);
-          continue;
-        }
-        for (int c = 0; c < in.c; ++c) {
-          float* dxc = dxs + static_cast<std::int64_t>(c) * in.h * in.w;
-          for (int oy = 0; oy < out.h; ++oy) {  // the window row's two input rows, cleared while in cache
-            std::fill_n(dxc + 2 * oy * in.w, 2 * in.w, 0.0f);
-            const std::int64_t o = (static_cast<std::int64_t>(c) * out.h + oy) * out.w;
-            for (int ox = 0; ox < out.w; ++ox) dxs[as[o + ox]] = grad(ys[o + ox], dys[o + ox]);
-          }
-          std::fill(dxc + 2 * out.h * in.w, dxc + in.h * in.w, 0.0f);
-        }
+        });
+        continue;
       }
-    });
+      for (int c = 0; c < in.c; ++c) {
+        float* dxc = dxs + static_cast<std::int64_t>(c) * in.h * in.w;
+        for (int oy = 0; oy < out.h; ++oy) {  // the window row's two input rows, written whole
+          float* d0 = dxc + 2 * oy * in.w;
+          const std::int64_t o = (static_cast<std::int64_t>(c) * out.h + oy) * out.w;
+#if ACCELLAB_X86_KERNELS
+          if (avx512) {
+            maxPool2x2GradRowAvx512(m_inputActivation, ys + o, dys + o, as + o, (x.cols() - s) * outRows - o,
+                                    static_cast<std::int32_t>(d0 - dxs), in.w, out.w, d0, dxs + inRows);
+            std::fill(d0 + 2 * out.w, d0 + in.w, 0.0f);  // an odd width's last column
+            std::fill(d0 + in.w + 2 * out.w, d0 + 2 * in.w, 0.0f);
+            continue;
+          }
+#endif
+          std::fill_n(d0, 2 * in.w, 0.0f);
+          withActivationGradient(m_inputActivation, [&](auto grad) {
+            for (int ox = 0; ox < out.w; ++ox) dxs[as[o + ox]] = grad(ys[o + ox], dys[o + ox]);
+          });
+        }
+        std::fill(dxc + 2 * out.h * in.w, dxc + in.h * in.w, 0.0f);
+      }
+    }
   });
   return m_dx;
 }
