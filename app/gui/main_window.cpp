@@ -1,33 +1,19 @@
 #include "app/gui/main_window.h"
 
-#include "app/gui/accuracy_dialog.h"
-
 #include <QAction>
-#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
-#include <QDialog>
 #include <QFileDialog>
-#include <QClipboard>
-#include <QDialogButtonBox>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QMimeData>
-#include <QLabel>
-#include <QPushButton>
 #include <QDockWidget>
-#include <QTextBrowser>
 #include <QUrl>
-#include <QGuiApplication>
-#include <QScreen>
-#include <QMenuBar>
-#include <QMessageBox>
 #include <QSettings>
 #include <QStatusBar>
-#include <QToolBar>
 #include <QVBoxLayout>
-#include <algorithm>
 
+#include "app/gui/accuracy_dialog.h"
 #include "app/gui/appearance.h"
 #include "app/gui/bridge_controller.h"
 #include "app/gui/device_controller.h"
@@ -37,7 +23,6 @@
 #include "app/gui/guide_panel.h"
 #include "app/gui/llm_planner_window.h"
 #include "app/gui/message_bar.h"
-#include "app/gui/preferences_dialog.h"
 #include "app/gui/preset_controller.h"
 #include "app/gui/run_controller.h"
 #include "app/gui/run_history.h"
@@ -53,12 +38,10 @@
 #include "core/nn/graph_model_file.h"
 #include "core/nn/onnx_model.h"
 #include "core/nn/zoo.h"
-#include "core/util/version.h"
 #include "widgets/chart_base.h"
 #include "widgets/chart_deck.h"
 #include "widgets/experiment_panel.h"
 #include "widgets/hardware_panel.h"
-#include "widgets/run_comparison_view.h"
 #include "widgets/run_store.h"
 #include "widgets/samples_panel.h"
 
@@ -244,115 +227,6 @@ void MainWindow::createControllers() {
   m_runController->loadHistory();
 }
 
-void MainWindow::createMenus() {
-  QMenu* file = menuBar()->addMenu(tr("&File"));
-  file->addMenu(m_presetController->menu());
-  file->addAction(m_actions.openPreset);
-  file->addAction(m_actions.openModel);
-  file->addAction(m_actions.savePreset);
-  file->addSeparator();
-  file->addAction(m_actions.exportChart);
-  file->addAction(m_actions.exportAllCharts);
-  file->addAction(m_actions.exportCsv);
-  file->addAction(m_actions.exportJson);
-  file->addAction(m_actions.exportOptions);
-  file->addSeparator();
-  file->addAction(m_bridge->exportJobAction());
-  file->addAction(m_bridge->importRunAction());
-  file->addSeparator();
-  file->addAction(m_actions.quit);
-
-  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-  edit->addAction(m_actions.copyChart);
-  edit->addSeparator();
-  edit->addAction(m_actions.preferences);
-
-  QMenu* view = menuBar()->addMenu(tr("&View"));
-  for (QDockWidget* d : {m_experimentDock, m_hardwareDock, m_guideDock, m_runsDock}) view->addAction(d->toggleViewAction());
-  view->addSeparator();
-  view->addAction(m_actions.lightTheme);
-  view->addAction(m_actions.darkTheme);
-  view->addSeparator();
-  view->addAction(m_actions.showAllCharts);
-  addChartsShownMenu(view);
-  view->addAction(m_actions.presentation);
-  view->addAction(m_actions.resetLayout);
-
-  QMenu* hardware = menuBar()->addMenu(tr("Hard&ware"));
-  hardware->addAction(m_actions.newDevice);
-  hardware->addAction(m_actions.editDevice);
-  hardware->addSeparator();
-  hardware->addAction(m_actions.remeasureHost);
-
-  QMenu* simulate = menuBar()->addMenu(tr("&Simulate"));
-  QAction* planner = simulate->addAction(tr("&LLM training planner…"), this, [this] { openLlmPlanner(); });
-  planner->setObjectName("llmPlannerAction");
-  planner->setShortcut(QKeySequence(tr("Ctrl+Shift+L")));
-  planner->setStatusTip(tr("Simulate LLM and transformer training (pre-training, LoRA) on today's accelerators: "
-                           "plans, memory, tokens/s and cost"));
-  simulate->addAction(m_bridge->calibrateAction());
-  simulate->addSeparator();
-  m_energyMenu->addTo(simulate);
-
-  QMenu* run = menuBar()->addMenu(tr("&Run"));
-  run->addAction(m_actions.run);
-  run->addAction(m_actions.pause);
-  run->addAction(m_actions.stop);
-  run->addSeparator();
-  run->addAction(m_actions.compareRuns);
-  run->addAction(m_actions.hideRun);
-  run->addAction(m_actions.deleteRun);
-  run->addAction(m_actions.clearRuns);
-
-  QMenu* help = menuBar()->addMenu(tr("&Help"));
-  help->addAction(m_actions.gettingStarted);
-  help->addAction(m_actions.accuracy);
-  help->addAction(m_actions.about);
-  help->addAction(m_actions.aboutQt);
-}
-
-void MainWindow::addChartsShownMenu(QMenu* view) {
-  // Which charts the grid shows: a smaller set is laid out to fit the window without scrolling.
-  QMenu* menu = view->addMenu(tr("C&harts Shown"));
-  menu->setObjectName("chartsShownMenu");
-  for (widgets::ChartBase* chart : m_deck->charts()) {
-    QAction* a = menu->addAction(chart->title());
-    a->setObjectName("showChart_" + chart->chartId());
-    a->setData(chart->chartId());
-    a->setCheckable(true);
-    a->setChecked(m_deck->isShown(chart));
-    a->setStatusTip(tr("Show or hide the chart \"%1\" in the grid").arg(chart->title()));
-    connect(a, &QAction::toggled, this, [this, chart](bool on) {
-      QStringList ids = m_deck->shownCharts();
-      ids.removeAll(chart->chartId());
-      if (on) ids << chart->chartId();
-      m_deck->setShownCharts(ids);  // none left: every chart again
-    });
-  }
-  connect(m_deck, &widgets::ChartDeck::shownChartsChanged, menu, [this, menu](const QStringList& ids) {
-    for (QAction* a : menu->actions()) {
-      const QSignalBlocker block(a);
-      a->setChecked(ids.contains(a->data().toString()));
-    }
-  });
-}
-
-void MainWindow::createToolBars() {
-  QToolBar* runBar = addToolBar(tr("Run"));
-  runBar->setObjectName("RunToolBar");
-  runBar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-  runBar->addAction(m_actions.run);
-  runBar->addAction(m_actions.pause);
-  runBar->addAction(m_actions.stop);
-  QToolBar* chartBar = addToolBar(tr("Charts"));
-  chartBar->setObjectName("ChartToolBar");
-  chartBar->addAction(m_actions.exportChart);
-  chartBar->addAction(m_actions.exportAllCharts);
-  chartBar->addAction(m_actions.copyChart);
-  chartBar->addAction(m_actions.showAllCharts);
-  chartBar->addAction(m_actions.presentation);
-}
-
 void MainWindow::chooseModel() {
   const QString path = QFileDialog::getOpenFileName(
       this, tr("Open a model"), QString(),
@@ -490,104 +364,6 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   writeSettings();
   m_runController->saveHistory();
   event->accept();
-}
-
-void MainWindow::showPreferences() {
-  PreferencesDialog dialog(this);
-  dialog.setValues(m_appearance->theme(), m_exportController->exportFolder(), m_appearance->presentationScale());
-  if (dialog.exec() != QDialog::Accepted) return;
-  m_appearance->setTheme(dialog.theme());
-  m_exportController->setExportFolder(dialog.exportFolder());
-  m_appearance->setPresentationScale(dialog.presentationScale());
-}
-
-namespace {
-
-// A window's one dialog of a kind (`name`): the open one, raised, or nullptr when there is none.
-QDialog* raiseOpenDialog(QWidget* window, const char* name) {
-  auto* open = window->findChild<QDialog*>(name);
-  if (open) {
-    open->raise();
-    open->activateWindow();
-  }
-  return open;
-}
-
-// A new non-modal dialog of that kind, deleted when closed.
-QDialog* newDialog(QWidget* window, const char* name, const QString& title) {
-  auto* dialog = new QDialog(window);
-  dialog->setObjectName(name);
-  dialog->setAttribute(Qt::WA_DeleteOnClose);
-  dialog->setWindowTitle(title);
-  return dialog;
-}
-
-}  // namespace
-
-QDialog* MainWindow::showRunComparison() {
-  if (QDialog* open = raiseOpenDialog(this, "RunComparisonDialog")) return open;
-  QDialog* dialog = newDialog(this, "RunComparisonDialog", tr("Compare runs"));
-  auto* layout = new QVBoxLayout(dialog);
-  auto* note = new QLabel(dialog);
-  note->setWordWrap(true);
-  layout->addWidget(note);
-  auto* view = new widgets::RunComparisonView(dialog);
-  layout->addWidget(view, 1);
-  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
-  QPushButton* copy = buttons->addButton(tr("&Copy as Table"), QDialogButtonBox::ActionRole);
-  connect(copy, &QPushButton::clicked, view, [view] { QGuiApplication::clipboard()->setText(view->toTsv()); });
-  connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
-  layout->addWidget(buttons);
-  // The ticked runs (the newest ones the charts draw), kept current while it is open.
-  auto fill = [this, view, note] {
-    std::vector<const widgets::Run*> runs = m_store->visibleRuns();
-    const std::size_t all = runs.size();
-    constexpr std::size_t cap = widgets::ChartBase::kMaxShownRuns;
-    if (runs.size() > cap) runs.erase(runs.begin(), runs.end() - static_cast<std::ptrdiff_t>(cap));
-    view->setRuns(runs);
-    note->setText(runs.empty() ? tr("Tick runs in the Runs list to compare them.")
-                  : all > runs.size() ? tr("The newest %1 of %2 ticked runs; rows in bold differ between them.").arg(runs.size()).arg(all)
-                                      : tr("%n ticked run(s); rows in bold differ between them.", nullptr, static_cast<int>(runs.size())));
-  };
-  fill();
-  for (auto signal : {&widgets::RunStore::runAdded, &widgets::RunStore::runRemoved, &widgets::RunStore::runChanged})
-    connect(m_store, signal, dialog, fill);
-  dialog->resize(std::min(1100, width() - 40), 520);
-  dialog->show();
-  return dialog;
-}
-
-QDialog* MainWindow::showGettingStartedOnce() {
-  QSettings s;
-  if (s.value(keys::kGettingStartedShown, false).toBool()) return nullptr;
-  s.setValue(keys::kGettingStartedShown, true);
-  return showGettingStarted();
-}
-
-QDialog* MainWindow::showGettingStarted() {
-  if (QDialog* open = raiseOpenDialog(this, "GettingStarted")) return open;
-  QDialog* dialog = newDialog(this, "GettingStarted", tr("Getting started with AccelLab"));
-  auto* layout = new QVBoxLayout(dialog);
-  auto* page = new QTextBrowser(dialog);
-  page->setObjectName("GettingStartedPage");
-  page->setSource(QUrl("qrc:/help/getting-started.html"));
-  layout->addWidget(page);
-  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
-  connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
-  layout->addWidget(buttons);
-  dialog->resize(720, std::min(760, std::max(480, height() - 40)));
-  dialog->show();
-  return dialog;
-}
-
-void MainWindow::about() {
-  QMessageBox::about(this, tr("About AccelLab"),
-                     tr("<b>AccelLab %1</b><p>Trains on this CPU for real; simulates CPUs, GPUs and TPUs from the "
-                        "model's own layers and a data description of the hardware, and compares time and cost.</p>"
-                        "<p>Device figures and prices: <code>resources/devices/*.json</code>, each with its source "
-                        "and date. Published experiments: <code>resources/presets/*.json</code>.</p>"
-                        "<p>License: GPL-3.0-or-later (QCustomPlot is GPL-3.0-or-later).</p>")
-                         .arg(core::util::kVersion));
 }
 
 }  // namespace app::gui
