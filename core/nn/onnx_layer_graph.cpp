@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/nn/activation.h"
+#include "core/nn/onnx_attributes.h"
 #include "core/util/error.h"
 
 namespace core::nn {
@@ -39,61 +40,6 @@ struct Walk {
   std::string end;
   int merge = -1;
 };
-
-std::int64_t attrInt(const onnx::NodeProto& node, const char* name, std::int64_t fallback) {
-  for (const auto& a : node.attribute())
-    if (a.name() == name && a.type() == onnx::AttributeProto::INT) return a.i();
-  return fallback;
-}
-
-float attrFloat(const onnx::NodeProto& node, const char* name, float fallback) {
-  for (const auto& a : node.attribute())
-    if (a.name() == name && a.type() == onnx::AttributeProto::FLOAT) return a.f();
-  return fallback;
-}
-
-std::vector<std::int64_t> attrInts(const onnx::NodeProto& node, const char* name) {
-  for (const auto& a : node.attribute())
-    if (a.name() == name) return {a.ints().begin(), a.ints().end()};
-  return {};
-}
-
-std::string attrString(const onnx::NodeProto& node, const char* name) {
-  for (const auto& a : node.attribute())
-    if (a.name() == name) return a.s();
-  return {};
-}
-
-// A float or double tensor's n values; nullopt for other types or another size.
-std::optional<std::vector<float>> floatsOf(const onnx::TensorProto& p, std::size_t n) {
-  std::vector<float> v(n);
-  const std::string& raw = p.raw_data();
-  if (p.data_type() == onnx::TensorProto::FLOAT) {
-    if (!raw.empty()) {
-      if (raw.size() != 4 * n) return std::nullopt;
-      std::memcpy(v.data(), raw.data(), raw.size());  // little-endian, as ONNX stores it
-    } else {
-      if (static_cast<std::size_t>(p.float_data_size()) != n) return std::nullopt;
-      std::copy(p.float_data().begin(), p.float_data().end(), v.begin());
-    }
-    return v;
-  }
-  if (p.data_type() == onnx::TensorProto::DOUBLE) {
-    if (!raw.empty()) {
-      if (raw.size() != 8 * n) return std::nullopt;
-      for (std::size_t i = 0; i < n; ++i) {
-        double d;
-        std::memcpy(&d, raw.data() + 8 * i, 8);
-        v[i] = static_cast<float>(d);
-      }
-    } else {
-      if (static_cast<std::size_t>(p.double_data_size()) != n) return std::nullopt;
-      std::copy(p.double_data().begin(), p.double_data().end(), v.begin());
-    }
-    return v;
-  }
-  return std::nullopt;
-}
 
 bool isPlumbing(const std::string& op) {
   return op == "Constant" || op == "Shape" || op == "Size" || op == "ConstantOfShape";
@@ -183,7 +129,7 @@ class Mapper {
     const OnnxTensor* w = weight(t);
     const auto n = static_cast<std::size_t>(w ? w->elements : 0);
     const auto it = w ? m_tensors.find(w->name) : m_tensors.end();
-    std::optional<std::vector<float>> v = it == m_tensors.end() ? std::nullopt : floatsOf(*it->second, n);
+    std::optional<std::vector<float>> v = it == m_tensors.end() ? std::nullopt : tensorFloats(*it->second, n);
     if (v) return *v;
     if (m_weightsMissing.empty())
       m_weightsMissing = "weight '" + t + "' is " +
@@ -198,7 +144,7 @@ class Mapper {
     const OnnxTensor* w = weight(t);
     auto it = w ? m_tensors.find(w->name) : m_constants.find(t);
     if (it == (w ? m_tensors.end() : m_constants.end())) return std::nullopt;
-    const auto v = floatsOf(*it->second, 1);
+    const auto v = tensorFloats(*it->second, 1);
     return v ? std::optional<float>(v->front()) : std::nullopt;
   }
 

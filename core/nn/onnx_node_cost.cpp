@@ -4,6 +4,7 @@
 #include <climits>
 
 #include "core/nn/activation.h"
+#include "core/nn/onnx_attributes.h"
 #include "core/util/error.h"
 
 namespace core::nn {
@@ -12,17 +13,10 @@ namespace {
 // A per-sample tensor larger than this (2^40 elements, 4 TiB in fp32) is no real model's.
 constexpr std::int64_t kMaxElements = std::int64_t{1} << 40;
 
-std::int64_t attrInt(const onnx::NodeProto& node, const char* name, std::int64_t fallback) {
-  for (const auto& a : node.attribute())
-    if (a.name() == name && a.type() == onnx::AttributeProto::INT) return a.i();
-  return fallback;
-}
-
 std::int64_t attrProduct(const onnx::NodeProto& node, const char* name) {
   std::int64_t p = 1;
-  for (const auto& a : node.attribute())
-    if (a.name() == name)
-      for (const std::int64_t v : a.ints()) p = v > 0 && p <= kMaxElements / v ? p * v : p;
+  if (const onnx::AttributeProto* a = onnxAttribute(node, name))
+    for (const std::int64_t v : a->ints()) p = v > 0 && p <= kMaxElements / v ? p * v : p;
   return p;
 }
 

@@ -1,5 +1,7 @@
 #include "core/nn/onnx_shape_fold.h"
 
+#include "core/nn/onnx_attributes.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -46,12 +48,6 @@ std::optional<Values> tensorValues(const onnx::TensorProto& t) {
   }
   if (v.size() != static_cast<std::size_t>(declared)) return std::nullopt;
   return v;
-}
-
-const onnx::AttributeProto* attribute(const onnx::NodeProto& node, const char* name) {
-  for (const auto& a : node.attribute())
-    if (a.name() == name) return &a;
-  return nullptr;
 }
 
 // Python-style index into n elements, or nullopt when out of range.
@@ -117,20 +113,20 @@ int foldShapeArithmetic(onnx::GraphProto& g, const OnnxShapes& shapes) {
     std::optional<Values> v;
     bool boolean = false;  // Equal's result: a bool tensor
     if (op == "Constant") {
-      if (const auto* a = attribute(node, "value"); a && a->has_t()) v = tensorValues(a->t());
-      else if (const auto* ints = attribute(node, "value_ints")) v = Values(ints->ints().begin(), ints->ints().end());
-      else if (const auto* one = attribute(node, "value_int")) v = Values{one->i()};
+      if (const auto* a = onnxAttribute(node, "value"); a && a->has_t()) v = tensorValues(a->t());
+      else if (const auto* ints = onnxAttribute(node, "value_ints")) v = Values(ints->ints().begin(), ints->ints().end());
+      else if (const auto* one = onnxAttribute(node, "value_int")) v = Values{one->i()};
     } else if (op == "Shape") {
       if (const auto it = shapes.find(node.input(0)); it != shapes.end()) {
         const Values& dims = it->second;
-        const auto* s = attribute(node, "start");
-        const auto* e = attribute(node, "end");
+        const auto* s = onnxAttribute(node, "start");
+        const auto* e = onnxAttribute(node, "end");
         v = slice(dims, Values{s ? s->i() : 0}, Values{e ? e->i() : static_cast<std::int64_t>(dims.size())}, nullptr, nullptr);
       }
     } else if (op == "Identity" || op == "Unsqueeze" || op == "Squeeze" || op == "Reshape" || op == "Flatten") {
       if (in(0) && rankAtMostOne(node.output(0))) v = *in(0);
     } else if (op == "Cast") {
-      const auto* to = attribute(node, "to");
+      const auto* to = onnxAttribute(node, "to");
       if (in(0) && to && (to->i() == onnx::TensorProto::INT64 || to->i() == onnx::TensorProto::INT32)) v = *in(0);
     } else if (op == "Concat") {
       Values all;
@@ -141,7 +137,7 @@ int foldShapeArithmetic(onnx::GraphProto& g, const OnnxShapes& shapes) {
       }
       if (ok) v = std::move(all);
     } else if (op == "Gather") {
-      const auto* axis = attribute(node, "axis");
+      const auto* axis = onnxAttribute(node, "axis");
       if (in(0) && in(1) && rankAtMostOne(node.input(0)) && (!axis || axis->i() == 0 || axis->i() == -1)) {
         Values out;
         bool ok = true;
@@ -157,7 +153,7 @@ int foldShapeArithmetic(onnx::GraphProto& g, const OnnxShapes& shapes) {
     } else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
       if (in(0) && in(1) && rankAtMostOne(node.input(0)) && rankAtMostOne(node.input(1))) v = arithmetic(op, *in(0), *in(1));
     } else if (op == "ConstantOfShape") {  // torch's expand(n, -1, -1): ConstantOfShape, Equal, Where
-      const auto* value = attribute(node, "value");
+      const auto* value = onnxAttribute(node, "value");
       const auto fill = value && value->has_t() ? tensorValues(value->t()) : std::nullopt;  // default: float 0
       if (in(0) && fill && fill->size() == 1 && in(0)->size() <= 1 && (in(0)->empty() || (*in(0))[0] <= static_cast<std::int64_t>(kMaxValues)))
         v = Values(in(0)->empty() ? 1 : static_cast<std::size_t>(std::max<std::int64_t>(0, (*in(0))[0])), (*fill)[0]);
