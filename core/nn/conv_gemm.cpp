@@ -333,14 +333,20 @@ void padImages(const ConvPlan& plan, const float* images, int samples, float* pa
     for (int c = 0; c < g.channels; ++c) {
       const float* src = images + s * g.inSize() + static_cast<std::int64_t>(c) * g.height * g.width;
       float* dst = padded + s * plan.paddedSize() + c * plane;
-      std::fill_n(dst, plane, 0.0f);
       // Padded row y holds input row y - padTop; columns likewise (cropped when the windows
-      // do not reach the last rows/columns of a 'valid' convolution).
+      // do not reach the last rows/columns of a 'valid' convolution). Each float is written
+      // once: the pass is bound by memory (clearing the plane first wrote it twice).
+      const int x0 = std::max(0, g.padLeft), x1 = std::min(plan.paddedW, g.width + g.padLeft);
       for (int y = 0; y < plan.paddedH; ++y) {
         const int iy = y - g.padTop;
-        if (iy < 0 || iy >= g.height) continue;
-        const int x0 = std::max(0, g.padLeft), x1 = std::min(plan.paddedW, g.width + g.padLeft);
-        for (int x = x0; x < x1; ++x) dst[static_cast<std::int64_t>(y) * plan.paddedW + x] = src[iy * g.width + x - g.padLeft];
+        float* row = dst + static_cast<std::int64_t>(y) * plan.paddedW;
+        if (iy < 0 || iy >= g.height || x0 >= x1) {
+          std::fill_n(row, plan.paddedW, 0.0f);
+          continue;
+        }
+        std::fill(row, row + x0, 0.0f);
+        std::copy(src + iy * g.width + x0 - g.padLeft, src + iy * g.width + x1 - g.padLeft, row + x0);
+        std::fill(row + x1, row + plan.paddedW, 0.0f);
       }
     }
 }
