@@ -150,19 +150,20 @@ struct TileTransforms {
   decltype(&wino_portable::outputTransform) output;
   decltype(&wino_portable::gradientTransform) gradient;
   decltype(&wino_portable::weightTransform) weight;
+  decltype(&wino_portable::kernelTransform) kernel;
 };
 
 TileTransforms tileTransforms() {
   switch (simdLanes()) {
 #if ACCELLAB_SIMD_REGIONS
     case SimdLanes::Avx512: return {wino_avx512::inputTransform, wino_avx512::outputTransform, wino_avx512::gradientTransform,
-                                    wino_avx512::weightTransform};
+                                    wino_avx512::weightTransform, wino_avx512::kernelTransform};
     case SimdLanes::Avx2: return {wino_avx2::inputTransform, wino_avx2::outputTransform, wino_avx2::gradientTransform,
-                                  wino_avx2::weightTransform};
+                                  wino_avx2::weightTransform, wino_avx2::kernelTransform};
 #endif
     default:
       return {wino_portable::inputTransform, wino_portable::outputTransform, wino_portable::gradientTransform,
-              wino_portable::weightTransform};
+              wino_portable::weightTransform, wino_portable::kernelTransform};
   }
 }
 
@@ -249,6 +250,7 @@ void prepareKernels(const WinogradConv::Transforms& tf, WinogradConv::Direction&
   const int alpha = tf.alpha, inC = d.g.channels, outC = d.outChannels;
   const std::int64_t mat = static_cast<std::int64_t>(inC) * outC;
   d.u.resize(static_cast<std::size_t>(alpha * alpha * mat));
+  const TileTransforms transforms = tileTransforms();
   util::parallelFor(outer, 4, [&](std::ptrdiff_t q0, std::ptrdiff_t q1) {
     for (std::ptrdiff_t q = q0; q < q1; ++q)
       for (int l0 = 0; l0 < lanes; l0 += kLanes) {
@@ -256,8 +258,7 @@ void prepareKernels(const WinogradConv::Transforms& tf, WinogradConv::Direction&
         const float* k = kernelAt(static_cast<int>(q), l0, ys, xs);
         float* u = d.u.data() + l0 + static_cast<std::int64_t>(lanes) * q;
         const int n = std::min(kLanes, lanes - l0);
-        if (tf.r == 3) kernelLanes<3>(k, ys, xs, n, tf.g.data(), u, mat);
-        else kernelLanes<5>(k, ys, xs, n, tf.g.data(), u, mat);
+        transforms.kernel(tf.r, k, ys, xs, n, u, mat);
       }
   });
   util::parallelFor(alpha * alpha, 1, [&](std::ptrdiff_t x0, std::ptrdiff_t x1) {

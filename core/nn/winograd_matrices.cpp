@@ -84,6 +84,9 @@ bool sameCoefficients(const WinogradConv::Transforms& t) {
     for (int j = 0; j < 2; ++j) same = same && t.gw[static_cast<std::size_t>(i * 2 + j)] == C::gw[i][j];
   for (int i = 0; i < R; ++i)
     for (int j = 0; j < A; ++j) same = same && t.atw[static_cast<std::size_t>(i * A + j)] == C::atw[i][j];
+  // The kernel transform G (alpha x r) is the same Vandermonde matrix: kernelTile reads atw^T.
+  for (int i = 0; i < A; ++i)
+    for (int j = 0; j < R; ++j) same = same && t.g[static_cast<std::size_t>(i * R + j)] == C::atw[j][i];
   return same;
 }
 

@@ -1,9 +1,8 @@
 #pragma once
-// Internal to the Winograd convolution: the F(2, r) matrices and the scalar kernel transform.
-// The vectorised tile transforms (input, output, output-gradient and weight-gradient tiles), on
-// "lanes" of 16 floats (16 channels, tiles or filters) with the coefficients as compile-time
-// constants so zero and +-1 terms fold, are winograd_lanes.inc, compiled once per instruction
-// set (simd_regions.h).
+// Internal to the Winograd convolution: the F(2, r) matrices. The vectorised transforms (input,
+// output, kernel, output-gradient and weight-gradient tiles), on "lanes" of 16 floats (16
+// channels, tiles or filters) with the coefficients as compile-time constants so zero and +-1
+// terms fold, are winograd_lanes.inc, compiled once per instruction set (simd_regions.h).
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -58,36 +57,6 @@ struct Coefficients<5> {
   static constexpr float atw[5][6] = {{1, 1, 1, 1, 1, 0},  {0, 1, -1, 2, -2, 0},  {0, 1, 1, 4, 4, 0},
                                       {0, 1, -1, 8, -8, 0}, {0, 1, 1, 16, 16, 1}};
 };
-
-// U = G k G^T for up to 16 kernels side by side ("lanes": element (y, x) of kernel l at
-// k[y * ys + x * xs + l]), written to u[xi * mat + l] for the alpha^2 positions xi.
-template <int R>
-inline void kernelLanes(const float* k, std::int64_t ys, std::int64_t xs, int lanes, const float* g, float* u,
-                        std::int64_t mat) {
-  constexpr int A = R + 1;
-  float kk[R][R][kLanes], t[A][R][kLanes];
-  for (int y = 0; y < R; ++y)
-    for (int x = 0; x < R; ++x)
-      for (int l = 0; l < kLanes; ++l) kk[y][x][l] = l < lanes ? k[y * ys + x * xs + l] : 0.0f;
-  for (int a = 0; a < A; ++a)
-    for (int x = 0; x < R; ++x) {
-      for (int l = 0; l < kLanes; ++l) t[a][x][l] = 0.0f;
-      for (int y = 0; y < R; ++y) {
-        const float c = g[a * R + y];
-        for (int l = 0; l < kLanes; ++l) t[a][x][l] += c * kk[y][x][l];
-      }
-    }
-  for (int a = 0; a < A; ++a)
-    for (int b = 0; b < A; ++b) {
-      float acc[kLanes] = {};
-      for (int x = 0; x < R; ++x) {
-        const float c = g[b * R + x];
-        for (int l = 0; l < kLanes; ++l) acc[l] += c * t[a][x][l];
-      }
-      float* out = u + (a * A + b) * mat;
-      for (int l = 0; l < lanes; ++l) out[l] = acc[l];
-    }
-}
 
 }  // namespace winograd_detail
 }  // namespace core::nn
