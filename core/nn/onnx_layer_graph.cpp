@@ -1,7 +1,6 @@
 #include "core/nn/onnx_layer_graph.h"
 
 #include <algorithm>
-#include <cstring>
 #include <optional>
 #include <set>
 
@@ -57,8 +56,7 @@ class Mapper {
         continue;
       }
       if (node.op_type() == "Constant" && node.output_size() == 1)
-        for (const auto& a : node.attribute())
-          if (a.name() == "value" && a.has_t()) m_constants[node.output(0)] = &a.t();
+        if (const onnx::AttributeProto* a = onnxAttribute(node, "value"); a && a->has_t()) m_constants[node.output(0)] = &a->t();
       if (isPlumbing(node.op_type())) continue;
       std::set<std::string> read;
       for (const auto& t : node.input())

@@ -1,12 +1,12 @@
 #include "core/nn/onnx_shape_fold.h"
 
-#include "core/nn/onnx_attributes.h"
-
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <optional>
 #include <set>
+
+#include "core/nn/onnx_attributes.h"
 
 namespace core::nn {
 namespace {

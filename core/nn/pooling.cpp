@@ -43,7 +43,7 @@ void maxPool2x2RowAvx512(const float* r0, const float* r1, int inW, std::int32_t
     const int n = std::min(16, outW - ox);
     const float* p0 = r0 + 2 * ox;
     const float* p1 = r1 + 2 * ox;
-    const bool whole = n == 16 || (p0 + 32 <= end && p1 + 32 <= end);
+    const bool whole = n == 16 || end - p1 >= 32;  // p1 > p0; no pointer formed past the input
     const __mmask16 lo = static_cast<__mmask16>(whole || n >= 8 ? 0xffff : (1u << (2 * n)) - 1u);
     const __mmask16 hi = static_cast<__mmask16>(whole ? 0xffff : n <= 8 ? 0 : (1u << (2 * (n - 8))) - 1u);
     __m512 a0, a1, b0, b1;
@@ -82,6 +82,7 @@ inline __m512 activationGradient16(Activation a, __m512 y, __m512 dy) {
   switch (a) {
     case Activation::ReLU: return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(y, _mm512_setzero_ps(), _CMP_GT_OQ), dy);
     case Activation::ELU: return _mm512_mul_ps(dy, _mm512_min_ps(one, _mm512_add_ps(y, one)));  // std::min(y + 1, 1)
+    // One fma, as GCC contracts activationGradientAt's 1 - y * y where the build has FMA.
     case Activation::Tanh: return _mm512_mul_ps(dy, _mm512_fnmadd_ps(y, y, one));
     case Activation::Sigmoid: return _mm512_mul_ps(_mm512_mul_ps(dy, y), _mm512_sub_ps(one, y));
     case Activation::Linear: break;
@@ -96,9 +97,11 @@ inline __m512 activationGradient16(Activation a, __m512 y, __m512 dy) {
 //
 // A masked store that crosses a cache line stalls as a masked load does (half of this
 // function's time at first), so a store runs whole where it ends before `limit` (the sample's
-// end): what it writes past the row is written again later by this same call or the caller, as
-// the sample's gradient is written in address order (rows, then channels) and every float of it
-// is written. A store that would pass `limit` is masked: the next sample may be another thread's.
+// end): what it writes past the row is written again later by this same call or the caller.
+// Every float of the sample is written, and a store only spills forward, onto floats whose own
+// write comes later: row 0, then row 1, then the caller's exact fills (an odd width's last
+// column, the rows below the last window row), then the next window row and channel. A store
+// that would pass `limit` is masked: the next sample may be another thread's.
 ACCELLAB_TARGET("avx512f")
 void maxPool2x2GradRowAvx512(Activation act, const float* y, const float* dy, const std::int32_t* arg, std::int64_t readable,
                              std::int32_t i0, int inW, int outW, float* d0, const float* limit) {
@@ -107,7 +110,7 @@ void maxPool2x2GradRowAvx512(Activation act, const float* y, const float* dy, co
   const __m512i highHalf = _mm512_add_epi32(lowHalf, _mm512_set1_epi32(8));
   const __m512i one = _mm512_set1_epi32(1), down = _mm512_set1_epi32(inW), downOne = _mm512_set1_epi32(inW + 1);
   auto store = [limit](float* p, __mmask16 m, __m512 v) {
-    if (p + 16 <= limit) _mm512_storeu_ps(p, v);
+    if (limit - p >= 16) _mm512_storeu_ps(p, v);
     else _mm512_mask_storeu_ps(p, m, v);
   };
   for (int row = 0; row < 2; ++row) {  // row 0 wholly, then row 1: every store after those it may overwrite

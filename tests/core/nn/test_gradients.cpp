@@ -323,6 +323,59 @@ TEST(Gradients, BatchNormTakesTheReluAfterIt) {
 // windows' maxima only (the convolution then takes its output gradient as it comes): gradients
 // through both, pools that tile (2 x 2, an odd size leaving a column out) and overlap (3 x 3 / 2);
 // and the pool's input gradient is dy f'(y) at each maximum, as the convolution's own pass gave.
+// The 2 x 2 pool's vector passes store whole vectors past a row's end where the sample has room
+// (what they spill is written again after it): every output and input gradient must still be
+// the one routed by hand, on every kernel set, for widths around a vector (odd ones leave a
+// column out, odd heights a row), the ReLU's gradient taken or not, after a first pass on other
+// values left the buffers full of them.
+TEST(Gradients, MaxPoolTwoByTwoWritesEveryValueOnEveryKernelSet) {
+  const IsaLimitGuard guard;
+  for (GemmIsa isa : {GemmIsa::Portable, GemmIsa::Avx512}) {
+    if (isa > detectedGemmIsa()) continue;
+    limitGemmIsa(isa);
+    for (const Activation taken : {Activation::Linear, Activation::ReLU})
+      for (const int w : {2, 3, 32, 33, 34, 65})
+        for (const int h : {2, 5}) {
+          SCOPED_TRACE(std::string(gemmIsaName(isa)) + ", " + activationName(taken) + ", " + std::to_string(h) + " x " +
+                       std::to_string(w));
+          MaxPool2D pool(PoolOptions{2, 2, 0, 0, Padding::valid()}, "max2");
+          pool.takePrecedingActivationGradient(taken);
+          const Shape in{3, h, w};
+          const testing::BoundLayer bound = testing::bindStandalone(pool, in, 1);  // kept while the layer runs
+          const Shape out = pool.outShape();
+          PassContext ctx;
+          ctx.training = true;
+          constexpr Eigen::Index kBatch = 3;
+          Matrix x = Matrix::Constant(in.size(), kBatch, 7.0f), dy = Matrix::Constant(out.size(), kBatch, 1e6f);
+          pool.forward(x, ctx);
+          pool.backward(x, dy, true, ctx);  // the buffers now hold this pass's values
+          std::mt19937 rng(11);
+          std::normal_distribution<float> normal(0.0f, 1.0f);
+          for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = normal(rng);
+          for (Eigen::Index i = 0; i < dy.size(); ++i) dy.data()[i] = normal(rng);
+          const Matrix y = pool.forward(x, ctx);
+          const Matrix& dx = pool.backward(x, dy, true, ctx);
+          Matrix wantY(out.size(), kBatch), wantDx = Matrix::Zero(in.size(), kBatch);
+          for (Eigen::Index s = 0; s < kBatch; ++s)
+            for (int c = 0; c < in.c; ++c)
+              for (int oy = 0; oy < out.h; ++oy)
+                for (int ox = 0; ox < out.w; ++ox) {
+                  Eigen::Index best = -1;
+                  for (int yy = 2 * oy; yy < 2 * oy + 2; ++yy)
+                    for (int xx = 2 * ox; xx < 2 * ox + 2; ++xx) {
+                      const Eigen::Index at = (static_cast<Eigen::Index>(c) * in.h + yy) * in.w + xx;
+                      if (best < 0 || x(at, s) > x(best, s)) best = at;
+                    }
+                  const Eigen::Index o = (static_cast<Eigen::Index>(c) * out.h + oy) * out.w + ox;
+                  wantY(o, s) = x(best, s);
+                  wantDx(best, s) = activationGradientAt(taken, x(best, s), dy(o, s));
+                }
+          ASSERT_EQ(y, wantY);
+          ASSERT_EQ(dx, wantDx);
+        }
+  }
+}
+
 TEST(Gradients, MaxPoolTakesTheActivationGradientOfTheConvolutionBeforeIt) {
   for (Activation a : {Activation::ELU, Activation::Tanh, Activation::Sigmoid, Activation::ReLU}) {
     for (bool overlap : {false, true}) {
