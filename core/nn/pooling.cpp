@@ -99,9 +99,10 @@ inline __m512 activationGradient16(Activation a, __m512 y, __m512 dy) {
 // function's time at first), so a store runs whole where it ends before `limit` (the sample's
 // end): what it writes past the row is written again later by this same call or the caller.
 // Every float of the sample is written, and a store only spills forward, onto floats whose own
-// write comes later: row 0, then row 1, then the caller's exact fills (an odd width's last
-// column, the rows below the last window row), then the next window row and channel. A store
-// that would pass `limit` is masked: the next sample may be another thread's.
+// write comes later: each block of 16 windows writes its part of row 0, then of row 1; the
+// caller's exact fills (an odd width's last column, the rows below the last window row) come
+// after, then the next window row and channel. A store that would pass `limit` is masked: the
+// next sample may be another thread's.
 ACCELLAB_TARGET("avx512f")
 void maxPool2x2GradRowAvx512(Activation act, const float* y, const float* dy, const std::int32_t* arg, std::int64_t readable,
                              std::int32_t i0, int inW, int outW, float* d0, const float* limit) {
@@ -109,32 +110,37 @@ void maxPool2x2GradRowAvx512(Activation act, const float* y, const float* dy, co
   const __m512i lowHalf = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
   const __m512i highHalf = _mm512_add_epi32(lowHalf, _mm512_set1_epi32(8));
   const __m512i one = _mm512_set1_epi32(1), down = _mm512_set1_epi32(inW), downOne = _mm512_set1_epi32(inW + 1);
-  auto store = [limit](float* p, __mmask16 m, __m512 v) {
-    if (limit - p >= 16) _mm512_storeu_ps(p, v);
+  // Whole where the store ends before `room` (and before `limit`), else masked.
+  auto store = [limit](float* p, const float* room, __mmask16 m, __m512 v) {
+    if (limit - p >= 16 && room - p >= 16) _mm512_storeu_ps(p, v);
     else _mm512_mask_storeu_ps(p, m, v);
   };
-  for (int row = 0; row < 2; ++row) {  // row 0 wholly, then row 1: every store after those it may overwrite
-    const __m512i even = row == 0 ? _mm512_setzero_si512() : down, odd = row == 0 ? one : downOne;
-    float* d = d0 + row * inW;
-    for (int ox = 0; ox < outW; ox += 16) {
-      const int n = std::min(16, outW - ox);
-      __m512 yv, dyv;
-      __m512i av;
-      if (ox + 16 <= readable) {
-        yv = _mm512_loadu_ps(y + ox), dyv = _mm512_loadu_ps(dy + ox), av = _mm512_loadu_si512(arg + ox);
-      } else {
-        const __mmask16 m = static_cast<__mmask16>((1u << n) - 1u);
-        yv = _mm512_maskz_loadu_ps(m, y + ox), dyv = _mm512_maskz_loadu_ps(m, dy + ox), av = _mm512_maskz_loadu_epi32(m, arg + ox);
-      }
-      const __m512 v = activationGradient16(act, yv, dyv);
-      const __m512i rel = _mm512_sub_epi32(av, _mm512_add_epi32(_mm512_set1_epi32(i0 + 2 * ox), lane2));
-      const __m512 e = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(rel, even), v);
-      const __m512 o = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(rel, odd), v);
-      const __mmask16 lo = static_cast<__mmask16>(n >= 8 ? 0xffff : (1u << (2 * n)) - 1u);
-      const __mmask16 hi = static_cast<__mmask16>(n <= 8 ? 0 : n >= 16 ? 0xffff : (1u << (2 * (n - 8))) - 1u);
-      store(d + 2 * ox, lo, _mm512_permutex2var_ps(e, lowHalf, o));
-      if (hi) store(d + 2 * ox + 16, hi, _mm512_permutex2var_ps(e, highHalf, o));
+  float* d1 = d0 + inW;
+  for (int ox = 0; ox < outW; ox += 16) {
+    const int n = std::min(16, outW - ox);
+    __m512 yv, dyv;
+    __m512i av;
+    if (ox + 16 <= readable) {
+      yv = _mm512_loadu_ps(y + ox), dyv = _mm512_loadu_ps(dy + ox), av = _mm512_loadu_si512(arg + ox);
+    } else {
+      const __mmask16 m = static_cast<__mmask16>((1u << n) - 1u);
+      yv = _mm512_maskz_loadu_ps(m, y + ox), dyv = _mm512_maskz_loadu_ps(m, dy + ox), av = _mm512_maskz_loadu_epi32(m, arg + ox);
     }
+    const __m512 v = activationGradient16(act, yv, dyv);
+    const __m512i rel = _mm512_sub_epi32(av, _mm512_add_epi32(_mm512_set1_epi32(i0 + 2 * ox), lane2));
+    const __m512 e0 = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(rel, _mm512_setzero_si512()), v);
+    const __m512 o0 = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(rel, one), v);
+    const __m512 e1 = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(rel, down), v);
+    const __m512 o1 = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(rel, downOne), v);
+    const __mmask16 lo = static_cast<__mmask16>(n >= 8 ? 0xffff : (1u << (2 * n)) - 1u);
+    const __mmask16 hi = static_cast<__mmask16>(n <= 8 ? 0 : n >= 16 ? 0xffff : (1u << (2 * (n - 8))) - 1u);
+    // Row 0 may spill into row 1 only where row 1 is still to be written: in the first block
+    // (row 1's own stores come next), not onto row 1's earlier blocks.
+    const float* room0 = ox == 0 ? limit : d1;
+    store(d0 + 2 * ox, room0, lo, _mm512_permutex2var_ps(e0, lowHalf, o0));
+    if (hi) store(d0 + 2 * ox + 16, room0, hi, _mm512_permutex2var_ps(e0, highHalf, o0));
+    store(d1 + 2 * ox, limit, lo, _mm512_permutex2var_ps(e1, lowHalf, o1));
+    if (hi) store(d1 + 2 * ox + 16, limit, hi, _mm512_permutex2var_ps(e1, highHalf, o1));
   }
 }
 #endif
