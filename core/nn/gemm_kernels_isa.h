@@ -17,11 +17,6 @@
 
 namespace core::nn::detail {
 
-// The first n of 16 lanes (n clamped to 0..16), as an AVX-512 mask.
-inline std::uint16_t firstLanes(std::int64_t n) {
-  return n >= 16 ? std::uint16_t{0xffff} : n <= 0 ? std::uint16_t{0} : static_cast<std::uint16_t>((1u << n) - 1u);
-}
-
 // A finished kGemmMr x kGemmNr column-major tile into C (mr x nr valid), added or assigned: the
 // kernels that compute into a buffer first (portable, AVX2, AMX's partial tiles).
 inline void addTile(const float* tile, float* c, std::int64_t ldc, bool accumulate, std::int64_t mr, std::int64_t nr) {

@@ -43,13 +43,11 @@ void maxPool2x2RowAvx512(const float* r0, const float* r1, int inW, std::int32_t
     const int n = std::min(16, outW - ox);
     const float* p0 = r0 + 2 * ox;
     const float* p1 = r1 + 2 * ox;
-    const bool whole = n == 16 || end - p1 >= 32;  // p1 > p0; no pointer formed past the input
-    const __mmask16 lo = static_cast<__mmask16>(whole || n >= 8 ? 0xffff : (1u << (2 * n)) - 1u);
-    const __mmask16 hi = static_cast<__mmask16>(whole ? 0xffff : n <= 8 ? 0 : (1u << (2 * (n - 8))) - 1u);
     __m512 a0, a1, b0, b1;
-    if (whole) {
+    if (n == 16 || end - p1 >= 32) {  // p1 > p0; no pointer formed past the input
       a0 = _mm512_loadu_ps(p0), a1 = _mm512_loadu_ps(p0 + 16), b0 = _mm512_loadu_ps(p1), b1 = _mm512_loadu_ps(p1 + 16);
     } else {
+      const __mmask16 lo = firstLanes(2 * n), hi = firstLanes(2 * n - 16);
       a0 = _mm512_maskz_loadu_ps(lo, p0), a1 = _mm512_maskz_loadu_ps(hi, p0 + 16);
       b0 = _mm512_maskz_loadu_ps(lo, p1), b1 = _mm512_maskz_loadu_ps(hi, p1 + 16);
     }
@@ -68,7 +66,7 @@ void maxPool2x2RowAvx512(const float* r0, const float* r1, int inW, std::int32_t
       _mm512_storeu_ps(yrow + ox, best);
       _mm512_storeu_si512(arow + ox, at);
     } else {
-      const __mmask16 keep = static_cast<__mmask16>((1u << n) - 1u);
+      const __mmask16 keep = firstLanes(n);
       _mm512_mask_storeu_ps(yrow + ox, keep, best);
       _mm512_mask_storeu_epi32(arow + ox, keep, at);
     }
@@ -123,7 +121,7 @@ void maxPool2x2GradRowAvx512(Activation act, const float* y, const float* dy, co
     if (ox + 16 <= readable) {
       yv = _mm512_loadu_ps(y + ox), dyv = _mm512_loadu_ps(dy + ox), av = _mm512_loadu_si512(arg + ox);
     } else {
-      const __mmask16 m = static_cast<__mmask16>((1u << n) - 1u);
+      const __mmask16 m = firstLanes(n);
       yv = _mm512_maskz_loadu_ps(m, y + ox), dyv = _mm512_maskz_loadu_ps(m, dy + ox), av = _mm512_maskz_loadu_epi32(m, arg + ox);
     }
     const __m512 v = activationGradient16(act, yv, dyv);
@@ -132,8 +130,7 @@ void maxPool2x2GradRowAvx512(Activation act, const float* y, const float* dy, co
     const __m512 o0 = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(rel, one), v);
     const __m512 e1 = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(rel, down), v);
     const __m512 o1 = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(rel, downOne), v);
-    const __mmask16 lo = static_cast<__mmask16>(n >= 8 ? 0xffff : (1u << (2 * n)) - 1u);
-    const __mmask16 hi = static_cast<__mmask16>(n <= 8 ? 0 : n >= 16 ? 0xffff : (1u << (2 * (n - 8))) - 1u);
+    const __mmask16 lo = firstLanes(2 * n), hi = firstLanes(2 * n - 16);
     // Row 0 may spill into row 1 only where row 1 is still to be written: in the first block
     // (row 1's own stores come next), not onto row 1's earlier blocks.
     const float* room0 = ox == 0 ? limit : d1;

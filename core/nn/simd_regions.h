@@ -8,6 +8,8 @@
 //   target pragmas: there only the portable lanes are built (ACCELLAB_SIMD_REGIONS is 0).
 // - Single functions (packers, transposes, pooling's pass) take a target attribute, which GCC and
 //   Clang both honour (ACCELLAB_X86_KERNELS); avx512Runs() says whether they may run.
+#include <cstdint>
+
 #include "core/nn/gemm.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -28,6 +30,11 @@
 #endif
 
 namespace core::nn {
+
+// The first n of 16 lanes (n clamped to 0..16), as an AVX-512 mask.
+inline std::uint16_t firstLanes(std::int64_t n) {
+  return n >= 16 ? std::uint16_t{0xffff} : n <= 0 ? std::uint16_t{0} : static_cast<std::uint16_t>((1u << n) - 1u);
+}
 
 // Whether AVX-512F code runs now: the GEMM runs AVX-512 or better (so ACCELLAB_GEMM_ISA and
 // limitGemmIsa lower it too). Functions guarded by it use AVX-512F alone, as the check does.
