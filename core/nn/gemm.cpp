@@ -221,6 +221,22 @@ void addRowBias(float* c, std::int64_t ldc, const float* bias, std::int64_t mr, 
     for (std::int64_t i = 0; i < mr; ++i) c[i + j * ldc] += bias[i];
 }
 
+// A finished tile (kMr x kNr, column-major, mr x nr valid) into C with its rows' bias, added to
+// C or assigned. The kernel writes the tile to the stack and C is written once here; adding the
+// bias to C after the kernel stored it read C straight back while its stores were still on their
+// way (the bias pass took 6.9% of a vit-tiny bf16 step).
+void storeTileWithBias(const float* tile, float* c, std::int64_t ldc, bool accumulate, const float* bias,
+                       std::int64_t mr, std::int64_t nr) {
+  for (std::int64_t j = 0; j < nr; ++j) {
+    const float* t = tile + j * kMr;
+    float* cj = c + j * ldc;
+    if (accumulate)
+      for (std::int64_t i = 0; i < mr; ++i) cj[i] += t[i] + bias[i];
+    else
+      for (std::int64_t i = 0; i < mr; ++i) cj[i] = t[i] + bias[i];
+  }
+}
+
 // The blocked loops; `panelB(jc, pc, kc, nc)` returns the packed B panel in the path's form.
 template <class PanelB>
 void drive(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, PanelB&& panelB, const GemmC& c, const Path& path) {
@@ -270,10 +286,12 @@ void drive(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, PanelB&& pan
             if (c.store) {
               path.run(kc, as, bs, nullptr, 0, false, mr, nr, tile);
               c.store(c.ctx, tile, ic + ir, jc + jr, mr, nr, first, last);
+            } else if (last && c.rowBias) {
+              path.run(kc, as, bs, nullptr, 0, false, mr, nr, tile);
+              storeTileWithBias(tile, c.data + (ic + ir) + (jc + jr) * c.ld, c.ld, c.accumulate || !first,
+                                c.rowBias + ic + ir, mr, nr);
             } else {
-              float* c0 = c.data + (ic + ir) + (jc + jr) * c.ld;
-              path.run(kc, as, bs, c0, c.ld, c.accumulate || !first, mr, nr, nullptr);
-              if (last && c.rowBias) addRowBias(c0, c.ld, c.rowBias + ic + ir, mr, nr);
+              path.run(kc, as, bs, c.data + (ic + ir) + (jc + jr) * c.ld, c.ld, c.accumulate || !first, mr, nr, nullptr);
             }
           }
         }
