@@ -9,35 +9,12 @@
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
 #include "app/cli/sim_options.h"
+#include "app/cli/validation_report.h"
 #include "core/sim/llm_validation.h"
 #include "core/util/json.h"
 
 namespace app::cli {
-namespace {
-
 using core::util::Json;
-
-std::string fixed(double v, int digits) {
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(digits) << v;
-  return os.str();
-}
-std::string sig(double v) {
-  std::ostringstream os;
-  os << std::setprecision(4) << v;
-  return os.str();
-}
-
-Json statsJson(const core::sim::ErrorStats& s) {
-  Json j = Json::object();
-  j.set("family", s.family);
-  j.set("rows", s.rows);
-  j.set("median_abs_pct_error", std::round(s.medianAbsPct * 100) / 100);
-  j.set("mean_abs_pct_error", std::round(s.meanAbsPct * 100) / 100);
-  return j;
-}
-
-}  // namespace
 
 int validateLlm(const Args& a, const std::string& path, const std::string& text, std::ostream& out, std::ostream& err) {
   const std::string format = a.str("format", "text");
@@ -69,16 +46,7 @@ int validateLlm(const Args& a, const std::string& path, const std::string& text,
       list.push(o);
     }
     j.set("rows", list);
-    Json fam = Json::array();
-    for (const auto& f : v.families) fam.push(statsJson(f));
-    j.set("families", fam);
-    Json st = Json::array();
-    for (const auto& f : v.stacks) st.push(statsJson(f));
-    j.set("stacks", st);
-    Json sf = Json::array();
-    for (const auto& f : v.stackFamilies) sf.push(statsJson(f));
-    j.set("stack_families", sf);
-    j.set("overall", statsJson(v.overall));
+    setErrorSummaryJson(j, v, OomColumn::Left);
     j.set("unsupported", v.unsupported);
     out << j.dump(2) << "\n";
     return 0;
@@ -90,25 +58,14 @@ int validateLlm(const Args& a, const std::string& path, const std::string& text,
       << std::setw(11) << "predicted" << std::setw(7) << "error" << "  plan\n";
   for (const auto& r : v.rows) {
     out << std::left << std::setw(idWidth) << r.row.id << std::setw(19) << r.row.metric << std::right << std::setw(11)
-        << sig(r.row.value);
+        << fourDigits(r.row.value);
     if (!r.ok) {
       out << "  refused: " << r.error << "\n";
       continue;
     }
-    out << std::setw(11) << sig(r.predicted) << std::setw(6) << fixed(r.absPctError, 0) << "%  " << r.plan << "\n";
+    out << std::setw(11) << fourDigits(r.predicted) << std::setw(6) << fixedDigits(r.absPctError, 0) << "%  " << r.plan << "\n";
   }
-  out << "\n" << std::left << std::setw(24) << "family" << std::right << std::setw(6) << "rows" << std::setw(10)
-      << "median" << std::setw(10) << "mean" << "\n";
-  auto line = [&](const core::sim::ErrorStats& s) {
-    out << std::left << std::setw(24) << s.family << std::right << std::setw(6) << s.rows << std::setw(9)
-        << fixed(s.medianAbsPct, 1) << "%" << std::setw(9) << fixed(s.meanAbsPct, 1) << "%\n";
-  };
-  for (const auto& f : v.families) line(f);
-  line(v.overall);
-  out << "\nper stack\n";
-  for (const auto& f : v.stacks) line(f);
-  out << "\nper stack and family\n";
-  for (const auto& f : v.stackFamilies) line(f);
+  printErrorSummary(out, v, OomColumn::Left);
   out << "\nunsupported rows: " << v.unsupported << " of " << v.rows.size() << "\n";
   return 0;
 }

@@ -10,6 +10,7 @@
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
 #include "app/cli/sim_options.h"
+#include "app/cli/validation_report.h"
 #include "core/sim/llm_validation.h"
 #include "core/sim/row_readings.h"
 #include "core/sim/simulator.h"
@@ -38,29 +39,6 @@ std::string usage() {
              "A CSV with calibration-llm.csv's header (seq_len, finetune columns) runs the transformer\n"
              "simulator instead (families: device generations; rules below).\n\n") +
          core::sim::kValidationRules + "\n" + core::sim::kLlmValidationRules;
-}
-
-std::string fixed(double v, int digits) {
-  if (!(std::abs(v) < 1e15)) return fmt(v, 4);  // never 300 digits in full
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(digits) << v;
-  return os.str();
-}
-std::string sig(double v) {
-  std::ostringstream os;
-  os << std::setprecision(4) << v;
-  return os.str();
-}
-
-Json statsJson(const core::sim::ErrorStats& s) {
-  Json j = Json::object();
-  j.set("family", s.family);
-  j.set("rows", s.rows);
-  j.set("median_abs_pct_error", std::round(s.medianAbsPct * 100) / 100);
-  j.set("mean_abs_pct_error", std::round(s.meanAbsPct * 100) / 100);
-  j.set("oom_rows", s.oomRows);
-  j.set("oom_matched", s.oomMatched);
-  return j;
 }
 
 }  // namespace
@@ -104,16 +82,7 @@ int cmdValidate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
       list.push(o);
     }
     j.set("rows", list);
-    Json fam = Json::array();
-    for (const auto& f : v.families) fam.push(statsJson(f));
-    j.set("families", fam);
-    Json st = Json::array();
-    for (const auto& f : v.stacks) st.push(statsJson(f));
-    j.set("stacks", st);
-    Json sf = Json::array();
-    for (const auto& f : v.stackFamilies) sf.push(statsJson(f));
-    j.set("stack_families", sf);
-    j.set("overall", statsJson(v.overall));
+    setErrorSummaryJson(j, v, OomColumn::Shown);
     out << j.dump(2) << "\n";
     return 0;
   }
@@ -122,27 +91,15 @@ int cmdValidate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
       << std::setw(11) << "predicted" << std::setw(9) << "error" << "\n";
   for (const auto& r : v.rows) {
     out << std::left << std::setw(42) << r.row.id << std::setw(22) << r.row.metric << std::right << std::setw(11)
-        << sig(r.row.value);
+        << fourDigits(r.row.value);
     if (!r.ok) {
       out << "  refused: " << r.error << "\n";
       continue;
     }
-    out << std::setw(11) << sig(r.predicted) << std::setw(8)
-        << (r.row.metric == "oom" ? (r.absPctError == 0 ? "match" : "MISS") : fixed(r.absPctError, 0) + "%") << "\n";
+    out << std::setw(11) << fourDigits(r.predicted) << std::setw(8)
+        << (r.row.metric == "oom" ? (r.absPctError == 0 ? "match" : "MISS") : fixedDigits(r.absPctError, 0) + "%") << "\n";
   }
-  out << "\n" << std::left << std::setw(24) << "family" << std::right << std::setw(6) << "rows" << std::setw(10)
-      << "median" << std::setw(10) << "mean" << std::setw(8) << "oom" << "\n";
-  auto line = [&](const core::sim::ErrorStats& s) {
-    out << std::left << std::setw(24) << s.family << std::right << std::setw(6) << s.rows << std::setw(9)
-        << fixed(s.medianAbsPct, 1) << "%" << std::setw(9) << fixed(s.meanAbsPct, 1) << "%" << std::setw(8)
-        << (s.oomRows ? std::to_string(s.oomMatched) + "/" + std::to_string(s.oomRows) : std::string("-")) << "\n";
-  };
-  for (const auto& f : v.families) line(f);
-  line(v.overall);
-  out << "\nper stack\n";
-  for (const auto& f : v.stacks) line(f);
-  out << "\nper stack and family\n";
-  for (const auto& f : v.stackFamilies) line(f);
+  printErrorSummary(out, v, OomColumn::Shown);
   // The rows that miss most, with the simulator's own sentence about them.
   std::vector<const core::sim::RowResult*> worst;
   for (const auto& r : v.rows)
@@ -150,7 +107,7 @@ int cmdValidate(const CommandArgs& args, std::ostream& out, std::ostream& err) {
   std::sort(worst.begin(), worst.end(), [](auto* x, auto* y) { return x->absPctError > y->absPctError; });
   out << "\nLargest misses:\n";
   for (std::size_t i = 0; i < worst.size() && i < 8; ++i)
-    out << "  " << worst[i]->row.id << " (" << fixed(worst[i]->absPctError, 0) << "%): " << worst[i]->explanation
+    out << "  " << worst[i]->row.id << " (" << fixedDigits(worst[i]->absPctError, 0) << "%): " << worst[i]->explanation
         << "\n";
   // Where a row's source left the hardware open, the reading taken (resources/calibration/readings.json).
   bool first = true;
@@ -217,13 +174,13 @@ int cmdFitStacks(const CommandArgs& args, std::ostream& out, std::ostream& err) 
     const bool off = !old || std::abs(*old - f.value) > 0.005 * std::abs(f.value);
     differs = differs || off;
     out << std::left << std::setw(44) << f.figure.name() + (f.tied ? " (tie)" : "") << std::right << std::setw(12)
-        << (old ? sig(*old) : std::string("-")) << std::setw(12) << sig(f.value) << (off ? "  *" : "") << "\n";
+        << (old ? fourDigits(*old) : std::string("-")) << std::setw(12) << fourDigits(f.value) << (off ? "  *" : "") << "\n";
   }
   out << "\n" << std::left << std::setw(16) << "stack" << std::right << std::setw(6) << "rows" << std::setw(12) << "start"
       << std::setw(12) << "fitted" << std::setw(8) << "evals" << "   (mean |log(predicted/published)|)\n";
   for (const auto& s : fit.perStack)
     out << std::left << std::setw(16) << s.stack << std::right << std::setw(6) << s.rows << std::setw(12)
-        << fixed(s.objectiveStart, 4) << std::setw(12) << fixed(s.objectiveFitted, 4) << std::setw(8) << s.evaluations
+        << fixedDigits(s.objectiveStart, 4) << std::setw(12) << fixedDigits(s.objectiveFitted, 4) << std::setw(8) << s.evaluations
         << "\n";
   if (a.has("write")) {
     const std::string dir = a.str("write", "");

@@ -36,27 +36,6 @@ const std::vector<std::string> kColumns = {"id",    "model",     "dataset",  "de
                                            "batch", "seq_len",   "precision", "stack", "finetune",
                                            "metric", "value",    "notes",    "source"};
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-ErrorStats summarise(const std::string& family, const std::vector<const LlmRowResult*>& rows) {
-  ErrorStats s;
-  s.family = family;
-  std::vector<double> errors;
-  for (const auto* r : rows)
-    if (r->ok) errors.push_back(r->absPctError);
-  s.rows = static_cast<int>(errors.size());
-  s.medianAbsPct = median(errors);
-  double sum = 0;
-  for (double e : errors) sum += e;
-  s.meanAbsPct = errors.empty() ? 0 : sum / static_cast<double>(errors.size());
-  return s;
-}
-
 int positiveInt(const std::string& v, const std::string& where) {
   try {
     std::size_t used = 0;
@@ -214,18 +193,9 @@ LlmValidationResult validateLlmRows(const hw::DeviceCatalog& devices, const hw::
     if (!rr.ok) ++v.unsupported;
     v.rows.push_back(std::move(rr));
   }
-  std::map<std::string, std::vector<const LlmRowResult*>> byFamily, byStack, byStackFamily;
-  std::vector<const LlmRowResult*> all;
-  for (const auto& r : v.rows) {
-    byFamily[r.family].push_back(&r);
-    byStack[r.stack].push_back(&r);
-    byStackFamily[r.stack + " / " + r.family].push_back(&r);
-    all.push_back(&r);
-  }
-  for (const auto& [k, rs] : byFamily) v.families.push_back(summarise(k, rs));
-  for (const auto& [k, rs] : byStack) v.stacks.push_back(summarise(k, rs));
-  for (const auto& [k, rs] : byStackFamily) v.stackFamilies.push_back(summarise(k, rs));
-  v.overall = summarise("all", all);
+  std::vector<SummaryRow> summary;
+  for (const auto& r : v.rows) summary.push_back({r.family, r.stack, r.ok, false, r.absPctError});
+  static_cast<ErrorSummary&>(v) = summariseErrors(summary, "all");
   return v;
 }
 

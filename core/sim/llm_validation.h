@@ -59,10 +59,8 @@ struct LlmRowResult {
   int chips = 0;            // the row's chips (devices x chips per device)
 };
 
-struct LlmValidationResult {
+struct LlmValidationResult : ErrorSummary {
   std::vector<LlmRowResult> rows;
-  std::vector<ErrorStats> families, stacks, stackFamilies;
-  ErrorStats overall;
   int unsupported = 0;      // rows the simulator refused
 };
 

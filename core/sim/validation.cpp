@@ -87,12 +87,12 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-ErrorStats summarise(const std::string& family, const std::vector<const RowResult*>& rows) {
+ErrorStats summarise(const std::string& family, const std::vector<const SummaryRow*>& rows) {
   ErrorStats s;
   s.family = family;
   std::vector<double> errs;
-  for (const RowResult* r : rows) {
-    if (r->row.metric == "oom") {
+  for (const SummaryRow* r : rows) {
+    if (r->oom) {
       ++s.oomRows;
       if (r->ok && r->absPctError == 0) ++s.oomMatched;
       continue;
@@ -361,19 +361,27 @@ ValidationResult validateRows(const Simulator& sim, const std::vector<ReferenceR
     }
     out.rows.push_back(std::move(r));
   }
-  std::map<std::string, std::vector<const RowResult*>> byFamily, byStack, byStackFamily;
-  std::vector<const RowResult*> all;
-  for (const auto& r : out.rows) {
+  std::vector<SummaryRow> summary;
+  for (const auto& r : out.rows)
+    summary.push_back({r.family, r.stack.empty() ? r.row.a.stack : r.stack, r.ok, r.row.metric == "oom", r.absPctError});
+  static_cast<ErrorSummary&>(out) = summariseErrors(summary, "overall");
+  return out;
+}
+
+ErrorSummary summariseErrors(const std::vector<SummaryRow>& rows, const std::string& overallName) {
+  std::map<std::string, std::vector<const SummaryRow*>> byFamily, byStack, byStackFamily;
+  std::vector<const SummaryRow*> all;
+  for (const auto& r : rows) {
     byFamily[r.family].push_back(&r);
-    const std::string stack = r.stack.empty() ? r.row.a.stack : r.stack;
-    byStack[stack].push_back(&r);
-    byStackFamily[stack + " / " + r.family].push_back(&r);
+    byStack[r.stack].push_back(&r);
+    byStackFamily[r.stack + " / " + r.family].push_back(&r);
     all.push_back(&r);
   }
+  ErrorSummary out;
   for (const auto& [family, list] : byFamily) out.families.push_back(summarise(family, list));
   for (const auto& [stack, list] : byStack) out.stacks.push_back(summarise(stack, list));
   for (const auto& [key, list] : byStackFamily) out.stackFamilies.push_back(summarise(key, list));
-  out.overall = summarise("overall", all);
+  out.overall = summarise(overallName, all);
   return out;
 }
 

@@ -80,12 +80,28 @@ struct ErrorStats {
   int oomRows = 0, oomMatched = 0;
 };
 
-struct ValidationResult {
-  std::vector<RowResult> rows;
-  std::vector<ErrorStats> families;  // sorted by name
-  std::vector<ErrorStats> stacks;    // per stack id, sorted
+// A validation's errors summed up: per device family, per stack, per stack and family, and
+// over all rows. Both validations (training rows and transformer rows) give one.
+struct ErrorSummary {
+  std::vector<ErrorStats> families;       // sorted by name
+  std::vector<ErrorStats> stacks;         // per stack id, sorted
   std::vector<ErrorStats> stackFamilies;  // "tuned / v100", ...
   ErrorStats overall;
+};
+
+// A row as the summary counts it: its percentage error where it has one (ok and not an OOM
+// row); an OOM row counts as matched or not.
+struct SummaryRow {
+  std::string family, stack;
+  bool ok = true;
+  bool oom = false;
+  double absPctError = 0;
+};
+
+ErrorSummary summariseErrors(const std::vector<SummaryRow>& rows, const std::string& overallName);
+
+struct ValidationResult : ErrorSummary {
+  std::vector<RowResult> rows;
 };
 
 std::string deviceFamily(const std::string& deviceId);
