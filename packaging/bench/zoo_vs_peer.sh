@@ -3,7 +3,10 @@
 # fp32 and bf16, on this machine with the same threads: the four runs of a model alternate,
 # ROUNDS times, and the table gives medians of the median-step throughput (images/s;
 # sequences/s for text models), the fraction of this machine's measured multiply-add peak the
-# engine reached, and the ratios. A benchmark, not a test: about 20 minutes on 2 cores.
+# engine reached, and the ratios. A ratio is taken within each round (its runs are a minute
+# apart; a shared VM's speed moves by a third between rounds) and given as the median over the
+# rounds with their range; each round's figures follow the table. A benchmark, not a test:
+# about 20 minutes on 2 cores.
 #
 #   packaging/bench/zoo_vs_peer.sh [--rounds R] [--threads T] [--models "m1 m2"] [--out FILE]
 #
@@ -56,21 +59,33 @@ def torch(model, bf16):
     print(f"peer failed for {model} bf16={bf16}: {p.stderr[-400:]}", file=sys.stderr)
     return None
 
-rows, info = [], None
+rows, round_lines, info = [], [], None
+med = lambda v: statistics.median(v) if v else float("nan")
+nan = float("nan")
+
+def paired(num, den):
+    """A ratio per round where both runs gave a figure: its median over the rounds, with the
+    range where there are several ("1.30 (1.28-1.33)"); "-" where no round has both."""
+    r = [n / d for n, d in zip(num, den) if n and d]
+    if not r:
+        return "-"
+    return f"{statistics.median(r):.2f}" + (f" ({min(r):.2f}-{max(r):.2f})" if len(r) > 1 else "")
+
 for model in models:
     e32, e16, t32, t16, f32, f16 = [], [], [], [], [], []
     for r in range(rounds):
         a = engine(model, "fp32"); e32.append(a["images_per_second_median_step"]); f32.append(a["peak_fraction"])
-        t = torch(model, False)
-        if t: t32.append(t)
+        t32.append(torch(model, False))
         b = engine(model, "bf16"); e16.append(b["images_per_second_median_step"]); f16.append(b["peak_fraction"])
-        t = torch(model, True)
-        if t: t16.append(t)
+        t16.append(torch(model, True))
         info = info or b
-        print(f"{model} round {r + 1}: engine {e32[-1]:.0f}/{e16[-1]:.0f}, torch "
-              f"{t32[-1] if t32 else float('nan'):.0f}/{t16[-1] if t16 else float('nan'):.0f}", file=sys.stderr)
-    med = lambda v: statistics.median(v) if v else float("nan")
-    rows.append((model, batch.get(model, 128), med(e32), med(f32), med(e16), med(f16), med(t32), med(t16)))
+        line = (f"{model} round {r + 1}: engine {e32[-1]:.0f}/{e16[-1]:.0f}, torch "
+                f"{t32[-1] or nan:.0f}/{t16[-1] or nan:.0f}")
+        round_lines.append(line)
+        print(line, file=sys.stderr)
+    ok = lambda v: [x for x in v if x]
+    rows.append((model, batch.get(model, 128), med(e32), med(f32), med(e16), med(f16), med(ok(t32)), med(ok(t16)),
+                 paired(e32, t32), paired(e16, t16), paired(e16, e32)))
 
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
 peak = info["fma_peak"]
@@ -81,9 +96,11 @@ lines = [f"Engine vs PyTorch peer, {datetime.date.today()}, {cpu}, {threads} thr
          "| model (batch) | engine fp32 | % fp32 peak | engine bf16 | % bf16 peak | PyTorch fp32 | PyTorch bf16 | "
          "engine ÷ PyTorch fp32 | engine bf16 ÷ PyTorch bf16 | engine bf16 ÷ fp32 |",
          "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-for m, b, e32, f32, e16, f16, t32, t16 in rows:
+for m, b, e32, f32, e16, f16, t32, t16, r32, r16, own in rows:
     lines.append(f"| {m} ({b}) | {e32:,.0f} | {100 * f32:.0f}% | {e16:,.0f} | {100 * f16:.1f}% | {t32:,.0f} | {t16:,.0f} | "
-                 f"{e32 / t32:.2f} | {e16 / t16:.2f} | {e16 / e32:.2f} |")
+                 f"{r32} | {r16} | {own} |")
+lines += ["", "Ratios: within each round, the median over the rounds (their range). Each round, images/s "
+          "(engine fp32/bf16, peer fp32/bf16):", "", "```", *round_lines, "```"]
 text = "\n".join(lines) + "\n"
 print(text)
 if out:
