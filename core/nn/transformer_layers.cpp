@@ -79,39 +79,37 @@ const Matrix& LayerNorm::backward(const Matrix& x, const Matrix& dy, bool needDx
   const Eigen::Index d = inShape().c, tokens = x.size() / d;
   const ConstVectorMap gain(m_p, d);
   const ConstMatrixMap in(x.data(), d, tokens), g(dy.data(), d, tokens);
-  // Gain and bias gradients: each chunk owns a range of features and sums every token in
-  // order, so the result does not depend on the thread count. Token by token, the chunk's
-  // features side by side: each token's column is read once, in order, and the sums vectorise
-  // (feature by feature, every token's column was read once per feature).
-  util::parallelChunks(d, chunksFor(ctx, x.size() * 2, d), [&](int, std::ptrdiff_t f0, std::ptrdiff_t f1) {
-    const std::ptrdiff_t n = f1 - f0;
-    std::vector<double> dg(static_cast<std::size_t>(n), 0.0), db(static_cast<std::size_t>(n), 0.0);
-    for (Eigen::Index t = 0; t < tokens; ++t) {
-      const float* gt = dy.data() + t * d + f0;
-      const float* xt = x.data() + t * d + f0;
-      const float mean = m_mean[t], rstd = m_rstd[t];
-      for (std::ptrdiff_t i = 0; i < n; ++i) {
-        dg[static_cast<std::size_t>(i)] += static_cast<double>(gt[i]) * (xt[i] - mean) * rstd;
-        db[static_cast<std::size_t>(i)] += gt[i];
+  // One pass over the tokens for the input gradient and for the gain and bias gradients, which
+  // reuse its normalised input (a pass of their own read x and dy again: 3.3% of a vit-tiny bf16
+  // step). The gradients' sums go by fixed blocks of tokens, each summed in float in token order
+  // into its column of m_partial, then the blocks in order in double: the same sums for any
+  // thread count.
+  constexpr Eigen::Index kTokenBlock = 64;
+  const Eigen::Index blocks = (tokens + kTokenBlock - 1) / kTokenBlock;
+  m_partial.resize(2 * d, blocks);
+  if (needDx) m_dx.resize(x.rows(), x.cols());
+  MatrixMap dx(m_dx.data(), needDx ? d : 0, needDx ? tokens : 0);
+  util::parallelChunks(blocks, chunksFor(ctx, x.size() * 8, blocks), [&](int, std::ptrdiff_t b0, std::ptrdiff_t b1) {
+    Eigen::ArrayXf xhat(d), gx(d);  // one allocation a chunk, not two a token
+    for (std::ptrdiff_t blk = b0; blk < b1; ++blk) {
+      auto dGain = m_partial.col(blk).head(d).array();
+      auto dBias = m_partial.col(blk).tail(d).array();
+      dGain.setZero();
+      dBias.setZero();
+      for (Eigen::Index t = blk * kTokenBlock; t < std::min(tokens, (blk + 1) * kTokenBlock); ++t) {
+        xhat = (in.col(t).array() - m_mean[t]) * m_rstd[t];
+        dGain += g.col(t).array() * xhat;
+        dBias += g.col(t).array();
+        if (!needDx) continue;
+        gx = g.col(t).array() * gain.array();
+        const float meanG = gx.mean(), meanGx = (gx * xhat).mean();
+        dx.col(t) = (m_rstd[t] * (gx - meanG - xhat * meanGx)).matrix();
       }
     }
-    for (std::ptrdiff_t i = 0; i < n; ++i) {
-      m_dp[f0 + i] = static_cast<float>(dg[static_cast<std::size_t>(i)]);
-      m_dp[d + f0 + i] = static_cast<float>(db[static_cast<std::size_t>(i)]);
-    }
   });
-  if (!needDx) return m_dx;
-  m_dx.resize(x.rows(), x.cols());
-  MatrixMap dx(m_dx.data(), d, tokens);
-  util::parallelChunks(tokens, chunksFor(ctx, x.size() * 6, tokens), [&](int, std::ptrdiff_t t0, std::ptrdiff_t t1) {
-    Eigen::ArrayXf xhat(d), gx(d);  // one allocation a chunk, not two a token
-    for (std::ptrdiff_t t = t0; t < t1; ++t) {
-      xhat = (in.col(t).array() - m_mean[t]) * m_rstd[t];
-      gx = g.col(t).array() * gain.array();
-      const float meanG = gx.mean(), meanGx = (gx * xhat).mean();
-      dx.col(t) = (m_rstd[t] * (gx - meanG - xhat * meanGx)).matrix();
-    }
-  });
+  Eigen::VectorXd sums = Eigen::VectorXd::Zero(2 * d);
+  for (Eigen::Index blk = 0; blk < blocks; ++blk) sums += m_partial.col(blk).cast<double>();
+  VectorMap(m_dp, 2 * d) = sums.cast<float>();  // gain's gradient, then bias's, as the parameters
   return m_dx;
 }
 

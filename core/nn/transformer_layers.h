@@ -32,7 +32,7 @@ private:
   float* m_p = nullptr;   // gain (features), then bias (features)
   float* m_dp = nullptr;
   Vector m_mean, m_rstd;  // per token of the last forward
-  Matrix m_partial;       // per chunk: gain and bias gradients, summed in chunk order
+  Matrix m_partial;       // per block of tokens: gain and bias gradients (backward)
 };
 
 class Gelu final : public Layer {

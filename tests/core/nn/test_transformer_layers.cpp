@@ -24,6 +24,33 @@ TEST(TransformerGradients, LayerNormGeluAndPositions) {
   expectGradientsMatch(pos, {4, 5, 1});
 }
 
+// LayerNorm sums its gain and bias gradients by blocks of 64 tokens: over several blocks (the
+// last one part full) they match finite differences, and 1, 2 or 5 chunks give the same bits.
+TEST(TransformerGradients, LayerNormOverSeveralBlocksOfTokens) {
+  LayerNorm ln("ln");
+  expectGradientsMatch(ln, {5, 50, 1});  // 3 samples of 50 tokens: blocks of 64, 64 and 22
+  LayerNorm one("ln");
+  const Shape in{8, 70, 1};
+  testing::BoundLayer b = testing::bindStandalone(one, in, 3);
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (Eigen::Index i = 0; i < b.params.size(); ++i) b.params[i] += 0.1f * normal(rng);
+  Matrix x(in.size(), 4), dy(in.size(), 4);
+  for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = normal(rng), dy.data()[i] = normal(rng);
+  std::vector<Vector> grads;
+  for (int chunks : {1, 2, 5}) {
+    PassContext ctx;
+    ctx.training = true;
+    ctx.chunks = chunks;
+    one.forward(x, ctx);
+    one.backward(x, dy, false, ctx);
+    grads.push_back(b.grads);
+  }
+  EXPECT_TRUE(grads[0] == grads[1]);
+  EXPECT_TRUE(grads[0] == grads[2]);
+  EXPECT_GT(grads[0].cwiseAbs().maxCoeff(), 0.0f);
+}
+
 TEST(TransformerGradients, PerTokenDense) {
   DenseOptions o;
   o.units = 5;
