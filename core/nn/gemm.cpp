@@ -1,7 +1,6 @@
 #include "core/nn/gemm.h"
 
 #include <algorithm>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -9,7 +8,6 @@
 #include "core/nn/gemm_kernels.h"
 #include "core/nn/gemm_precision.h"
 #include "core/nn/simd_regions.h"
-#include "core/nn/transpose16.h"
 #include "core/util/error.h"
 #include "core/util/parallel.h"
 
@@ -17,6 +15,8 @@ namespace core::nn {
 namespace {
 
 constexpr std::int64_t kMr = kGemmMr, kNr = kGemmNr, kKc = kGemmKc, kMc = kGemmMc, kNc = kGemmNc;
+using detail::packMatrixA;
+using detail::packMatrixB;
 
 std::int64_t roundUp(std::int64_t v, std::int64_t to) { return (v + to - 1) / to * to; }
 
@@ -34,83 +34,6 @@ auto* reserved(V& v, std::int64_t n) {
 PackBuffers& buffers() {
   thread_local PackBuffers p;
   return p;
-}
-
-
-void packMatrixA(const void* ctx, std::int64_t i0, std::int64_t p0, std::int64_t mc, std::int64_t kc, float* dst) {
-  const GemmOperand& a = *static_cast<const GemmOperand*>(ctx);
-  if (a.transpose == Transpose::No) {  // element (i, p) at i + p * ld: each column read once, in order
-    for (std::int64_t p = 0; p < kc; ++p) {
-      const float* src = a.data + i0 + (p0 + p) * a.ld;
-      for (std::int64_t ir = 0; ir < mc; ir += kMr) {
-        const std::int64_t mr = std::min(kMr, mc - ir);
-        float* out = dst + ir * kc + p * kMr;
-        if (mr == kMr) {  // a whole strip: one fixed-size copy (vector moves)
-          std::memcpy(out, src + ir, sizeof(float) * kMr);
-          continue;
-        }
-        for (std::int64_t i = 0; i < mr; ++i) out[i] = src[ir + i];
-        for (std::int64_t i = mr; i < kMr; ++i) out[i] = 0.0f;
-      }
-    }
-    return;
-  }
-  for (std::int64_t ir = 0; ir < mc; ir += kMr) {
-    const std::int64_t mr = std::min(kMr, mc - ir);
-    float* strip = dst + ir * kc;
-    {  // element (i, p) at p + i * ld: a transpose
-      std::int64_t done = 0;
-#if ACCELLAB_X86_KERNELS
-      if (avx512Runs()) {  // 16 x 16 blocks transposed in registers
-        for (std::int64_t ib = 0; ib + 16 <= mr; ib += 16) {
-          const float* src = a.data + p0 + (i0 + ir + ib) * a.ld;
-          for (done = 0; done + 16 <= kc; done += 16) transpose16x16(src + done, a.ld, strip + done * kMr + ib, kMr);
-        }
-        if (mr % 16 != 0) done = 0;  // ragged rows: the scalar loop below does everything
-      }
-#endif
-      for (std::int64_t i = 0; i < mr; ++i) {
-        const float* src = a.data + p0 + (i0 + ir + i) * a.ld;
-        for (std::int64_t p = done; p < kc; ++p) strip[p * kMr + i] = src[p];
-      }
-      for (std::int64_t i = mr; i < kMr; ++i)
-        for (std::int64_t p = 0; p < kc; ++p) strip[p * kMr + i] = 0.0f;
-    }
-  }
-}
-
-void packMatrixB(const void* ctx, std::int64_t p0, std::int64_t j0, std::int64_t kc, std::int64_t nc, float* dst) {
-  const GemmOperand& b = *static_cast<const GemmOperand*>(ctx);
-  for (std::int64_t jr = 0; jr < nc; jr += kNr) {
-    const std::int64_t nr = std::min(kNr, nc - jr);
-    float* strip = dst + jr * kc;
-    if (b.transpose == Transpose::No) {  // element (p, j) at p + j * ld: read along p per column
-      std::int64_t done = 0;
-#if defined(__AVX__)
-      if (nr == kNr) {  // eight whole columns: 8 x 8 blocks transposed in registers
-        const float* col = b.data + p0 + (j0 + jr) * b.ld;
-        for (; done + 8 <= kc; done += 8) transpose8x8(col + done, b.ld, strip + done * kNr);
-      }
-#endif
-      for (std::int64_t j = 0; j < nr; ++j) {
-        const float* src = b.data + p0 + (j0 + jr + j) * b.ld;
-        for (std::int64_t p = done; p < kc; ++p) strip[p * kNr + j] = src[p];
-      }
-      for (std::int64_t j = nr; j < kNr; ++j)
-        for (std::int64_t p = 0; p < kc; ++p) strip[p * kNr + j] = 0.0f;
-    } else {  // element (p, j) at j + p * ld: columns contiguous
-      for (std::int64_t p = 0; p < kc; ++p) {
-        const float* src = b.data + (j0 + jr) + (p0 + p) * b.ld;
-        float* out = strip + p * kNr;
-        if (nr == kNr) {  // a whole strip: one fixed-size copy
-          std::memcpy(out, src, sizeof(float) * kNr);
-          continue;
-        }
-        for (std::int64_t j = 0; j < nr; ++j) out[j] = src[j];
-        for (std::int64_t j = nr; j < kNr; ++j) out[j] = 0.0f;
-      }
-    }
-  }
 }
 
 // A panel of B (kc x nc from (pc, jc)) in a bf16 form: a plain, untransposed matrix converted as

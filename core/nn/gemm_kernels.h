@@ -4,7 +4,8 @@
 // where the CPU has it and AVX2 or portable code where it does not. Each kernel is compiled
 // for its own target (GCC's target attribute), so nothing outside it assumes the wider ISA.
 // The choice and the portable kernel: gemm_kernels.cpp; the x86 fp32 and AVX512_BF16 kernels:
-// gemm_kernels_simd.cpp; AMX: gemm_kernels_amx.cpp; the bf16 packers: gemm_pack_bf16.cpp.
+// gemm_kernels_simd.cpp; AMX: gemm_kernels_amx.cpp; the bf16 packers: gemm_pack_bf16.cpp;
+// the fp32 packers of plain operands: gemm_pack_plain.cpp.
 //
 // Kernels compute one kGemmMr x kGemmNr tile from packed strips (gemm.h) and either write it
 // to a column-major C (mr x nr valid, accumulating or not) or, where `tile` is non-null, to
@@ -78,6 +79,13 @@ bool packPlainA(const float* a, std::int64_t ld, bool transposed, std::int64_t m
                 Form form);
 bool packPlainB(const float* b, std::int64_t ld, bool transposed, std::int64_t kc, std::int64_t nc, std::uint32_t* dst,
                 Form form);
+
+// The fp32 packers of a plain operand (the GemmOperand that gemmA and gemmB take as ctx): A's
+// block, mc x kc from (i0, p0), as kGemmMr-wide strips; B's panel, kc x nc from (p0, j0), as
+// kGemmNr-wide strips; zero-padded to whole strips (gemm_pack_plain.cpp). The GEMM knows a plain
+// operand by its packer, and reads it where it lies or converts it as it reads.
+void packMatrixA(const void* ctx, std::int64_t i0, std::int64_t p0, std::int64_t mc, std::int64_t kc, float* dst);
+void packMatrixB(const void* ctx, std::int64_t p0, std::int64_t j0, std::int64_t kc, std::int64_t nc, float* dst);
 
 // Conversions for the kernels outside the GEMM that multiply bf16 (the direct convolution),
 // rounded as the plain packers round (the hardware's conversion: to nearest even, denormals to
