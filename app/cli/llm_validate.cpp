@@ -4,7 +4,6 @@
 #include <cmath>
 #include <iomanip>
 #include <ostream>
-#include <sstream>
 
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
@@ -46,7 +45,7 @@ int validateLlm(const Args& a, const std::string& path, const std::string& text,
       list.push(o);
     }
     j.set("rows", list);
-    setErrorSummaryJson(j, v, OomColumn::Left);
+    setErrorSummaryJson(j, v, OomColumn::Omitted);
     j.set("unsupported", v.unsupported);
     out << j.dump(2) << "\n";
     return 0;
@@ -65,7 +64,7 @@ int validateLlm(const Args& a, const std::string& path, const std::string& text,
     }
     out << std::setw(11) << fourDigits(r.predicted) << std::setw(6) << fixedDigits(r.absPctError, 0) << "%  " << r.plan << "\n";
   }
-  printErrorSummary(out, v, OomColumn::Left);
+  printErrorSummary(out, v, OomColumn::Omitted);
   out << "\nunsupported rows: " << v.unsupported << " of " << v.rows.size() << "\n";
   return 0;
 }

@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <iomanip>
 #include <ostream>
-#include <sstream>
 #include <string>
 
 #include "app/cli/args.h"

@@ -17,7 +17,7 @@ std::string fourDigits(double v);
 
 // Whether the summary's lines carry the OOM rows' count (training rows have OOM rows; the
 // transformer's do not).
-enum class OomColumn { Shown, Left };
+enum class OomColumn { Shown, Omitted };
 
 // The tables: per device family, then the overall line; per stack; per stack and family.
 void printErrorSummary(std::ostream& out, const core::sim::ErrorSummary& s, OomColumn oom);

@@ -154,7 +154,7 @@ void storeTileWithBias(const float* tile, float* c, std::int64_t ldc, bool accum
     const float* t = tile + j * kMr;
     float* cj = c + j * ldc;
     if (accumulate)
-      for (std::int64_t i = 0; i < mr; ++i) cj[i] += t[i] + bias[i];
+      for (std::int64_t i = 0; i < mr; ++i) cj[i] = (cj[i] + t[i]) + bias[i];  // as addRowBias rounds
     else
       for (std::int64_t i = 0; i < mr; ++i) cj[i] = t[i] + bias[i];
   }

@@ -6,6 +6,7 @@
 #include "core/nn/eigen.h"  // also brings <immintrin.h> in with GCC 12's false warnings silenced
 #include "core/nn/gemm.h"
 #include "core/nn/gemm_kernels.h"
+#include "core/nn/simd_regions.h"  // ACCELLAB_X86_KERNELS, avx512Runs
 #include "core/nn/transpose16.h"
 
 namespace core::nn::detail {

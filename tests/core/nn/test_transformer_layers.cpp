@@ -25,12 +25,13 @@ TEST(TransformerGradients, LayerNormGeluAndPositions) {
 }
 
 // LayerNorm sums its gain and bias gradients by blocks of 64 tokens: over several blocks (the
-// last one part full) they match finite differences, and 1, 2 or 5 chunks give the same bits.
+// last one part full) they match finite differences, and 1, 2 or 5 chunks give the same bits
+// (the layer is large enough that chunksFor grants them: 5 blocks, 20,480 values).
 TEST(TransformerGradients, LayerNormOverSeveralBlocksOfTokens) {
   LayerNorm ln("ln");
   expectGradientsMatch(ln, {5, 50, 1});  // 3 samples of 50 tokens: blocks of 64, 64 and 22
   LayerNorm one("ln");
-  const Shape in{8, 70, 1};
+  const Shape in{64, 80, 1};
   testing::BoundLayer b = testing::bindStandalone(one, in, 3);
   std::mt19937 rng(7);
   std::normal_distribution<float> normal(0.0f, 1.0f);
@@ -42,6 +43,7 @@ TEST(TransformerGradients, LayerNormOverSeveralBlocksOfTokens) {
     PassContext ctx;
     ctx.training = true;
     ctx.chunks = chunks;
+    ASSERT_EQ(chunksFor(ctx, x.size() * 8, 5), chunks);  // as LayerNorm::backward asks
     one.forward(x, ctx);
     one.backward(x, dy, false, ctx);
     grads.push_back(b.grads);
