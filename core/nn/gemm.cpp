@@ -99,12 +99,16 @@ struct ReleaseTiles {
   }
 };
 
-// The form a GEMM at `precision` packs its operands in, on this CPU now.
-detail::Form formFor(util::Precision precision) {
+// The form a GEMM at `precision` packs its operands in, on this CPU now: AVX512_BF16 keeps a plain
+// untransposed B column by column (converted in order, no transpose).
+detail::Form formFor(util::Precision precision, const GemmB& b) {
   if (precision != util::Precision::BF16) return detail::Form::Fp32;
   switch (gemmIsa()) {
     case GemmIsa::Amx: return detail::Form::AmxTiles;
-    case GemmIsa::Avx512Bf16: return detail::Form::Bf16Pairs;
+    case GemmIsa::Avx512Bf16:
+      return b.pack == packMatrixB && static_cast<const GemmOperand*>(b.ctx)->transpose == Transpose::No
+                 ? detail::Form::Bf16Columns
+                 : detail::Form::Bf16Pairs;
     default: return detail::Form::Fp32;
   }
 }
@@ -315,7 +319,7 @@ GemmB gemmB(const GemmOperand& b) { return {packMatrixB, &b}; }
 void PackedB::pack(GemmB b, std::int64_t k, std::int64_t n, util::Precision precision) {
   m_k = k;
   m_n = n;
-  const detail::Form form = formFor(precision);
+  const detail::Form form = formFor(precision, b);
   m_form = static_cast<int>(form);
   m_plain.reset();
   if (plainKernelFor(b, precision)) {  // read where it lies (drivePlain): nothing to copy
@@ -371,7 +375,7 @@ const std::uint32_t* PackedB::pairPanel(std::int64_t jc, std::int64_t pc) const 
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, GemmB b, const GemmC& c, util::Precision precision) {
   if (c.rowBias && c.store) throw util::Error("gemm: a row bias needs a column-major destination, not a store callback");
   PackBuffers& buf = buffers();
-  const Path path = Path::choose(precision, formFor(precision));
+  const Path path = Path::choose(precision, formFor(precision, b));
   const ReleaseTiles release{path};
   const detail::Fp32PlainKernel plain = plainKernelFor(b, precision);
   if (plain && k > 0) {  // (an empty depth: drive clears or keeps C)

@@ -219,6 +219,7 @@ Bf16Kernel bf16Kernel(Form form) {
 #endif
 #if ACCELLAB_X86_KERNELS
   if (form == Form::Bf16Pairs && detectedGemmIsa() >= GemmIsa::Avx512Bf16) return kernelBf16;
+  if (form == Form::Bf16Columns && detectedGemmIsa() >= GemmIsa::Avx512Bf16) return kernelBf16Columns;
 #endif
   (void)form;
   return nullptr;

@@ -25,8 +25,12 @@
 
 namespace core::nn::detail {
 
-// How a packed operand is stored.
-enum class Form { Fp32, Bf16Pairs, AmxTiles };
+// How a GEMM's packed operands are stored. Bf16Columns is Bf16Pairs with B's strips kept column
+// by column (word (q, j) of a strip at j * depth + q, A's strips as Bf16Pairs): a plain
+// column-major B converts to it in order, where the pairs form needs a 16 x 16 transpose of words
+// (the transposing packer took a tenth of a vit-tiny bf16 step); the kernel's broadcasts come
+// from 8 columns instead of one row, as the fp32 kernel's reading a plain B where it lies.
+enum class Form { Fp32, Bf16Pairs, AmxTiles, Bf16Columns };
 
 using Fp32Kernel = void (*)(std::int64_t kc, const float* a, const float* b, float* c, std::int64_t ldc, bool accumulate,
                             std::int64_t mr, std::int64_t nr, float* tile);
@@ -52,14 +56,16 @@ Fp32Kernel fp32Kernel();
 // The plain-B fp32 kernel of the current path (`transposed`: B's rows contiguous); null where the
 // path packs B (AVX2 and portable: their kernels read 8 columns a step from one strip).
 Fp32PlainKernel fp32PlainKernel(bool transposed);
-// The bf16 kernel for a form (Bf16Pairs: AVX512_BF16; AmxTiles: AMX); null where the CPU has none.
+// The bf16 kernel for a form (Bf16Pairs, Bf16Columns: AVX512_BF16; AmxTiles: AMX); null where the
+// CPU has none.
 Bf16Kernel bf16Kernel(Form form);
 
 // Words (or floats) a packed strip kc deep takes per row or column.
 inline std::int64_t packedDepth(Form form, std::int64_t kc) {
   switch (form) {
     case Form::Fp32: return kc;
-    case Form::Bf16Pairs: return (kc + 1) / 2;
+    case Form::Bf16Pairs:
+    case Form::Bf16Columns: return (kc + 1) / 2;
     case Form::AmxTiles: return ((kc + 1) / 2 + 15) / 16 * 16;
   }
   return kc;

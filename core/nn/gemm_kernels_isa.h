@@ -42,6 +42,8 @@ void kernelAvx512Rows(std::int64_t kc, const float* a, const float* b, std::int6
                       bool accumulate, std::int64_t mr, std::int64_t nr, float* tile);
 void kernelBf16(std::int64_t pairs, const std::uint32_t* a, const std::uint32_t* b, float* c, std::int64_t ldc,
                 bool accumulate, std::int64_t mr, std::int64_t nr, float* tile);
+void kernelBf16Columns(std::int64_t pairs, const std::uint32_t* a, const std::uint32_t* b, float* c, std::int64_t ldc,
+                       bool accumulate, std::int64_t mr, std::int64_t nr, float* tile);
 float chainsAvx2(std::int64_t iterations, float seed);
 float chainsAvx512(std::int64_t iterations, float seed);
 float chainsBf16(std::int64_t iterations, float seed);

@@ -152,29 +152,54 @@ void kernelAvx512Rows(std::int64_t kc, const float* a, const float* b, std::int6
 
 // ---- AVX512_BF16: two depths per lane per instruction ---------------------------------
 
+// The 32 x 8 tile over `pairs` pair rows: word (q, j) of B's strip at b[q * pairStep + j * colStep],
+// the steps fixed at compile time where not 0 (0: `pairs`). Pairs form (kNr, 1); columns form
+// (1, 0): column j's pairs in order, as a plain column-major B converts (gemm_kernels.h).
+template <std::int64_t kPairStep, std::int64_t kColStep>
 ACCELLAB_TARGET("avx512f,avx512bw,avx512bf16")
-void kernelBf16(std::int64_t pairs, const std::uint32_t* __restrict a, const std::uint32_t* __restrict b, float* c,
-                std::int64_t ldc, bool accumulate, std::int64_t mr, std::int64_t nr, float* tile) {
+inline void tileBf16(std::int64_t pairs, const std::uint32_t* __restrict a, const std::uint32_t* __restrict b, float* c,
+                     std::int64_t ldc, bool accumulate, std::int64_t mr, std::int64_t nr, float* tile) {
   __m512 c00 = _mm512_setzero_ps(), c01 = c00, c02 = c00, c03 = c00, c04 = c00, c05 = c00, c06 = c00, c07 = c00;
   __m512 c10 = c00, c11 = c00, c12 = c00, c13 = c00, c14 = c00, c15 = c00, c16 = c00, c17 = c00;
+  const std::int64_t pairStep = kPairStep ? kPairStep : pairs, colStep = kColStep ? kColStep : pairs;
+  const std::uint32_t* b0 = b;
+  const std::uint32_t* b1 = b + colStep;
+  const std::uint32_t* b2 = b + 2 * colStep;
+  const std::uint32_t* b3 = b + 3 * colStep;
+  const std::uint32_t* b4 = b + 4 * colStep;
+  const std::uint32_t* b5 = b + 5 * colStep;
+  const std::uint32_t* b6 = b + 6 * colStep;
+  const std::uint32_t* b7 = b + 7 * colStep;
 #pragma GCC unroll 4
   for (std::int64_t q = 0; q < pairs; ++q) {
     const __m512bh a0 = reinterpret_cast<__m512bh>(_mm512_loadu_si512(a));
     const __m512bh a1 = reinterpret_cast<__m512bh>(_mm512_loadu_si512(a + 16));
+    const std::int64_t at = q * pairStep;
     __m512bh bb;
-#define ACCELLAB_GEMM_STEP(j)                                                   \
-  bb = reinterpret_cast<__m512bh>(_mm512_set1_epi32(static_cast<int>(b[j]))); \
-  c0##j = _mm512_dpbf16_ps(c0##j, a0, bb);                                      \
+#define ACCELLAB_GEMM_STEP(j)                                                       \
+  bb = reinterpret_cast<__m512bh>(_mm512_set1_epi32(static_cast<int>(b##j[at]))); \
+  c0##j = _mm512_dpbf16_ps(c0##j, a0, bb);                                          \
   c1##j = _mm512_dpbf16_ps(c1##j, a1, bb);
     ACCELLAB_GEMM_STEP(0) ACCELLAB_GEMM_STEP(1) ACCELLAB_GEMM_STEP(2) ACCELLAB_GEMM_STEP(3)
     ACCELLAB_GEMM_STEP(4) ACCELLAB_GEMM_STEP(5) ACCELLAB_GEMM_STEP(6) ACCELLAB_GEMM_STEP(7)
 #undef ACCELLAB_GEMM_STEP
     a += kMr;
-    b += kNr;
   }
   const __m512 lo[kNr] = {c00, c01, c02, c03, c04, c05, c06, c07};
   const __m512 hi[kNr] = {c10, c11, c12, c13, c14, c15, c16, c17};
   storeTile512(lo, hi, c, ldc, accumulate, mr, nr, tile);
+}
+
+ACCELLAB_TARGET("avx512f,avx512bw,avx512bf16")
+void kernelBf16(std::int64_t pairs, const std::uint32_t* a, const std::uint32_t* b, float* c, std::int64_t ldc,
+                bool accumulate, std::int64_t mr, std::int64_t nr, float* tile) {
+  tileBf16<kNr, 1>(pairs, a, b, c, ldc, accumulate, mr, nr, tile);
+}
+
+ACCELLAB_TARGET("avx512f,avx512bw,avx512bf16")
+void kernelBf16Columns(std::int64_t pairs, const std::uint32_t* a, const std::uint32_t* b, float* c, std::int64_t ldc,
+                       bool accumulate, std::int64_t mr, std::int64_t nr, float* tile) {
+  tileBf16<1, 0>(pairs, a, b, c, ldc, accumulate, mr, nr, tile);
 }
 
 // ---- peak loops: 12 independent chains in registers, enough to fill two FMA pipes ----

@@ -178,6 +178,19 @@ void plainPairsB(const float* b, std::int64_t ld, std::int64_t kc, std::int64_t 
   }
 }
 
+// The columns form's B strips straight from a plain column-major B (value (p, j) at b[p + j * ld]):
+// a column's values converted in order are its pairs, stored as they come; the columns past nc
+// of the last strip are zeros.
+ACCELLAB_TARGET("avx512f,avx512bw,avx512bf16")
+void plainColumnsB(const float* b, std::int64_t ld, std::int64_t kc, std::int64_t nc, std::uint32_t* dst) {
+  const std::int64_t depth = packedDepth(Form::Bf16Columns, kc);
+  for (std::int64_t j = 0; j < (nc + kNr - 1) / kNr * kNr; ++j, dst += depth)
+    for (std::int64_t q = 0; q < depth; q += 16) {
+      const __m512i w = j < nc ? bf16x32(b + j * ld + 2 * q, kc - 2 * q) : _mm512_setzero_si512();
+      _mm512_mask_storeu_epi32(dst + q, firstLanes(depth - q), w);
+    }
+}
+
 // Words 0-15 and 16-31 of a vector interleaved: word j of each half side by side.
 alignas(64) constexpr std::uint16_t kHalvesInterleaved[32] = {0, 16, 1, 17, 2,  18, 3,  19, 4,  20, 5,  21, 6,  22, 7,  23,
                                                               8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
@@ -246,6 +259,10 @@ bool packPlainB(const float* b, std::int64_t ld, bool transposed, std::int64_t k
     else plainPairsB(b, ld, kc, nc, dst);
     return true;
   }
+  if (form == Form::Bf16Columns && !transposed && detectedGemmIsa() >= GemmIsa::Avx512Bf16) {
+    plainColumnsB(b, ld, kc, nc, dst);
+    return true;
+  }
   if (transposed || form != Form::AmxTiles || detectedGemmIsa() < GemmIsa::Amx) return false;
   plainAmxB(b, ld, kc, nc, dst);
   return true;
@@ -288,6 +305,7 @@ void packBf16A(const float* src, std::int64_t kc, std::int64_t strips, std::uint
 
 void packBf16B(const float* src, std::int64_t kc, std::int64_t strips, std::uint32_t* dst, Form form) {
   if (form == Form::Fp32) throw util::Error("packBf16B: the fp32 form has no bf16 packing");
+  if (form == Form::Bf16Columns) throw util::Error("packBf16B: the columns form is only for plain matrices (packPlainB)");
 #if ACCELLAB_X86_KERNELS
   if (form == Form::AmxTiles) toTileRows(src, kNr, kc, strips, packedDepth(form, kc), dst);
   else toPairs(src, kNr, kc, strips, packedDepth(form, kc), dst);
