@@ -259,12 +259,11 @@ const Matrix& SelfAttention::forward(const Matrix& x, const PassContext& ctx) {
       auto probs = m_probs.middleCols(p * T, T);
       const Transpose N = Transpose::No, Y = Transpose::Yes;
       attentionGemm(T, T, hd, k.data(), 3 * d, Y, q.data(), 3 * d, N, probs.data(), T, ctx.precision);
-      probs *= scale;
       for (Eigen::Index i = 0; i < T; ++i) {
         const Eigen::Index keys = m_causal ? i + 1 : T, whole = (keys + vector - 1) / vector * vector;
         auto col = probs.col(i);
         Eigen::Map<Eigen::ArrayXf, Eigen::AlignedMax> e(buffer.data(), whole);
-        e.head(keys) = col.head(keys).array();
+        e.head(keys) = col.head(keys).array() * scale;  // the scores scaled as they are copied
         e.tail(whole - keys).setConstant(std::numeric_limits<float>::lowest());
         e = (e - e.head(keys).maxCoeff()).exp();
         col.head(keys) = (e.head(keys) / e.head(keys).sum()).matrix();
