@@ -36,9 +36,10 @@ PackBuffers& buffers() {
   return p;
 }
 
-// A panel of B (kc x nc from (pc, jc)) in a bf16 form: a plain, untransposed matrix converted as
-// it is read where the form has such a packer (AMX's), else packed in fp32 to `scratch` and
-// converted. Packing once per call (gemm) and once per weight (PackedB) both come here.
+// A panel of B (kc x nc from (pc, jc)) in a bf16 form: a plain matrix converted as it is read
+// where the form has such a packer (all but a transposed B in AMX's tiles; the columns form has
+// no other), else packed in fp32 to `scratch` and converted. Packing once per call (gemm) and
+// once per weight (PackedB) both come here.
 void packBWords(const GemmB& b, std::int64_t pc, std::int64_t jc, std::int64_t kc, std::int64_t nc, detail::Form form,
                 std::uint32_t* dst, float* scratch) {
   if (b.pack == packMatrixB) {

@@ -94,8 +94,7 @@ GemmA gemmA(const GemmOperand& a);  // `a` must outlive the GEMM call
 GemmB gemmB(const GemmOperand& b);
 
 // B packed once, reused by many GEMMs (e.g. a layer's weights across its sub-batches). A bf16
-// operand on bf16 hardware is kept in a bf16 form (half the memory; a plain untransposed matrix
-// column by column, gemm_kernels.h), else as fp32. The form is
+// operand on bf16 hardware is kept in a bf16 form (half the memory; gemm_kernels.h), else as fp32. The form is
 // fixed when it is packed (the GEMMs that use it follow it): a lowered limitGemmIsa applies
 // from the next pack, and the precision given to gemm() must be the one it was packed at.
 // A plain fp32 matrix (gemmB) on a path whose kernels read B where it lies (AVX-512) is not
@@ -109,7 +108,7 @@ public:
   bool bf16Pairs() const { return m_form != 0; }  // packed in a bf16 form, pairs or columns (gemm_kernels.h)
   int form() const { return m_form; }
   const float* panel(std::int64_t jc, std::int64_t pc) const;                // fp32 form
-  const std::uint32_t* pairPanel(std::int64_t jc, std::int64_t pc) const;    // bf16 pairs
+  const std::uint32_t* pairPanel(std::int64_t jc, std::int64_t pc) const;    // a bf16 form
   const void* formPanel(std::int64_t jc, std::int64_t pc) const;             // whichever it holds
   const GemmOperand* plain() const { return m_plain ? &*m_plain : nullptr; }  // kept, not copied
 

@@ -21,6 +21,8 @@
 //   tile is computed transposed (C^T = B^T A^T) so it lands column-major as every other
 //   kernel's: A strips stay pairs (16 rows of a tile are 16 of its lanes), B strips become rows
 //   of 16 pairs per column, and both are padded with zeros to whole tiles of 16 pairs.
+// AVX512_BF16's B strips hold word (q, j) at q * kGemmNr + j (pairs) or, from a plain untransposed
+// B, at j * depth + q (columns, below).
 #include <cstdint>
 
 namespace core::nn::detail {
@@ -74,6 +76,7 @@ inline std::int64_t packedDepth(Form form, std::int64_t kc) {
 // `strips` consecutive packed fp32 strips of A (kGemmMr wide) or B (kGemmNr wide), each kc
 // deep (value (i, p) at p * width + i), rewritten in a bf16 form, each strip
 // width * packedDepth(form, kc) words. Rounds to nearest, ties to even, as roundToPrecision.
+// The columns form is packed only from plain matrices (packPlainB): packBf16B throws for it.
 void packBf16A(const float* src, std::int64_t kc, std::int64_t strips, std::uint32_t* dst, Form form);
 void packBf16B(const float* src, std::int64_t kc, std::int64_t strips, std::uint32_t* dst, Form form);
 

@@ -156,28 +156,6 @@ void plainAmxB(const float* b, std::int64_t ld, std::int64_t kc, std::int64_t nc
       }
 }
 
-// AVX512_BF16's B strips straight from a plain column-major B (value (p, j) at b[p + j * ld]):
-// a column's 32 values converted in order are its 16 pairs (depth 2q low, 2q + 1 high), so 16
-// columns converted and transposed as 16 x 16 words give two strips' next 16 pair rows.
-ACCELLAB_TARGET("avx512f,avx512bw,avx512bf16")
-void plainPairsB(const float* b, std::int64_t ld, std::int64_t kc, std::int64_t nc, std::uint32_t* dst) {
-  const std::int64_t depth = packedDepth(Form::Bf16Pairs, kc);
-  for (std::int64_t jr = 0; jr < nc; jr += 2 * kNr) {
-    const std::int64_t cols = std::min(2 * kNr, nc - jr);
-    std::uint32_t* strip0 = dst + jr * depth;
-    std::uint32_t* strip1 = cols > kNr ? strip0 + kNr * depth : nullptr;
-    for (std::int64_t q0 = 0; q0 < depth; q0 += 16) {
-      __m512 r[16];
-      pairRowsOfLines(b + 2 * q0 + jr * ld, ld, cols, kc - 2 * q0, r);  // r[q]: pair row q0 + q
-      for (std::int64_t q = 0; q < 16 && q0 + q < depth; ++q) {
-        const __m512i w = _mm512_castps_si512(r[q]);
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(strip0 + (q0 + q) * kNr), _mm512_castsi512_si256(w));
-        if (strip1) _mm256_storeu_si256(reinterpret_cast<__m256i*>(strip1 + (q0 + q) * kNr), _mm512_extracti64x4_epi64(w, 1));
-      }
-    }
-  }
-}
-
 // The columns form's B strips straight from a plain column-major B (value (p, j) at b[p + j * ld]):
 // a column's values converted in order are its pairs, stored as they come; the columns past nc
 // of the last strip are zeros.
@@ -254,9 +232,9 @@ bool packPlainA(const float* a, std::int64_t ld, bool transposed, std::int64_t m
 bool packPlainB(const float* b, std::int64_t ld, bool transposed, std::int64_t kc, std::int64_t nc, std::uint32_t* dst,
                 Form form) {
 #if ACCELLAB_X86_KERNELS
-  if (form == Form::Bf16Pairs && detectedGemmIsa() >= GemmIsa::Avx512Bf16) {
-    if (transposed) plainPairsBRows(b, ld, kc, nc, dst);
-    else plainPairsB(b, ld, kc, nc, dst);
+  // An untransposed plain B takes the columns form on this path (formFor), never pairs.
+  if (form == Form::Bf16Pairs && transposed && detectedGemmIsa() >= GemmIsa::Avx512Bf16) {
+    plainPairsBRows(b, ld, kc, nc, dst);
     return true;
   }
   if (form == Form::Bf16Columns && !transposed && detectedGemmIsa() >= GemmIsa::Avx512Bf16) {

@@ -111,19 +111,30 @@ struct TileSink {
   }
 };
 
-// A weight packed once (PackedB), the product delivered tile by tile to a store callback, as
-// the layers run it: odd depths leave half a bf16 pair, several depth panels and column blocks.
+// An operand packed once (PackedB), the product delivered tile by tile to a store callback (a
+// convolution's weights) and into a plain C (a dense layer's activations): odd depths leave half
+// a bf16 pair, several depth panels and column blocks, B's leading dimension past its depth.
 void checkPacked(std::int64_t m, std::int64_t n, std::int64_t k, util::Precision p) {
   std::mt19937 rng(static_cast<std::uint32_t>(m + 131 * n + 17 * k));
-  const Mat a(m, k, 1, rng), b(k, n, 0, rng);
+  const Mat a(m, k, 1, rng), b(k, n, 3, rng);
   PackedB packed;
   const GemmOperand bo{b.v.data(), b.ld, Transpose::No};
   packed.pack(gemmB(bo), k, n, p);
   EXPECT_EQ(packed.bf16Pairs(), p == util::Precision::BF16 && bf16OnHardware());
+  // AVX512_BF16 keeps a plain untransposed B column by column (no transpose while packing).
+  if (p == util::Precision::BF16 && gemmIsa() == GemmIsa::Avx512Bf16) {
+    EXPECT_EQ(packed.form(), static_cast<int>(detail::Form::Bf16Columns));
+  }
   TileSink out(m, n);
   const GemmOperand ao{a.v.data(), a.ld, Transpose::No};
   gemm(m, n, k, gemmA(ao), packed, out.gemmC(), p);
   expectNaiveProduct(a, b, out.c, p);
+  std::vector<float> c(static_cast<std::size_t>(m * n), -7.0f);
+  GemmC plain;
+  plain.data = c.data();
+  plain.ld = m;
+  gemm(m, n, k, gemmA(ao), packed, plain, p);
+  expectNaiveProduct(a, b, c, p);
 }
 
 // A store callback with B packed per call: tiles arrive once per depth panel, the first
@@ -159,6 +170,8 @@ TEST(Gemm, EveryKernelPathTheCpuHasAgrees) {
       checkPacked(40, 2060, 400, p);  // two column blocks of two depth panels each
       checkGemm(33, 9, 17, Transpose::No, Transpose::No, true, p);  // partial tiles added into C
       checkStoreUnpacked(70, 21, 500, p);  // two strips at once, a partial third; two depth panels
+      checkStoreUnpacked(70, 21, 501, p);  // the same, the last panel odd
+      checkGemm(33, 2100, 401, Transpose::No, Transpose::No, true, p);  // two column blocks of two panels, the last odd
     }
     // The peak loop loads its own tile configuration (AMX) and lets it go: a GEMM after it on the
     // same thread configures again.
