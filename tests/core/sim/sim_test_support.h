@@ -1,11 +1,12 @@
 #pragma once
-// Shared by the simulator tests: the shipped catalog, a simulator over it, and hand-made
-// layers for the cost-model unit tests.
+// Shared by the simulator tests: the shipped catalog, a simulator over it, a parallel plan, and
+// hand-made layers for the cost-model unit tests.
 #include <string>
 
 #include "core/hw/device_catalog.h"
 #include "core/nn/layer_stats.h"
 #include "core/sim/execution_unit.h"
+#include "core/sim/parallel_plan.h"
 #include "core/sim/simulator.h"
 #include "core/sim/workload.h"
 
@@ -21,6 +22,22 @@ inline const core::hw::StackCatalog& stacks() {
   static const core::hw::StackCatalog cat =
       core::hw::StackCatalog::loadDirs({std::string(ACCELLAB_SOURCE_RESOURCES) + "/stacks"});
   return cat;
+}
+
+inline const core::hw::DeviceSpec& device(const std::string& id) { return catalog().at(id); }
+inline const core::hw::StackSpec& stack(const std::string& id) { return stacks().at(id); }
+
+// dp x tp x pp with ZeRO stage `zero`, recompute `rc` and micro-batches of `mb` sequences.
+inline core::sim::ParallelPlan plan(int dp, int tp, int pp, int zero, core::sim::Recompute rc = core::sim::Recompute::None,
+                                    int mb = 1) {
+  core::sim::ParallelPlan p;
+  p.dp = dp;
+  p.tp = tp;
+  p.pp = pp;
+  p.zero = zero;
+  p.recompute = rc;
+  p.microBatch = mb;
+  return p;
 }
 
 inline const core::sim::Simulator& simulator() {

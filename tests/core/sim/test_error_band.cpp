@@ -16,7 +16,7 @@ using namespace core::sim;
 
 namespace {
 
-const core::hw::DeviceSpec& device(const std::string& id) { return simtest::catalog().at(id); }
+using simtest::device;
 
 const char* const kHeader = "id,reference,model,stack,device,metric,abs_pct_error\n";
 

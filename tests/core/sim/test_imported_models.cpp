@@ -20,8 +20,8 @@ using core::util::Precision;
 
 namespace {
 
-const core::hw::StackSpec& stack(const std::string& id) { return simtest::stacks().at(id); }
-const core::hw::DeviceSpec& device(const std::string& id) { return simtest::catalog().at(id); }
+using simtest::stack;
+using simtest::device;
 
 std::string configPath(const std::string& name) { return std::string(ACCELLAB_TEST_DATA) + "/hf-configs/" + name + ".json"; }
 const core::nn::TransformerSpec& imported(const std::string& name) { return core::nn::resolveTransformer(configPath(name)); }

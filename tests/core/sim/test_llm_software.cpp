@@ -26,8 +26,8 @@ using core::util::Precision;
 
 namespace {
 
-const core::hw::StackSpec& stack(const std::string& id) { return simtest::stacks().at(id); }
-const core::hw::DeviceSpec& device(const std::string& id) { return simtest::catalog().at(id); }
+using simtest::stack;
+using simtest::device;
 
 SimConfig oneGpu(const std::string& model, int batch, int seq) {
   SimConfig c = simtest::llmConfig();
