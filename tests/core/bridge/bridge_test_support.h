@@ -1,6 +1,7 @@
 #pragma once
-// What the bridge's tests share: the shipped catalogs, run logs written by hand (a good one and
-// its lines), synthetic runs of a device whose figures are known, and an error's text.
+// What the bridge's tests share: the shipped catalogs, run logs written by hand (a good one, its
+// lines, steady token steps), synthetic runs of a device whose figures are known, and an error's
+// text.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -127,8 +127,6 @@ TEST(Calibration, FitsTheTransformerStepsFiguresFromExportedJobsRuns) {
 
 }  // namespace
 
-// --- trusting what comes back -------------------------------------------------------------------
-
 // PyTorch runs of a transformer on this machine (torchrun, two processes of one thread) calibrate
 // the host: its measured rates are the datasheet, the fitted figures come back from the runs, and
 // the device file it writes loads and reproduces them.
@@ -204,6 +202,8 @@ TEST(Calibration, TheHostIsTheBaseForPyTorchRunsOnThisCpu) {
   ASSERT_TRUE(again.known) << again.why;
   EXPECT_LT(std::abs(again.error), 0.01);
 }
+
+// --- trusting what comes back -------------------------------------------------------------------
 
 TEST(RunTrust, ImpossibleFiguresAreRefusedNamingTheRecord) {
   auto refused = [](const std::string& step) {

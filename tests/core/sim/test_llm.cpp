@@ -1,5 +1,7 @@
 // The transformer simulator at LLM scale: memory formulas against hand-computed cases, the
-// pipeline bubble, tensor-parallel traffic, LoRA, the plan search, golden reports and speed.
+// pipeline bubble, tensor-parallel traffic, LoRA, the plan search, fp8 and fp4, the backwards
+// plan, a study's prices, the calibration rows, speed and golden reports (a transformer's run
+// read through the same step: test_llm_runs.cpp).
 #include <gtest/gtest.h>
 
 #include <chrono>
