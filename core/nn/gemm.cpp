@@ -36,14 +36,20 @@ PackBuffers& buffers() {
   return p;
 }
 
+// The plain matrix behind B where it is one (gemmB), else null: plain operands have their own
+// packers and kernels.
+const GemmOperand* plainB(const GemmB& b) {
+  return b.pack == packMatrixB ? static_cast<const GemmOperand*>(b.ctx) : nullptr;
+}
+
 // A panel of B (kc x nc from (pc, jc)) in a bf16 form: a plain matrix converted as it is read
 // where the form has such a packer (all but a transposed B in AMX's tiles; the columns form has
 // no other), else packed in fp32 to `scratch` and converted. Packing once per call (gemm) and
 // once per weight (PackedB) both come here.
 void packBWords(const GemmB& b, std::int64_t pc, std::int64_t jc, std::int64_t kc, std::int64_t nc, detail::Form form,
                 std::uint32_t* dst, float* scratch) {
-  if (b.pack == packMatrixB) {
-    const GemmOperand& op = *static_cast<const GemmOperand*>(b.ctx);
+  if (const GemmOperand* plain = plainB(b)) {
+    const GemmOperand& op = *plain;
     const bool transposed = op.transpose == Transpose::Yes;
     const float* at = transposed ? op.data + jc + pc * op.ld : op.data + pc + jc * op.ld;
     if (detail::packPlainB(at, op.ld, transposed, kc, nc, dst, form)) return;
@@ -107,17 +113,16 @@ detail::Form formFor(util::Precision precision, const GemmB& b) {
   switch (gemmIsa()) {
     case GemmIsa::Amx: return detail::Form::AmxTiles;
     case GemmIsa::Avx512Bf16:
-      return b.pack == packMatrixB && static_cast<const GemmOperand*>(b.ctx)->transpose == Transpose::No
-                 ? detail::Form::Bf16Columns
-                 : detail::Form::Bf16Pairs;
+      return plainB(b) && plainB(b)->transpose == Transpose::No ? detail::Form::Bf16Columns
+                                                                  : detail::Form::Bf16Pairs;
     default: return detail::Form::Fp32;
   }
 }
 
 // The plain-B kernel for an fp32 GEMM whose B is a plain matrix, where the path has one.
 detail::Fp32PlainKernel plainKernelFor(const GemmB& b, util::Precision precision) {
-  if (precision != util::Precision::FP32 || b.pack != packMatrixB) return nullptr;
-  return detail::fp32PlainKernel(static_cast<const GemmOperand*>(b.ctx)->transpose == Transpose::Yes);
+  if (precision != util::Precision::FP32 || !plainB(b)) return nullptr;
+  return detail::fp32PlainKernel(plainB(b)->transpose == Transpose::Yes);
 }
 
 // A block of A (mc x kc) packed in the path's form; returns its start.
@@ -324,7 +329,7 @@ void PackedB::pack(GemmB b, std::int64_t k, std::int64_t n, util::Precision prec
   m_form = static_cast<int>(form);
   m_plain.reset();
   if (plainKernelFor(b, precision)) {  // read where it lies (drivePlain): nothing to copy
-    m_plain = *static_cast<const GemmOperand*>(b.ctx);
+    m_plain = *plainB(b);
     m_data = {};
     m_pairs = {};
     return;
@@ -380,7 +385,7 @@ void gemm(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, GemmB b, cons
   const ReleaseTiles release{path};
   const detail::Fp32PlainKernel plain = plainKernelFor(b, precision);
   if (plain && k > 0) {  // (an empty depth: drive clears or keeps C)
-    drivePlain(m, n, k, a, *static_cast<const GemmOperand*>(b.ctx), c, path, plain);
+    drivePlain(m, n, k, a, *plainB(b), c, path, plain);
     return;
   }
   drive(m, n, k, a,

@@ -94,9 +94,10 @@ GemmA gemmA(const GemmOperand& a);  // `a` must outlive the GEMM call
 GemmB gemmB(const GemmOperand& b);
 
 // B packed once, reused by many GEMMs (e.g. a layer's weights across its sub-batches). A bf16
-// operand on bf16 hardware is kept in a bf16 form (half the memory; gemm_kernels.h), else as fp32. The form is
-// fixed when it is packed (the GEMMs that use it follow it): a lowered limitGemmIsa applies
-// from the next pack, and the precision given to gemm() must be the one it was packed at.
+// operand on bf16 hardware is kept in a bf16 form (half the memory; gemm_kernels.h), else as
+// fp32. The form is fixed when it is packed (the GEMMs that use it follow it): a lowered
+// limitGemmIsa applies from the next pack, and the precision given to gemm() must be the one it
+// was packed at.
 // A plain fp32 matrix (gemmB) on a path whose kernels read B where it lies (AVX-512) is not
 // copied at all: PackedB keeps the operand, whose data must then stay as it is while the GEMMs
 // that use it run.
