@@ -311,6 +311,20 @@ PY
       --id my-box --name "This box under PyTorch" --out "$tmp/user/devices/my-box.json" --format json
     grep -q '"key": "kernel_launch_seconds"' "$tmp/out" || fail "the calibration did not fit the per-op cost"
     fit=$(sed -n 's/^  "fit_median_abs_pct_error": \([0-9.e+-]*\).*/\1/p' "$tmp/out")
+    # A run that logged two kinds of step (calibrate lists it under "noisy": the shared VM's speed
+    # moved within it; seen once, 1 step near 16 ms and 4 near 47 ms, the fit then 51% off) is no
+    # measurement of this machine: both jobs run again, once, and the bound below holds for those.
+    if ! awk "BEGIN { exit !($fit < 40) }" && grep -q '"noisy": \[$' "$tmp/out"; then
+      echo "a calibration run was noisy (fit off by $fit%): running both jobs again" >&2
+      torchrun_job "$tmp/a" 6 || fail "torchrun of the model file's job failed again: $(tail -5 "$tmp/py")"
+      cp "$tmp/run.jsonl" "$tmp/gqa.jsonl"
+      torchrun_job "$tmp/b" 4 || fail "torchrun of the config.json's job failed again: $(tail -5 "$tmp/py")"
+      cp "$tmp/run.jsonl" "$tmp/llama.jsonl"
+      rm -f "$tmp/user/devices/my-box.json"
+      run 0 calibrate --device-base host --runs "$tmp/gqa.jsonl" "$tmp/llama.jsonl" --fit matmul_efficiency,kernel_launch_seconds \
+        --id my-box --name "This box under PyTorch" --out "$tmp/user/devices/my-box.json" --format json
+      fit=$(sed -n 's/^  "fit_median_abs_pct_error": \([0-9.e+-]*\).*/\1/p' "$tmp/out")
+    fi
     # Two short runs on a shared machine: the figures' ranges can keep the fit from being exact
     # (seen: 0-18%); far beyond that, the fit or the step model is broken. Under a sanitizer the
     # host's micro-benchmark runs instrumented (GEMM 115 against 209 GFLOP/s, copy 12 against
