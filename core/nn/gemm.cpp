@@ -88,13 +88,15 @@ struct Path {
   }
   // Strip offset (in elements of the packed form) of row or column `at` in a panel kc deep.
   std::int64_t offset(std::int64_t at, std::int64_t kc) const { return at * detail::packedDepth(form, kc); }
-  void run(std::int64_t kc, const void* a, const void* b, float* c, std::int64_t ldc, bool accumulate, std::int64_t mr,
-           std::int64_t nr, float* tile) const {
+  // `bias`: the rows' bias, added to C's tile after the product (kernels write it from registers).
+  void run(std::int64_t kc, const void* a, const void* b, float* c, std::int64_t ldc, bool accumulate,
+           const float* bias, std::int64_t mr, std::int64_t nr, float* tile) const {
     if (bf16)
-      bf16(detail::packedDepth(form, kc), static_cast<const std::uint32_t*>(a), static_cast<const std::uint32_t*>(b), c,
-           ldc, accumulate, mr, nr, tile);
+      bf16(detail::packedDepth(form, kc), static_cast<const std::uint32_t*>(a),
+           static_cast<const std::uint32_t*>(b), c, ldc, accumulate, bias, mr, nr, tile);
     else
-      fp32(kc, static_cast<const float*>(a), static_cast<const float*>(b), c, ldc, accumulate, mr, nr, tile);
+      fp32(kc, static_cast<const float*>(a), static_cast<const float*>(b), c, ldc, accumulate, bias, mr, nr,
+           tile);
   }
 };
 
@@ -148,26 +150,11 @@ const void* packA(const GemmA& a, const Path& path, std::int64_t ic, std::int64_
   return ap;
 }
 
-// C's tile (mr x nr from c) plus the bias of its rows, after the tile's last depth panel.
+// C's tile (mr x nr from c) plus the bias of its rows, after the tile's last depth panel: where the
+// kernel cannot add it (an empty depth; AMX's two strips at once, stored from tiles).
 void addRowBias(float* c, std::int64_t ldc, const float* bias, std::int64_t mr, std::int64_t nr) {
   for (std::int64_t j = 0; j < nr; ++j)
     for (std::int64_t i = 0; i < mr; ++i) c[i + j * ldc] += bias[i];
-}
-
-// A finished tile (kMr x kNr, column-major, mr x nr valid) into C with its rows' bias, added to
-// C or assigned. The kernel writes the tile to the stack and C is written once here; adding the
-// bias to C after the kernel stored it read C straight back while its stores were still on their
-// way (the bias pass took 6.9% of a vit-tiny bf16 step).
-void storeTileWithBias(const float* tile, float* c, std::int64_t ldc, bool accumulate, const float* bias,
-                       std::int64_t mr, std::int64_t nr) {
-  for (std::int64_t j = 0; j < nr; ++j) {
-    const float* t = tile + j * kMr;
-    float* cj = c + j * ldc;
-    if (accumulate)
-      for (std::int64_t i = 0; i < mr; ++i) cj[i] = (cj[i] + t[i]) + bias[i];  // as addRowBias rounds
-    else
-      for (std::int64_t i = 0; i < mr; ++i) cj[i] = t[i] + bias[i];
-  }
 }
 
 // The blocked loops; `panelB(jc, pc, kc, nc)` returns the packed B panel in the path's form.
@@ -217,14 +204,14 @@ void drive(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, PanelB&& pan
             const std::int64_t mr = std::min(kMr, mc - ir);
             const char* as = ap + path.offset(ir, kc) * 4;
             if (c.store) {
-              path.run(kc, as, bs, nullptr, 0, false, mr, nr, tile);
+              path.run(kc, as, bs, nullptr, 0, false, nullptr, mr, nr, tile);
               c.store(c.ctx, tile, ic + ir, jc + jr, mr, nr, first, last);
-            } else if (last && c.rowBias) {
-              path.run(kc, as, bs, nullptr, 0, false, mr, nr, tile);
-              storeTileWithBias(tile, c.data + (ic + ir) + (jc + jr) * c.ld, c.ld, c.accumulate || !first,
-                                c.rowBias + ic + ir, mr, nr);
             } else {
-              path.run(kc, as, bs, c.data + (ic + ir) + (jc + jr) * c.ld, c.ld, c.accumulate || !first, mr, nr, nullptr);
+              // The bias with the last panel, from the kernel's registers (adding it to C after
+              // C was stored read C straight back while its stores were still on their way).
+              const float* bias = last && c.rowBias ? c.rowBias + ic + ir : nullptr;
+              path.run(kc, as, bs, c.data + (ic + ir) + (jc + jr) * c.ld, c.ld, c.accumulate || !first, bias,
+                       mr, nr, nullptr);
             }
           }
         }
@@ -264,10 +251,12 @@ void drivePlain(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, const G
           float* c0 = c.store ? nullptr : c.data + (ic + ir) + jr * c.ld;
           float* t = c.store ? tile : nullptr;
           const bool acc = !c.store && (c.accumulate || !first);
-          if (edge) path.fp32(kc, as, edge, c0, c.ld, acc, mr, nr, t);
-          else kernel(kc, as, bs, b.ld, c0, c.ld, acc, mr, nr, t);
+          const float* bias = !c.store && last && c.rowBias ? c.rowBias + ic + ir : nullptr;
+          if (edge)
+            path.fp32(kc, as, edge, c0, c.ld, acc, bias, mr, nr, t);
+          else
+            kernel(kc, as, bs, b.ld, c0, c.ld, acc, bias, mr, nr, t);
           if (c.store) c.store(c.ctx, tile, ic + ir, jr, mr, nr, first, last);
-          else if (last && c.rowBias) addRowBias(c0, c.ld, c.rowBias + ic + ir, mr, nr);
         }
       }
     }
@@ -301,8 +290,8 @@ void driveStore(std::int64_t m, std::int64_t n, std::int64_t k, GemmA a, const P
             continue;
           }
           for (std::int64_t ir = 0; ir < mc; ir += kMr)
-            path.run(kc, ap + path.offset(ir, kc) * 4, bp + path.offset(jr, kc) * 4, cb + ir + jr * mcPad, mcPad, pc > 0,
-                     kMr, kNr, nullptr);
+            path.run(kc, ap + path.offset(ir, kc) * 4, bp + path.offset(jr, kc) * 4, cb + ir + jr * mcPad,
+                     mcPad, pc > 0, nullptr, kMr, kNr, nullptr);
         }
       }
       for (std::int64_t jr = 0; jr < nc; jr += kNr) {

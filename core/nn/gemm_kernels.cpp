@@ -95,8 +95,9 @@ std::atomic<int>& limit() {
 
 // ---- portable --------------------------------------------------------------------------
 
-void kernelPortable(std::int64_t kc, const float* __restrict a, const float* __restrict b, float* c, std::int64_t ldc,
-                    bool accumulate, std::int64_t mr, std::int64_t nr, float* tile) {
+void kernelPortable(std::int64_t kc, const float* __restrict a, const float* __restrict b, float* c,
+                    std::int64_t ldc, bool accumulate, const float* bias, std::int64_t mr, std::int64_t nr,
+                    float* tile) {
   float acc[kNr][kMr] = {};
   for (std::int64_t p = 0; p < kc; ++p, a += kMr, b += kNr)
     for (std::int64_t j = 0; j < kNr; ++j)
@@ -105,7 +106,7 @@ void kernelPortable(std::int64_t kc, const float* __restrict a, const float* __r
     std::copy_n(&acc[0][0], kMr * kNr, tile);
     return;
   }
-  detail::addTile(&acc[0][0], c, ldc, accumulate, mr, nr);
+  detail::addTile(&acc[0][0], c, ldc, accumulate, bias, mr, nr);
 }
 
 float chainsPortable(std::int64_t iterations, float seed) {

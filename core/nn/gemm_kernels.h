@@ -34,15 +34,18 @@ namespace core::nn::detail {
 // from 8 columns instead of one row, as the fp32 kernel's reading a plain B where it lies.
 enum class Form { Fp32, Bf16Pairs, AmxTiles, Bf16Columns };
 
-using Fp32Kernel = void (*)(std::int64_t kc, const float* a, const float* b, float* c, std::int64_t ldc, bool accumulate,
-                            std::int64_t mr, std::int64_t nr, float* tile);
+using Fp32Kernel = void (*)(std::int64_t kc, const float* a, const float* b, float* c, std::int64_t ldc,
+                            bool accumulate, const float* bias, std::int64_t mr, std::int64_t nr,
+                            float* tile);
 // An fp32 kernel reading B's strip from a plain matrix instead of a packed strip: value (p, j)
 // of the strip at b[p + j * ldb] (B as stored) or b[j + p * ldb] (B transposed); 8 columns.
 using Fp32PlainKernel = void (*)(std::int64_t kc, const float* a, const float* b, std::int64_t ldb, float* c,
-                                 std::int64_t ldc, bool accumulate, std::int64_t mr, std::int64_t nr, float* tile);
+                                 std::int64_t ldc, bool accumulate, const float* bias, std::int64_t mr,
+                                 std::int64_t nr, float* tile);
 // `depth` in the form's units (packedDepth).
 using Bf16Kernel = void (*)(std::int64_t depth, const std::uint32_t* a, const std::uint32_t* b, float* c,
-                            std::int64_t ldc, bool accumulate, std::int64_t mr, std::int64_t nr, float* tile);
+                            std::int64_t ldc, bool accumulate, const float* bias, std::int64_t mr,
+                            std::int64_t nr, float* tile);
 
 // AMX over two adjacent B strips (b1 = b0 + a strip), the first whole: C columns from c0 and
 // c1 (or tiles tile0, tile1); nr1 columns valid in the second.

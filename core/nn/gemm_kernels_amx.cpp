@@ -46,35 +46,37 @@ void configureTiles() {
 
 }  // namespace
 
-// A finished C^T pair of tiles (rows 0-15 in T0, 16-31 in T1) to C or to a tile buffer.
-#define ACCELLAB_AMX_FINISH(T0, T1, c, tile, nr)                                                 \
-  do {                                                                                           \
-    if (!(tile) && mr == kMr && (nr) == kNr) {                                                   \
-      _tile_stored(T0, c, ldc * 4);                                                              \
-      _tile_stored(T1, (c) + 16, ldc * 4);                                                       \
-      break;                                                                                     \
-    }                                                                                            \
-    alignas(64) float buf_[kMr * kNr];                                                           \
-    float* out_ = (tile) ? (tile) : buf_;                                                        \
-    _tile_stored(T0, out_, kMr * 4); /* row j of C^T is column j of C: column-major */          \
-    _tile_stored(T1, out_ + 16, kMr * 4);                                                        \
-    if (!(tile)) addTile(buf_, c, ldc, accumulate, mr, nr);                                     \
+// A finished C^T pair of tiles (rows 0-15 in T0, 16-31 in T1) to C or to a tile buffer; with a
+// bias (single strips only) through a buffer, as a partial tile.
+#define ACCELLAB_AMX_FINISH(T0, T1, c, tile, nr, bias)                                 \
+  do {                                                                                 \
+    if (!(tile) && (bias) == nullptr && mr == kMr && (nr) == kNr) {                    \
+      _tile_stored(T0, c, ldc * 4);                                                    \
+      _tile_stored(T1, (c) + 16, ldc * 4);                                             \
+      break;                                                                           \
+    }                                                                                  \
+    alignas(64) float buf_[kMr * kNr];                                                 \
+    float* out_ = (tile) ? (tile) : buf_;                                              \
+    _tile_stored(T0, out_, kMr * 4); /* row j of C^T is column j of C: column-major */ \
+    _tile_stored(T1, out_ + 16, kMr * 4);                                              \
+    if (!(tile)) addTile(buf_, c, ldc, accumulate, bias, mr, nr);                      \
   } while (false)
 
-#define ACCELLAB_AMX_START(T0, T1, c, tile, nr)     \
-  if (!(tile) && mr == kMr && (nr) == kNr && accumulate) { \
-    _tile_loadd(T0, c, ldc * 4);                  \
-    _tile_loadd(T1, (c) + 16, ldc * 4);           \
-  } else {                                        \
-    _tile_zero(T0);                               \
-    _tile_zero(T1);                               \
+#define ACCELLAB_AMX_START(T0, T1, c, tile, nr, bias)                           \
+  if (!(tile) && (bias) == nullptr && mr == kMr && (nr) == kNr && accumulate) { \
+    _tile_loadd(T0, c, ldc * 4);                                                \
+    _tile_loadd(T1, (c) + 16, ldc * 4);                                         \
+  } else {                                                                      \
+    _tile_zero(T0);                                                             \
+    _tile_zero(T1);                                                             \
   }
 
 ACCELLAB_TARGET("amx-tile,amx-bf16,avx512f")
-void kernelAmx(std::int64_t depth, const std::uint32_t* __restrict a, const std::uint32_t* __restrict b, float* c,
-               std::int64_t ldc, bool accumulate, std::int64_t mr, std::int64_t nr, float* tile) {
+void kernelAmx(std::int64_t depth, const std::uint32_t* __restrict a, const std::uint32_t* __restrict b,
+               float* c, std::int64_t ldc, bool accumulate, const float* bias, std::int64_t mr,
+               std::int64_t nr, float* tile) {
   configureTiles();
-  ACCELLAB_AMX_START(0, 1, c, tile, nr)
+  ACCELLAB_AMX_START(0, 1, c, tile, nr, bias)
   for (std::int64_t q = 0; q < depth; q += 16) {
     _tile_loadd(4, b + q * kNr, 64);       // 8 columns, 16 pairs each
     _tile_loadd(6, a + q * kMr, kMr * 4);  // pairs q..q+15 of rows 0-15
@@ -82,7 +84,7 @@ void kernelAmx(std::int64_t depth, const std::uint32_t* __restrict a, const std:
     _tile_dpbf16ps(0, 4, 6);
     _tile_dpbf16ps(1, 4, 7);
   }
-  ACCELLAB_AMX_FINISH(0, 1, c, tile, nr);
+  ACCELLAB_AMX_FINISH(0, 1, c, tile, nr, bias);
 }
 
 // Two adjacent B strips (the first whole) against one A strip: each A tile loaded once for
@@ -92,8 +94,8 @@ void kernelAmx2(std::int64_t depth, const std::uint32_t* __restrict a, const std
                 const std::uint32_t* __restrict b1, float* c0, float* c1, std::int64_t ldc, bool accumulate,
                 std::int64_t mr, std::int64_t nr1, float* tile0, float* tile1) {
   configureTiles();
-  ACCELLAB_AMX_START(0, 1, c0, tile0, kNr)
-  ACCELLAB_AMX_START(2, 3, c1, tile1, nr1)
+  ACCELLAB_AMX_START(0, 1, c0, tile0, kNr, nullptr)
+  ACCELLAB_AMX_START(2, 3, c1, tile1, nr1, nullptr)
   for (std::int64_t q = 0; q < depth; q += 16) {
     _tile_loadd(6, a + q * kMr, kMr * 4);
     _tile_loadd(7, a + q * kMr + 16, kMr * 4);
@@ -104,8 +106,8 @@ void kernelAmx2(std::int64_t depth, const std::uint32_t* __restrict a, const std
     _tile_dpbf16ps(2, 5, 6);
     _tile_dpbf16ps(3, 5, 7);
   }
-  ACCELLAB_AMX_FINISH(0, 1, c0, tile0, kNr);
-  ACCELLAB_AMX_FINISH(2, 3, c1, tile1, nr1);
+  ACCELLAB_AMX_FINISH(0, 1, c0, tile0, kNr, nullptr);
+  ACCELLAB_AMX_FINISH(2, 3, c1, tile1, nr1, nullptr);
 }
 
 #undef ACCELLAB_AMX_START

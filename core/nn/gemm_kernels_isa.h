@@ -17,11 +17,21 @@
 
 namespace core::nn::detail {
 
-// A finished kGemmMr x kGemmNr column-major tile into C (mr x nr valid), added or assigned: the
+// A finished kGemmMr x kGemmNr column-major tile into C (mr x nr valid), added or assigned, then
+// plus its rows' bias where there is one (as every kernel rounds it: (C + tile) + bias): the
 // kernels that compute into a buffer first (portable, AVX2, AMX's partial tiles).
-inline void addTile(const float* tile, float* c, std::int64_t ldc, bool accumulate, std::int64_t mr, std::int64_t nr) {
-  for (std::int64_t j = 0; j < nr; ++j)
-    for (std::int64_t i = 0; i < mr; ++i) c[i + j * ldc] = (accumulate ? c[i + j * ldc] : 0.0f) + tile[j * kGemmMr + i];
+inline void addTile(const float* tile, float* c, std::int64_t ldc, bool accumulate, const float* bias,
+                    std::int64_t mr, std::int64_t nr) {
+  for (std::int64_t j = 0; j < nr; ++j) {
+    const float* t = tile + j * kGemmMr;
+    float* cj = c + j * ldc;
+    if (!bias)
+      for (std::int64_t i = 0; i < mr; ++i) cj[i] = (accumulate ? cj[i] : 0.0f) + t[i];
+    else if (accumulate)
+      for (std::int64_t i = 0; i < mr; ++i) cj[i] = (cj[i] + t[i]) + bias[i];
+    else
+      for (std::int64_t i = 0; i < mr; ++i) cj[i] = t[i] + bias[i];
+  }
 }
 
 // Flops one round of each peak loop does: 12 chains of one FMA (2 flops a lane) or one dot
@@ -33,17 +43,21 @@ inline constexpr double kChainFlopsAvx2 = 12.0 * 8 * 2, kChainFlopsAvx512 = 12.0
 #if ACCELLAB_X86_KERNELS
 // gemm_kernels_simd.cpp
 void kernelAvx2(std::int64_t kc, const float* a, const float* b, float* c, std::int64_t ldc, bool accumulate,
-                std::int64_t mr, std::int64_t nr, float* tile);
-void kernelAvx512(std::int64_t kc, const float* a, const float* b, float* c, std::int64_t ldc, bool accumulate,
-                  std::int64_t mr, std::int64_t nr, float* tile);
-void kernelAvx512Columns(std::int64_t kc, const float* a, const float* b, std::int64_t ldb, float* c, std::int64_t ldc,
-                         bool accumulate, std::int64_t mr, std::int64_t nr, float* tile);
-void kernelAvx512Rows(std::int64_t kc, const float* a, const float* b, std::int64_t ldb, float* c, std::int64_t ldc,
-                      bool accumulate, std::int64_t mr, std::int64_t nr, float* tile);
-void kernelBf16(std::int64_t pairs, const std::uint32_t* a, const std::uint32_t* b, float* c, std::int64_t ldc,
-                bool accumulate, std::int64_t mr, std::int64_t nr, float* tile);
-void kernelBf16Columns(std::int64_t pairs, const std::uint32_t* a, const std::uint32_t* b, float* c, std::int64_t ldc,
-                       bool accumulate, std::int64_t mr, std::int64_t nr, float* tile);
+                const float* bias, std::int64_t mr, std::int64_t nr, float* tile);
+void kernelAvx512(std::int64_t kc, const float* a, const float* b, float* c, std::int64_t ldc,
+                  bool accumulate, const float* bias, std::int64_t mr, std::int64_t nr, float* tile);
+void kernelAvx512Columns(std::int64_t kc, const float* a, const float* b, std::int64_t ldb, float* c,
+                         std::int64_t ldc, bool accumulate, const float* bias, std::int64_t mr,
+                         std::int64_t nr, float* tile);
+void kernelAvx512Rows(std::int64_t kc, const float* a, const float* b, std::int64_t ldb, float* c,
+                      std::int64_t ldc, bool accumulate, const float* bias, std::int64_t mr, std::int64_t nr,
+                      float* tile);
+void kernelBf16(std::int64_t pairs, const std::uint32_t* a, const std::uint32_t* b, float* c,
+                std::int64_t ldc, bool accumulate, const float* bias, std::int64_t mr, std::int64_t nr,
+                float* tile);
+void kernelBf16Columns(std::int64_t pairs, const std::uint32_t* a, const std::uint32_t* b, float* c,
+                       std::int64_t ldc, bool accumulate, const float* bias, std::int64_t mr, std::int64_t nr,
+                       float* tile);
 float chainsAvx2(std::int64_t iterations, float seed);
 float chainsAvx512(std::int64_t iterations, float seed);
 float chainsBf16(std::int64_t iterations, float seed);
@@ -51,7 +65,7 @@ float chainsBf16(std::int64_t iterations, float seed);
 #if ACCELLAB_AMX_KERNELS
 // gemm_kernels_amx.cpp
 void kernelAmx(std::int64_t depth, const std::uint32_t* a, const std::uint32_t* b, float* c, std::int64_t ldc,
-               bool accumulate, std::int64_t mr, std::int64_t nr, float* tile);
+               bool accumulate, const float* bias, std::int64_t mr, std::int64_t nr, float* tile);
 void kernelAmx2(std::int64_t depth, const std::uint32_t* a, const std::uint32_t* b0, const std::uint32_t* b1, float* c0,
                 float* c1, std::int64_t ldc, bool accumulate, std::int64_t mr, std::int64_t nr1, float* tile0,
                 float* tile1);

@@ -252,13 +252,14 @@ TEST(Gemm, APlainOperandKeptByReferenceSurvivesALoweredLimit) {
 }
 
 // A layer's bias rides on the GEMM: added once per element, after the last depth panel, on every
-// path, packed per call or once, into a fresh or an accumulated C.
+// path (each kernel adds it as it writes C), packed per call or once, into a fresh or an
+// accumulated C, whole tiles and a partial one (33 rows).
 TEST(Gemm, ARowBiasIsAddedOnceAfterTheLastPanel) {
   const GemmIsa was = limitGemmIsa(GemmIsa::Amx);
   struct Shape {
     std::int64_t m, n, k;
   };
-  for (GemmIsa isa : {GemmIsa::Portable, GemmIsa::Avx512, GemmIsa::Avx512Bf16, GemmIsa::Amx}) {
+  for (GemmIsa isa : {GemmIsa::Portable, GemmIsa::Avx2, GemmIsa::Avx512, GemmIsa::Avx512Bf16, GemmIsa::Amx}) {
     if (isa > detectedGemmIsa()) continue;
     limitGemmIsa(isa);
     for (util::Precision p : {util::Precision::FP32, util::Precision::BF16})
