@@ -54,38 +54,69 @@ void Dense::initParams(std::uint64_t seed) {
 
 namespace {
 
-// Splits `rows` into `chunks` ranges on micro-tile boundaries (the last takes the rest).
+// Splits `n` rows or columns into `chunks` ranges on micro-tile boundaries (`tile` of them: kGemmMr
+// rows, kGemmNr columns; the last range takes the rest).
 template <class Fn>
-void rowBlocks(std::int64_t rows, int chunks, Fn&& fn) {
-  const std::int64_t strips = (rows + kGemmMr - 1) / kGemmMr;
+void tileBlocks(std::int64_t n, std::int64_t tile, int chunks, Fn&& fn) {
+  const std::int64_t strips = (n + tile - 1) / tile;
   chunks = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(chunks, strips)));
   util::parallelChunks(strips, chunks, [&](int, std::ptrdiff_t s0, std::ptrdiff_t s1) {
-    const std::int64_t r0 = s0 * kGemmMr, r1 = std::min(rows, s1 * kGemmMr);
-    if (r1 > r0) fn(r0, r1);
+    const std::int64_t i0 = s0 * tile, i1 = std::min(n, s1 * tile);
+    if (i1 > i0) fn(i0, i1);
+  });
+}
+
+template <class Fn>
+void rowBlocks(std::int64_t rows, int chunks, Fn&& fn) {
+  tileBlocks(rows, kGemmMr, chunks, std::forward<Fn>(fn));
+}
+
+// C (rows x cols) = f(op(A) B + bias), with the threads splitting whichever operand is larger: a
+// weight matrix A no larger than B (a transformer's d x d against d x tokens) is packed by every
+// thread and each multiplies its own columns of B, packed where it will be multiplied, in one
+// parallel region; else (a wide layer on a small batch) the threads split A's rows and share B,
+// packed once. Each element of C is one fixed-order sum either way: identical for any split.
+void weightTimesActivations(std::int64_t rows, std::int64_t cols, std::int64_t depth, const float* a, Transpose aT,
+                            const float* b, float* c, const float* bias, Activation f, PackedB& shared,
+                            const PassContext& ctx) {
+  const std::int64_t lda = aT == Transpose::Yes ? depth : rows;
+  if (rows * depth <= depth * cols) {
+    tileBlocks(cols, kGemmNr, chunksFor(ctx, 2 * rows * depth * cols / 8, cols), [&](std::int64_t j0, std::int64_t j1) {
+      const GemmOperand w{a, lda, aT}, in{b + j0 * depth, depth, Transpose::No};
+      GemmC out;
+      out.data = c + j0 * rows;
+      out.ld = rows;
+      out.rowBias = bias;
+      gemm(rows, j1 - j0, depth, gemmA(w), gemmB(in), out, ctx.precision);
+      if (f != Activation::Linear) applyActivation(f, out.data, rows * (j1 - j0));
+    });
+    return;
+  }
+  const GemmOperand in{b, depth, Transpose::No};
+  shared.pack(gemmB(in), depth, cols, ctx.precision);
+  rowBlocks(rows, chunksFor(ctx, 2 * rows * depth * cols / 8, rows), [&](std::int64_t r0, std::int64_t r1) {
+    const GemmOperand w{aT == Transpose::Yes ? a + r0 * lda : a + r0, lda, aT};
+    GemmC out;
+    out.data = c + r0;
+    out.ld = rows;
+    out.rowBias = bias ? bias + r0 : nullptr;  // added tile by tile, while C is in cache
+    gemm(r1 - r0, cols, depth, gemmA(w), shared, out, ctx.precision);
+    if (f != Activation::Linear)
+      for (std::int64_t j = 0; j < cols; ++j) applyActivation(f, out.data + j * rows, r1 - r0);
   });
 }
 
 }  // namespace
 
-// Every GEMM shares one operand across threads (packed once) and splits the rows of the
-// other, so each output element is one fixed-order sum: identical for any thread count.
+// Every GEMM splits its output among the threads, never its depth, so each output element is one
+// fixed-order sum: identical for any thread count.
 const Matrix& Dense::forward(const Matrix& x, const PassContext& ctx) {
   // Per-token: the (features x steps, batch) input is, in memory, features x (steps x batch).
   const Eigen::Index k = inputs(), m = m_o.units, batch = x.cols() * steps();
   const float* bias = m_o.bias ? m_w + m * k : nullptr;
   m_y.resize(m * steps(), x.cols());
-  const GemmOperand xin{x.data(), k, Transpose::No};
-  m_packed.pack(gemmB(xin), k, batch, ctx.precision);
-  rowBlocks(m, chunksFor(ctx, 2 * m * k * batch / 8, m), [&](std::int64_t r0, std::int64_t r1) {
-    const GemmOperand w{m_wGemm + r0, m, Transpose::No};
-    GemmC c;
-    c.data = m_y.data() + r0;
-    c.ld = m;
-    c.rowBias = bias ? bias + r0 : nullptr;  // added tile by tile, while C is in cache
-    gemm(r1 - r0, batch, k, gemmA(w), m_packed, c, ctx.precision);
-    if (m_o.activation != Activation::Linear)
-      for (Eigen::Index col = 0; col < batch; ++col) applyActivation(m_o.activation, m_y.data() + col * m + r0, r1 - r0);
-  });
+  weightTimesActivations(m, batch, k, m_wGemm, Transpose::No, x.data(), m_y.data(), bias, m_o.activation, m_packed,
+                         ctx);
   return m_y;
 }
 
@@ -112,15 +143,8 @@ const Matrix& Dense::backward(const Matrix& x, const Matrix& dy, bool needDx, co
   if (!needDx) return m_dx;
   // dX (k x batch) = W^T (k x m) * G.
   m_dx.resize(k * steps(), x.cols());
-  const GemmOperand gin{g->data(), m, Transpose::No};
-  m_packed.pack(gemmB(gin), m, batch, ctx.precision);
-  rowBlocks(k, chunks, [&](std::int64_t r0, std::int64_t r1) {
-    const GemmOperand wt{m_wGemm + r0 * m, m, Transpose::Yes};
-    GemmC c;
-    c.data = m_dx.data() + r0;
-    c.ld = k;
-    gemm(r1 - r0, batch, m, gemmA(wt), m_packed, c, ctx.precision);
-  });
+  weightTimesActivations(k, batch, m, m_wGemm, Transpose::Yes, g->data(), m_dx.data(), nullptr, Activation::Linear,
+                         m_packed, ctx);
   return m_dx;
 }
 

@@ -4,7 +4,10 @@
 
 #include <cmath>
 #include <random>
+#include <string>
+#include <vector>
 
+#include "core/nn/activation.h"
 #include "core/nn/dense.h"
 #include "core/nn/transformer_layers.h"
 #include "grad_check.h"
@@ -63,6 +66,57 @@ TEST(TransformerGradients, PerTokenDense) {
   o.bias = false;
   Dense noBias(o, "head");
   expectGradientsMatch(noBias, {3, 2, 1});
+}
+
+// Dense splits its products among the threads by whichever operand is larger: a transformer's
+// weights (24 x 40) against many tokens (240) split the tokens, a wide layer (300 x 50) on a small
+// batch (16) splits its rows. Either way the output and the input gradient are the naive product's
+// (tanh applied, the bias added) and 1, 2 or 3 chunks give the same bits, fp32 and bf16.
+TEST(TransformerLayers, DenseSplitsItsWorkWithoutChangingABit) {
+  struct Case {
+    const char* what;
+    int units;
+    Shape in;
+    int batch;
+    bool perToken;
+  };
+  for (const Case& c : {Case{"tokens split", 24, {40, 30, 1}, 8, true}, Case{"rows split", 300, {50, 1, 1}, 16, false}})
+    for (util::Precision p : {util::Precision::FP32, util::Precision::BF16}) {
+      SCOPED_TRACE(std::string(c.what) + " " + util::precisionName(p));
+      DenseOptions o;
+      o.units = c.units;
+      o.perToken = c.perToken;
+      o.activation = Activation::Tanh;
+      Dense d(o, "dense");
+      const auto bound = testing::bindStandalone(d, c.in, 5);
+      const Eigen::Index k = c.in.c, steps = c.perToken ? c.in.h : 1, inputs = c.perToken ? k : c.in.size();
+      const Eigen::Index tokens = steps * c.batch;
+      std::mt19937 rng(11);
+      std::normal_distribution<float> normal(0.0f, 1.0f);
+      Matrix x(c.in.size(), c.batch), dy(static_cast<Eigen::Index>(c.units) * steps, c.batch);
+      for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = normal(rng);
+      for (Eigen::Index i = 0; i < dy.size(); ++i) dy.data()[i] = normal(rng);
+      std::vector<Matrix> ys, dxs;
+      for (int chunks : {1, 2, 3}) {
+        PassContext ctx;
+        ctx.training = true;
+        ctx.chunks = chunks;
+        ctx.precision = p;
+        ASSERT_EQ(chunksFor(ctx, 2 * c.units * inputs * tokens / 8, tokens), chunks);  // the split is granted
+        ys.push_back(d.forward(x, ctx));
+        dxs.push_back(d.backward(x, dy, true, ctx));
+      }
+      EXPECT_TRUE(ys[0] == ys[1] && ys[0] == ys[2]);
+      EXPECT_TRUE(dxs[0] == dxs[1] && dxs[0] == dxs[2]);
+      if (p != util::Precision::FP32) continue;
+      const ConstMatrixMap w(bound.params.data(), c.units, inputs);
+      const ConstVectorMap b(bound.params.data() + c.units * inputs, c.units);
+      const ConstMatrixMap xt(x.data(), inputs, tokens), dyt(dy.data(), c.units, tokens);
+      const Matrix y = ((w * xt).colwise() + b).array().tanh().matrix();
+      const Matrix g = dyt.array() * (1.0f - y.array().square());
+      EXPECT_LT((ConstMatrixMap(ys[0].data(), c.units, tokens) - y).cwiseAbs().maxCoeff(), 1e-4f);
+      EXPECT_LT((ConstMatrixMap(dxs[0].data(), inputs, tokens) - w.transpose() * g).cwiseAbs().maxCoeff(), 1e-4f);
+    }
 }
 
 TEST(TransformerGradients, AttentionWithAndWithoutTheCausalMask) {
