@@ -114,7 +114,9 @@ inline void storeTile512(const __m512* lo, const __m512* hi, float* c, std::int6
 // steps fixed at compile time where not 0 (0: `ldb`). A packed strip (kNr, 1); a plain B where it
 // lies, as stored (1, ldb) or transposed (ldb, 1): its broadcasts come from 8 columns' cache
 // lines (or a row's) instead of a packed strip, the same loads and FMAs without the copy.
-template <std::int64_t kRowStep, std::int64_t kColStep>
+// kHalf: rows 0-15 only (a strip of at most 16 rows: an attention head's 16 features), half the
+// FMAs; rows 16-31 come out zero.
+template <std::int64_t kRowStep, std::int64_t kColStep, bool kHalf = false>
 ACCELLAB_TARGET("avx512f")
 inline void tile512(std::int64_t kc, const float* __restrict a, const float* __restrict b, std::int64_t ldb,
                     float* c, std::int64_t ldc, bool accumulate, const float* bias, std::int64_t mr,
@@ -132,13 +134,13 @@ inline void tile512(std::int64_t kc, const float* __restrict a, const float* __r
   const float* b7 = b + 7 * colStep;
 #pragma GCC unroll 4
   for (std::int64_t p = 0; p < kc; ++p) {
-    const __m512 a0 = _mm512_loadu_ps(a), a1 = _mm512_loadu_ps(a + 16);
+    const __m512 a0 = _mm512_loadu_ps(a), a1 = kHalf ? a0 : _mm512_loadu_ps(a + 16);
     const std::int64_t at = p * rowStep;
     __m512 bb;
 #define ACCELLAB_GEMM_STEP(j)             \
   bb = _mm512_set1_ps(b##j[at]);          \
   c0##j = _mm512_fmadd_ps(a0, bb, c0##j); \
-  c1##j = _mm512_fmadd_ps(a1, bb, c1##j);
+  if constexpr (!kHalf) c1##j = _mm512_fmadd_ps(a1, bb, c1##j);
     ACCELLAB_GEMM_STEP(0) ACCELLAB_GEMM_STEP(1) ACCELLAB_GEMM_STEP(2) ACCELLAB_GEMM_STEP(3)
     ACCELLAB_GEMM_STEP(4) ACCELLAB_GEMM_STEP(5) ACCELLAB_GEMM_STEP(6) ACCELLAB_GEMM_STEP(7)
 #undef ACCELLAB_GEMM_STEP
@@ -152,21 +154,30 @@ inline void tile512(std::int64_t kc, const float* __restrict a, const float* __r
 ACCELLAB_TARGET("avx512f")
 void kernelAvx512(std::int64_t kc, const float* a, const float* b, float* c, std::int64_t ldc,
                   bool accumulate, const float* bias, std::int64_t mr, std::int64_t nr, float* tile) {
-  tile512<kNr, 1>(kc, a, b, 0, c, ldc, accumulate, bias, mr, nr, tile);
+  if (mr <= 16)
+    tile512<kNr, 1, true>(kc, a, b, 0, c, ldc, accumulate, bias, mr, nr, tile);
+  else
+    tile512<kNr, 1>(kc, a, b, 0, c, ldc, accumulate, bias, mr, nr, tile);
 }
 
 ACCELLAB_TARGET("avx512f")
 void kernelAvx512Columns(std::int64_t kc, const float* a, const float* b, std::int64_t ldb, float* c,
                          std::int64_t ldc, bool accumulate, const float* bias, std::int64_t mr,
                          std::int64_t nr, float* tile) {
-  tile512<1, 0>(kc, a, b, ldb, c, ldc, accumulate, bias, mr, nr, tile);
+  if (mr <= 16)
+    tile512<1, 0, true>(kc, a, b, ldb, c, ldc, accumulate, bias, mr, nr, tile);
+  else
+    tile512<1, 0>(kc, a, b, ldb, c, ldc, accumulate, bias, mr, nr, tile);
 }
 
 ACCELLAB_TARGET("avx512f")
 void kernelAvx512Rows(std::int64_t kc, const float* a, const float* b, std::int64_t ldb, float* c,
                       std::int64_t ldc, bool accumulate, const float* bias, std::int64_t mr, std::int64_t nr,
                       float* tile) {
-  tile512<0, 1>(kc, a, b, ldb, c, ldc, accumulate, bias, mr, nr, tile);
+  if (mr <= 16)
+    tile512<0, 1, true>(kc, a, b, ldb, c, ldc, accumulate, bias, mr, nr, tile);
+  else
+    tile512<0, 1>(kc, a, b, ldb, c, ldc, accumulate, bias, mr, nr, tile);
 }
 
 // ---- AVX512_BF16: two depths per lane per instruction ---------------------------------
@@ -174,7 +185,7 @@ void kernelAvx512Rows(std::int64_t kc, const float* a, const float* b, std::int6
 // The 32 x 8 tile over `pairs` pair rows: word (q, j) of B's strip at b[q * pairStep + j * colStep],
 // the steps fixed at compile time where not 0 (0: `pairs`). Pairs form (kNr, 1); columns form
 // (1, 0): column j's pairs in order, as a plain column-major B converts (gemm_kernels.h).
-template <std::int64_t kPairStep, std::int64_t kColStep>
+template <std::int64_t kPairStep, std::int64_t kColStep, bool kHalf = false>
 ACCELLAB_TARGET("avx512f,avx512bw,avx512bf16")
 inline void tileBf16(std::int64_t pairs, const std::uint32_t* __restrict a, const std::uint32_t* __restrict b,
                      float* c, std::int64_t ldc, bool accumulate, const float* bias, std::int64_t mr,
@@ -193,13 +204,13 @@ inline void tileBf16(std::int64_t pairs, const std::uint32_t* __restrict a, cons
 #pragma GCC unroll 4
   for (std::int64_t q = 0; q < pairs; ++q) {
     const __m512bh a0 = reinterpret_cast<__m512bh>(_mm512_loadu_si512(a));
-    const __m512bh a1 = reinterpret_cast<__m512bh>(_mm512_loadu_si512(a + 16));
+    const __m512bh a1 = kHalf ? a0 : reinterpret_cast<__m512bh>(_mm512_loadu_si512(a + 16));
     const std::int64_t at = q * pairStep;
     __m512bh bb;
 #define ACCELLAB_GEMM_STEP(j)                                                       \
   bb = reinterpret_cast<__m512bh>(_mm512_set1_epi32(static_cast<int>(b##j[at]))); \
   c0##j = _mm512_dpbf16_ps(c0##j, a0, bb);                                          \
-  c1##j = _mm512_dpbf16_ps(c1##j, a1, bb);
+  if constexpr (!kHalf) c1##j = _mm512_dpbf16_ps(c1##j, a1, bb);
     ACCELLAB_GEMM_STEP(0) ACCELLAB_GEMM_STEP(1) ACCELLAB_GEMM_STEP(2) ACCELLAB_GEMM_STEP(3)
     ACCELLAB_GEMM_STEP(4) ACCELLAB_GEMM_STEP(5) ACCELLAB_GEMM_STEP(6) ACCELLAB_GEMM_STEP(7)
 #undef ACCELLAB_GEMM_STEP
@@ -214,14 +225,20 @@ ACCELLAB_TARGET("avx512f,avx512bw,avx512bf16")
 void kernelBf16(std::int64_t pairs, const std::uint32_t* a, const std::uint32_t* b, float* c,
                 std::int64_t ldc, bool accumulate, const float* bias, std::int64_t mr, std::int64_t nr,
                 float* tile) {
-  tileBf16<kNr, 1>(pairs, a, b, c, ldc, accumulate, bias, mr, nr, tile);
+  if (mr <= 16)
+    tileBf16<kNr, 1, true>(pairs, a, b, c, ldc, accumulate, bias, mr, nr, tile);
+  else
+    tileBf16<kNr, 1>(pairs, a, b, c, ldc, accumulate, bias, mr, nr, tile);
 }
 
 ACCELLAB_TARGET("avx512f,avx512bw,avx512bf16")
 void kernelBf16Columns(std::int64_t pairs, const std::uint32_t* a, const std::uint32_t* b, float* c,
                        std::int64_t ldc, bool accumulate, const float* bias, std::int64_t mr, std::int64_t nr,
                        float* tile) {
-  tileBf16<1, 0>(pairs, a, b, c, ldc, accumulate, bias, mr, nr, tile);
+  if (mr <= 16)
+    tileBf16<1, 0, true>(pairs, a, b, c, ldc, accumulate, bias, mr, nr, tile);
+  else
+    tileBf16<1, 0>(pairs, a, b, c, ldc, accumulate, bias, mr, nr, tile);
 }
 
 // ---- peak loops: 12 independent chains in registers, enough to fill two FMA pipes ----
