@@ -161,7 +161,7 @@ const Matrix& Residual::forward(const Matrix& x, const PassContext& ctx) {
 const Matrix& Residual::backward(const Matrix& x, const Matrix& dy, bool needDx, const PassContext& ctx) {
   const Matrix* g = &dy;
   const std::int64_t rows = dy.rows();
-  if (m_after != Activation::Linear) {
+  if (m_after != Activation::Linear && !m_gradientTaken) {
     m_g.resize(dy.rows(), dy.cols());
     util::parallelChunks(dy.cols(), chunksFor(ctx, dy.size(), dy.cols()), [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
       activationGradient(m_after, m_y.data() + b * rows, dy.data() + b * rows, m_g.data() + b * rows, rows * (e - b));
@@ -173,10 +173,20 @@ const Matrix& Residual::backward(const Matrix& x, const Matrix& dy, bool needDx,
   if (!m_shortcut.empty()) dShort = &m_shortcut.backward(x, *g, needDx, ctx);
   if (!needDx) return m_dx;
   m_dx.resize(x.rows(), x.cols());
-  util::parallelChunks(x.cols(), chunksFor(ctx, x.size(), x.cols()), [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
-    m_dx.middleCols(b, e - b) = dMain.middleCols(b, e - b) + dShort->middleCols(b, e - b);
+  withActivationGradient(m_before, [&](auto grad) {
+    util::parallelChunks(x.cols(), chunksFor(ctx, x.size(), x.cols()), [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
+      const std::int64_t at = x.rows() * b, n = x.rows() * (e - b);
+      const float *in = x.data() + at, *main = dMain.data() + at, *shortcut = dShort->data() + at;
+      float* out = m_dx.data() + at;
+      for (std::int64_t i = 0; i < n; ++i) out[i] = grad(in[i], main[i] + shortcut[i]);
+    });
   });
   return m_dx;
+}
+
+bool Residual::takePrecedingActivationGradient(Activation a) {
+  m_before = a;
+  return true;
 }
 
 // --- Concat -----------------------------------------------------------------------------------

@@ -70,6 +70,12 @@ public:
   void initParams(std::uint64_t seed) override;
   const Matrix& forward(const Matrix& x, const PassContext& ctx) override;
   const Matrix& backward(const Matrix& x, const Matrix& dy, bool needDx, const PassContext& ctx) override;
+  // In a chain of blocks (ResNet's), f'(y) of the block before is applied in the pass that adds
+  // the two branches' input gradients, from x (that block's output), and that block skips its own
+  // pass over the gradient: one pass over the data less per block.
+  Activation ownActivation() const override { return m_after; }
+  bool takePrecedingActivationGradient(Activation a) override;
+  void setActivationGradientTaken(bool taken) override { m_gradientTaken = taken; }
 
 protected:
   Shape inferShape(Shape in) override;
@@ -77,6 +83,8 @@ protected:
 
 private:
   Activation m_after;
+  Activation m_before = Activation::Linear;  // the preceding layer's, applied to dx (taken)
+  bool m_gradientTaken = false;              // dy arrives with f'(y) applied by the layer after
   Sequential m_main{"main"};
   Sequential m_shortcut{"shortcut"};
   Matrix m_g;  // dy * f'(y)

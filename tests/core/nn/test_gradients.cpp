@@ -442,6 +442,27 @@ TEST(Gradients, ResidualBlocks) {
   expectGradientsMatch(projection, {2, 5, 5}, o);
 }
 
+// Blocks in a chain: the second applies the first one's f' (ELU, then tanh: smooth, so finite
+// differences hold) in its own pass over dx, and the first skips its pass. Every parameter's
+// gradient and the input's still match finite differences, and the first block's gradient pass
+// is taken by the second.
+TEST(Gradients, ResidualBlocksInAChainApplyEachOthersActivationGradient) {
+  Sequential chain("chain");
+  auto first = std::make_unique<Residual>("res1", Activation::ELU);
+  first->main().add(conv(3, 3, 3, 1, Padding::same(), Activation::Tanh));
+  auto second = std::make_unique<Residual>("res2", Activation::Tanh);
+  second->main().add(conv(3, 3, 3, 1, Padding::same(), Activation::Linear));
+  second->shortcut().add(conv(3, 1, 1, 1, Padding::valid(), Activation::Linear, false));
+  Residual* res2 = second.get();
+  chain.add(std::move(first));
+  chain.add(std::move(second));
+  GradCheckOptions o;
+  o.batch = 3;
+  expectGradientsMatch(chain, {3, 4, 4}, o);
+  EXPECT_EQ(chain.child(0).ownActivation(), Activation::ELU);
+  EXPECT_TRUE(res2->takePrecedingActivationGradient(Activation::ELU));  // what the chain asked
+}
+
 TEST(Gradients, ConcatWithNestedBranches) {
   Concat c("concat");
   c.addBranch("a").add(conv(2, 1, 1, 1, Padding::valid(), Activation::Tanh));
