@@ -118,10 +118,12 @@ void expectTwoByTwoMaxima(MaxPool2D& pool, Shape in) {
         }
 }
 
-// The patch packers of the implicit-GEMM convolution (masked runs at stride 1, gathers at stride
-// 2, gathered columns for the weight gradient) and max pooling's 2 x 2 pass are chosen at run time
-// as well: every set the CPU has computes the same gradients. Rows longer than one vector (19
-// output columns; a pool row of 18) end in a partial one.
+// The patch packers of the implicit-GEMM convolution (masked runs at stride 1, every other value
+// of a run at stride 2, runs transposed in registers for the weight gradient's columns, gathers
+// elsewhere), its stride-2 scatter of patch gradients and max pooling's 2 x 2 pass are chosen at
+// run time as well: every set the CPU has computes the same gradients. Rows longer than one vector
+// (19 output columns; 11 at stride 2, past the 8 the column runs need; a pool row of 18) end in a
+// partial one.
 TEST(Gradients, ConvPatchesAndPoolingOnEveryKernelSetTheCpuHas) {
   const IsaLimitGuard guard;
   for (GemmIsa isa : {GemmIsa::Portable, GemmIsa::Avx2, GemmIsa::Avx512}) {
