@@ -34,8 +34,9 @@ Shape Sequential::inferShape(Shape in) {
   for (std::size_t i = 1; i < m_children.size(); ++i)
     if (auto* act = dynamic_cast<ActivationLayer*>(m_children[i].get()))
       act->setTaken(m_children[i - 1]->takeFollowingActivation(act->activation()));
-  // In the backward pass a layer that routes the gradient to few elements (max pooling) applies
-  // the activation of the layer before it there, not that layer on every element.
+  // In the backward pass a layer may apply the activation gradient of the layer before it in a pass
+  // of its own (max pooling where it routes the gradient, a residual block as it adds its
+  // branches'), and that layer then skips its pass over every element.
   for (std::size_t i = 1; i < m_children.size(); ++i) {
     const Activation before = m_children[i - 1]->ownActivation();
     const bool taken = m_children[i]->takePrecedingActivationGradient(before);

@@ -117,8 +117,8 @@ void patchStripAvx512(const ConvPatches& in, const std::int32_t* taps, const std
       else
         len = std::min<std::int64_t>(16, kGemmMr - i);  // padding lanes: zeros
       const std::int64_t span = 2 * len - 1;
-      segs[n++] = Seg{i < mr ? pix[i] : -1, static_cast<std::int32_t>(i), firstLanes(len),
-                      firstLanes(std::min<std::int64_t>(span, 16)), firstLanes(span - 16)};
+      segs[n++] = Seg{i < mr ? pix[i] : -1, static_cast<std::int32_t>(i), firstLanes(len), firstLanes(span),
+                      firstLanes(span - 16)};
       i += len;
     }
     const __m512i evens = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
@@ -147,10 +147,11 @@ void patchStripAvx512(const ConvPatches& in, const std::int32_t* taps, const std
   }
 }
 
-// The same strip where the layer's stride is 1 or 2 and its output rows are 8 pixels or wider:
-// runs of up to 16 pixels along an output row, tap by tap, are loaded as vectors (a tap's run is
-// contiguous in the padded input, or every other value of it) and transposed in registers to the
-// strip's rows of 8 taps, where a gather loaded the 8 taps of a pixel lane by lane.
+// One strip of kGemmNr patch columns (taps[0, nr)) over the pixels at offsets pix[0, kc), where the
+// layer's stride is 1 or 2 and its output rows are 8 pixels or wider: runs of up to 16 pixels along
+// an output row, tap by tap, are loaded as vectors (a tap's run is contiguous in the padded input,
+// or every other value of it) and transposed in registers to the strip's rows of 8 taps, where a
+// gather loaded the 8 taps of a pixel lane by lane.
 ACCELLAB_TARGET("avx512f")
 void patchColumnsRuns(const ConvPatches& in, const std::int32_t* pix, const std::int32_t* taps, std::int64_t nr,
                       std::int64_t kc, float* strip) {
@@ -197,8 +198,9 @@ void addToEveryOther(float* dst, const float* src, std::int64_t n) {
 }
 
 // One strip of kGemmNr patch columns (taps[0, nr)) over the pixels at offsets pix[0, kc), with
-// AVX2 gathers. Used where AVX-512 runs (as its 8-wide gathers were before): on AVX2-only CPUs
-// (Zen 2/3) gathers are slow and were never measured against the scalar loop.
+// AVX2 gathers. Used where AVX-512 runs and the runs above do not apply (a stride above 2, output
+// rows narrower than 8 pixels): on AVX2-only CPUs (Zen 2/3) gathers are slow and were never
+// measured against the scalar loop.
 ACCELLAB_TARGET("avx2")
 void patchColumnsAvx2(const ConvPatches& in, const std::int32_t* pix, const std::int32_t* taps, std::int64_t nr,
                       std::int64_t kc, float* strip) {

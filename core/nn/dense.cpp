@@ -54,8 +54,8 @@ void Dense::initParams(std::uint64_t seed) {
 
 namespace {
 
-// Splits `n` rows or columns into `chunks` ranges on micro-tile boundaries (`tile` of them: kGemmMr
-// rows, kGemmNr columns; the last range takes the rest).
+// Splits `n` rows or columns into `chunks` ranges on boundaries of `tile` (kGemmMr rows; two strips
+// of kGemmNr columns); the last range takes the rest.
 template <class Fn>
 void tileBlocks(std::int64_t n, std::int64_t tile, int chunks, Fn&& fn) {
   const std::int64_t strips = (n + tile - 1) / tile;
@@ -73,15 +73,18 @@ void rowBlocks(std::int64_t rows, int chunks, Fn&& fn) {
 
 // C (rows x cols) = f(op(A) B + bias), with the threads splitting whichever operand is larger: a
 // weight matrix A no larger than B (a transformer's d x d against d x tokens) is packed by every
-// thread and each multiplies its own columns of B, packed where it will be multiplied, in one
-// parallel region; else (a wide layer on a small batch) the threads split A's rows and share B,
-// packed once. Each element of C is one fixed-order sum either way: identical for any split.
+// thread and each multiplies its own columns of B (a bf16 B packed by the thread that multiplies
+// it; an fp32 one read where it lies), in one parallel region; else (a wide layer on a small
+// batch) the threads split A's rows and share B, packed once. Each element of C is one
+// fixed-order sum either way: identical for any split. The column ranges start on whole pairs of
+// strips (16 columns), so AMX's kernel of two strips at once pairs the same strips whatever the
+// split (its single-strip kernel adds a bias in another order).
 void weightTimesActivations(std::int64_t rows, std::int64_t cols, std::int64_t depth, const float* a, Transpose aT,
                             const float* b, float* c, const float* bias, Activation f, PackedB& shared,
                             const PassContext& ctx) {
-  const std::int64_t lda = aT == Transpose::Yes ? depth : rows;
+  const std::int64_t lda = aT == Transpose::Yes ? depth : rows, work = 2 * rows * depth * cols / 8;
   if (rows * depth <= depth * cols) {
-    tileBlocks(cols, kGemmNr, chunksFor(ctx, 2 * rows * depth * cols / 8, cols), [&](std::int64_t j0, std::int64_t j1) {
+    tileBlocks(cols, 2 * kGemmNr, chunksFor(ctx, work, cols), [&](std::int64_t j0, std::int64_t j1) {
       const GemmOperand w{a, lda, aT}, in{b + j0 * depth, depth, Transpose::No};
       GemmC out;
       out.data = c + j0 * rows;
@@ -94,7 +97,7 @@ void weightTimesActivations(std::int64_t rows, std::int64_t cols, std::int64_t d
   }
   const GemmOperand in{b, depth, Transpose::No};
   shared.pack(gemmB(in), depth, cols, ctx.precision);
-  rowBlocks(rows, chunksFor(ctx, 2 * rows * depth * cols / 8, rows), [&](std::int64_t r0, std::int64_t r1) {
+  rowBlocks(rows, chunksFor(ctx, work, rows), [&](std::int64_t r0, std::int64_t r1) {
     const GemmOperand w{aT == Transpose::Yes ? a + r0 * lda : a + r0, lda, aT};
     GemmC out;
     out.data = c + r0;

@@ -88,7 +88,8 @@ struct Path {
   }
   // Strip offset (in elements of the packed form) of row or column `at` in a panel kc deep.
   std::int64_t offset(std::int64_t at, std::int64_t kc) const { return at * detail::packedDepth(form, kc); }
-  // `bias`: the rows' bias, added to C's tile after the product (kernels write it from registers).
+  // `bias`: the rows' bias, added to C's tile after the product ((C + tile) + bias), by the kernel
+  // as it writes C (from registers on AVX-512; through its buffer elsewhere).
   void run(std::int64_t kc, const void* a, const void* b, float* c, std::int64_t ldc, bool accumulate,
            const float* bias, std::int64_t mr, std::int64_t nr, float* tile) const {
     if (bf16)

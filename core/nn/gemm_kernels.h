@@ -8,8 +8,9 @@
 // the fp32 packers of plain operands: gemm_pack_plain.cpp.
 //
 // Kernels compute one kGemmMr x kGemmNr tile from packed strips (gemm.h) and either write it
-// to a column-major C (mr x nr valid, accumulating or not) or, where `tile` is non-null, to
-// that kGemmMr x kGemmNr column-major buffer.
+// to a column-major C (mr x nr valid, accumulating or not, plus `bias` of the rows where it is
+// given: (C + tile) + bias) or, where `tile` is non-null, to that kGemmMr x kGemmNr column-major
+// buffer (the bias ignored). A strip of at most 16 rows runs half the AVX-512 kernels.
 //
 // The bf16 kernels take strips of bf16 pairs: each 32-bit word holds the operand at depth 2q
 // in its low half and at depth 2q + 1 in its high half (zero past an odd depth):

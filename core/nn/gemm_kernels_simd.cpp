@@ -184,7 +184,8 @@ void kernelAvx512Rows(std::int64_t kc, const float* a, const float* b, std::int6
 
 // The 32 x 8 tile over `pairs` pair rows: word (q, j) of B's strip at b[q * pairStep + j * colStep],
 // the steps fixed at compile time where not 0 (0: `pairs`). Pairs form (kNr, 1); columns form
-// (1, 0): column j's pairs in order, as a plain column-major B converts (gemm_kernels.h).
+// (1, 0): column j's pairs in order, as a plain column-major B converts (gemm_kernels.h). kHalf
+// as tile512's.
 template <std::int64_t kPairStep, std::int64_t kColStep, bool kHalf = false>
 ACCELLAB_TARGET("avx512f,avx512bw,avx512bf16")
 inline void tileBf16(std::int64_t pairs, const std::uint32_t* __restrict a, const std::uint32_t* __restrict b,

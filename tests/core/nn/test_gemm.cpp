@@ -253,7 +253,8 @@ TEST(Gemm, APlainOperandKeptByReferenceSurvivesALoweredLimit) {
 
 // A layer's bias rides on the GEMM: added once per element, after the last depth panel, on every
 // path (each kernel adds it as it writes C), packed per call or once, into a fresh or an
-// accumulated C, whole tiles and a partial one (33 rows).
+// accumulated C, whole tiles and partial ones (1 and 18 rows of a strip; 24 columns: AMX's
+// two-strip kernel and its single one).
 TEST(Gemm, ARowBiasIsAddedOnceAfterTheLastPanel) {
   const GemmIsa was = limitGemmIsa(GemmIsa::Amx);
   struct Shape {
@@ -263,7 +264,8 @@ TEST(Gemm, ARowBiasIsAddedOnceAfterTheLastPanel) {
     if (isa > detectedGemmIsa()) continue;
     limitGemmIsa(isa);
     for (util::Precision p : {util::Precision::FP32, util::Precision::BF16})
-      for (const Shape& sh : {Shape{33, 9, 17}, Shape{64, 20, 401}, Shape{40, 2060, 10}, Shape{5, 3, 0}})
+      for (const Shape& sh :
+           {Shape{33, 9, 17}, Shape{50, 24, 17}, Shape{64, 20, 401}, Shape{40, 2060, 10}, Shape{5, 3, 0}})
         for (bool packedOnce : {false, true})
           for (bool accumulate : {false, true}) {
             SCOPED_TRACE(std::string(gemmIsaName(isa)) + " " + util::precisionName(p) + " " + std::to_string(sh.m) + "x" +

@@ -69,7 +69,8 @@ TEST(TransformerGradients, PerTokenDense) {
 }
 
 // Dense splits its products among the threads by whichever operand is larger: a transformer's
-// weights (24 x 40) against many tokens (240) split the tokens, a wide layer (300 x 50) on a small
+// weights (24 x 40) against many tokens (240) split the tokens, also over two depth panels (400
+// features: where AMX pairs strips, each range starts on a pair), a wide layer (300 x 50) on a small
 // batch (16) splits its rows. Either way the output and the input gradient are the naive product's
 // (tanh applied, the bias added) and 1, 2 or 3 chunks give the same bits, fp32 and bf16.
 TEST(TransformerLayers, DenseSplitsItsWorkWithoutChangingABit) {
@@ -80,7 +81,9 @@ TEST(TransformerLayers, DenseSplitsItsWorkWithoutChangingABit) {
     int batch;
     bool perToken;
   };
-  for (const Case& c : {Case{"tokens split", 24, {40, 30, 1}, 8, true}, Case{"rows split", 300, {50, 1, 1}, 16, false}})
+  for (const Case& c :
+       {Case{"tokens split", 24, {40, 30, 1}, 8, true}, Case{"two depth panels", 24, {400, 9, 1}, 8, true},
+        Case{"rows split", 300, {50, 1, 1}, 16, false}})
     for (util::Precision p : {util::Precision::FP32, util::Precision::BF16}) {
       SCOPED_TRACE(std::string(c.what) + " " + util::precisionName(p));
       DenseOptions o;
@@ -88,11 +91,13 @@ TEST(TransformerLayers, DenseSplitsItsWorkWithoutChangingABit) {
       o.perToken = c.perToken;
       o.activation = Activation::Tanh;
       Dense d(o, "dense");
-      const auto bound = testing::bindStandalone(d, c.in, 5);
-      const Eigen::Index k = c.in.c, steps = c.perToken ? c.in.h : 1, inputs = c.perToken ? k : c.in.size();
-      const Eigen::Index tokens = steps * c.batch;
+      auto bound = testing::bindStandalone(d, c.in, 5);
       std::mt19937 rng(11);
       std::normal_distribution<float> normal(0.0f, 1.0f);
+      for (Eigen::Index i = 0; i < bound.params.size(); ++i)
+        bound.params[i] += 0.1f * normal(rng);  // a bias too
+      const Eigen::Index k = c.in.c, steps = c.perToken ? c.in.h : 1, inputs = c.perToken ? k : c.in.size();
+      const Eigen::Index tokens = steps * c.batch;
       Matrix x(c.in.size(), c.batch), dy(static_cast<Eigen::Index>(c.units) * steps, c.batch);
       for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = normal(rng);
       for (Eigen::Index i = 0; i < dy.size(); ++i) dy.data()[i] = normal(rng);
