@@ -79,8 +79,11 @@ for model in models:
         b = engine(model, "bf16"); e16.append(b["images_per_second_median_step"]); f16.append(b["peak_fraction"])
         t16.append(torch(model, True))
         info = info or b
+        # A bf16 run that did not multiply on the bf16 path this machine's first run took (the
+        # start-up check of whether the dot products pay read a disturbed core) is said on its line.
+        path = "" if b["isa"] == info["isa"] else f" (bf16 on {b['isa']}, not {info['isa']})"
         line = (f"{model} round {r + 1}: engine {e32[-1]:.0f}/{e16[-1]:.0f}, torch "
-                f"{t32[-1] or nan:.0f}/{t16[-1] or nan:.0f}")
+                f"{t32[-1] or nan:.0f}/{t16[-1] or nan:.0f}{path}")
         round_lines.append(line)
         print(line, file=sys.stderr)
     ok = lambda v: [x for x in v if x]
