@@ -67,76 +67,70 @@ struct PixelCursor {
 };
 
 #if ACCELLAB_X86_KERNELS
-// One strip of patches (rows: the pixels at offsets pix[0, mr); depth: taps[0, kc)) in AVX-512.
+// A run of up to 16 pixels along one output row, kStride (1 or 2) values apart in the padded
+// input from `at`, as one vector: the run's span loaded under masks (lo: its first 16 values, hi:
+// the rest) and, at stride 2, its even values kept by one permute. A gather loads lane by lane
+// (the stride-2 packers took a quarter of a ResNet downsampling layer's time with gathers).
+template <int kStride>
 ACCELLAB_TARGET("avx512f")
-void patchStripAvx512(const ConvPatches& in, const std::int32_t* taps, const std::int32_t* pix, std::int64_t mr,
-                      std::int64_t kc, float* strip) {
-  if (in.plan->g.strideW == 1) {
-    // Consecutive pixels of one output row are consecutive in the padded input: copy
-    // each run with masked vector loads (cheaper than gathers).
-    struct Seg {
-      std::int32_t src, dst;
-      __mmask16 mask;
-    };
-    Seg segs[kGemmMr + 1];
-    int n = 0;
-    for (std::int64_t i = 0; i < kGemmMr;) {
-      std::int64_t len = 1;
-      if (i < mr)
-        while (i + len < mr && len < 16 && pix[i + len] == pix[i] + len) ++len;
-      else
-        len = std::min<std::int64_t>(16, kGemmMr - i);  // padding lanes: zeros
-      segs[n++] = Seg{i < mr ? pix[i] : -1, static_cast<std::int32_t>(i), static_cast<__mmask16>((1u << len) - 1u)};
-      i += len;
-    }
-    for (std::int64_t p = 0; p < kc; ++p) {
-      const float* base = in.padded + taps[p];
-      float* out = strip + p * kGemmMr;
-      for (int q = 0; q < n; ++q) {
-        const __m512 v = segs[q].src >= 0 ? _mm512_maskz_loadu_ps(segs[q].mask, base + segs[q].src) : _mm512_setzero_ps();
-        _mm512_mask_storeu_ps(out + segs[q].dst, segs[q].mask, v);
-      }
-    }
-    return;
-  }
-  if (in.plan->g.strideW == 2) {
-    // Consecutive pixels of one output row are every other value of the padded input: a run's
-    // span (twice as long) is loaded in two masked vectors and its even values kept by one
-    // permute, where a gather loaded lane by lane (these packers took a quarter of a stride-2
-    // layer's time; ResNet's downsampling convolutions run on this GEMM).
-    struct Seg {
-      std::int32_t src, dst;
-      __mmask16 keep, spanLo, spanHi;  // the run's lanes; its span's values in each load
-    };
-    Seg segs[kGemmMr + 1];
-    int n = 0;
-    for (std::int64_t i = 0; i < kGemmMr;) {
-      std::int64_t len = 1;
-      if (i < mr)
-        while (i + len < mr && len < 16 && pix[i + len] == pix[i] + 2 * len) ++len;
-      else
-        len = std::min<std::int64_t>(16, kGemmMr - i);  // padding lanes: zeros
-      const std::int64_t span = 2 * len - 1;
-      segs[n++] = Seg{i < mr ? pix[i] : -1, static_cast<std::int32_t>(i), firstLanes(len), firstLanes(span),
-                      firstLanes(span - 16)};
-      i += len;
-    }
+inline __m512 loadRun(const float* at, __mmask16 lo, __mmask16 hi) {
+  if constexpr (kStride == 1) {
+    (void)hi;
+    return _mm512_maskz_loadu_ps(lo, at);
+  } else {
     const __m512i evens = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    for (std::int64_t p = 0; p < kc; ++p) {
-      const float* base = in.padded + taps[p];
-      float* out = strip + p * kGemmMr;
-      for (int q = 0; q < n; ++q) {
-        __m512 v = _mm512_setzero_ps();
-        if (segs[q].src >= 0) {
-          const float* at = base + segs[q].src;
-          v = _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(segs[q].spanLo, at), evens,
-                                     _mm512_maskz_loadu_ps(segs[q].spanHi, at + 16));
-        }
-        _mm512_mask_storeu_ps(out + segs[q].dst, segs[q].keep, v);
-      }
-    }
-    return;
+    return _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(lo, at), evens, _mm512_maskz_loadu_ps(hi, at + 16));
   }
+}
+
+// The values a run of len pixels spans in the padded input.
+template <int kStride>
+constexpr std::int64_t runSpan(std::int64_t len) {
+  return kStride * (len - 1) + 1;
+}
+
+// One strip of patches (rows: the pixels at offsets pix[0, mr); depth: taps[0, kc)) at stride
+// kStride: consecutive pixels of one output row are kStride values apart in the padded input, so
+// each run of them is loaded as a vector (loadRun) and stored under its mask.
+template <int kStride>
+ACCELLAB_TARGET("avx512f")
+void patchRunsAvx512(const ConvPatches& in, const std::int32_t* taps, const std::int32_t* pix,
+                     std::int64_t mr, std::int64_t kc, float* strip) {
+  struct Seg {
+    std::int32_t src, dst;
+    __mmask16 keep, spanLo, spanHi;  // the run's lanes; its span's values in each load
+  };
+  Seg segs[kGemmMr + 1];
+  int n = 0;
+  for (std::int64_t i = 0; i < kGemmMr;) {
+    std::int64_t len = 1;
+    if (i < mr)
+      while (i + len < mr && len < 16 && pix[i + len] == pix[i] + kStride * len) ++len;
+    else
+      len = std::min<std::int64_t>(16, kGemmMr - i);  // padding lanes: zeros
+    const std::int64_t span = runSpan<kStride>(len);
+    segs[n++] = Seg{i < mr ? pix[i] : -1, static_cast<std::int32_t>(i), firstLanes(len), firstLanes(span),
+                    firstLanes(span - 16)};
+    i += len;
+  }
+  for (std::int64_t p = 0; p < kc; ++p) {
+    const float* base = in.padded + taps[p];
+    float* out = strip + p * kGemmMr;
+    for (int q = 0; q < n; ++q) {
+      const Seg& sg = segs[q];
+      const __m512 v =
+          sg.src >= 0 ? loadRun<kStride>(base + sg.src, sg.spanLo, sg.spanHi) : _mm512_setzero_ps();
+      _mm512_mask_storeu_ps(out + sg.dst, sg.keep, v);
+    }
+  }
+}
+
+// One strip of patches in AVX-512: runs of pixels at strides 1 and 2, gathers at larger ones.
+ACCELLAB_TARGET("avx512f")
+void patchStripAvx512(const ConvPatches& in, const std::int32_t* taps, const std::int32_t* pix,
+                      std::int64_t mr, std::int64_t kc, float* strip) {
+  if (in.plan->g.strideW == 1) return patchRunsAvx512<1>(in, taps, pix, mr, kc, strip);
+  if (in.plan->g.strideW == 2) return patchRunsAvx512<2>(in, taps, pix, mr, kc, strip);
   const __m512i lo = _mm512_loadu_si512(pix), hi = _mm512_loadu_si512(pix + 16);
   const __mmask16 mlo = mr >= 16 ? 0xffff : static_cast<__mmask16>((1u << mr) - 1u);
   const __mmask16 mhi = mr >= 32 ? 0xffff : mr <= 16 ? 0 : static_cast<__mmask16>((1u << (mr - 16)) - 1u);
@@ -147,31 +141,22 @@ void patchStripAvx512(const ConvPatches& in, const std::int32_t* taps, const std
   }
 }
 
-// One strip of kGemmNr patch columns (taps[0, nr)) over the pixels at offsets pix[0, kc), where the
-// layer's stride is 1 or 2 and its output rows are 8 pixels or wider: runs of up to 16 pixels along
-// an output row, tap by tap, are loaded as vectors (a tap's run is contiguous in the padded input,
-// or every other value of it) and transposed in registers to the strip's rows of 8 taps, where a
-// gather loaded the 8 taps of a pixel lane by lane.
+// One strip of kGemmNr patch columns (taps[0, nr)) over the pixels at offsets pix[0, kc), at
+// stride kStride (1 or 2) with output rows 8 pixels or wider: runs of up to 16 pixels along an
+// output row, tap by tap, are loaded as vectors (loadRun) and transposed in registers to the
+// strip's rows of 8 taps, where a gather loaded the 8 taps of a pixel lane by lane.
+template <int kStride>
 ACCELLAB_TARGET("avx512f")
-void patchColumnsRuns(const ConvPatches& in, const std::int32_t* pix, const std::int32_t* taps, std::int64_t nr,
-                      std::int64_t kc, float* strip) {
-  const int stride = in.plan->g.strideW;
-  const __m512i evens = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+void patchColumnsRuns(const ConvPatches& in, const std::int32_t* pix, const std::int32_t* taps,
+                      std::int64_t nr, std::int64_t kc, float* strip) {
   for (std::int64_t p = 0; p < kc;) {
     std::int64_t len = 1;
-    while (p + len < kc && len < 16 && pix[p + len] == pix[p] + stride * len) ++len;
-    const std::int64_t span = stride * (len - 1) + 1;
+    while (p + len < kc && len < 16 && pix[p + len] == pix[p] + kStride * len) ++len;
+    const std::int64_t span = runSpan<kStride>(len);
     const __mmask16 lo = firstLanes(span), hi = firstLanes(span - 16);
     __m512 r[16];
-    for (std::int64_t j = 0; j < 16; ++j) {
-      if (j >= nr) {
-        r[j] = _mm512_setzero_ps();
-        continue;
-      }
-      const float* at = in.padded + taps[j] + pix[p];
-      r[j] = stride == 1 ? _mm512_maskz_loadu_ps(lo, at)
-                         : _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(lo, at), evens, _mm512_maskz_loadu_ps(hi, at + 16));
-    }
+    for (std::int64_t j = 0; j < 16; ++j)
+      r[j] = j < nr ? loadRun<kStride>(in.padded + taps[j] + pix[p], lo, hi) : _mm512_setzero_ps();
     transpose16x16Registers(r);  // r[l] lane j: pixel l's tap j
     for (std::int64_t l = 0; l < len; ++l) _mm256_storeu_ps(strip + (p + l) * kGemmNr, _mm512_castps512_ps256(r[l]));
     p += len;
@@ -255,7 +240,10 @@ void packPatchesB(const void* ctx, std::int64_t p0, std::int64_t j0, std::int64_
     for (std::int64_t j = 0; j < nr; ++j) taps[j] = in.plan->tapOffsets[static_cast<std::size_t>(j0 + jr + j)];
 #if ACCELLAB_X86_KERNELS
     if (runs) {
-      patchColumnsRuns(in, pix, taps, nr, kc, strip);
+      if (in.plan->g.strideW == 1)
+        patchColumnsRuns<1>(in, pix, taps, nr, kc, strip);
+      else
+        patchColumnsRuns<2>(in, pix, taps, nr, kc, strip);
       continue;
     }
     if (gathers) {
