@@ -85,37 +85,50 @@ const Matrix& BatchNorm::forward(const Matrix& x, const PassContext& ctx) {
   m_scale.resize(c);
   m_shift.resize(c);
   const double count = static_cast<double>(p) * static_cast<double>(batch);
-  // One chunk owns whole channels: no cross-chunk reduction, identical for any split.
-  util::parallelChunks(c, chunksFor(ctx, x.size(), c), [&](int, std::ptrdiff_t c0, std::ptrdiff_t c1) {
-    for (std::ptrdiff_t ch = c0; ch < c1; ++ch) {
-      // One pass for both moments, in float per sample (vectorised) and double across samples,
-      // around a pivot (the channel's first value) so the variance does not cancel.
-      const float pivot = batch > 0 ? x(ch * p, 0) : 0.0f;
-      double sum = 0, sq = 0;
-      for (Eigen::Index s = 0; s < batch; ++s) {
-        const auto v = x.col(s).segment(ch * p, p).array() - pivot;
-        sum += static_cast<double>(v.sum());
-        sq += static_cast<double>(v.square().sum());
+  const int chunks = chunksFor(ctx, x.size(), batch);
+  // Both moments in one pass, around a pivot per channel (its first value) so the variance does
+  // not cancel: sums in float per sample and channel (vectorised), then in double across samples
+  // in sample order, so the result is identical for any split. Sample by sample, every channel
+  // in turn: each thread streams whole columns (by channel, each sample's short segment was a
+  // stream of its own; the stage-1 layers of ResNet-20 ran at a quarter of the cache's rate).
+  m_pivot.resize(c);
+  for (Eigen::Index ch = 0; ch < c; ++ch) m_pivot[ch] = batch > 0 ? x(ch * p, 0) : 0.0f;
+  m_partials.resize(2 * c, batch);  // per sample: [sums of every channel] [sums of squares]
+  util::parallelChunks(batch, chunks, [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
+    for (std::ptrdiff_t s = b; s < e; ++s)
+      for (Eigen::Index ch = 0; ch < c; ++ch) {
+        const auto v = x.col(s).segment(ch * p, p).array() - m_pivot[ch];
+        m_partials(ch, s) = v.sum();
+        m_partials(c + ch, s) = v.square().sum();
       }
-      const double shifted = sum / count;
-      const double mean = pivot + shifted;
-      const double var = std::max(0.0, sq / count - shifted * shifted);
-      const float inv = static_cast<float>(1.0 / std::sqrt(var + m_o.epsilon));
-      m_mean[ch] = static_cast<float>(mean);
-      m_invStd[ch] = inv;
-      // Training: Keras' moving average. A statistics pass: the running average of the passes.
-      const float m = ctx.training ? m_o.momentum
-                                   : static_cast<float>(ctx.statsPass) / static_cast<float>(ctx.statsPass + 1);
-      m_state[ch] = m * m_state[ch] + (1 - m) * static_cast<float>(mean);
-      const double unbiased = count > 1 ? var * count / (count - 1) : var;
-      m_state[c + ch] = m * m_state[c + ch] + (1 - m) * static_cast<float>(unbiased);
-      const float a = (gamma ? gamma[ch] : 1.0f) * inv;
-      const float shift = (beta ? beta[ch] : 0.0f) - static_cast<float>(mean) * a;
-      m_scale[ch] = a;  // kept: the backward pass recomputes the ReLU's mask from x with them
-      m_shift[ch] = shift;
-      for (Eigen::Index s = 0; s < batch; ++s)
-        normalise(x.data() + s * rows + ch * p, m_y.data() + s * rows + ch * p, p, a, shift, m_relu);
+  });
+  for (Eigen::Index ch = 0; ch < c; ++ch) {
+    double sum = 0, sq = 0;
+    for (Eigen::Index s = 0; s < batch; ++s) {
+      sum += static_cast<double>(m_partials(ch, s));
+      sq += static_cast<double>(m_partials(c + ch, s));
     }
+    const double shifted = sum / count;
+    const double mean = m_pivot[ch] + shifted;
+    const double var = std::max(0.0, sq / count - shifted * shifted);
+    const float inv = static_cast<float>(1.0 / std::sqrt(var + m_o.epsilon));
+    m_mean[ch] = static_cast<float>(mean);
+    m_invStd[ch] = inv;
+    // Training: Keras' moving average. A statistics pass: the running average of the passes.
+    const float m = ctx.training ? m_o.momentum
+                                 : static_cast<float>(ctx.statsPass) / static_cast<float>(ctx.statsPass + 1);
+    m_state[ch] = m * m_state[ch] + (1 - m) * static_cast<float>(mean);
+    const double unbiased = count > 1 ? var * count / (count - 1) : var;
+    m_state[c + ch] = m * m_state[c + ch] + (1 - m) * static_cast<float>(unbiased);
+    const float a = (gamma ? gamma[ch] : 1.0f) * inv;
+    m_scale[ch] = a;  // kept: the backward pass recomputes the ReLU's mask from x with them
+    m_shift[ch] = (beta ? beta[ch] : 0.0f) - static_cast<float>(mean) * a;
+  }
+  util::parallelChunks(batch, chunks, [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
+    for (std::ptrdiff_t s = b; s < e; ++s)
+      for (Eigen::Index ch = 0; ch < c; ++ch)
+        normalise(x.data() + s * rows + ch * p, m_y.data() + s * rows + ch * p, p, m_scale[ch], m_shift[ch],
+                  m_relu);
   });
   return m_y;
 }
@@ -128,7 +141,13 @@ const Matrix& BatchNorm::backward(const Matrix& x, const Matrix& dy, bool needDx
   float* dBeta = m_o.center ? m_grads + (m_o.scale ? c : 0) : nullptr;
   const double count = static_cast<double>(p) * static_cast<double>(batch);
   if (needDx) m_dx.resize(x.rows(), batch);
-  util::parallelChunks(c, chunksFor(ctx, x.size(), c), [&](int, std::ptrdiff_t c0, std::ptrdiff_t c1) {
+  const int chunks = chunksFor(ctx, x.size(), batch);
+  const auto xOf = [&](Eigen::Index s, Eigen::Index ch) { return x.data() + s * x.rows() + ch * p; };
+  const auto dyOf = [&](Eigen::Index s, Eigen::Index ch) { return dy.data() + s * dy.rows() + ch * p; };
+  // Both sums, per sample and channel in float (vectorised) and across samples in double in
+  // sample order (identical for any split); sample by sample, as the forward pass streams.
+  m_partials.resize(2 * c, batch);  // per sample: [sums of dy] [sums of dy (x - mean)]
+  util::parallelChunks(batch, chunks, [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
     // With a ReLU taken, dy is the gradient after it: masked where the output is zero, into a
     // per-thread segment (a plain loop GCC vectorises; Eigen 3.4's select is element by element).
     // The mask comes from x, by the forward pass's own fma (reluPasses), not from the output:
@@ -138,47 +157,58 @@ const Matrix& BatchNorm::backward(const Matrix& x, const Matrix& dy, bool needDx
     // varied between runs).
     thread_local Vector masked;
     if (m_relu) masked.resize(p);
-    for (std::ptrdiff_t ch = c0; ch < c1; ++ch) {
-      const float mean = m_mean[ch], inv = m_invStd[ch], a = m_scale[ch], shift = m_shift[ch];
-      const auto xOf = [&](Eigen::Index s) { return x.data() + s * x.rows() + ch * p; };
-      const auto dyOf = [&](Eigen::Index s) { return dy.data() + s * dy.rows() + ch * p; };
-      // Both sums in one vectorised pass (float per sample, double across samples).
-      double sumDy = 0, sumDyXc = 0;
-      for (Eigen::Index s = 0; s < batch; ++s) {
-        const float* xs = xOf(s);
-        const float* d = dyOf(s);
+    for (std::ptrdiff_t s = b; s < e; ++s)
+      for (Eigen::Index ch = 0; ch < c; ++ch) {
+        const float* xs = xOf(s, ch);
+        const float* d = dyOf(s, ch);
         if (m_relu) {
+          const float a = m_scale[ch], shift = m_shift[ch];
           float* out = masked.data();
           for (std::int64_t i = 0; i < p; ++i) out[i] = reluPasses(xs[i], a, shift) ? d[i] : 0.0f;
           d = out;
         }
         const ConstVectorMap dv(d, p);  // named: an expression must not outlive it
-        sumDy += static_cast<double>(dv.sum());
-        sumDyXc += static_cast<double>((dv.array() * (ConstVectorMap(xs, p).array() - mean)).sum());
+        m_partials(ch, s) = dv.sum();
+        m_partials(c + ch, s) = (dv.array() * (ConstVectorMap(xs, p).array() - m_mean[ch])).sum();
       }
-      const double sumDyXhat = sumDyXc * inv;
-      if (dGamma) dGamma[ch] = static_cast<float>(sumDyXhat);
-      if (dBeta) dBeta[ch] = static_cast<float>(sumDy);
-      if (!needDx) continue;
-      // dx = g inv (dy - mean(dy) - xhat mean(dy xhat)), as one affine map of dy and x - mean.
-      const double g = gamma ? gamma[ch] : 1.0;
-      const double meanDy = sumDy / count, meanDyXhat = sumDyXhat / count;
-      const float kDy = static_cast<float>(g * inv);
-      const float kX = static_cast<float>(-g * inv * inv * meanDyXhat);
-      const float k0 = static_cast<float>(-g * inv * meanDy);
-      for (Eigen::Index s = 0; s < batch; ++s) {
-        const float* xs = xOf(s);
-        const float* d = dyOf(s);
+  });
+  // dx = g inv (dy - mean(dy) - xhat mean(dy xhat)), per channel one affine map of dy and
+  // x - mean: dx = kDy dy + (kX (x - mean) + k0).
+  m_dxMap.resize(3, c);  // per channel: kDy, kX, k0
+  for (Eigen::Index ch = 0; ch < c; ++ch) {
+    double sumDy = 0, sumDyXc = 0;
+    for (Eigen::Index s = 0; s < batch; ++s) {
+      sumDy += static_cast<double>(m_partials(ch, s));
+      sumDyXc += static_cast<double>(m_partials(c + ch, s));
+    }
+    const double inv = m_invStd[ch];
+    const double sumDyXhat = sumDyXc * inv;
+    if (dGamma) dGamma[ch] = static_cast<float>(sumDyXhat);
+    if (dBeta) dBeta[ch] = static_cast<float>(sumDy);
+    const double g = gamma ? gamma[ch] : 1.0;
+    const double meanDy = sumDy / count, meanDyXhat = sumDyXhat / count;
+    m_dxMap(0, ch) = static_cast<float>(g * inv);
+    m_dxMap(1, ch) = static_cast<float>(-g * inv * inv * meanDyXhat);
+    m_dxMap(2, ch) = static_cast<float>(-g * inv * meanDy);
+  }
+  if (!needDx) return m_dx;
+  util::parallelChunks(batch, chunks, [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
+    for (std::ptrdiff_t s = b; s < e; ++s)
+      for (Eigen::Index ch = 0; ch < c; ++ch) {
+        const float mean = m_mean[ch], kDy = m_dxMap(0, ch), kX = m_dxMap(1, ch), k0 = m_dxMap(2, ch);
+        const float* xs = xOf(s, ch);
+        const float* d = dyOf(s, ch);
         float* dx = m_dx.data() + s * m_dx.rows() + ch * p;
-        if (m_relu)
+        if (m_relu) {
+          const float a = m_scale[ch], shift = m_shift[ch];
           for (std::int64_t i = 0; i < p; ++i) {
             const float rest = kX * (xs[i] - mean) + k0;
             dx[i] = reluPasses(xs[i], a, shift) ? rest + kDy * d[i] : rest;
           }
-        else
+        } else {
           for (std::int64_t i = 0; i < p; ++i) dx[i] = kDy * d[i] + (kX * (xs[i] - mean) + k0);
+        }
       }
-    }
   });
   return m_dx;
 }
