@@ -48,7 +48,7 @@ private:
   Vector m_scale, m_shift;    // the forward pass's affine map per channel: y = fma(x, scale, shift)
   Vector m_pivot;             // per channel, the value its moments are summed around
   Matrix m_partials;          // per sample (column), two float sums per channel
-  Matrix m_dxMap;             // per channel (column), the input gradient's coefficients
+  Matrix m_dxCoeffs;          // per channel (column), the input gradient's coefficients
 };
 
 }  // namespace core::nn

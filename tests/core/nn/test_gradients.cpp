@@ -2,10 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 #include <random>
-#include <vector>
 
 #include "core/nn/activation.h"
 #include "core/nn/batch_norm.h"
@@ -251,70 +249,6 @@ TEST(Gradients, BatchNormTrainingMode) {
   expectGradientsMatch(vectors, {6, 1, 1}, o);
   BatchNorm centerOnly(BatchNormOptions{1e-3f, 0.99f, false, true}, "bn_center_only");
   expectGradientsMatch(centerOnly, {2, 3, 3}, o);
-}
-
-// Batch norm splits its samples among the threads: 1, 2 or 3 chunks give the same bits (output,
-// input gradient, parameter gradients, running statistics), with and without the ReLU it takes,
-// and the output and parameter gradients are the naive formulas' in double.
-TEST(Gradients, BatchNormSplitsItsSamplesWithoutChangingABit) {
-  const Shape in{8, 16, 16};
-  const Eigen::Index batch = 30, p = in.h * in.w;
-  for (bool relu : {false, true}) {
-    SCOPED_TRACE(relu ? "relu taken" : "linear");
-    std::mt19937 rng(3);
-    std::normal_distribution<float> normal(0.0f, 1.0f);
-    Matrix x(in.size(), batch), dy(in.size(), batch);
-    for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = 2.0f + normal(rng);  // a mean away from 0
-    for (Eigen::Index i = 0; i < dy.size(); ++i) dy.data()[i] = normal(rng);
-    std::vector<Matrix> ys, dxs;
-    std::vector<Vector> grads, states;
-    for (int chunks : {1, 2, 3}) {
-      BatchNorm bn(BatchNormOptions{}, "bn");
-      auto bound = testing::bindStandalone(bn, in, 1);
-      for (Eigen::Index i = 0; i < bound.params.size(); ++i)
-        bound.params[i] += 0.1f * static_cast<float>(i % 5);
-      if (relu) {
-        ASSERT_TRUE(bn.takeFollowingActivation(Activation::ReLU));
-      }
-      PassContext ctx;
-      ctx.training = true;
-      ctx.chunks = chunks;
-      ASSERT_EQ(chunksFor(ctx, x.size(), batch), chunks);  // the split is granted
-      ys.push_back(bn.forward(x, ctx));
-      dxs.push_back(bn.backward(x, dy, true, ctx));
-      grads.push_back(bound.grads);
-      states.push_back(bound.state);
-      if (chunks != 1) continue;
-      for (Eigen::Index ch = 0; ch < in.c; ++ch) {  // the naive formulas, in double
-        double mean = 0, var = 0, dGamma = 0, dBeta = 0;
-        for (Eigen::Index s = 0; s < batch; ++s) mean += x.col(s).segment(ch * p, p).cast<double>().sum();
-        mean /= static_cast<double>(batch * p);
-        for (Eigen::Index s = 0; s < batch; ++s)
-          var += (x.col(s).segment(ch * p, p).cast<double>().array() - mean).square().sum();
-        var /= static_cast<double>(batch * p);
-        const double inv = 1.0 / std::sqrt(var + 1e-3), gamma = bound.params[ch],
-                     beta = bound.params[in.c + ch];
-        for (Eigen::Index s = 0; s < batch; ++s)
-          for (Eigen::Index i = 0; i < p; ++i) {
-            const double xhat = (x(ch * p + i, s) - mean) * inv, pre = gamma * xhat + beta;
-            const double out = relu ? std::max(0.0, pre) : pre;
-            ASSERT_NEAR(ys[0](ch * p + i, s), out, 1e-4);
-            const double g = relu && pre <= 0 ? 0.0 : dy(ch * p + i, s);
-            dGamma += g * xhat;
-            dBeta += g;
-          }
-        EXPECT_NEAR(grads[0][ch], dGamma, 1e-3 * (1 + std::abs(dGamma)));
-        EXPECT_NEAR(grads[0][in.c + ch], dBeta, 1e-3 * (1 + std::abs(dBeta)));
-        EXPECT_NEAR(states[0][ch], 0.01 * mean, 1e-6);  // Keras' momentum 0.99 from a running mean of 0
-      }
-    }
-    for (int i : {1, 2}) {
-      EXPECT_TRUE(ys[0] == ys[static_cast<std::size_t>(i)]);
-      EXPECT_TRUE(dxs[0] == dxs[static_cast<std::size_t>(i)]);
-      EXPECT_TRUE(grads[0] == grads[static_cast<std::size_t>(i)]);
-      EXPECT_TRUE(states[0] == states[static_cast<std::size_t>(i)]);
-    }
-  }
 }
 
 TEST(Gradients, ActivationLayers) {
