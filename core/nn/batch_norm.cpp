@@ -27,6 +27,18 @@ void normalise(const float* x, float* y, std::int64_t n, float scale, float shif
     for (std::int64_t i = 0; i < n; ++i) y[i] = affine(x[i], scale, shift);
 }
 
+// y = fma(x, scale, shift) per channel (scale.size() channels of p values a sample), with the ReLU
+// where taken. Each thread takes a range of samples and streams their columns in order.
+void normaliseBatch(const Matrix& x, std::int64_t p, const Vector& scale, const Vector& shift, bool relu,
+                    int chunks, Matrix& y) {
+  const Eigen::Index rows = x.rows();
+  util::parallelChunks(x.cols(), chunks, [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
+    for (std::ptrdiff_t s = b; s < e; ++s)
+      for (Eigen::Index ch = 0; ch < scale.size(); ++ch)
+        normalise(x.data() + s * rows + ch * p, y.data() + s * rows + ch * p, p, scale[ch], shift[ch], relu);
+  });
+}
+
 // Row `row` of the per-sample partial sums (one column a sample), added in double in sample order.
 double sumAcrossSamples(const Matrix& partials, Eigen::Index row) {
   double total = 0;
@@ -75,16 +87,17 @@ const Matrix& BatchNorm::forward(const Matrix& x, const PassContext& ctx) {
   const float* gamma = m_o.scale ? m_params : nullptr;
   const float* beta = m_o.center ? m_params + (m_o.scale ? c : 0) : nullptr;
   m_y.resize(rows, batch);
-  if (!ctx.training && ctx.statsPass < 0) {
-    util::parallelChunks(batch, chunksFor(ctx, x.size(), batch), [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
-      for (Eigen::Index ch = 0; ch < c; ++ch) {
-        const float inv = 1.0f / std::sqrt(m_state[c + ch] + m_o.epsilon);
-        const float a = (gamma ? gamma[ch] : 1.0f) * inv;
-        const float shift = (beta ? beta[ch] : 0.0f) - m_state[ch] * a;
-        for (std::ptrdiff_t s = b; s < e; ++s)
-          normalise(x.data() + s * rows + ch * p, m_y.data() + s * rows + ch * p, p, a, shift, m_relu);
-      }
-    });
+  const int chunks = chunksFor(ctx, x.size(), batch);
+  if (!ctx.training && ctx.statsPass < 0) {  // the running statistics' map, kept apart from the batch's
+    m_runningScale.resize(c);
+    m_runningShift.resize(c);
+    for (Eigen::Index ch = 0; ch < c; ++ch) {
+      const float inv = 1.0f / std::sqrt(m_state[c + ch] + m_o.epsilon);
+      const float a = (gamma ? gamma[ch] : 1.0f) * inv;
+      m_runningScale[ch] = a;
+      m_runningShift[ch] = (beta ? beta[ch] : 0.0f) - m_state[ch] * a;
+    }
+    normaliseBatch(x, p, m_runningScale, m_runningShift, m_relu, chunks, m_y);
     return m_y;
   }
   m_mean.resize(c);
@@ -92,7 +105,6 @@ const Matrix& BatchNorm::forward(const Matrix& x, const PassContext& ctx) {
   m_scale.resize(c);
   m_shift.resize(c);
   const double count = static_cast<double>(p) * static_cast<double>(batch);
-  const int chunks = chunksFor(ctx, x.size(), batch);
   // Both moments in one pass, around a pivot per channel (its first value) so the variance does
   // not cancel: sums in float per sample and channel (vectorised), then in double across samples
   // in sample order, so the result is identical for any split. Each thread takes a range of
@@ -126,12 +138,7 @@ const Matrix& BatchNorm::forward(const Matrix& x, const PassContext& ctx) {
     m_scale[ch] = a;  // kept: the backward pass recomputes the ReLU's mask from x with them
     m_shift[ch] = (beta ? beta[ch] : 0.0f) - static_cast<float>(mean) * a;
   }
-  util::parallelChunks(batch, chunks, [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
-    for (std::ptrdiff_t s = b; s < e; ++s)
-      for (Eigen::Index ch = 0; ch < c; ++ch)
-        normalise(x.data() + s * rows + ch * p, m_y.data() + s * rows + ch * p, p, m_scale[ch], m_shift[ch],
-                  m_relu);
-  });
+  normaliseBatch(x, p, m_scale, m_shift, m_relu, chunks, m_y);
   return m_y;
 }
 

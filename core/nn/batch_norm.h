@@ -46,6 +46,7 @@ private:
   float* m_state = nullptr;   // [running mean] [running variance]
   Vector m_mean, m_invStd;    // of the last training batch
   Vector m_scale, m_shift;    // the forward pass's affine map per channel: y = fma(x, scale, shift)
+  Vector m_runningScale, m_runningShift;  // the map of the running statistics (inference)
   Vector m_pivot;             // per channel, the value its moments are summed around
   Matrix m_partials;          // per sample (column), two float sums per channel
   Matrix m_dxCoeffs;          // per channel (column), the input gradient's coefficients
