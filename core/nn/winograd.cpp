@@ -220,23 +220,45 @@ void padToChannelLast(const ConvGeometry& g, int paddedH, int paddedW, const flo
 
 }  // namespace
 
-WinogradConv::WinogradConv(const ConvGeometry& g, int filters) : m_g(g), m_filters(filters) {
+int WinogradConv::tileFor(const ConvGeometry& g) {
+  if (g.kernelH != 3) return 2;
+  // The element-wise products (alpha^2 a tile, the GEMMs' rows) over the tiles that cover the
+  // output: F(4, 3) multiplies 36 / 16 times an output pixel where F(2, 3) does 16 / 4, unless
+  // its larger tiles overhang a small output by more than they save.
+  auto products = [&](int m) {
+    const std::int64_t alpha = m + 2;
+    return ((g.outH + m - 1) / m) * static_cast<std::int64_t>((g.outW + m - 1) / m) * alpha * alpha;
+  };
+  return products(4) <= products(2) ? 4 : 2;
+}
+
+WinogradConv::WinogradConv(const ConvGeometry& g, int filters, int tile) : m_g(g), m_filters(filters) {
   if (!supports(g)) throw util::Error("Winograd convolution: unsupported geometry");
-  m_t = transformsFor(g.kernelH);
+  if (tile == 0) tile = tileFor(g);
+  m_t = transformsFor(tile, g.kernelH);  // throws for a tile it has no transforms for
   auto make = [&](const ConvGeometry& in, int outChannels) {
     auto d = std::make_shared<Direction>();
     d->g = in;
     d->outChannels = outChannels;
-    d->tilesH = (in.outH + 1) / 2;
-    d->tilesW = (in.outW + 1) / 2;
-    d->paddedH = 2 * d->tilesH + in.kernelH - 1;
-    d->paddedW = 2 * d->tilesW + in.kernelW - 1;
+    d->tilesH = (in.outH + tile - 1) / tile;
+    d->tilesW = (in.outW + tile - 1) / tile;
+    d->paddedH = tile * d->tilesH + in.kernelH - 1;
+    d->paddedW = tile * d->tilesW + in.kernelW - 1;
     d->packed.resize(static_cast<std::size_t>(m_t->alpha * m_t->alpha));
     return d;
   };
   m_forward = make(g, filters);
   m_backward = make(transposedGeometry(g, filters), g.channels);
+  // The weight gradient reads the forward tiles' m x m blocks of gy from the input gradient's
+  // grid, from its padding on: the grid reaches past the last forward tile (its zeros beyond
+  // gy). A padding of r - 1 leaves the transposed convolution no padding and a larger forward
+  // output than its own, so its grid grows to cover them.
+  Direction& back = *m_backward;
+  back.paddedH = std::max(back.paddedH, back.g.padTop + tile * m_forward->tilesH);
+  back.paddedW = std::max(back.paddedW, back.g.padLeft + tile * m_forward->tilesW);
 }
+
+int WinogradConv::tile() const { return m_t->m; }
 
 namespace {
 
@@ -258,7 +280,7 @@ void prepareKernels(const WinogradConv::Transforms& tf, WinogradConv::Direction&
         const float* k = kernelAt(static_cast<int>(q), l0, ys, xs);
         float* u = d.u.data() + l0 + static_cast<std::int64_t>(lanes) * q;
         const int n = std::min(kLanes, lanes - l0);
-        transforms.kernel(tf.r, k, ys, xs, n, u, mat);
+        transforms.kernel(tf, k, ys, xs, n, u, mat);
       }
   });
   util::parallelFor(alpha * alpha, 1, [&](std::ptrdiff_t x0, std::ptrdiff_t x1) {

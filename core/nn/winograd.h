@@ -1,10 +1,10 @@
 #pragma once
-// Winograd F(2x2, r x r) convolution (Lavin & Gray 2016) for stride-1 square kernels, r = 3
-// or 5, used for training: forward, input gradient (the same algorithm on the output
-// gradient with flipped kernels) and weight gradient (F(r x r, 2x2) over the same input
-// transform). Per output pixel it multiplies (r+1)^2 / 4 times instead of r^2 (2.8x fewer for
-// 5x5, 2.25x for 3x3); the element-wise products of all tiles and channels become
-// (r+1)^2 GEMMs. Transforms are vectorised over 16 tiles at a time.
+// Winograd F(m x m, r x r) convolution (Lavin & Gray 2016) for stride-1 square kernels: F(2, 3),
+// F(4, 3) and F(2, 5), used for training: forward, input gradient (the same algorithm on the
+// output gradient with flipped kernels) and weight gradient (F(r x r, m x m) over the same input
+// transform). Per output pixel it multiplies (m + r - 1)^2 / m^2 times instead of r^2 (4x fewer
+// for F(4, 3), 2.25x for F(2, 3), 2.8x for F(2, 5)); the element-wise products of all tiles and
+// channels become (m + r - 1)^2 GEMMs. Transforms are vectorised over 16 tiles at a time.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -21,9 +21,15 @@ public:
   // True for stride 1, a square 3x3 or 5x5 kernel and padding below the kernel size.
   static bool supports(const ConvGeometry& g);
 
+  // The output tile a 3x3 kernel takes: 4 unless 2 x 2 tiles cover the output with fewer
+  // products (an output of 2 or 3 pixels a side); 5x5 kernels take 2.
+  static int tileFor(const ConvGeometry& g);
+
   WinogradConv() = default;
-  WinogradConv(const ConvGeometry& g, int filters);
+  // `tile` = m, 2 or 4 (4 only for 3x3); 0 chooses tileFor(g).
+  WinogradConv(const ConvGeometry& g, int filters, int tile = 0);
   const ConvGeometry& geometry() const { return m_g; }
+  int tile() const;
 
   // Transforms the weights (filters x patchSize, column-major) for forward() and packs them.
   void prepareForward(const float* weights, util::Precision precision);
@@ -44,7 +50,7 @@ public:
                 util::Precision precision) const;
 
   // Implementation details, defined in winograd.cpp.
-  struct Transforms;  // the F(2, r) matrices
+  struct Transforms;  // the F(m, r) matrices
   struct Direction;   // one convolution direction: geometry, tiles, packed weights
 
 private:

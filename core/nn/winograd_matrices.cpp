@@ -1,8 +1,11 @@
-// The Winograd F(2, r) matrices, from first principles (Cook-Toom with the points 0, +-1
-// (+-2) and infinity), in double precision.
+// The Winograd F(m, r) matrices, from first principles (Cook-Toom with the points 0, +-1 and
+// infinity for 4 points; 0, +-3/2, +-2/3 and infinity for 6), in double precision.
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <string>
+#include <utility>
 
 #include "core/nn/winograd_tiles.h"
 #include "core/util/error.h"
@@ -71,50 +74,65 @@ std::vector<float> toFloat(const Mat& m) {
   return f;
 }
 
-template <int R>
+// Equal to a float's rounding (the constants are fractions divided in float, the matrices
+// inverted in double).
+bool close(float a, float b) { return std::abs(a - b) <= 1e-6f * std::max(1.0f, std::abs(b)); }
+
+template <int M, int R>
 bool sameCoefficients(const WinogradConv::Transforms& t) {
-  using C = Coefficients<R>;
+  using C = Coefficients<M, R>;
   constexpr int A = C::kAlpha;
-  bool same = true;
-  for (int i = 0; i < A; ++i)
-    for (int j = 0; j < A; ++j) same = same && std::abs(t.bt[static_cast<std::size_t>(i * A + j)] - C::bt[i][j]) < 1e-6f;
-  for (int i = 0; i < 2; ++i)
-    for (int j = 0; j < A; ++j) same = same && t.at[static_cast<std::size_t>(i * A + j)] == C::at[i][j];
-  for (int i = 0; i < A; ++i)
-    for (int j = 0; j < 2; ++j) same = same && t.gw[static_cast<std::size_t>(i * 2 + j)] == C::gw[i][j];
-  for (int i = 0; i < R; ++i)
-    for (int j = 0; j < A; ++j) same = same && t.atw[static_cast<std::size_t>(i * A + j)] == C::atw[i][j];
+  static_assert(A == M + R - 1);
+  bool same = t.m == M && t.r == R && t.alpha == A;
+  for (int i = 0; same && i < A; ++i)
+    for (int j = 0; j < A; ++j) same = same && close(t.bt[static_cast<std::size_t>(i * A + j)], C::bt[i][j]);
+  for (int i = 0; same && i < M; ++i)
+    for (int j = 0; j < A; ++j) same = same && close(t.at[static_cast<std::size_t>(i * A + j)], C::at[i][j]);
+  for (int i = 0; same && i < A; ++i)
+    for (int j = 0; j < M; ++j) same = same && close(t.gw[static_cast<std::size_t>(i * M + j)], C::gw[i][j]);
+  for (int i = 0; same && i < R; ++i)
+    for (int j = 0; j < A; ++j)
+      same = same && close(t.atw[static_cast<std::size_t>(i * A + j)], C::atw[i][j]);
   // The kernel transform G (alpha x r) is the same Vandermonde matrix: kernelTile reads atw^T.
-  for (int i = 0; i < A; ++i)
-    for (int j = 0; j < R; ++j) same = same && t.g[static_cast<std::size_t>(i * R + j)] == C::atw[j][i];
+  for (int i = 0; same && i < A; ++i)
+    for (int j = 0; j < R; ++j) same = same && close(t.g[static_cast<std::size_t>(i * R + j)], C::atw[j][i]);
   return same;
 }
 
 void checkCoefficients(const WinogradConv::Transforms& t) {
-  if (!(t.r == 3 ? sameCoefficients<3>(t) : sameCoefficients<5>(t)))
+  const bool same = t.m == 4   ? sameCoefficients<4, 3>(t)
+                    : t.r == 5 ? sameCoefficients<2, 5>(t)
+                               : sameCoefficients<2, 3>(t);
+  if (!same)
     throw util::Error("Winograd convolution: transform constants disagree with the computed matrices");
 }
 
 }  // namespace
 
-// The F(2, r) matrices from Cook-Toom with points 0, 1, -1 (, 2, -2) and infinity:
-// correlation y = V_m^T [(V_r g) . (V^-T d)], so A^T = V_2^T, G = V_r, B^T = V^-T.
-std::shared_ptr<const WinogradConv::Transforms> transformsFor(int r) {
+// The F(m, r) matrices from Cook-Toom with alpha = m + r - 1 points (winograd_tiles.h says
+// which): correlation y = V_m^T [(V_r g) . (V^-T d)], so A^T = V_m^T, G = V_r, B^T = V^-T.
+// The weight gradient is F(r, m) on the same points: Gw = V_m, ATw = V_r^T.
+std::shared_ptr<const WinogradConv::Transforms> transformsFor(int m, int r) {
+  if (!((m == 2 && (r == 3 || r == 5)) || (m == 4 && r == 3)))
+    throw util::Error("Winograd convolution: no F(" + std::to_string(m) + ", " + std::to_string(r) +
+                      ") transforms");
   static std::mutex mutex;
-  static std::map<int, std::shared_ptr<const WinogradConv::Transforms>> cache;
+  static std::map<std::pair<int, int>, std::shared_ptr<const WinogradConv::Transforms>> cache;
   std::lock_guard lock(mutex);
-  if (auto it = cache.find(r); it != cache.end()) return it->second;
-  const std::vector<double> points = r == 3 ? std::vector<double>{0, 1, -1} : std::vector<double>{0, 1, -1, 2, -2};
+  if (auto it = cache.find({m, r}); it != cache.end()) return it->second;
   auto t = std::make_shared<WinogradConv::Transforms>();
+  t->m = m;
   t->r = r;
-  t->alpha = r + 1;
+  t->alpha = m + r - 1;
+  const std::vector<double> points =
+      t->alpha == 4 ? std::vector<double>{0, 1, -1} : std::vector<double>{0, 1.5, -1.5, 2.0 / 3, -2.0 / 3};
   t->bt = toFloat(inverse(vandermonde(points, t->alpha)).transposed());
   t->g = toFloat(vandermonde(points, r));
-  t->at = toFloat(vandermonde(points, 2).transposed());
-  t->gw = toFloat(vandermonde(points, 2));
+  t->at = toFloat(vandermonde(points, m).transposed());
+  t->gw = toFloat(vandermonde(points, m));
   t->atw = toFloat(vandermonde(points, r).transposed());
   checkCoefficients(*t);
-  cache.emplace(r, t);
+  cache.emplace(std::make_pair(m, r), t);
   return t;
 }
 
