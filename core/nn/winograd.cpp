@@ -17,9 +17,10 @@ namespace {
 
 constexpr int kTileBlock = 32;  // tiles per GEMM block (multiple of kLanes); 32 measured best
 
-// Per-thread scratch, kept across calls.
+// Per-thread scratch, kept across calls (u: the transformed kernels before they are packed, one
+// buffer for every layer a thread prepares rather than one a layer and direction).
 struct Scratch {
-  std::vector<float> v, m, gyt, gyc, d;
+  std::vector<float> v, m, gyt, gyc, d, u;
 };
 Scratch& scratch() {
   thread_local Scratch s;
@@ -37,7 +38,6 @@ struct WinogradConv::Direction {
   ConvGeometry g;  // this direction's input geometry
   int outChannels = 0;
   int tilesH = 0, tilesW = 0, paddedH = 0, paddedW = 0;
-  std::vector<float> u;  // alpha^2 transformed kernels, each inChannels x outChannels
   std::vector<PackedB> packed;
   std::int64_t tilesPerSample() const { return static_cast<std::int64_t>(tilesH) * tilesW; }
   // Floats a sample takes on its tile grid: channel-last, channels rounded up to whole vectors.
@@ -271,22 +271,22 @@ void prepareKernels(const WinogradConv::Transforms& tf, WinogradConv::Direction&
                     bool lanesAreOutputs, KernelAt&& kernelAt, util::Precision precision) {
   const int alpha = tf.alpha, inC = d.g.channels, outC = d.outChannels;
   const std::int64_t mat = static_cast<std::int64_t>(inC) * outC;
-  d.u.resize(static_cast<std::size_t>(alpha * alpha * mat));
+  float* const uAll = sized(scratch().u, alpha * alpha * mat);  // the caller's: its workers fill it
   const TileTransforms transforms = tileTransforms();
   util::parallelFor(outer, 4, [&](std::ptrdiff_t q0, std::ptrdiff_t q1) {
     for (std::ptrdiff_t q = q0; q < q1; ++q)
       for (int l0 = 0; l0 < lanes; l0 += kLanes) {
         std::int64_t ys, xs;
         const float* k = kernelAt(static_cast<int>(q), l0, ys, xs);
-        float* u = d.u.data() + l0 + static_cast<std::int64_t>(lanes) * q;
+        float* u = uAll + l0 + static_cast<std::int64_t>(lanes) * q;
         const int n = std::min(kLanes, lanes - l0);
         transforms.kernel(tf, k, ys, xs, n, u, mat);
       }
   });
   util::parallelFor(alpha * alpha, 1, [&](std::ptrdiff_t x0, std::ptrdiff_t x1) {
     for (std::ptrdiff_t x = x0; x < x1; ++x) {
-      const GemmOperand op = lanesAreOutputs ? GemmOperand{d.u.data() + x * mat, outC, Transpose::Yes}
-                                             : GemmOperand{d.u.data() + x * mat, inC, Transpose::No};
+      const GemmOperand op = lanesAreOutputs ? GemmOperand{uAll + x * mat, outC, Transpose::Yes}
+                                             : GemmOperand{uAll + x * mat, inC, Transpose::No};
       d.packed[static_cast<std::size_t>(x)].pack(gemmB(op), inC, outC, precision);
     }
   });
