@@ -18,8 +18,9 @@
 namespace core::nn {
 
 // How the layer computes: GEMMs over packed patches; direct loops (stride 1) that win when
-// there are few channels; Winograd F(4x4, 3x3), F(2x2, 3x3) or F(2x2, 5x5) (stride 1) with
-// 4x, 2.25x or 2.8x fewer multiplications. Auto picks by shape; a forced algorithm that does not apply falls back.
+// there are few channels; Winograd F(4x4, 3x3), F(2x2, 3x3) or F(2x2, 5x5) (stride 1)
+// with 4x, 2.25x or 2.8x fewer multiplications. Auto picks by shape; a forced algorithm that
+// does not apply falls back.
 enum class ConvAlgorithm { Auto, Gemm, Direct, Winograd };
 
 struct Conv2DOptions {

@@ -362,7 +362,7 @@ void WinogradConv::backward(const float* kept, const float* gy, int samples, flo
   const Direction& d = *m_forward;
   const Direction& back = *m_backward;
   // gy on the input gradient's tile grid: the weight gradient's tiles read it there too, from
-  // the grid's padding on (each 2 x 2 tile past gy's edge reads the grid's zeros).
+  // the grid's padding on (each m x m tile past gy's edge reads the grid's zeros).
   Scratch& sc = scratch();
   float* grid = sized(sc.gyc, samples * back.gridSize());
   padToChannelLast(back.g, back.paddedH, back.paddedW, gy, samples, grid);

@@ -21,8 +21,8 @@ public:
   // True for stride 1, a square 3x3 or 5x5 kernel and padding below the kernel size.
   static bool supports(const ConvGeometry& g);
 
-  // The output tile a 3x3 kernel takes: 4 unless 2 x 2 tiles cover the output with fewer
-  // products (an output of 2 or 3 pixels a side); 5x5 kernels take 2.
+  // The output tile a 3x3 kernel takes: 4, unless the output is 1 or 2 pixels on a side, where
+  // 2 x 2 tiles cover it with fewer products; 5x5 kernels take 2.
   static int tileFor(const ConvGeometry& g);
 
   WinogradConv() = default;

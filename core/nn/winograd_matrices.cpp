@@ -113,7 +113,7 @@ void checkCoefficients(const WinogradConv::Transforms& t) {
 // which): correlation y = V_m^T [(V_r g) . (V^-T d)], so A^T = V_m^T, G = V_r, B^T = V^-T.
 // The weight gradient is F(r, m) on the same points: Gw = V_m, ATw = V_r^T.
 std::shared_ptr<const WinogradConv::Transforms> transformsFor(int m, int r) {
-  if (!((m == 2 && (r == 3 || r == 5)) || (m == 4 && r == 3)))
+  if (!hasTransforms(m, r))
     throw util::Error("Winograd convolution: no F(" + std::to_string(m) + ", " + std::to_string(r) +
                       ") transforms");
   static std::mutex mutex;

@@ -27,8 +27,11 @@ namespace winograd_detail {
 constexpr int kLanes = 16;
 constexpr int kMaxAlpha = 6;
 
-// The matrices of F(m, r) for (m, r) = (2, 3), (2, 5) or (4, 3) (Cook-Toom, computed once and
-// cached); throws util::Error if they disagree with the compile-time constants below.
+// The tiles there are transforms for: F(2, 3), F(4, 3) and F(2, 5).
+constexpr bool hasTransforms(int m, int r) { return (m == 2 && (r == 3 || r == 5)) || (m == 4 && r == 3); }
+
+// The matrices of F(m, r) (Cook-Toom, computed once and cached); throws util::Error for a tile
+// without transforms, or if they disagree with the compile-time constants below.
 std::shared_ptr<const WinogradConv::Transforms> transformsFor(int m, int r);
 
 // The same matrices as compile-time constants, so the per-tile transforms unroll into
@@ -44,10 +47,10 @@ struct Coefficients<2, 3> {
   static constexpr float gw[4][2] = {{1, 0}, {1, 1}, {1, -1}, {0, 1}};
   static constexpr float atw[3][4] = {{1, 1, 1, 0}, {0, 1, -1, 0}, {0, 1, 1, 1}};
 };
-// Six points: 0, +-3/2, +-2/3 and infinity. With 0, +-1, +-2 (Lavin's) a bf16 rounding of the
-// transformed tiles grew 15x in F(4, 3)'s output (1.6% of its largest value, 0.1% for F(2, 3)'s
-// points); these halve to quarter that (tests/core/nn/test_winograd.cpp), at the same count of
-// multiply-adds (the same zeros).
+// Six points: 0, +-3/2, +-2/3 and infinity. With Lavin's 0, +-1, +-2, bf16's rounding of the
+// transformed tiles left 6-8% of F(4, 3)'s largest output in error (F(2, 5) 4-11%; F(2, 3)'s four
+// points 0.4-0.5%); these points cut it to 1.5-2.4% (tests/core/nn/test_winograd.cpp) with the
+// same zeros, so the same multiply-adds.
 struct SixPoints {
   static constexpr int kAlpha = 6;
   static constexpr float bt[6][6] = {{1, 0, -97.0f / 36, 0, 1, 0},
@@ -85,6 +88,19 @@ struct Coefficients<4, 3> : SixPoints {
   static constexpr float atw[3][6] = {
       {1, 1, 1, 1, 1, 0}, {p1[0], p1[1], p1[2], p1[3], p1[4], 0}, {p2[0], p2[1], p2[2], p2[3], p2[4], 1}};
 };
+
+// Calls f.template operator()<M, R>() for a tile hasTransforms(m, r) accepts: the one place a
+// run-time (m, r) becomes compile-time constants (the transforms call it once a call, outside
+// their tile loops).
+template <class F>
+inline void withTile(int m, int r, F&& f) {
+  if (m == 4)
+    f.template operator()<4, 3>();
+  else if (r == 5)
+    f.template operator()<2, 5>();
+  else
+    f.template operator()<2, 3>();
+}
 
 }  // namespace winograd_detail
 }  // namespace core::nn

@@ -168,7 +168,7 @@ TEST(Gradients, Conv2DWinograd) {
     expectGradientsMatch(*conv(5, r, r, 1, Padding::explicitPad(1, 1), Activation::Linear, true, ConvAlgorithm::Winograd),
                          {4, 6, 7}, o);
   }
-  // More tiles than one GEMM block (64): 3 samples x 8 x 8 tiles.
+  // More tiles than one GEMM block (32): 3 samples x 4 x 4 tiles of F(4, 3).
   o.probes = 12;
   expectGradientsMatch(*conv(6, 3, 3, 1, Padding::same(), Activation::Tanh, true, ConvAlgorithm::Winograd), {5, 16, 16}, o);
 }
