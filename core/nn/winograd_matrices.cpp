@@ -100,9 +100,8 @@ bool sameCoefficients(const WinogradConv::Transforms& t) {
 }
 
 void checkCoefficients(const WinogradConv::Transforms& t) {
-  const bool same = t.m == 4   ? sameCoefficients<4, 3>(t)
-                    : t.r == 5 ? sameCoefficients<2, 5>(t)
-                               : sameCoefficients<2, 3>(t);
+  bool same = false;
+  withTile(t.m, t.r, [&]<int M, int R>() { same = sameCoefficients<M, R>(t); });
   if (!same)
     throw util::Error("Winograd convolution: transform constants disagree with the computed matrices");
 }
