@@ -8,6 +8,7 @@
 #include "core/nn/eigen.h"  // <immintrin.h>, GCC 12 warnings silenced
 #include "core/nn/gemm_kernels.h"
 #include "core/nn/simd_regions.h"
+#include "core/nn/transpose16.h"
 #include "core/util/error.h"
 
 // The kernels (direct_conv_kernels.inc) are compiled once per instruction set and chosen at run
@@ -45,6 +46,17 @@ inline Vec zero() { return _mm512_setzero_ps(); }
 inline void store(float* p, Vec v, Mask m) { _mm512_mask_storeu_ps(p, m, v); }
 inline float sum(Vec v) { return _mm512_reduce_add_ps(v); }
 inline Mask maskOf(int n) { return n >= kLanes ? static_cast<Mask>(0xffff) : static_cast<Mask>((1u << n) - 1u); }
+inline void pixelMajor(const float* gy, std::int64_t pixels, int filters,
+                       float* out) {  // 16 x 16 blocks in registers
+  for (int f0 = 0; f0 < filters; f0 += kLanes)
+    for (std::int64_t p0 = 0; p0 < pixels; p0 += kLanes) {
+      const int n = pixels - p0 < kLanes ? static_cast<int>(pixels - p0) : kLanes;
+      Vec r[kLanes];
+      for (int f = 0; f < kLanes; ++f) r[f] = _mm512_maskz_loadu_ps(maskOf(n), gy + (f0 + f) * pixels + p0);
+      transpose16x16Registers(r);
+      for (int q = 0; q < n; ++q) _mm512_storeu_ps(out + (p0 + q) * filters + f0, r[q]);
+    }
+}
 #include "core/nn/direct_conv_kernels.inc"
 #pragma GCC pop_options
 }  // namespace direct_avx512
@@ -69,6 +81,10 @@ inline float sum(Vec v) {
   return _mm_cvtss_f32(_mm_add_ss(h, _mm_shuffle_ps(h, h, 1)));
 }
 inline Mask maskOf(int n) { return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)); }
+inline void pixelMajor(const float* gy, std::int64_t pixels, int filters, float* out) {
+  for (int f = 0; f < filters; ++f)
+    for (std::int64_t p = 0; p < pixels; ++p) out[p * filters + f] = gy[f * pixels + p];
+}
 #include "core/nn/direct_conv_kernels.inc"
 #pragma GCC pop_options
 }  // namespace direct_avx2
@@ -83,7 +99,7 @@ namespace direct_bf16 {
 using direct_avx512::kFilterGroup, direct_avx512::kWgFilters, direct_avx512::kLanes, direct_avx512::Vec,
     direct_avx512::Mask;
 using direct_avx512::load, direct_avx512::fma, direct_avx512::add, direct_avx512::splat, direct_avx512::zero,
-    direct_avx512::store, direct_avx512::sum, direct_avx512::maskOf;
+    direct_avx512::store, direct_avx512::sum, direct_avx512::maskOf, direct_avx512::pixelMajor;
 struct Bf16 {  // 32 bf16 values, two a lane
   __m512i v;
 };
@@ -138,6 +154,10 @@ inline float sum(Vec v) {
   return s;
 }
 inline Mask maskOf(int n) { return n; }
+inline void pixelMajor(const float* gy, std::int64_t pixels, int filters, float* out) {
+  for (int f = 0; f < filters; ++f)
+    for (std::int64_t p = 0; p < pixels; ++p) out[p * filters + f] = gy[f * pixels + p];
+}
 #include "core/nn/direct_conv_kernels.inc"
 }  // namespace direct_portable
 
@@ -235,32 +255,58 @@ bool directConvOnBf16Hardware(util::Precision precision) {
   return precision == util::Precision::BF16 && gemmIsa() == GemmIsa::Avx512Bf16 && bf16KernelsCanRun();
 }
 
+namespace {
+
+// The forward pass and the weight gradient on one set of kernels (the Set of a namespace above):
+// filters as lanes where they fill whole vectors and the output rows leave lanes idle.
+template <class Set>
+void forwardOn(const ConvPlan& plan, const float* padded, int samples, const float* weights, int filters,
+               const float* bias, Activation activation, float* y) {
+  Set::forwardPass(plan, padded, samples, weights, filters, bias, activation, y,
+                   Set::lanesForward(plan.g, filters));
+}
+
+template <class Set>
+void weightGradientOn(const ConvPlan& plan, const float* padded, int samples, const float* gy, int filters,
+                      float* dw, bool accumulate) {
+  if (!Set::lanesWeightGradient(plan.g, filters)) {
+    Set::rowsWeightGradientPass(plan, padded, samples, gy, filters, zeroedPartials(plan, filters), dw,
+                                accumulate);
+    return;
+  }
+  if (!accumulate) std::fill_n(dw, filters * plan.g.patchSize(), 0.0f);  // the kernels add into dW
+  thread_local std::vector<float> gyT;  // a sample's output gradient, pixel-major
+  gyT.resize(static_cast<std::size_t>(filters * plan.g.outPixels()));
+  Set::lanesWeightGradientPass(plan, padded, samples, gy, filters, dw, gyT.data());
+}
+
+}  // namespace
+
 void directConvForward(const ConvPlan& plan, const float* padded, int samples, const float* weights, int filters,
                        const float* bias, Activation activation, float* y) {
   switch (simdLanes()) {
 #if ACCELLAB_SIMD_REGIONS
-    case SimdLanes::Avx512: return direct_avx512::forward(plan, padded, samples, weights, filters, bias, activation, y);
-    case SimdLanes::Avx2: return direct_avx2::forward(plan, padded, samples, weights, filters, bias, activation, y);
+    case SimdLanes::Avx512:
+      return forwardOn<direct_avx512::Set>(plan, padded, samples, weights, filters, bias, activation, y);
+    case SimdLanes::Avx2:
+      return forwardOn<direct_avx2::Set>(plan, padded, samples, weights, filters, bias, activation, y);
 #endif
-    default: return direct_portable::forward(plan, padded, samples, weights, filters, bias, activation, y);
+    default:
+      return forwardOn<direct_portable::Set>(plan, padded, samples, weights, filters, bias, activation, y);
   }
 }
 
-void directConvWeightGradient(const ConvPlan& plan, const float* padded, int samples, const float* gy, int filters,
-                              float* dw, bool accumulate) {
-  float* partial = zeroedPartials(plan, filters);
+void directConvWeightGradient(const ConvPlan& plan, const float* padded, int samples, const float* gy,
+                              int filters, float* dw, bool accumulate) {
   switch (simdLanes()) {
 #if ACCELLAB_SIMD_REGIONS
     case SimdLanes::Avx512:
-      direct_avx512::accumulateWeightGradient(plan, padded, samples, gy, filters, partial);
-      return direct_avx512::finishWeightGradient(plan, filters, partial, dw, accumulate);
+      return weightGradientOn<direct_avx512::Set>(plan, padded, samples, gy, filters, dw, accumulate);
     case SimdLanes::Avx2:
-      direct_avx2::accumulateWeightGradient(plan, padded, samples, gy, filters, partial);
-      return direct_avx2::finishWeightGradient(plan, filters, partial, dw, accumulate);
+      return weightGradientOn<direct_avx2::Set>(plan, padded, samples, gy, filters, dw, accumulate);
 #endif
     default:
-      direct_portable::accumulateWeightGradient(plan, padded, samples, gy, filters, partial);
-      return direct_portable::finishWeightGradient(plan, filters, partial, dw, accumulate);
+      return weightGradientOn<direct_portable::Set>(plan, padded, samples, gy, filters, dw, accumulate);
   }
 }
 

@@ -94,6 +94,46 @@ struct IsaLimitGuard {
   ~IsaLimitGuard() { limitGemmIsa(was); }
 };
 
+// Where whole vectors of filters meet rows that fill few lanes (LeNet's second convolution: 16
+// filters, rows of 10 pixels), the direct kernels take the filters as lanes: the same
+// convolution as the GEMM's, forward, input gradient and weight gradient, on every kernel set.
+TEST(Gradients, Conv2DDirectWithFiltersAsLanesMatchesGemm) {
+  const IsaLimitGuard guard;
+  struct Case {
+    int filters, kernel;
+    Padding padding;
+    Shape in;
+  };
+  const Case cases[] = {{16, 5, Padding::valid(), {6, 14, 14}},
+                        {32, 3, Padding::same(), {3, 7, 10}},
+                        {16, 5, Padding::explicitPad(2, 2), {2, 9, 3}}};
+  for (GemmIsa isa : {GemmIsa::Portable, GemmIsa::Avx2, GemmIsa::Avx512}) {
+    if (isa > detectedGemmIsa()) continue;
+    limitGemmIsa(isa);
+    SCOPED_TRACE(gemmIsaName(isa));
+    for (const Case& c : cases) {
+      SCOPED_TRACE(c.filters * 100 + c.kernel);
+      auto d =
+          conv(c.filters, c.kernel, c.kernel, 1, c.padding, Activation::ReLU, true, ConvAlgorithm::Direct);
+      auto g = conv(c.filters, c.kernel, c.kernel, 1, c.padding, Activation::ReLU, true, ConvAlgorithm::Gemm);
+      testing::BoundLayer bd = testing::bindStandalone(*d, c.in, 4),
+                          bg = testing::bindStandalone(*g, c.in, 4);
+      ASSERT_EQ(d->algorithm(), ConvAlgorithm::Direct);
+      bg.params = bd.params;
+      const Matrix x = Matrix::Random(c.in.size(), 5), dy = Matrix::Random(d->outShape().size(), 5);
+      PassContext ctx;
+      ctx.training = true;
+      ctx.chunks = 2;
+      const Matrix yd = d->forward(x, ctx), yg = g->forward(x, ctx);
+      EXPECT_LT((yd - yg).cwiseAbs().maxCoeff(), 1e-5f * (1 + yg.cwiseAbs().maxCoeff()));
+      const Matrix dxd = d->backward(x, dy, true, ctx), dxg = g->backward(x, dy, true, ctx);
+      EXPECT_LT((dxd - dxg).cwiseAbs().maxCoeff(), 1e-5f * (1 + dxg.cwiseAbs().maxCoeff()));
+      EXPECT_LT((bd.grads - bg.grads).cwiseAbs().maxCoeff(), 1e-5f * (1 + bg.grads.cwiseAbs().maxCoeff()));
+      EXPECT_GT(bg.grads.cwiseAbs().maxCoeff(), 0.1f);  // a gradient to compare
+    }
+  }
+}
+
 // A gradient check accepts any function routed consistently, so the values are checked too: a
 // 2 x 2 / 2 max pool with nothing padded before gives each window's maximum, a window over the
 // edge (odd sizes under 'same') the maximum of the pixels it covers.
