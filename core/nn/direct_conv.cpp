@@ -329,10 +329,16 @@ void directConvForwardBf16(const ConvPlan& plan, const float* images, int sample
       detail::toBf16Pairs(lo, hi, filters, room.weightPairs.data() + filters * (c * taps + t));
     }
   room.pairs.resize(static_cast<std::size_t>(pairs.paddedSize()));
+  const bool lanes = direct_bf16::forwardTakesFilterLanes(g, filters);
   for (int s = 0; s < samples; ++s) {  // sample by sample: its pairs stay in cache
     padToBf16(plan, images + s * g.inSize(), room.pairs.data(), kept ? kept + s * size : nullptr);
-    direct_bf16::forward(pairs, room.pairs.data(), 1, room.weightPairs.data(), filters, bias, activation,
-                         y + static_cast<std::int64_t>(s) * filters * g.outPixels());
+    float* ys = y + static_cast<std::int64_t>(s) * filters * g.outPixels();
+    const std::uint32_t* x = room.pairs.data();
+    const std::uint32_t* w = room.weightPairs.data();
+    if (lanes)
+      direct_bf16::forwardFilterLanes(pairs, x, 1, w, filters, bias, activation, ys);
+    else
+      direct_bf16::forward(pairs, x, 1, w, filters, bias, activation, ys);
   }
 #else
   (void)plan, (void)images, (void)samples, (void)weights, (void)filters, (void)bias, (void)activation, (void)y, (void)kept;
