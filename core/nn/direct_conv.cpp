@@ -345,10 +345,62 @@ void directConvForwardBf16(const ConvPlan& plan, const float* images, int sample
 #endif
 }
 
+#if ACCELLAB_SIMD_REGIONS
+namespace {
+
+// The bf16 weight gradient with filters as lanes (direct_bf16::weightGradTakesFilterLanes): per
+// sample, gy pixel-major, then rounded to bf16 as pairs of a row's adjacent pixels.
+template <int K>
+void weightGradientBf16Lanes(const ConvPlan& plan, const std::uint16_t* kept, int samples, const float* gy,
+                             int filters, float* dw) {
+  constexpr int KY = direct_bf16::laneRows(K);
+  const ConvGeometry& g = plan.g;
+  const std::int64_t pixels = g.outPixels(), pw = plan.paddedW, plane = std::int64_t{plan.paddedH} * pw;
+  const int perRow = (g.outW + 1) / 2;
+  thread_local std::vector<float> gyT;
+  thread_local std::vector<std::uint32_t> gyP;
+  gyT.resize(static_cast<std::size_t>(pixels * filters));
+  gyP.resize(static_cast<std::size_t>(g.outH * perRow * filters));
+  for (int s = 0; s < samples; ++s) {
+    direct_bf16::pixelMajor(gy + s * filters * pixels, pixels, filters, gyT.data());
+    for (int oy = 0; oy < g.outH; ++oy)
+      for (int q = 0; q < perRow; ++q) {
+        const float* lo = gyT.data() + (oy * g.outW + 2 * q) * std::int64_t{filters};
+        const float* hi = 2 * q + 1 < g.outW ? lo + filters : nullptr;  // an odd row's last pixel: alone
+        detail::toBf16Pairs(lo, hi, filters, gyP.data() + (oy * perRow + q) * std::int64_t{filters});
+      }
+    const std::uint16_t* xs = kept + s * plan.paddedSize();
+    for (int f0 = 0; f0 < filters; f0 += direct_bf16::kLanes)
+      for (int c = 0; c < g.channels; ++c)
+        for (int ky = 0; ky < K; ky += KY) {
+          const std::uint16_t* x = xs + c * plane + ky * pw;
+          float* d = dw + f0 + std::int64_t{filters} * ((c * K + ky) * K);
+          const std::uint32_t* p = gyP.data() + f0;
+          if constexpr (K % KY == 0)
+            direct_bf16::weightGradLanesRowsBf16<K, KY>(x, pw, p, filters, g.outH, g.outW, d);
+          else if (ky + KY <= K)
+            direct_bf16::weightGradLanesRowsBf16<K, KY>(x, pw, p, filters, g.outH, g.outW, d);
+          else
+            direct_bf16::weightGradLanesRowsBf16<K, K % KY>(x, pw, p, filters, g.outH, g.outW, d);
+        }
+  }
+}
+
+}  // namespace
+#endif
+
 void directConvWeightGradientBf16(const ConvPlan& plan, const std::uint16_t* kept, int samples, const float* gy,
                                   int filters, float* dw, bool accumulate) {
   requireBf16Kernels("directConvWeightGradientBf16");
 #if ACCELLAB_SIMD_REGIONS
+  if (direct_bf16::weightGradTakesFilterLanes(plan.g, filters)) {
+    if (!accumulate) std::fill_n(dw, filters * plan.g.patchSize(), 0.0f);  // the kernels add into dW
+    if (plan.g.kernelH == 3)
+      weightGradientBf16Lanes<3>(plan, kept, samples, gy, filters, dw);
+    else
+      weightGradientBf16Lanes<5>(plan, kept, samples, gy, filters, dw);
+    return;
+  }
   float* partial = zeroedPartials(plan, filters);
   const std::int64_t outs = filters * plan.g.outPixels();
   Bf16Room& room = bf16Room();
