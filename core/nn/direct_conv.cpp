@@ -92,7 +92,8 @@ inline void pixelMajor(const float* gy, std::int64_t pixels, int filters, float*
 // AVX512_BF16: the same kernels on bf16 operands, VDPBF16PS multiplying two of them a lane and
 // summing in fp32 (twice the multiply-adds of an fp32 FMA). The forward pass pairs channels
 // (word = channels 2c and 2c + 1 of one pixel); the weight gradient pairs adjacent pixels of a
-// row, so a row vector covers 32 pixels. The fp32 lanes and blocking are AVX-512's own.
+// row, so a row vector covers 32 pixels (with filters as lanes: one broadcast word covers two).
+// The fp32 lanes and blocking are AVX-512's own.
 namespace direct_bf16 {
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512bw,avx512bf16,avx2,fma")
@@ -376,12 +377,11 @@ void weightGradientBf16Lanes(const ConvPlan& plan, const std::uint16_t* kept, in
           const std::uint16_t* x = xs + c * plane + ky * pw;
           float* d = dw + f0 + std::int64_t{filters} * ((c * K + ky) * K);
           const std::uint32_t* p = gyP.data() + f0;
-          if constexpr (K % KY == 0)
+          if (K % KY == 0 || ky + KY <= K) {
             direct_bf16::weightGradLanesRowsBf16<K, KY>(x, pw, p, filters, g.outH, g.outW, d);
-          else if (ky + KY <= K)
-            direct_bf16::weightGradLanesRowsBf16<K, KY>(x, pw, p, filters, g.outH, g.outW, d);
-          else
+          } else if constexpr (K % KY != 0) {  // the last rows of a kernel split in passes
             direct_bf16::weightGradLanesRowsBf16<K, K % KY>(x, pw, p, filters, g.outH, g.outW, d);
+          }
         }
   }
 }

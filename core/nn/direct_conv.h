@@ -1,9 +1,10 @@
 #pragma once
 // Direct stride-1 convolution for layers with few channels (LeNet, first layers): there a
 // GEMM spends more time packing patches than multiplying. Vectorised along output rows
-// (16 pixels per vector), several filters per pass so each input load feeds many FMAs. The
-// kernels are chosen at run time as the GEMM's are: AVX-512, AVX2 + FMA or portable lanes
-// (simdLanes(), simd_regions.h).
+// (16 pixels per vector), several filters per pass so each input load feeds many FMAs; where
+// the rows are short and the filters fill whole vectors (LeNet's 10-pixel rows, 16 filters),
+// along the filters instead. The kernels are chosen at run time as the GEMM's are: AVX-512,
+// AVX2 + FMA or portable lanes (simdLanes(), simd_regions.h).
 #include <cstdint>
 
 #include "core/nn/activation.h"

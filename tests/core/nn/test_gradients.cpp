@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <random>
 
@@ -10,14 +11,15 @@
 #include "core/nn/composite.h"
 #include "core/nn/conv2d.h"
 #include "core/nn/dense.h"
-#include "core/nn/gemm.h"
-#include "core/nn/simd_regions.h"
 #include "core/nn/depthwise_conv2d.h"
+#include "core/nn/direct_conv.h"
 #include "core/nn/dropout.h"
 #include "core/nn/embedding.h"
+#include "core/nn/gemm.h"
 #include "core/nn/lstm.h"
 #include "core/nn/pooling.h"
 #include "core/nn/shape_layers.h"
+#include "core/nn/simd_regions.h"
 #include "grad_check.h"
 
 namespace core::nn {
@@ -104,9 +106,13 @@ TEST(Gradients, Conv2DDirectWithFiltersAsLanesMatchesGemm) {
     Padding padding;
     Shape in;
   };
+  // LeNet's conv2; two vectors of filters (four on AVX2); a row of 3 under padding; rows of 17 (a
+  // segment of 12 pixels and one of 5) with 16 input channels, so the input gradient's transposed
+  // convolution takes filters as lanes too.
   const Case cases[] = {{16, 5, Padding::valid(), {6, 14, 14}},
                         {32, 3, Padding::same(), {3, 7, 10}},
-                        {16, 5, Padding::explicitPad(2, 2), {2, 9, 3}}};
+                        {16, 5, Padding::explicitPad(2, 2), {2, 9, 3}},
+                        {16, 3, Padding::same(), {16, 4, 17}}};
   for (GemmIsa isa : {GemmIsa::Portable, GemmIsa::Avx2, GemmIsa::Avx512}) {
     if (isa > detectedGemmIsa()) continue;
     limitGemmIsa(isa);
@@ -130,6 +136,47 @@ TEST(Gradients, Conv2DDirectWithFiltersAsLanesMatchesGemm) {
       EXPECT_LT((dxd - dxg).cwiseAbs().maxCoeff(), 1e-5f * (1 + dxg.cwiseAbs().maxCoeff()));
       EXPECT_LT((bd.grads - bg.grads).cwiseAbs().maxCoeff(), 1e-5f * (1 + bg.grads.cwiseAbs().maxCoeff()));
       EXPECT_GT(bg.grads.cwiseAbs().maxCoeff(), 0.1f);  // a gradient to compare
+    }
+  }
+}
+
+// The direct weight gradient overwrites dW unless told to accumulate, and accumulating sample
+// ranges in turn gives the sum over all of them: with filters as lanes (16 filters on rows of 10)
+// and without (6 filters), on every kernel set.
+TEST(Gradients, DirectWeightGradientAccumulatesAcrossCalls) {
+  const IsaLimitGuard guard;
+  ConvGeometry g;
+  g.channels = 6;
+  g.height = g.width = 14;
+  g.kernelH = g.kernelW = 5;
+  g.outH = g.outW = 10;
+  const ConvPlan plan(g);
+  const int samples = 4;
+  std::mt19937 rng(5);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> padded(static_cast<std::size_t>(plan.paddedSize() * samples));
+  for (float& v : padded) v = normal(rng);
+  for (GemmIsa isa : {GemmIsa::Portable, GemmIsa::Avx2, GemmIsa::Avx512}) {
+    if (isa > detectedGemmIsa()) continue;
+    limitGemmIsa(isa);
+    SCOPED_TRACE(gemmIsaName(isa));
+    for (int filters : {16, 6}) {
+      SCOPED_TRACE(filters);
+      std::vector<float> gy(static_cast<std::size_t>(filters * g.outPixels() * samples));
+      for (float& v : gy) v = normal(rng);
+      const std::size_t n = static_cast<std::size_t>(filters * g.patchSize());
+      std::vector<float> all(n, 7.0f), split(n, -3.0f);  // what was there: overwritten
+      directConvWeightGradient(plan, padded.data(), samples, gy.data(), filters, all.data(), false);
+      directConvWeightGradient(plan, padded.data(), 2, gy.data(), filters, split.data(), false);
+      directConvWeightGradient(plan, padded.data() + 2 * plan.paddedSize(), 2,
+                               gy.data() + 2 * filters * g.outPixels(), filters, split.data(), true);
+      float largest = 0, worst = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        largest = std::max(largest, std::abs(all[i]));
+        worst = std::max(worst, std::abs(all[i] - split[i]));
+      }
+      EXPECT_GT(largest, 1.0f);
+      EXPECT_LT(worst, 1e-5f * largest);
     }
   }
 }

@@ -199,12 +199,14 @@ TEST(Precision, DirectConvolutionOnBf16HardwareMatchesRoundedFp32) {
     Padding padding;
     Shape in;
   };
-  // The last two take filters as lanes (rows of 34 and of 9 pixels: 71% and 56% of their vectors),
-  // the last with an odd row, whose last pixel the weight gradient pairs with a zero.
+  // The last three take filters as lanes (rows of 34, 9 and 11 pixels: 71%, 56% and 69% of their
+  // vectors), the last two with odd rows, whose last pixel the weight gradient pairs with a zero;
+  // the last with two vectors of filters and 16 channels (its input gradient too).
   const Case cases[] = {{9, 3, Padding::same(), {6, 9, 37}},
                         {4, 5, Padding::valid(), {1, 8, 40}},
                         {16, 3, Padding::explicitPad(1, 1), {5, 4, 34}},
-                        {16, 5, Padding::valid(), {3, 7, 13}}};
+                        {16, 5, Padding::valid(), {3, 7, 13}},
+                        {32, 3, Padding::same(), {16, 3, 11}}};
   auto make = [](const Case& c, Activation activation, bool bias) {
     Conv2DOptions o;
     o.filters = c.filters;
