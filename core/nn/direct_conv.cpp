@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/nn/bf16_rows.h"
 #include "core/nn/eigen.h"  // <immintrin.h>, GCC 12 warnings silenced
 #include "core/nn/gemm_kernels.h"
 #include "core/nn/simd_regions.h"
@@ -114,6 +115,69 @@ inline Vec fma(Bf16 a, Bf16 b, Vec c) { return _mm512_dpbf16_ps(c, (__m512bh)a.v
 inline Bf16 splat(std::uint32_t pair) { return {_mm512_set1_epi32(static_cast<int>(pair))}; }
 inline int rowStep(const std::uint16_t*) { return 2 * kLanes; }
 inline __mmask32 rowMask(const std::uint16_t*, int n) { return n >= 32 ? ~__mmask32{0} : static_cast<__mmask32>((1u << n) - 1u); }
+// Zeros in a kept bf16 row (if any) but for [from, to): plain loops, no library template in a
+// target region.
+inline void zeroOutside(std::uint16_t* row, std::int64_t from, std::int64_t to, std::int64_t width) {
+  if (!row) return;
+  for (std::int64_t x = 0; x < from; ++x) row[x] = 0;
+  for (std::int64_t x = to; x < width; ++x) row[x] = 0;
+}
+
+// One image (channel-major, unpadded) straight into the plan's zero-padded layout in bf16, as
+// the kernels' channel pairs (`pairs`: plane words per pair of channels, channel 2c in the low
+// half) and, where wanted, channel by channel (`kept`: paddedSize() values), in one pass: no
+// padded fp32 copy between (padImages, then two conversions, took three passes). In the region:
+// its rows' conversions inline (a call a row, checking the CPU each time, was 4-8% of a lenet5
+// bf16 step).
+void padToBf16(const ConvPlan& plan, const float* image, std::uint32_t* pairs, std::uint16_t* kept) {
+  const ConvGeometry& g = plan.g;
+  const std::int64_t width = plan.paddedW, plane = static_cast<std::int64_t>(plan.paddedH) * width;
+  const std::int64_t inPlane = static_cast<std::int64_t>(g.height) * g.width;
+  // Padded column x holds input column x - padLeft (cropped where a 'valid' convolution's
+  // windows do not reach the last columns); rows likewise.
+  const int x0 = g.padLeft > 0 ? g.padLeft : 0;
+  const int x1 = plan.paddedW < g.width + g.padLeft ? plan.paddedW : g.width + g.padLeft;
+  const std::int64_t inside = x1 > x0 ? x1 - x0 : 0;
+  for (int c = 0; c < g.channels; c += 2) {
+    const bool both = c + 1 < g.channels;
+    std::uint32_t* pairPlane = pairs + static_cast<std::int64_t>(c / 2) * plane;
+    std::uint16_t* keptLo = kept ? kept + c * plane : nullptr;
+    std::uint16_t* keptHi = kept && both ? keptLo + plane : nullptr;
+    for (int y = 0; y < plan.paddedH; ++y) {
+      std::uint32_t* pairRow = pairPlane + y * width;
+      std::uint16_t* lo = keptLo ? keptLo + y * width : nullptr;
+      std::uint16_t* hi = keptHi ? keptHi + y * width : nullptr;
+      const int iy = y - g.padTop;
+      if (iy < 0 || iy >= g.height || inside == 0) {
+        for (std::int64_t x = 0; x < width; ++x) pairRow[x] = 0u;
+        zeroOutside(lo, 0, 0, width);
+        zeroOutside(hi, 0, 0, width);
+        continue;
+      }
+      const float* srcLo = image + c * inPlane + static_cast<std::int64_t>(iy) * g.width + (x0 - g.padLeft);
+      const float* srcHi = both ? srcLo + inPlane : nullptr;
+      // the margins are a column or two: plain loops
+      for (std::int64_t x = 0; x < x0; ++x) pairRow[x] = 0u;
+      for (std::int64_t x = x0 + inside; x < width; ++x) pairRow[x] = 0u;
+      zeroOutside(lo, x0, x0 + inside, width);
+      zeroOutside(hi, x0, x0 + inside, width);
+      detail::bf16Rows(srcLo, srcHi, inside, pairRow + x0, lo ? lo + x0 : nullptr, hi ? hi + x0 : nullptr);
+    }
+  }
+}
+
+// One sample's gy (pixel-major, gyT) as pairs of a row's adjacent pixels for the filters-as-lanes
+// weight gradient: pair q of row oy at out + (oy * ((outW + 1) / 2) + q) * filters, an odd row's
+// last pixel with a zero partner.
+inline void pixelPairs(const float* gyT, int outH, int outW, int filters, std::uint32_t* out) {
+  const int perRow = (outW + 1) / 2;
+  for (int oy = 0; oy < outH; ++oy)
+    for (int q = 0; q < perRow; ++q) {
+      const float* lo = gyT + (oy * outW + 2 * q) * std::int64_t{filters};
+      const float* hi = 2 * q + 1 < outW ? lo + filters : nullptr;
+      detail::bf16Rows(lo, hi, filters, out + (oy * perRow + q) * std::int64_t{filters}, nullptr, nullptr);
+    }
+}
 #include "core/nn/direct_conv_kernels.inc"
 #pragma GCC pop_options
 }  // namespace direct_bf16
@@ -188,48 +252,6 @@ Bf16Room& bf16Room() {
   return room;
 }
 
-// One image (channel-major, unpadded) straight into the plan's zero-padded layout in bf16, as
-// the kernels' channel pairs (`pairs`: plane words per pair of channels, channel 2c in the low
-// half) and, where wanted, channel by channel (`kept`: paddedSize() values), in one pass: no
-// padded fp32 copy between (padImages, then two conversions, took three passes).
-void padToBf16(const ConvPlan& plan, const float* image, std::uint32_t* pairs, std::uint16_t* kept) {
-  const ConvGeometry& g = plan.g;
-  const std::int64_t width = plan.paddedW, plane = static_cast<std::int64_t>(plan.paddedH) * width;
-  const std::int64_t inPlane = static_cast<std::int64_t>(g.height) * g.width;
-  // Padded column x holds input column x - padLeft (cropped where a 'valid' convolution's
-  // windows do not reach the last columns); rows likewise.
-  const int x0 = std::max(0, g.padLeft), x1 = std::min(plan.paddedW, g.width + g.padLeft);
-  const std::int64_t inside = std::max(0, x1 - x0);
-  for (int c = 0; c < g.channels; c += 2) {
-    const bool both = c + 1 < g.channels;
-    std::uint32_t* pairPlane = pairs + static_cast<std::int64_t>(c / 2) * plane;
-    std::uint16_t* keptLo = kept ? kept + c * plane : nullptr;
-    std::uint16_t* keptHi = kept && both ? keptLo + plane : nullptr;
-    for (int y = 0; y < plan.paddedH; ++y) {
-      std::uint32_t* pairRow = pairPlane + y * width;
-      std::uint16_t* lo = keptLo ? keptLo + y * width : nullptr;
-      std::uint16_t* hi = keptHi ? keptHi + y * width : nullptr;
-      const int iy = y - g.padTop;
-      if (iy < 0 || iy >= g.height || inside == 0) {
-        std::fill_n(pairRow, width, 0u);
-        if (lo) std::fill_n(lo, width, std::uint16_t{0});
-        if (hi) std::fill_n(hi, width, std::uint16_t{0});
-        continue;
-      }
-      const float* srcLo = image + c * inPlane + static_cast<std::int64_t>(iy) * g.width + (x0 - g.padLeft);
-      const float* srcHi = both ? srcLo + inPlane : nullptr;
-      // the margins are a column or two: plain loops
-      for (std::int64_t x = 0; x < x0; ++x) pairRow[x] = 0u;
-      for (std::int64_t x = x0 + inside; x < width; ++x) pairRow[x] = 0u;
-      for (std::uint16_t* row : {lo, hi})
-        if (row) {
-          for (std::int64_t x = 0; x < x0; ++x) row[x] = 0;
-          for (std::int64_t x = x0 + inside; x < width; ++x) row[x] = 0;
-        }
-      detail::toBf16Pairs(srcLo, srcHi, inside, pairRow + x0, lo ? lo + x0 : nullptr, hi ? hi + x0 : nullptr);
-    }
-  }
-}
 #endif
 
 // What the bf16 kernels need of the CPU (its AVX512_BF16 dot products in the GEMM's choice,
@@ -332,7 +354,8 @@ void directConvForwardBf16(const ConvPlan& plan, const float* images, int sample
   room.pairs.resize(static_cast<std::size_t>(pairs.paddedSize()));
   const bool lanes = direct_bf16::forwardTakesFilterLanes(g, filters);
   for (int s = 0; s < samples; ++s) {  // sample by sample: its pairs stay in cache
-    padToBf16(plan, images + s * g.inSize(), room.pairs.data(), kept ? kept + s * size : nullptr);
+    direct_bf16::padToBf16(plan, images + s * g.inSize(), room.pairs.data(),
+                           kept ? kept + s * size : nullptr);
     float* ys = y + static_cast<std::int64_t>(s) * filters * g.outPixels();
     const std::uint32_t* x = room.pairs.data();
     const std::uint32_t* w = room.weightPairs.data();
@@ -364,12 +387,7 @@ void weightGradientBf16Lanes(const ConvPlan& plan, const std::uint16_t* kept, in
   gyP.resize(static_cast<std::size_t>(g.outH * perRow * filters));
   for (int s = 0; s < samples; ++s) {
     direct_bf16::pixelMajor(gy + s * filters * pixels, pixels, filters, gyT.data());
-    for (int oy = 0; oy < g.outH; ++oy)
-      for (int q = 0; q < perRow; ++q) {
-        const float* lo = gyT.data() + (oy * g.outW + 2 * q) * std::int64_t{filters};
-        const float* hi = 2 * q + 1 < g.outW ? lo + filters : nullptr;  // an odd row's last pixel: alone
-        detail::toBf16Pairs(lo, hi, filters, gyP.data() + (oy * perRow + q) * std::int64_t{filters});
-      }
+    direct_bf16::pixelPairs(gyT.data(), g.outH, g.outW, filters, gyP.data());
     const std::uint16_t* xs = kept + s * plan.paddedSize();
     for (int f0 = 0; f0 < filters; f0 += direct_bf16::kLanes)
       for (int c = 0; c < g.channels; ++c)
