@@ -17,6 +17,16 @@
 // every CPU: lenet5 11x and resnet20 5x slower than a native build.
 
 namespace core::nn {
+
+// The AVX2 and portable kernels' pixelMajor (direct_conv_kernels.inc): one sample's filters x
+// pixels to pixels x filters, element by element (AVX-512 transposes 16 x 16 blocks in registers).
+namespace direct_scalar {
+inline void pixelMajor(const float* gy, std::int64_t pixels, int filters, float* out) {
+  for (int f = 0; f < filters; ++f)
+    for (std::int64_t p = 0; p < pixels; ++p) out[p * filters + f] = gy[f * pixels + p];
+}
+}  // namespace direct_scalar
+
 namespace {
 constexpr int kMostFilters = 8;  // the widest filter group a pass computes (forward)
 constexpr int kWgTaps = 4;       // weight gradient: filters x 4 taps of accumulators
@@ -82,10 +92,7 @@ inline float sum(Vec v) {
   return _mm_cvtss_f32(_mm_add_ss(h, _mm_shuffle_ps(h, h, 1)));
 }
 inline Mask maskOf(int n) { return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)); }
-inline void pixelMajor(const float* gy, std::int64_t pixels, int filters, float* out) {
-  for (int f = 0; f < filters; ++f)
-    for (std::int64_t p = 0; p < pixels; ++p) out[p * filters + f] = gy[f * pixels + p];
-}
+using direct_scalar::pixelMajor;
 #include "core/nn/direct_conv_kernels.inc"
 #pragma GCC pop_options
 }  // namespace direct_avx2
@@ -219,10 +226,7 @@ inline float sum(Vec v) {
   return s;
 }
 inline Mask maskOf(int n) { return n; }
-inline void pixelMajor(const float* gy, std::int64_t pixels, int filters, float* out) {
-  for (int f = 0; f < filters; ++f)
-    for (std::int64_t p = 0; p < pixels; ++p) out[p * filters + f] = gy[f * pixels + p];
-}
+using direct_scalar::pixelMajor;
 #include "core/nn/direct_conv_kernels.inc"
 }  // namespace direct_portable
 
@@ -280,15 +284,9 @@ bool directConvOnBf16Hardware(util::Precision precision) {
 
 namespace {
 
-// The forward pass and the weight gradient on one set of kernels (the Set of a namespace above):
-// filters as lanes where they fill whole vectors and the output rows leave lanes idle.
-template <class Set>
-void forwardOn(const ConvPlan& plan, const float* padded, int samples, const float* weights, int filters,
-               const float* bias, Activation activation, float* y) {
-  Set::forwardPass(plan, padded, samples, weights, filters, bias, activation, y,
-                   Set::lanesForward(plan.g, filters));
-}
-
+// The weight gradient on one set of kernels (the Set of a namespace above): filters as lanes where
+// they fill whole vectors and the output rows leave lanes idle, summed straight into dW; else the
+// row kernels' partial sums.
 template <class Set>
 void weightGradientOn(const ConvPlan& plan, const float* padded, int samples, const float* gy, int filters,
                       float* dw, bool accumulate) {
@@ -310,12 +308,12 @@ void directConvForward(const ConvPlan& plan, const float* padded, int samples, c
   switch (simdLanes()) {
 #if ACCELLAB_SIMD_REGIONS
     case SimdLanes::Avx512:
-      return forwardOn<direct_avx512::Set>(plan, padded, samples, weights, filters, bias, activation, y);
+      return direct_avx512::Set::forwardPass(plan, padded, samples, weights, filters, bias, activation, y);
     case SimdLanes::Avx2:
-      return forwardOn<direct_avx2::Set>(plan, padded, samples, weights, filters, bias, activation, y);
+      return direct_avx2::Set::forwardPass(plan, padded, samples, weights, filters, bias, activation, y);
 #endif
     default:
-      return forwardOn<direct_portable::Set>(plan, padded, samples, weights, filters, bias, activation, y);
+      return direct_portable::Set::forwardPass(plan, padded, samples, weights, filters, bias, activation, y);
   }
 }
 
@@ -377,9 +375,8 @@ namespace {
 template <int K>
 void weightGradientBf16Lanes(const ConvPlan& plan, const std::uint16_t* kept, int samples, const float* gy,
                              int filters, float* dw) {
-  constexpr int KY = direct_bf16::laneRows(K);
   const ConvGeometry& g = plan.g;
-  const std::int64_t pixels = g.outPixels(), pw = plan.paddedW, plane = std::int64_t{plan.paddedH} * pw;
+  const std::int64_t pixels = g.outPixels(), pw = plan.paddedW;
   const int perRow = (g.outW + 1) / 2;
   thread_local std::vector<float> gyT;
   thread_local std::vector<std::uint32_t> gyP;
@@ -389,18 +386,10 @@ void weightGradientBf16Lanes(const ConvPlan& plan, const std::uint16_t* kept, in
     direct_bf16::pixelMajor(gy + s * filters * pixels, pixels, filters, gyT.data());
     direct_bf16::pixelPairs(gyT.data(), g.outH, g.outW, filters, gyP.data());
     const std::uint16_t* xs = kept + s * plan.paddedSize();
-    for (int f0 = 0; f0 < filters; f0 += direct_bf16::kLanes)
-      for (int c = 0; c < g.channels; ++c)
-        for (int ky = 0; ky < K; ky += KY) {
-          const std::uint16_t* x = xs + c * plane + ky * pw;
-          float* d = dw + f0 + std::int64_t{filters} * ((c * K + ky) * K);
-          const std::uint32_t* p = gyP.data() + f0;
-          if (K % KY == 0 || ky + KY <= K) {
-            direct_bf16::weightGradLanesRowsBf16<K, KY>(x, pw, p, filters, g.outH, g.outW, d);
-          } else if constexpr (K % KY != 0) {  // the last rows of a kernel split in passes
-            direct_bf16::weightGradLanesRowsBf16<K, K % KY>(x, pw, p, filters, g.outH, g.outW, d);
-          }
-        }
+    direct_bf16::forEachLanePass<K>(plan, filters, [&]<int Rows>(std::int64_t in, std::int64_t tap, int f0) {
+      direct_bf16::weightGradLanesRowsBf16<K, Rows>(xs + in, pw, gyP.data() + f0, filters, g.outH, g.outW,
+                                                    dw + tap);
+    });
   }
 }
 
