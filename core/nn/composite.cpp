@@ -42,6 +42,7 @@ Shape Sequential::inferShape(Shape in) {
     const bool taken = m_children[i]->takePrecedingActivationGradient(before);
     m_children[i - 1]->setActivationGradientTaken(taken && before != Activation::Linear);
   }
+  for (std::size_t i = 1; i < m_children.size(); ++i) m_children[i - 1]->takeFollowingLayer(*m_children[i]);
   return in;
 }
 

@@ -5,12 +5,17 @@
 #include "core/nn/conv_gemm.h"
 #include "core/nn/direct_conv.h"
 #include "core/nn/gemm_precision.h"
+#include "core/nn/pooling.h"
 #include "core/util/parallel.h"
 #include "core/util/rng.h"
 
 namespace core::nn {
 namespace {
 constexpr int kWinogradMinChannels = 32;  // see inferShape
+
+// Samples a convolution feeding a max pooling computes at a time: their output (or its gradient)
+// within this many bytes, so the pooling reads it from cache (at least one sample).
+constexpr std::int64_t kFedGroupBytes = 64 * 1024;
 }  // namespace
 
 Conv2D::Conv2D(Conv2DOptions o, std::string name) : Layer(LayerKind::Conv2D, std::move(name)), m_o(o) {
@@ -20,6 +25,7 @@ Conv2D::Conv2D(Conv2DOptions o, std::string name) : Layer(LayerKind::Conv2D, std
 }
 
 Shape Conv2D::inferShape(Shape in) {
+  m_pool = nullptr;  // until the container links the layer after (takeFollowingLayer)
   const WindowAxis y = windowAxis(in.h, m_o.kernelH, m_o.strideH, m_o.padding.mode, m_o.padding.h);
   const WindowAxis x = windowAxis(in.w, m_o.kernelW, m_o.strideW, m_o.padding.mode, m_o.padding.w);
   const ConvGeometry g{in.c, in.h, in.w, m_o.kernelH, m_o.kernelW, m_o.strideH, m_o.strideW,
@@ -43,6 +49,14 @@ Shape Conv2D::inferShape(Shape in) {
     if (m_direct || hasTransposedForm(g)) m_transposedPlan = ConvPlan(transposedGeometry(g, m_o.filters));
   }
   return {m_o.filters, y.out, x.out};
+}
+
+bool Conv2D::takeFollowingLayer(Layer& next) {
+  auto* pool = dynamic_cast<MaxPool2D*>(&next);
+  const bool outputUnneeded = m_activationGradientTaken || m_o.activation == Activation::Linear;
+  m_pool = pool && m_direct && outputUnneeded ? pool : nullptr;
+  if (m_pool) m_pool->setFed(true);
+  return m_pool != nullptr;
 }
 
 std::int64_t Conv2D::paramCount() const {
@@ -88,7 +102,12 @@ namespace core::nn {
 const Matrix& Conv2D::forward(const Matrix& x, const PassContext& ctx) {
   const Eigen::Index batch = x.cols(), filters = m_o.filters, patch = m_plan.g.patchSize(), pixels = m_plan.g.outPixels();
   const Eigen::Index outRows = filters * pixels;
-  m_y.resize(outRows, batch);
+  // Feeding a max pooling: each group of samples' output goes to the chunk's scratch and is
+  // pooled from there; the whole output is never kept.
+  const bool fed = m_pool != nullptr;
+  m_y.resize(fed ? 0 : outRows, fed ? 0 : batch);
+  if (fed) m_pool->beginFed(batch);
+  const int fedGroup = static_cast<int>(std::max<std::int64_t>(1, kFedGroupBytes / (4 * outRows)));
   // out (pixels x filters) = patches (pixels x patch) * W^T; W is filters x patch.
   const GemmOperand wt{m_wGemm, filters, Transpose::Yes};
   // Winograd saves multiplies at the price of fp32 transforms; where bf16 runs on AMX tiles the
@@ -111,24 +130,44 @@ const Matrix& Conv2D::forward(const Matrix& x, const PassContext& ctx) {
   else std::vector<std::uint16_t>().swap(m_paddedBf16);
   m_padded.resize(m_directBf16 ? 0 : (m_winogradNow ? m_winograd->keptInputSize() : padded) * batch);
   const int chunks = chunksFor(ctx, 2 * filters * patch * pixels * batch / 64, batch);
-  util::parallelChunks(batch, chunks, [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
+  if (fed) m_chunkOut.resize(static_cast<std::size_t>(chunks));
+  util::parallelChunks(batch, chunks, [&](int c, std::ptrdiff_t b, std::ptrdiff_t e) {
+    // Where samples s0.. go: the chunk's scratch when fed (pooled by `done`), else the output.
+    float* scratch = nullptr;
+    if (fed) {
+      Vector& own = m_chunkOut[static_cast<std::size_t>(c)];
+      own.resize(fedGroup * outRows);
+      scratch = own.data();
+    }
+    const auto out = [&](std::ptrdiff_t s0) { return fed ? scratch : m_y.data() + s0 * outRows; };
+    const auto done = [&](std::ptrdiff_t s0, int n) {
+      if (fed) m_pool->poolSamples(scratch, n, s0);
+    };
     if (m_winogradNow) {
       m_winograd->forward(x.data() + b * x.rows(), static_cast<int>(e - b), bias, m_o.activation, m_y.data() + b * outRows,
                           m_padded.data() + b * m_winograd->keptInputSize(), ctx.precision);
       return;
     }
     if (m_directBf16) {
-      directConvForwardBf16(m_plan, x.data() + b * x.rows(), static_cast<int>(e - b), m_wGemm, static_cast<int>(filters), bias,
-                            m_o.activation, m_y.data() + b * outRows, m_paddedBf16.data() + b * padded);
+      const std::ptrdiff_t group = fed ? fedGroup : e - b;
+      for (std::ptrdiff_t s0 = b; s0 < e; s0 += group) {
+        const int n = static_cast<int>(std::min(group, e - s0));
+        directConvForwardBf16(m_plan, x.data() + s0 * x.rows(), n, m_wGemm, static_cast<int>(filters), bias,
+                              m_o.activation, out(s0), m_paddedBf16.data() + s0 * padded);
+        done(s0, n);
+      }
       return;
     }
-    for (std::ptrdiff_t s0 = b; s0 < e; s0 += maxSamplesPerGemm(m_plan)) {
-      const int n = static_cast<int>(std::min<std::ptrdiff_t>(maxSamplesPerGemm(m_plan), e - s0));
+    const std::ptrdiff_t group =
+        fed ? std::min(fedGroup, maxSamplesPerGemm(m_plan)) : maxSamplesPerGemm(m_plan);
+    for (std::ptrdiff_t s0 = b; s0 < e; s0 += group) {
+      const int n = static_cast<int>(std::min(group, e - s0));
       float* pad = m_padded.data() + s0 * padded;
       padImages(m_plan, x.data() + s0 * x.rows(), n, pad);
       if (m_direct) {  // an emulated 16-bit precision multiplies rounded fp32
         if (ctx.precision != util::Precision::FP32) roundInPlace(pad, n * padded, ctx.precision);
-        directConvForward(m_plan, pad, n, m_wGemm, static_cast<int>(filters), bias, m_o.activation, m_y.data() + s0 * outRows);
+        directConvForward(m_plan, pad, n, m_wGemm, static_cast<int>(filters), bias, m_o.activation, out(s0));
+        done(s0, n);
         continue;
       }
       const ConvPatches in{&m_plan, pad, n};
@@ -147,7 +186,11 @@ const Matrix& Conv2D::backward(const Matrix& x, const Matrix& dy, bool needDx, c
   // (dy * f'(y) as it arrives where the layer after took f'.)
   const Activation activation = m_activationGradientTaken ? Activation::Linear : m_o.activation;
   const bool roundGy = m_direct && !m_directBf16 && ctx.precision != util::Precision::FP32;
-  const bool ownGy = activation != Activation::Linear || roundGy;
+  // Feeding a max pooling: dy is the pooling's output gradient, routed to the maxima here a group
+  // of samples at a time into the chunk's scratch (f' applied there: the activation is Linear).
+  const bool fed = m_pool != nullptr;
+  const int fedGroup = static_cast<int>(std::max<std::int64_t>(1, kFedGroupBytes / (4 * outRows)));
+  const bool ownGy = !fed && (activation != Activation::Linear || roundGy);
   if (ownGy) m_gy.resize(outRows, batch);
   const float* gyAll = ownGy ? m_gy.data() : dy.data();
   const bool transposed = m_direct || hasTransposedForm(m_plan.g);
@@ -180,8 +223,25 @@ const Matrix& Conv2D::backward(const Matrix& x, const Matrix& dy, bool needDx, c
   m_chunkGrads.resize(static_cast<std::size_t>(chunks));
   const std::int64_t padded = m_plan.paddedSize(), paddedGy = m_transposedPlan.paddedSize();
   if (needDx && transposed && !m_directBf16) m_paddedGy.resize(paddedGy * batch);
-  const int perGemm = std::min(maxSamplesPerGemm(m_plan), transposed ? maxSamplesPerGemm(m_transposedPlan) : 1 << 20);
+  int perGemm =
+      std::min(maxSamplesPerGemm(m_plan), transposed ? maxSamplesPerGemm(m_transposedPlan) : 1 << 20);
+  if (fed) {
+    perGemm = std::min(perGemm, fedGroup);
+    m_chunkOut.resize(static_cast<std::size_t>(chunks));
+  }
   util::parallelChunks(batch, chunks, [&](int c, std::ptrdiff_t b, std::ptrdiff_t e) {
+    // gy of samples s0 .. s0 + n - 1: routed into the chunk's scratch when fed.
+    float* scratch = nullptr;
+    if (fed) {
+      Vector& routed = m_chunkOut[static_cast<std::size_t>(c)];
+      routed.resize(perGemm * outRows);
+      scratch = routed.data();
+    }
+    const auto gyOf = [&](std::ptrdiff_t s0, int n) -> const float* {
+      if (!fed) return gyAll + s0 * outRows;
+      m_pool->routeSamples(dy, s0, n, scratch);
+      return scratch;
+    };
     Vector& own = m_chunkGrads[static_cast<std::size_t>(c)];
     if (c > 0 && own.size() != nParams) own.resize(nParams);
     float* grads = c == 0 ? m_dw : own.data();
@@ -202,23 +262,27 @@ const Matrix& Conv2D::backward(const Matrix& x, const Matrix& dy, bool needDx, c
       return;
     }
     if (m_directBf16) {  // bf16 hardware: the kept bf16 input; gy padded sample by sample for dx
-      const int n = static_cast<int>(e - b);
-      const float* gy = gyAll + b * outRows;
-      addBiasGradient(gy, n);
-      directConvWeightGradientBf16(m_plan, m_paddedBf16.data() + b * padded, n, gy, static_cast<int>(filters), grads, false);
-      if (needDx)
-        directConvForwardBf16(m_transposedPlan, gy, n, m_flipped.data(), channels, nullptr, Activation::Linear,
-                              m_dx.data() + b * x.rows(), nullptr);
+      const std::ptrdiff_t group = fed ? perGemm : e - b;
+      for (std::ptrdiff_t s0 = b; s0 < e; s0 += group) {
+        const int n = static_cast<int>(std::min(group, e - s0));
+        const float* gy = gyOf(s0, n);
+        addBiasGradient(gy, n);
+        directConvWeightGradientBf16(m_plan, m_paddedBf16.data() + s0 * padded, n, gy,
+                                     static_cast<int>(filters), grads, s0 > b);
+        if (needDx)
+          directConvForwardBf16(m_transposedPlan, gy, n, m_flipped.data(), channels, nullptr,
+                                Activation::Linear, m_dx.data() + s0 * x.rows(), nullptr);
+      }
       return;
     }
     for (std::ptrdiff_t s0 = b; s0 < e; s0 += perGemm) {
       const int n = static_cast<int>(std::min<std::ptrdiff_t>(perGemm, e - s0));
-      const float* gy = gyAll + s0 * outRows;
+      const float* gy = gyOf(s0, n);
       addBiasGradient(gy, n);
       const ConvPatches in{&m_plan, m_padded.data() + s0 * padded, n};
       const ChannelMaps g{gy, filters, pixels, n};
       if (m_direct) {  // emulated: the padded input was rounded in the forward pass
-        if (roundGy) roundInPlace(m_gy.data() + s0 * outRows, n * outRows, ctx.precision);
+        if (roundGy) roundInPlace(fed ? scratch : m_gy.data() + s0 * outRows, n * outRows, ctx.precision);
         directConvWeightGradient(m_plan, m_padded.data() + s0 * padded, n, gy, static_cast<int>(filters), grads, s0 > b);
         if (!needDx) continue;
         float* pad = m_paddedGy.data() + s0 * paddedGy;

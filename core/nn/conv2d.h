@@ -17,6 +17,8 @@
 
 namespace core::nn {
 
+class MaxPool2D;  // pooling.h
+
 // How the layer computes: GEMMs over packed patches; direct loops (stride 1) that win when
 // there are few channels; Winograd F(4x4, 3x3), F(2x2, 3x3) or F(2x2, 5x5) (stride 1)
 // with 4x, 2.25x or 2.8x fewer multiplications. Auto picks by shape; a forced algorithm that
@@ -47,8 +49,14 @@ public:
   ConvAlgorithm algorithm() const { return m_direct ? ConvAlgorithm::Direct : m_winograd ? ConvAlgorithm::Winograd : ConvAlgorithm::Gemm; }
   Activation ownActivation() const override { return m_o.activation; }
   void setActivationGradientTaken(bool taken) override { m_activationGradientTaken = taken; }
+  // A direct convolution pools its output through the max pooling after it as it computes it, a
+  // few samples at a time (the group stays in cache), where it does not need that output itself
+  // in the backward pass (the pooling took its activation's gradient, or it has none); there it
+  // routes the pooled gradient back to the maxima the same way. Its forward() then returns an
+  // empty matrix: its output exists only as the pooling's.
+  bool takeFollowingLayer(Layer& next) override;
 
-protected:
+ protected:
   Shape inferShape(Shape in) override;
   void describe(GraphNode& node) const override;
 
@@ -71,6 +79,8 @@ private:
   bool m_winogradNow = false;  // the last forward pass ran Winograd (not on AMX bf16)
   Matrix m_gy;                    // dy * f'(y)
   bool m_activationGradientTaken = false;  // the layer after applies f' (dy arrives as dy * f'(y))
+  MaxPool2D* m_pool = nullptr;             // the max pooling this layer feeds (takeFollowingLayer)
+  std::vector<Vector> m_chunkOut;          // per chunk: a group's output (forward) or gradient (backward)
 };
 
 }  // namespace core::nn

@@ -118,6 +118,14 @@ public:
     (void)a;
     return false;
   }
+  // Whether this layer computes the layer after it too, a few samples at a time as its own output
+  // forms, so that output is never kept whole (a direct convolution and the max pooling after
+  // it): a container calls it once both are built and the activation gradients are settled
+  // (below), and this layer tells `next` itself. False where it cannot.
+  virtual bool takeFollowingLayer(Layer& next) {
+    (void)next;
+    return false;
+  }
   // The other way round, in the backward pass only: the activation this layer applies to its own
   // output (Linear: none) ...
   virtual Activation ownActivation() const;  // Linear

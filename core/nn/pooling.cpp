@@ -142,20 +142,15 @@ void maxPool2x2GradRowAvx512(Activation act, const float* y, const float* dy, co
 }
 #endif
 
+// Whether the AVX-512 row kernels above may run.
+bool simdAvx512() { return ACCELLAB_X86_KERNELS && avx512Runs(); }
+
 }  // namespace
 
 // --- MaxPool2D --------------------------------------------------------------------------------
 
 MaxPool2D::MaxPool2D(PoolOptions o, std::string name) : Layer(LayerKind::MaxPool2D, std::move(name)), m_o(withDefaultStride(o)) {
   if (m_o.poolH <= 0 || m_o.poolW <= 0 || m_o.strideH <= 0 || m_o.strideW <= 0) fail("pool size and stride must be positive");
-}
-
-Shape MaxPool2D::inferShape(Shape in) {
-  const WindowAxis y = windowAxis(in.h, m_o.poolH, m_o.strideH, m_o.padding.mode, m_o.padding.h);
-  const WindowAxis x = windowAxis(in.w, m_o.poolW, m_o.strideW, m_o.padding.mode, m_o.padding.w);
-  m_padTop = y.padBefore;
-  m_padLeft = x.padBefore;
-  return {in.c, y.out, x.out};
 }
 
 void MaxPool2D::appendStats(std::vector<LayerStats>& out) const {
@@ -167,118 +162,152 @@ void MaxPool2D::appendStats(std::vector<LayerStats>& out) const {
   out.push_back(s);
 }
 
-const Matrix& MaxPool2D::forward(const Matrix& x, const PassContext& ctx) {
-  const Shape in = inShape(), out = outShape();
-  const Eigen::Index batch = x.cols(), outRows = out.size();
-  m_y.resize(outRows, batch);
-  m_argmax.resize(static_cast<std::size_t>(outRows * batch));
-#if ACCELLAB_X86_KERNELS
-  const bool avx512 = avx512Runs();
-#endif
-  const bool twoByTwo = isTwoByTwo();
-  util::parallelChunks(batch, chunksFor(ctx, x.size(), batch), [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
-    for (std::ptrdiff_t s = b; s < e; ++s) {
-      const float* xs = x.data() + s * x.rows();
-      float* ys = m_y.data() + s * outRows;
-      std::int32_t* as = m_argmax.data() + s * outRows;
-      for (int c = 0; c < in.c; ++c) {
-        const float* xc = xs + static_cast<std::int64_t>(c) * in.h * in.w;
-        const std::int32_t base = c * in.h * in.w;
-        for (int oy = 0; oy < out.h; ++oy) {
-          float* yrow = ys + (c * out.h + oy) * out.w;
-          std::int32_t* arow = as + (c * out.h + oy) * out.w;
-          int ox = 0;
-          if (twoByTwo && 2 * oy + 1 < in.h) {  // branch-free over the whole windows (random data defeats branch prediction)
-            const float* r0 = xc + 2 * oy * in.w;
-            const float* r1 = r0 + in.w;
-            const std::int32_t i0 = base + 2 * oy * in.w;
-            const int whole = std::min(out.w, in.w / 2);  // 'same' on an odd width: the last window is cut
-#if ACCELLAB_X86_KERNELS
-            if (avx512) {
-              maxPool2x2RowAvx512(r0, r1, in.w, i0, whole, yrow, arow, x.data() + x.size(), ys + outRows - yrow);
-              ox = whole;
-            }
-#endif
-            for (; ox < whole; ++ox) {
-              const float a = r0[2 * ox], b = r0[2 * ox + 1], cc = r1[2 * ox], d = r1[2 * ox + 1];
-              const bool ab = b > a, cd = d > cc;
-              const float m1 = ab ? b : a, m2 = cd ? d : cc;
-              const std::int32_t j1 = i0 + 2 * ox + (ab ? 1 : 0), j2 = i0 + in.w + 2 * ox + (cd ? 1 : 0);
-              const bool second = m2 > m1;
-              yrow[ox] = second ? m2 : m1;
-              arow[ox] = second ? j2 : j1;
-            }
-          }
-          for (; ox < out.w; ++ox) {
-            const PoolWindow wnd = window(oy, ox, m_o, m_padTop, m_padLeft, in.h, in.w);
-            float best = -std::numeric_limits<float>::infinity();
-            std::int32_t arg = wnd.y0 * in.w + wnd.x0;
-            for (int iy = wnd.y0; iy < wnd.y1; ++iy)
-              for (int ix = wnd.x0; ix < wnd.x1; ++ix) {
-                const float v = xc[iy * in.w + ix];
-                const bool better = v > best;
-                best = better ? v : best;
-                arg = better ? iy * in.w + ix : arg;
-              }
-            yrow[ox] = best;
-            arow[ox] = base + arg;
-          }
-        }
-      }
-    }
-  });
-  return m_y;
+Shape MaxPool2D::inferShape(Shape in) {
+  const WindowAxis y = windowAxis(in.h, m_o.poolH, m_o.strideH, m_o.padding.mode, m_o.padding.h);
+  const WindowAxis x = windowAxis(in.w, m_o.poolW, m_o.strideW, m_o.padding.mode, m_o.padding.w);
+  m_padTop = y.padBefore;
+  m_padLeft = x.padBefore;
+  m_fed = false;  // until the layer before says it feeds this one (after building both)
+  return {in.c, y.out, x.out};
 }
 
-const Matrix& MaxPool2D::backward(const Matrix& x, const Matrix& dy, bool needDx, const PassContext& ctx) {
-  if (!needDx) return m_dx;
+void MaxPool2D::poolSample(const float* xs, const float* end, std::ptrdiff_t s, bool avx512) {
   const Shape in = inShape(), out = outShape();
-  const Eigen::Index outRows = dy.rows(), inRows = x.rows();
-  m_dx.resize(inRows, x.cols());
+  const Eigen::Index outRows = out.size();
+  float* ys = m_y.data() + s * outRows;
+  std::int32_t* as = m_argmax.data() + s * outRows;
+  const bool twoByTwo = isTwoByTwo();
+  (void)avx512, (void)end;
+  for (int c = 0; c < in.c; ++c) {
+    const float* xc = xs + static_cast<std::int64_t>(c) * in.h * in.w;
+    const std::int32_t base = c * in.h * in.w;
+    for (int oy = 0; oy < out.h; ++oy) {
+      float* yrow = ys + (c * out.h + oy) * out.w;
+      std::int32_t* arow = as + (c * out.h + oy) * out.w;
+      int ox = 0;
+      if (twoByTwo &&
+          2 * oy + 1 < in.h) {  // branch-free over the whole windows (random data defeats branch prediction)
+        const float* r0 = xc + 2 * oy * in.w;
+        const float* r1 = r0 + in.w;
+        const std::int32_t i0 = base + 2 * oy * in.w;
+        const int whole = std::min(out.w, in.w / 2);  // 'same' on an odd width: the last window is cut
+#if ACCELLAB_X86_KERNELS
+        if (avx512) {
+          maxPool2x2RowAvx512(r0, r1, in.w, i0, whole, yrow, arow, end, ys + outRows - yrow);
+          ox = whole;
+        }
+#endif
+        for (; ox < whole; ++ox) {
+          const float a = r0[2 * ox], b = r0[2 * ox + 1], cc = r1[2 * ox], d = r1[2 * ox + 1];
+          const bool ab = b > a, cd = d > cc;
+          const float m1 = ab ? b : a, m2 = cd ? d : cc;
+          const std::int32_t j1 = i0 + 2 * ox + (ab ? 1 : 0), j2 = i0 + in.w + 2 * ox + (cd ? 1 : 0);
+          const bool second = m2 > m1;
+          yrow[ox] = second ? m2 : m1;
+          arow[ox] = second ? j2 : j1;
+        }
+      }
+      for (; ox < out.w; ++ox) {
+        const PoolWindow wnd = window(oy, ox, m_o, m_padTop, m_padLeft, in.h, in.w);
+        float best = -std::numeric_limits<float>::infinity();
+        std::int32_t arg = wnd.y0 * in.w + wnd.x0;
+        for (int iy = wnd.y0; iy < wnd.y1; ++iy)
+          for (int ix = wnd.x0; ix < wnd.x1; ++ix) {
+            const float v = xc[iy * in.w + ix];
+            const bool better = v > best;
+            best = better ? v : best;
+            arg = better ? iy * in.w + ix : arg;
+          }
+        yrow[ox] = best;
+        arow[ox] = base + arg;
+      }
+    }
+  }
+}
+
+void MaxPool2D::routeSample(const float* dy, Eigen::Index batch, std::ptrdiff_t s, float* dxs,
+                            bool avx512) const {
+  const Shape in = inShape(), out = outShape();
+  const Eigen::Index outRows = out.size(), inRows = in.size();
+  const float* ys = m_y.data() + s * outRows;  // each window's maximum: the input at its argmax
+  const float* dys = dy + s * outRows;
+  const std::int32_t* as = m_argmax.data() + s * outRows;
+  (void)avx512, (void)batch;
   // Windows that do not overlap (2 x 2 / 2, every window whole) clear each window row's two input
   // rows and write its maxima's gradients there while the rows are in cache. Otherwise the whole
   // gradient is cleared, then each output's gradient added to its maximum: two passes over memory
   // (the clearing alone was 4% of a colab-cnn step).
-  const bool tiles = isTwoByTwo() && 2 * out.h <= in.h && 2 * out.w <= in.w;
+  if (!(isTwoByTwo() && 2 * out.h <= in.h && 2 * out.w <= in.w)) {
+    std::fill_n(dxs, inRows, 0.0f);
+    withActivationGradient(m_inputActivation, [&](auto grad) {  // grad(y, dy) = dy f'(y)
+      for (Eigen::Index i = 0; i < outRows; ++i) dxs[as[i]] += grad(ys[i], dys[i]);
+    });
+    return;
+  }
+  for (int c = 0; c < in.c; ++c) {
+    float* dxc = dxs + static_cast<std::int64_t>(c) * in.h * in.w;
+    for (int oy = 0; oy < out.h; ++oy) {  // the window row's two input rows, written whole
+      float* d0 = dxc + 2 * oy * in.w;
+      const std::int64_t o = (static_cast<std::int64_t>(c) * out.h + oy) * out.w;
 #if ACCELLAB_X86_KERNELS
-  const bool avx512 = tiles && avx512Runs();
-#endif
-  util::parallelChunks(x.cols(), chunksFor(ctx, x.size(), x.cols()), [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
-    if (!tiles) m_dx.middleCols(b, e - b).setZero();
-    for (std::ptrdiff_t s = b; s < e; ++s) {
-      float* dxs = m_dx.data() + s * inRows;
-      const float* ys = m_y.data() + s * outRows;  // each window's maximum: the input at its argmax
-      const float* dys = dy.data() + s * outRows;
-      const std::int32_t* as = m_argmax.data() + s * outRows;
-      if (!tiles) {
-        withActivationGradient(m_inputActivation, [&](auto grad) {  // grad(y, dy) = dy f'(y)
-          for (Eigen::Index i = 0; i < outRows; ++i) dxs[as[i]] += grad(ys[i], dys[i]);
-        });
+      if (avx512) {
+        maxPool2x2GradRowAvx512(m_inputActivation, ys + o, dys + o, as + o, (batch - s) * outRows - o,
+                                static_cast<std::int32_t>(d0 - dxs), in.w, out.w, d0, dxs + inRows);
+        std::fill(d0 + 2 * out.w, d0 + in.w, 0.0f);  // an odd width's last column
+        std::fill(d0 + in.w + 2 * out.w, d0 + 2 * in.w, 0.0f);
         continue;
       }
-      for (int c = 0; c < in.c; ++c) {
-        float* dxc = dxs + static_cast<std::int64_t>(c) * in.h * in.w;
-        for (int oy = 0; oy < out.h; ++oy) {  // the window row's two input rows, written whole
-          float* d0 = dxc + 2 * oy * in.w;
-          const std::int64_t o = (static_cast<std::int64_t>(c) * out.h + oy) * out.w;
-#if ACCELLAB_X86_KERNELS
-          if (avx512) {
-            maxPool2x2GradRowAvx512(m_inputActivation, ys + o, dys + o, as + o, (x.cols() - s) * outRows - o,
-                                    static_cast<std::int32_t>(d0 - dxs), in.w, out.w, d0, dxs + inRows);
-            std::fill(d0 + 2 * out.w, d0 + in.w, 0.0f);  // an odd width's last column
-            std::fill(d0 + in.w + 2 * out.w, d0 + 2 * in.w, 0.0f);
-            continue;
-          }
 #endif
-          std::fill_n(d0, 2 * in.w, 0.0f);
-          withActivationGradient(m_inputActivation, [&](auto grad) {
-            for (int ox = 0; ox < out.w; ++ox) dxs[as[o + ox]] = grad(ys[o + ox], dys[o + ox]);
-          });
-        }
-        std::fill(dxc + 2 * out.h * in.w, dxc + in.h * in.w, 0.0f);
-      }
+      std::fill_n(d0, 2 * in.w, 0.0f);
+      withActivationGradient(m_inputActivation, [&](auto grad) {
+        for (int ox = 0; ox < out.w; ++ox) dxs[as[o + ox]] = grad(ys[o + ox], dys[o + ox]);
+      });
     }
-  });
+    std::fill(dxc + 2 * out.h * in.w, dxc + in.h * in.w, 0.0f);
+  }
+}
+
+void MaxPool2D::beginFed(Eigen::Index batch) {
+  const Eigen::Index outRows = outShape().size();
+  m_y.resize(outRows, batch);
+  m_argmax.resize(static_cast<std::size_t>(outRows * batch));
+}
+
+void MaxPool2D::poolSamples(const float* x, int n, std::ptrdiff_t s0) {
+  const Eigen::Index inRows = inShape().size();
+  const bool avx512 = simdAvx512();
+  for (int i = 0; i < n; ++i) poolSample(x + i * inRows, x + n * inRows, s0 + i, avx512);
+}
+
+void MaxPool2D::routeSamples(const Matrix& dy, std::ptrdiff_t s0, int n, float* dx) const {
+  const Eigen::Index inRows = inShape().size();
+  const bool avx512 = simdAvx512();
+  for (int i = 0; i < n; ++i) routeSample(dy.data(), dy.cols(), s0 + i, dx + i * inRows, avx512);
+}
+
+const Matrix& MaxPool2D::forward(const Matrix& x, const PassContext& ctx) {
+  if (m_fed) return m_y;  // pooled by the convolution before, as it computed its output
+  beginFed(x.cols());
+  const bool avx512 = simdAvx512();
+  util::parallelChunks(x.cols(), chunksFor(ctx, x.size(), x.cols()),
+                       [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
+                         for (std::ptrdiff_t s = b; s < e; ++s)
+                           poolSample(x.data() + s * x.rows(), x.data() + x.size(), s, avx512);
+                       });
+  return m_y;
+}
+
+const Matrix& MaxPool2D::backward(const Matrix&, const Matrix& dy, bool needDx, const PassContext& ctx) {
+  // Fed: the convolution before routes dy itself, a few samples at a time (routeSamples).
+  if (!needDx || m_fed) return m_fed ? dy : m_dx;
+  const Eigen::Index inRows = inShape().size(), batch = dy.cols();
+  m_dx.resize(inRows, batch);
+  const bool avx512 = simdAvx512();
+  util::parallelChunks(batch, chunksFor(ctx, inRows * batch, batch),
+                       [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {
+                         for (std::ptrdiff_t s = b; s < e; ++s)
+                           routeSample(dy.data(), batch, s, m_dx.data() + s * inRows, avx512);
+                       });
   return m_dx;
 }
 

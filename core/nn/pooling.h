@@ -26,16 +26,36 @@ public:
   // elements of a 2 x 2 pool, instead of a pass over all of them in the layer before.
   bool takePrecedingActivationGradient(Activation a) override;
 
-protected:
+  // --- fed by the convolution before it (Conv2D::takeFollowingLayer) -------------------------
+  // That layer pools a few samples at a time as it computes them, so its output is never kept
+  // whole: setFed(true) says so. forward() then returns what the convolution pooled into this
+  // layer, and backward() hands dy back unrouted: the convolution routes it to the windows'
+  // maxima itself, a few samples at a time, where it reads the result (routeSamples).
+  void setFed(bool fed) { m_fed = fed; }
+  // Sizes the output for `batch` samples; before the convolution's chunks run.
+  void beginFed(Eigen::Index batch);
+  // Pools n samples of this layer's input (x: inShape().size() floats each) into output columns
+  // s0 .. s0 + n - 1.
+  void poolSamples(const float* x, int n, std::ptrdiff_t s0);
+  // The input gradient of samples s0 .. s0 + n - 1 into dx (n x inShape().size()): dy f'(y) at
+  // each window's maximum (f': the activation taken from the layer before), 0 elsewhere.
+  void routeSamples(const Matrix& dy, std::ptrdiff_t s0, int n, float* dx) const;
+
+ protected:
   Shape inferShape(Shape in) override;
   void describe(GraphNode& node) const override;
 
 private:
   // 2 x 2 windows at stride 2, nothing padded before: the fast paths (the common case).
   bool isTwoByTwo() const;
+  // One sample (xs; what may be read ends at `end`) into output column s.
+  void poolSample(const float* xs, const float* end, std::ptrdiff_t s, bool avx512);
+  // Sample s's input gradient into dxs, from dy (batch columns).
+  void routeSample(const float* dy, Eigen::Index batch, std::ptrdiff_t s, float* dxs, bool avx512) const;
 
   PoolOptions m_o;
   int m_padTop = 0, m_padLeft = 0;
+  bool m_fed = false;
   Activation m_inputActivation = Activation::Linear;  // taken from the layer before: f' applied here
   std::vector<std::int32_t> m_argmax;  // per output element: index of the max in the sample's input
 };

@@ -471,8 +471,10 @@ TEST(Gradients, MaxPoolTakesTheActivationGradientOfTheConvolutionBeforeIt) {
   for (Activation a : {Activation::ELU, Activation::Tanh, Activation::Sigmoid, Activation::ReLU}) {
     for (bool overlap : {false, true}) {
       SCOPED_TRACE(std::string(activationName(a)) + (overlap ? ", 3x3/2 pool" : ", 2x2 pool"));
+      // Patch GEMMs: a direct convolution would pool its output itself (the next test), and the
+      // pool's own routing is what is checked here.
       Sequential s("conv_pool");
-      s.add(conv(4, 3, 3, 1, Padding::same(), a));
+      s.add(conv(4, 3, 3, 1, Padding::same(), a, true, ConvAlgorithm::Gemm));
       s.add(std::make_unique<MaxPool2D>(overlap ? PoolOptions{3, 3, 2, 2, Padding::same()} : PoolOptions{}, "pool"));
       // A weight moves every output, so a coarse step swaps some window's maximum: a finer one.
       GradCheckOptions o = kinked();
@@ -515,6 +517,80 @@ TEST(Gradients, MaxPoolTakesTheActivationGradientOfTheConvolutionBeforeIt) {
       else  // an input that is the maximum of two windows: dy1 f' + dy2 f' against (dy1 + dy2) f'
         EXPECT_LT((dx - want).cwiseAbs().maxCoeff(), 1e-6f * (1.0f + want.cwiseAbs().maxCoeff()));
     }
+  }
+}
+
+// A direct convolution followed by max pooling pools its output a few samples at a time as it
+// computes it, and routes the pooled gradient back itself: the same outputs and gradients as the
+// two layers apart (in two containers, so neither takes the other), on every kernel set, in fp32
+// and bf16, with batches that leave a short group and a short chunk.
+TEST(Gradients, ConvolutionFeedingMaxPoolingMatchesTheTwoApart) {
+  struct Case {
+    Shape in;
+    int filters, k;
+    Padding pad;
+    Activation act;
+    PoolOptions pool;
+  };
+  const Case cases[] = {
+      {{6, 14, 14}, 16, 5, Padding::valid(), Activation::ReLU, PoolOptions{}},  // LeNet's second: filters as
+                                                                                // lanes
+      {{1, 28, 28}, 6, 5, Padding::explicitPad(2, 2), Activation::ReLU, PoolOptions{}},  // LeNet's first
+      {{3, 7, 9}, 4, 3, Padding::same(), Activation::ELU, PoolOptions{}},  // odd sides: a column left out
+      {{3, 7, 9},
+       4,
+       3,
+       Padding::same(),
+       Activation::Tanh,
+       PoolOptions{3, 3, 2, 2, Padding::same()}},  // overlapping
+      {{2, 8, 8}, 5, 3, Padding::valid(), Activation::Linear, PoolOptions{}},
+  };
+  IsaLimitGuard guard;
+  for (GemmIsa isa : {GemmIsa::Portable, GemmIsa::Avx2, GemmIsa::Avx512, GemmIsa::Avx512Bf16}) {
+    if (isa > detectedGemmIsa()) continue;
+    limitGemmIsa(isa);
+    for (util::Precision precision : {util::Precision::FP32, util::Precision::BF16})
+      for (const Case& c : cases)
+        for (Eigen::Index batch : {Eigen::Index{1}, Eigen::Index{9}}) {
+          SCOPED_TRACE(std::string(gemmIsaName(isa)) + " " + util::precisionName(precision) + " " +
+                       std::to_string(c.in.c) + "x" + std::to_string(c.in.h) + "x" + std::to_string(c.in.w) +
+                       " batch " + std::to_string(batch));
+          Sequential fed("fed");
+          fed.add(conv(c.filters, c.k, c.k, 1, c.pad, c.act, true, ConvAlgorithm::Direct));
+          fed.add(std::make_unique<MaxPool2D>(c.pool, "pool"));
+          Sequential apart("apart");
+          auto inner = std::make_unique<Sequential>("conv_alone");
+          inner->add(conv(c.filters, c.k, c.k, 1, c.pad, c.act, true, ConvAlgorithm::Direct));
+          apart.add(std::move(inner));
+          apart.add(std::make_unique<MaxPool2D>(c.pool, "pool"));
+          testing::BoundLayer a = testing::bindStandalone(fed, c.in, 3);
+          testing::BoundLayer b = testing::bindStandalone(apart, c.in, 3);
+          b.params = a.params;
+          std::mt19937 rng(11);
+          std::normal_distribution<float> normal(0.0f, 1.0f);
+          Matrix x(c.in.size(), batch);
+          for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = normal(rng);
+          PassContext ctx;
+          ctx.training = true;
+          ctx.chunks = 2;
+          ctx.precision = precision;
+          const Matrix y = fed.forward(x, ctx);
+          const Matrix want = apart.forward(x, ctx);
+          ASSERT_EQ(y.rows(), want.rows());
+          ASSERT_EQ(y.cols(), batch);
+          EXPECT_EQ(y, want);
+          Matrix dy(y.rows(), y.cols());
+          for (Eigen::Index i = 0; i < dy.size(); ++i) dy.data()[i] = normal(rng);
+          const Matrix dx = fed.backward(x, dy, true, ctx);
+          const Matrix wantDx = apart.backward(x, dy, true, ctx);
+          ASSERT_EQ(dx.rows(), wantDx.rows());
+          const float tol = 1e-5f * (1.0f + wantDx.cwiseAbs().maxCoeff());
+          EXPECT_LT((dx - wantDx).cwiseAbs().maxCoeff(), tol);
+          // The weight and bias gradients: the same sums, grouped differently.
+          EXPECT_LT((a.grads - b.grads).cwiseAbs().maxCoeff(),
+                    1e-4f * (1.0f + b.grads.cwiseAbs().maxCoeff()));
+          ASSERT_GT(b.grads.cwiseAbs().maxCoeff(), 0.0f);
+        }
   }
 }
 
