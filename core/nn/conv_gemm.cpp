@@ -67,6 +67,36 @@ struct PixelCursor {
 };
 
 #if ACCELLAB_X86_KERNELS
+// One padded row of `width` floats: zeros but for columns [x0, x1), which take src[0, x1 - x0).
+// A vector at a time, loaded whole where it ends before `srcEnd` (values past the row are read and
+// dropped) and stored whole where it ends before `dstEnd` (what it writes past the row, the caller
+// writes later: it writes rows in order); masked otherwise. A small row was three calls (a copy and
+// two fills), each costlier than the row. The first vector's input moves up by x0 lanes where the
+// row starts with padding.
+ACCELLAB_TARGET("avx512f")
+void padRowAvx512(const float* src, const float* srcEnd, int x0, int x1, int width, float* row,
+                  const float* dstEnd) {
+  const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  for (int j = 0; j < width; j += 16) {
+    const int lo = std::max(x0 - j, 0), hi = std::min(x1 - j, 16);  // the lanes that hold input
+    __m512 v = _mm512_setzero_ps();
+    if (lo < hi) {
+      const float* p = src + (j + lo - x0);
+      const __mmask16 keep = firstLanes(hi - lo);
+      // The lanes kept by a masked permute, not a masked move: GCC folds a masked move of a load
+      // into a masked load, which crosses cache lines slowly (it was most of this function's time).
+      const __m512 whole = srcEnd - p >= 16 ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(keep, p);
+      v = _mm512_maskz_permutexvar_ps(static_cast<__mmask16>(keep << lo),
+                                      _mm512_sub_epi32(lane, _mm512_set1_epi32(lo)), whole);
+    }
+    float* q = row + j;
+    if (dstEnd - q >= 16)
+      _mm512_storeu_ps(q, v);
+    else
+      _mm512_mask_storeu_ps(q, firstLanes(width - j), v);
+  }
+}
+
 // A run of up to 16 pixels along one output row, kStride (1 or 2) values apart in the padded
 // input from `at`, as one vector: the run's span loaded under masks (lo: its first 16 values, hi:
 // the rest) and, at stride 2, its even values kept by one permute. A gather loads lane by lane
@@ -421,6 +451,27 @@ GemmB flippedWeightsAsB(const FlippedWeights& w) { return {packFlipped, &w}; }
 void padImages(const ConvPlan& plan, const float* images, int samples, float* padded) {
   const ConvGeometry& g = plan.g;
   const std::int64_t plane = static_cast<std::int64_t>(plan.paddedH) * plan.paddedW;
+#if ACCELLAB_X86_KERNELS
+  if (avx512Runs()) {
+    const float* srcEnd = images + samples * g.inSize();
+    const float* dstEnd = padded + samples * plan.paddedSize();
+    const int x0 = std::max(0, g.padLeft), x1 = std::min(plan.paddedW, g.width + g.padLeft);
+    for (int s = 0; s < samples; ++s)
+      for (int c = 0; c < g.channels; ++c) {
+        const float* src = images + s * g.inSize() + static_cast<std::int64_t>(c) * g.height * g.width;
+        float* dst = padded + s * plan.paddedSize() + c * plane;
+        for (int y = 0; y < plan.paddedH; ++y) {
+          const int iy = y - g.padTop;
+          float* row = dst + static_cast<std::int64_t>(y) * plan.paddedW;
+          if (iy < 0 || iy >= g.height || x0 >= x1)
+            padRowAvx512(src, srcEnd, 0, 0, plan.paddedW, row, dstEnd);
+          else
+            padRowAvx512(src + iy * g.width + x0 - g.padLeft, srcEnd, x0, x1, plan.paddedW, row, dstEnd);
+        }
+      }
+    return;
+  }
+#endif
   for (int s = 0; s < samples; ++s)
     for (int c = 0; c < g.channels; ++c) {
       const float* src = images + s * g.inSize() + static_cast<std::int64_t>(c) * g.height * g.width;

@@ -10,6 +10,7 @@
 #include "core/nn/batch_norm.h"
 #include "core/nn/composite.h"
 #include "core/nn/conv2d.h"
+#include "core/nn/conv_gemm.h"
 #include "core/nn/dense.h"
 #include "core/nn/depthwise_conv2d.h"
 #include "core/nn/direct_conv.h"
@@ -231,6 +232,52 @@ TEST(Gradients, ConvPatchesAndPoolingOnEveryKernelSetTheCpuHas) {
 
 // The Winograd tile transforms are chosen at run time too: every set the CPU has computes the
 // same gradients; 16 input channels take the channel-last copy's transposed blocks.
+// The padded copy a convolution reads: the input inside, zeros around it, rows the windows do not
+// reach left out; on every kernel set, nothing written past the samples asked for.
+TEST(Gradients, PaddedImagesHoldTheInputInsideZerosAroundIt) {
+  struct Case {
+    ConvGeometry g;
+    const char* what;
+  };
+  const Case cases[] = {
+      {{1, 28, 28, 5, 5, 1, 1, 2, 2, 28, 28}, "LeNet's first: 32 wide"},
+      {{16, 10, 10, 5, 5, 1, 1, 4, 4, 14, 14}, "a transposed 5x5 input gradient: 18 wide"},
+      {{3, 7, 37, 3, 3, 1, 1, 1, 1, 7, 37}, "39 wide: three vectors"},
+      {{2, 9, 9, 2, 2, 2, 2, 0, 0, 4, 4}, "stride 2, valid: the last row and column cropped"},
+      {{2, 6, 20, 3, 3, 1, 1, 2, 17, 8, 35}, "a row starting past its first vector"},
+  };
+  IsaLimitGuard guard;
+  for (GemmIsa isa : {GemmIsa::Portable, GemmIsa::Avx2, GemmIsa::Avx512}) {
+    if (isa > detectedGemmIsa()) continue;
+    limitGemmIsa(isa);
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::string(gemmIsaName(isa)) + ": " + c.what);
+      const ConvPlan plan(c.g);
+      const int samples = 3, asked = 2;  // the third sample's place must stay untouched
+      std::vector<float> images(static_cast<std::size_t>(samples * c.g.inSize()));
+      for (std::size_t i = 0; i < images.size(); ++i) images[i] = 1.0f + static_cast<float>(i);
+      const float untouched = -7.0f;
+      std::vector<float> padded(static_cast<std::size_t>(samples * plan.paddedSize()), untouched);
+      padImages(plan, images.data(), asked, padded.data());
+      for (int smp = 0; smp < samples; ++smp)
+        for (int ch = 0; ch < c.g.channels; ++ch)
+          for (int y = 0; y < plan.paddedH; ++y)
+            for (int x = 0; x < plan.paddedW; ++x) {
+              const int iy = y - c.g.padTop, ix = x - c.g.padLeft;
+              const bool inside = iy >= 0 && iy < c.g.height && ix >= 0 && ix < c.g.width;
+              const float want = smp >= asked ? untouched
+                                 : inside     ? images[static_cast<std::size_t>(
+                                                smp * c.g.inSize() + (ch * c.g.height + iy) * c.g.width + ix)]
+                                              : 0.0f;
+              const std::size_t at = static_cast<std::size_t>(smp * plan.paddedSize() +
+                                                              (ch * plan.paddedH + y) * plan.paddedW + x);
+              ASSERT_EQ(padded[at], want)
+                  << "sample " << smp << " channel " << ch << " row " << y << " column " << x;
+            }
+    }
+  }
+}
+
 TEST(Gradients, Conv2DWinogradOnEveryKernelSetTheCpuHas) {
   const GemmIsa was = limitGemmIsa(GemmIsa::Amx);
   GradCheckOptions o;
