@@ -128,7 +128,14 @@ const Matrix& Conv2D::forward(const Matrix& x, const PassContext& ctx) {
   // tile grid).
   if (m_directBf16) m_paddedBf16.resize(static_cast<std::size_t>(padded * batch));
   else std::vector<std::uint16_t>().swap(m_paddedBf16);
-  m_padded.resize(m_directBf16 ? 0 : (m_winogradNow ? m_winograd->keptInputSize() : padded) * batch);
+  // Where padding would copy the input unchanged (nothing padded, every row and column reached: a
+  // 'valid' stride-1 convolution) and nothing rounds it in place, the kernels read x itself, and
+  // the backward pass reads it again there (x stays as it was until then: Layer::backward).
+  const ConvGeometry& g = m_plan.g;
+  m_readsInput = !m_winogradNow && !m_directBf16 && !(m_direct && ctx.precision != util::Precision::FP32) &&
+                 g.padTop == 0 && g.padLeft == 0 && m_plan.paddedH == g.height && m_plan.paddedW == g.width;
+  m_padded.resize(
+      m_directBf16 || m_readsInput ? 0 : (m_winogradNow ? m_winograd->keptInputSize() : padded) * batch);
   const int chunks = chunksFor(ctx, 2 * filters * patch * pixels * batch / 64, batch);
   if (fed) m_chunkOut.resize(static_cast<std::size_t>(chunks));
   util::parallelChunks(batch, chunks, [&](int c, std::ptrdiff_t b, std::ptrdiff_t e) {
@@ -162,10 +169,15 @@ const Matrix& Conv2D::forward(const Matrix& x, const PassContext& ctx) {
         fed ? std::min(fedGroup, maxSamplesPerGemm(m_plan)) : maxSamplesPerGemm(m_plan);
     for (std::ptrdiff_t s0 = b; s0 < e; s0 += group) {
       const int n = static_cast<int>(std::min(group, e - s0));
-      float* pad = m_padded.data() + s0 * padded;
-      padImages(m_plan, x.data() + s0 * x.rows(), n, pad);
-      if (m_direct) {  // an emulated 16-bit precision multiplies rounded fp32
-        if (ctx.precision != util::Precision::FP32) roundInPlace(pad, n * padded, ctx.precision);
+      const float* pad = x.data() + s0 * x.rows();
+      if (!m_readsInput) {
+        float* copy = m_padded.data() + s0 * padded;
+        padImages(m_plan, pad, n, copy);
+        // an emulated 16-bit precision multiplies rounded fp32
+        if (m_direct && ctx.precision != util::Precision::FP32) roundInPlace(copy, n * padded, ctx.precision);
+        pad = copy;
+      }
+      if (m_direct) {
         directConvForward(m_plan, pad, n, m_wGemm, static_cast<int>(filters), bias, m_o.activation, out(s0));
         done(s0, n);
         continue;
@@ -279,11 +291,13 @@ const Matrix& Conv2D::backward(const Matrix& x, const Matrix& dy, bool needDx, c
       const int n = static_cast<int>(std::min<std::ptrdiff_t>(perGemm, e - s0));
       const float* gy = gyOf(s0, n);
       addBiasGradient(gy, n);
-      const ConvPatches in{&m_plan, m_padded.data() + s0 * padded, n};
+      const float* kept =
+          (m_readsInput ? x.data() : m_padded.data()) + s0 * padded;  // as the forward pass read it
+      const ConvPatches in{&m_plan, kept, n};
       const ChannelMaps g{gy, filters, pixels, n};
       if (m_direct) {  // emulated: the padded input was rounded in the forward pass
         if (roundGy) roundInPlace(fed ? scratch : m_gy.data() + s0 * outRows, n * outRows, ctx.precision);
-        directConvWeightGradient(m_plan, m_padded.data() + s0 * padded, n, gy, static_cast<int>(filters), grads, s0 > b);
+        directConvWeightGradient(m_plan, kept, n, gy, static_cast<int>(filters), grads, s0 > b);
         if (!needDx) continue;
         float* pad = m_paddedGy.data() + s0 * paddedGy;
         padImages(m_transposedPlan, gy, n, pad);

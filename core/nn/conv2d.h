@@ -70,6 +70,7 @@ private:
   PackedB m_packedW;              // the weights packed once per pass, shared by the chunks
   std::vector<Vector> m_chunkGrads;  // chunk > 0: partial weight + bias gradients
   Vector m_padded;                // the input, zero-padded (kept for the weight gradient; Winograd: its tile grid)
+  bool m_readsInput = false;  // the last forward pass read x itself: padding would have copied it unchanged
   std::vector<std::uint16_t> m_paddedBf16;  // the same in bf16, where bf16 runs on hardware
   Vector m_paddedGy;              // the output gradient, padded for the transposed convolution
   Vector m_flipped;               // direct input gradient: flipped, transposed weights
