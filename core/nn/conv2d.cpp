@@ -14,8 +14,13 @@ namespace {
 constexpr int kWinogradMinChannels = 32;  // see inferShape
 
 // Samples a convolution feeding a max pooling computes at a time: their output (or its gradient)
-// within this many bytes, so the pooling reads it from cache (at least one sample).
-constexpr std::int64_t kFedGroupBytes = 64 * 1024;
+// within 64 KiB, so the pooling reads it from cache (at least one sample; 16 and 256 KiB measured
+// no faster on LeNet).
+int fedGroup(std::int64_t outRows) {
+  constexpr std::int64_t kBytes = 64 * 1024;
+  return static_cast<int>(
+      std::max<std::int64_t>(1, kBytes / (static_cast<std::int64_t>(sizeof(float)) * outRows)));
+}
 }  // namespace
 
 Conv2D::Conv2D(Conv2DOptions o, std::string name) : Layer(LayerKind::Conv2D, std::move(name)), m_o(o) {
@@ -106,8 +111,8 @@ const Matrix& Conv2D::forward(const Matrix& x, const PassContext& ctx) {
   // pooled from there; the whole output is never kept.
   const bool fed = m_pool != nullptr;
   m_y.resize(fed ? 0 : outRows, fed ? 0 : batch);
-  if (fed) m_pool->beginFed(batch);
-  const int fedGroup = static_cast<int>(std::max<std::int64_t>(1, kFedGroupBytes / (4 * outRows)));
+  if (fed) m_pool->sizeOutput(batch);
+  const int fedSamples = fedGroup(outRows);
   // out (pixels x filters) = patches (pixels x patch) * W^T; W is filters x patch.
   const GemmOperand wt{m_wGemm, filters, Transpose::Yes};
   // Winograd saves multiplies at the price of fp32 transforms; where bf16 runs on AMX tiles the
@@ -128,9 +133,10 @@ const Matrix& Conv2D::forward(const Matrix& x, const PassContext& ctx) {
   // tile grid).
   if (m_directBf16) m_paddedBf16.resize(static_cast<std::size_t>(padded * batch));
   else std::vector<std::uint16_t>().swap(m_paddedBf16);
-  // Where padding would copy the input unchanged (nothing padded, every row and column reached: a
-  // 'valid' stride-1 convolution) and nothing rounds it in place, the kernels read x itself, and
-  // the backward pass reads it again there (x stays as it was until then: Layer::backward).
+  // Where padding would copy the input unchanged (nothing padded and the windows reach every row
+  // and column: a 'valid' convolution whose stride fits the input) and nothing rounds it in place,
+  // the kernels read x itself, and the backward pass reads it again there (x stays as it was until
+  // then: Layer::backward).
   const ConvGeometry& g = m_plan.g;
   m_readsInput = !m_winogradNow && !m_directBf16 && !(m_direct && ctx.precision != util::Precision::FP32) &&
                  g.padTop == 0 && g.padLeft == 0 && m_plan.paddedH == g.height && m_plan.paddedW == g.width;
@@ -143,10 +149,10 @@ const Matrix& Conv2D::forward(const Matrix& x, const PassContext& ctx) {
     float* scratch = nullptr;
     if (fed) {
       Vector& own = m_chunkOut[static_cast<std::size_t>(c)];
-      own.resize(fedGroup * outRows);
+      own.resize(fedSamples * outRows);
       scratch = own.data();
     }
-    const auto out = [&](std::ptrdiff_t s0) { return fed ? scratch : m_y.data() + s0 * outRows; };
+    const auto outAt = [&](std::ptrdiff_t s0) { return fed ? scratch : m_y.data() + s0 * outRows; };
     const auto done = [&](std::ptrdiff_t s0, int n) {
       if (fed) m_pool->poolSamples(scratch, n, s0);
     };
@@ -156,17 +162,17 @@ const Matrix& Conv2D::forward(const Matrix& x, const PassContext& ctx) {
       return;
     }
     if (m_directBf16) {
-      const std::ptrdiff_t group = fed ? fedGroup : e - b;
+      const std::ptrdiff_t group = fed ? fedSamples : e - b;
       for (std::ptrdiff_t s0 = b; s0 < e; s0 += group) {
         const int n = static_cast<int>(std::min(group, e - s0));
         directConvForwardBf16(m_plan, x.data() + s0 * x.rows(), n, m_wGemm, static_cast<int>(filters), bias,
-                              m_o.activation, out(s0), m_paddedBf16.data() + s0 * padded);
+                              m_o.activation, outAt(s0), m_paddedBf16.data() + s0 * padded);
         done(s0, n);
       }
       return;
     }
     const std::ptrdiff_t group =
-        fed ? std::min(fedGroup, maxSamplesPerGemm(m_plan)) : maxSamplesPerGemm(m_plan);
+        fed ? std::min(fedSamples, maxSamplesPerGemm(m_plan)) : maxSamplesPerGemm(m_plan);
     for (std::ptrdiff_t s0 = b; s0 < e; s0 += group) {
       const int n = static_cast<int>(std::min(group, e - s0));
       const float* pad = x.data() + s0 * x.rows();
@@ -178,7 +184,8 @@ const Matrix& Conv2D::forward(const Matrix& x, const PassContext& ctx) {
         pad = copy;
       }
       if (m_direct) {
-        directConvForward(m_plan, pad, n, m_wGemm, static_cast<int>(filters), bias, m_o.activation, out(s0));
+        directConvForward(m_plan, pad, n, m_wGemm, static_cast<int>(filters), bias, m_o.activation,
+                          outAt(s0));
         done(s0, n);
         continue;
       }
@@ -201,7 +208,7 @@ const Matrix& Conv2D::backward(const Matrix& x, const Matrix& dy, bool needDx, c
   // Feeding a max pooling: dy is the pooling's output gradient, routed to the maxima here a group
   // of samples at a time into the chunk's scratch (f' applied there: the activation is Linear).
   const bool fed = m_pool != nullptr;
-  const int fedGroup = static_cast<int>(std::max<std::int64_t>(1, kFedGroupBytes / (4 * outRows)));
+  const int fedSamples = fedGroup(outRows);
   const bool ownGy = !fed && (activation != Activation::Linear || roundGy);
   if (ownGy) m_gy.resize(outRows, batch);
   const float* gyAll = ownGy ? m_gy.data() : dy.data();
@@ -238,7 +245,7 @@ const Matrix& Conv2D::backward(const Matrix& x, const Matrix& dy, bool needDx, c
   int perGemm =
       std::min(maxSamplesPerGemm(m_plan), transposed ? maxSamplesPerGemm(m_transposedPlan) : 1 << 20);
   if (fed) {
-    perGemm = std::min(perGemm, fedGroup);
+    perGemm = std::min(perGemm, fedSamples);
     m_chunkOut.resize(static_cast<std::size_t>(chunks));
   }
   util::parallelChunks(batch, chunks, [&](int c, std::ptrdiff_t b, std::ptrdiff_t e) {

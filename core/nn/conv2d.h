@@ -56,7 +56,7 @@ public:
   // empty matrix: its output exists only as the pooling's.
   bool takeFollowingLayer(Layer& next) override;
 
- protected:
+protected:
   Shape inferShape(Shape in) override;
   void describe(GraphNode& node) const override;
 
@@ -69,8 +69,7 @@ private:
   const float* m_wGemm = nullptr;
   PackedB m_packedW;              // the weights packed once per pass, shared by the chunks
   std::vector<Vector> m_chunkGrads;  // chunk > 0: partial weight + bias gradients
-  Vector m_padded;                // the input, zero-padded (kept for the weight gradient; Winograd: its tile grid)
-  bool m_readsInput = false;  // the last forward pass read x itself: padding would have copied it unchanged
+  Vector m_padded;  // the input, zero-padded (kept for the weight gradient; Winograd: its tile grid)
   std::vector<std::uint16_t> m_paddedBf16;  // the same in bf16, where bf16 runs on hardware
   Vector m_paddedGy;              // the output gradient, padded for the transposed convolution
   Vector m_flipped;               // direct input gradient: flipped, transposed weights
@@ -78,6 +77,7 @@ private:
   bool m_directBf16 = false;  // the last forward pass ran the direct convolution in bf16 hardware
   std::unique_ptr<WinogradConv> m_winograd;
   bool m_winogradNow = false;  // the last forward pass ran Winograd (not on AMX bf16)
+  bool m_readsInput = false;   // the last forward pass read x itself: padding would have copied it unchanged
   Matrix m_gy;                    // dy * f'(y)
   bool m_activationGradientTaken = false;  // the layer after applies f' (dy arrives as dy * f'(y))
   MaxPool2D* m_pool = nullptr;             // the max pooling this layer feeds (takeFollowingLayer)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/nn/bounded_vectors.h"
 #include "core/nn/eigen.h"  // <immintrin.h>, GCC 12 warnings silenced
 #include "core/nn/simd_regions.h"
 #include "core/nn/transpose16.h"
@@ -68,11 +69,10 @@ struct PixelCursor {
 
 #if ACCELLAB_X86_KERNELS
 // One padded row of `width` floats: zeros but for columns [x0, x1), which take src[0, x1 - x0).
-// A vector at a time, loaded whole where it ends before `srcEnd` (values past the row are read and
-// dropped) and stored whole where it ends before `dstEnd` (what it writes past the row, the caller
-// writes later: it writes rows in order); masked otherwise. A small row was three calls (a copy and
-// two fills), each costlier than the row. The first vector's input moves up by x0 lanes where the
-// row starts with padding.
+// A vector at a time, loaded whole where it ends before `srcEnd` and stored whole where it ends
+// before `dstEnd` (what it writes past the row, the caller writes later: it writes rows in order;
+// bounded_vectors.h). A small row was three calls (a copy and two fills), each costlier than the
+// row. The first vector's input moves up by x0 lanes where the row starts with padding.
 ACCELLAB_TARGET("avx512f")
 void padRowAvx512(const float* src, const float* srcEnd, int x0, int x1, int width, float* row,
                   const float* dstEnd) {
@@ -85,15 +85,11 @@ void padRowAvx512(const float* src, const float* srcEnd, int x0, int x1, int wid
       const __mmask16 keep = firstLanes(hi - lo);
       // The lanes kept by a masked permute, not a masked move: GCC folds a masked move of a load
       // into a masked load, which crosses cache lines slowly (it was most of this function's time).
-      const __m512 whole = srcEnd - p >= 16 ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(keep, p);
       v = _mm512_maskz_permutexvar_ps(static_cast<__mmask16>(keep << lo),
-                                      _mm512_sub_epi32(lane, _mm512_set1_epi32(lo)), whole);
+                                      _mm512_sub_epi32(lane, _mm512_set1_epi32(lo)),
+                                      loadBounded(p, srcEnd, hi - lo));
     }
-    float* q = row + j;
-    if (dstEnd - q >= 16)
-      _mm512_storeu_ps(q, v);
-    else
-      _mm512_mask_storeu_ps(q, firstLanes(width - j), v);
+    storeBounded(row + j, dstEnd, width - j, v);
   }
 }
 

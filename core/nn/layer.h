@@ -118,14 +118,6 @@ public:
     (void)a;
     return false;
   }
-  // Whether this layer computes the layer after it too, a few samples at a time as its own output
-  // forms, so that output is never kept whole (a direct convolution and the max pooling after
-  // it): a container calls it once both are built and the activation gradients are settled
-  // (below), and this layer tells `next` itself. False where it cannot.
-  virtual bool takeFollowingLayer(Layer& next) {
-    (void)next;
-    return false;
-  }
   // The other way round, in the backward pass only: the activation this layer applies to its own
   // output (Linear: none) ...
   virtual Activation ownActivation() const;  // Linear
@@ -137,15 +129,28 @@ public:
   }
   // ... and this layer is told so: its output gradient then arrives with f' applied.
   virtual void setActivationGradientTaken(bool taken) { (void)taken; }
+  // Whether this layer computes the layer after it too, a few samples at a time as its own output
+  // forms, so that output is never kept whole (a direct convolution and the max pooling after
+  // it): a container calls it once both are built and the activation gradients above are settled,
+  // and this layer tells `next` so itself. False where it cannot. The two layers' forward and
+  // backward then differ from the contract below as each one's header says; only the container
+  // that linked them calls them, in order.
+  virtual bool takeFollowingLayer(Layer& next) {
+    (void)next;
+    return false;
+  }
 
   // --- compute -------------------------------------------------------------------------------
   // Forward on a batch (inShape().size() x batch); returns the output (owned by the layer, or
-  // `x` itself for layers that do not change the data). The reference stays valid until the
-  // next forward.
+  // `x` itself for layers that do not change the data; an empty matrix from a layer that took
+  // the layer after it, whose forward then returns the result). The reference stays valid until
+  // the next forward.
   virtual const Matrix& forward(const Matrix& x, const PassContext& ctx) = 0;
   // Backward: `x` is the input of the last forward, `dy` the loss gradient of its output.
   // Writes parameter gradients (overwriting, mean over the batch already in dy) and returns
   // the input gradient when `needDx` (else an empty matrix or anything: callers ignore it).
+  // Where a layer took the one after it, that one returns its dy as it came and the taking
+  // layer's dy is the pair's output gradient (takeFollowingLayer).
   virtual const Matrix& backward(const Matrix& x, const Matrix& dy, bool needDx, const PassContext& ctx) = 0;
 
 protected:

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/nn/bounded_vectors.h"
 #include "core/nn/eigen.h"  // <immintrin.h>, GCC 12 warnings silenced
 #include "core/nn/simd_regions.h"
 #include "core/util/parallel.h"
@@ -27,12 +28,11 @@ inline PoolWindow window(int oy, int ox, const PoolOptions& o, int padTop, int p
 
 #if ACCELLAB_X86_KERNELS
 // One output row of a 2 x 2 / 2 max pool from input rows r0 and r1 (index of r0[0]: i0), 16
-// outputs at a time (the last stored masked): de-interleaves even/odd columns of both rows. The
-// loads are whole vectors wherever they end before `end` (the input's last float + 1): the values
-// past the row are read and dropped. A masked load that crosses a cache line stalls (measured:
-// half of this function's time went to the one masked load of a 28-float row's second half).
-// The stores are whole too where `storable` (floats from yrow to the sample's end) allows: what
-// they write past the row the caller writes again later, as it writes the sample in order.
+// outputs at a time: de-interleaves even/odd columns of both rows. Loads are whole where they end
+// before `end` (the input's last float + 1) and stores where they end before `storable` floats
+// from yrow (the sample's end): what they write past the row the caller writes again later, as it
+// writes the sample in order (bounded_vectors.h; the one masked load of a 28-float row's second
+// half had taken half of this function's time).
 ACCELLAB_TARGET("avx512f")
 void maxPool2x2RowAvx512(const float* r0, const float* r1, int inW, std::int32_t i0, int outW, float* yrow,
                         std::int32_t* arow, const float* end, std::int64_t storable) {
@@ -43,14 +43,8 @@ void maxPool2x2RowAvx512(const float* r0, const float* r1, int inW, std::int32_t
     const int n = std::min(16, outW - ox);
     const float* p0 = r0 + 2 * ox;
     const float* p1 = r1 + 2 * ox;
-    __m512 a0, a1, b0, b1;
-    if (n == 16 || end - p1 >= 32) {  // p1 > p0; no pointer formed past the input
-      a0 = _mm512_loadu_ps(p0), a1 = _mm512_loadu_ps(p0 + 16), b0 = _mm512_loadu_ps(p1), b1 = _mm512_loadu_ps(p1 + 16);
-    } else {
-      const __mmask16 lo = firstLanes(2 * n), hi = firstLanes(2 * n - 16);
-      a0 = _mm512_maskz_loadu_ps(lo, p0), a1 = _mm512_maskz_loadu_ps(hi, p0 + 16);
-      b0 = _mm512_maskz_loadu_ps(lo, p1), b1 = _mm512_maskz_loadu_ps(hi, p1 + 16);
-    }
+    const __m512 a0 = loadBounded(p0, end, 2 * n), a1 = loadBounded(p0 + 16, end, 2 * n - 16);
+    const __m512 b0 = loadBounded(p1, end, 2 * n), b1 = loadBounded(p1 + 16, end, 2 * n - 16);
     const __m512 a = _mm512_permutex2var_ps(a0, even, a1), b = _mm512_permutex2var_ps(a0, odd, a1);
     const __m512 c = _mm512_permutex2var_ps(b0, even, b1), d = _mm512_permutex2var_ps(b0, odd, b1);
     const __mmask16 ab = _mm512_cmp_ps_mask(b, a, _CMP_GT_OQ), cd = _mm512_cmp_ps_mask(d, c, _CMP_GT_OQ);
@@ -62,14 +56,8 @@ void maxPool2x2RowAvx512(const float* r0, const float* r1, int inW, std::int32_t
     const __m512i j2 = _mm512_mask_add_epi32(col2, cd, col2, _mm512_set1_epi32(1));
     const __m512 best = _mm512_mask_blend_ps(second, m1, m2);
     const __m512i at = _mm512_mask_blend_epi32(second, j1, j2);
-    if (n == 16 || ox + 16 <= storable) {
-      _mm512_storeu_ps(yrow + ox, best);
-      _mm512_storeu_si512(arow + ox, at);
-    } else {
-      const __mmask16 keep = firstLanes(n);
-      _mm512_mask_storeu_ps(yrow + ox, keep, best);
-      _mm512_mask_storeu_epi32(arow + ox, keep, at);
-    }
+    storeBounded(yrow + ox, yrow + storable, n, best);
+    storeBounded(arow + ox, arow + storable, n, at);
   }
 }
 
@@ -91,7 +79,7 @@ inline __m512 activationGradient16(Activation a, __m512 y, __m512 dy) {
 // The gradient of one window row of a 2 x 2 / 2 max pool: writes the input rows d0 and d0 + inW
 // over the windows' 2 * outW columns, each window's gradient dy f'(y) where its argmax (a sample
 // index, arg[ox]; d0's first float at i0) points and 0 elsewhere, 16 windows a vector. y, dy
-// and arg are read in whole vectors where `readable` floats allow, the rest masked.
+// and arg are read in whole vectors where `readable` values allow (bounded_vectors.h).
 //
 // A masked store that crosses a cache line stalls as a masked load does (half of this
 // function's time at first), so a store runs whole where it ends before `limit` (the sample's
@@ -107,37 +95,26 @@ void maxPool2x2GradRowAvx512(Activation act, const float* y, const float* dy, co
   const __m512i lane2 = _mm512_slli_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), 1);
   const __m512i lowHalf = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
   const __m512i highHalf = _mm512_add_epi32(lowHalf, _mm512_set1_epi32(8));
-  const __m512i one = _mm512_set1_epi32(1), down = _mm512_set1_epi32(inW), downOne = _mm512_set1_epi32(inW + 1);
-  // Whole where the store ends before `room` (and before `limit`), else masked.
-  auto store = [limit](float* p, const float* room, __mmask16 m, __m512 v) {
-    if (limit - p >= 16 && room - p >= 16) _mm512_storeu_ps(p, v);
-    else _mm512_mask_storeu_ps(p, m, v);
-  };
+  const __m512i one = _mm512_set1_epi32(1), down = _mm512_set1_epi32(inW),
+                downOne = _mm512_set1_epi32(inW + 1);
   float* d1 = d0 + inW;
   for (int ox = 0; ox < outW; ox += 16) {
     const int n = std::min(16, outW - ox);
-    __m512 yv, dyv;
-    __m512i av;
-    if (ox + 16 <= readable) {
-      yv = _mm512_loadu_ps(y + ox), dyv = _mm512_loadu_ps(dy + ox), av = _mm512_loadu_si512(arg + ox);
-    } else {
-      const __mmask16 m = firstLanes(n);
-      yv = _mm512_maskz_loadu_ps(m, y + ox), dyv = _mm512_maskz_loadu_ps(m, dy + ox), av = _mm512_maskz_loadu_epi32(m, arg + ox);
-    }
+    const __m512 yv = loadBounded(y + ox, y + readable, n), dyv = loadBounded(dy + ox, dy + readable, n);
+    const __m512i av = loadBounded(arg + ox, arg + readable, n);
     const __m512 v = activationGradient16(act, yv, dyv);
     const __m512i rel = _mm512_sub_epi32(av, _mm512_add_epi32(_mm512_set1_epi32(i0 + 2 * ox), lane2));
     const __m512 e0 = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(rel, _mm512_setzero_si512()), v);
     const __m512 o0 = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(rel, one), v);
     const __m512 e1 = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(rel, down), v);
     const __m512 o1 = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(rel, downOne), v);
-    const __mmask16 lo = firstLanes(2 * n), hi = firstLanes(2 * n - 16);
     // Row 0 may spill into row 1 only where row 1 is still to be written: in the first block
     // (row 1's own stores come next), not onto row 1's earlier blocks.
-    const float* room0 = ox == 0 ? limit : d1;
-    store(d0 + 2 * ox, room0, lo, _mm512_permutex2var_ps(e0, lowHalf, o0));
-    if (hi) store(d0 + 2 * ox + 16, room0, hi, _mm512_permutex2var_ps(e0, highHalf, o0));
-    store(d1 + 2 * ox, limit, lo, _mm512_permutex2var_ps(e1, lowHalf, o1));
-    if (hi) store(d1 + 2 * ox + 16, limit, hi, _mm512_permutex2var_ps(e1, highHalf, o1));
+    const float* end0 = ox == 0 ? limit : d1;
+    storeBounded(d0 + 2 * ox, end0, 2 * n, _mm512_permutex2var_ps(e0, lowHalf, o0));
+    if (n > 8) storeBounded(d0 + 2 * ox + 16, end0, 2 * n - 16, _mm512_permutex2var_ps(e0, highHalf, o0));
+    storeBounded(d1 + 2 * ox, limit, 2 * n, _mm512_permutex2var_ps(e1, lowHalf, o1));
+    if (n > 8) storeBounded(d1 + 2 * ox + 16, limit, 2 * n - 16, _mm512_permutex2var_ps(e1, highHalf, o1));
   }
 }
 #endif
@@ -267,7 +244,7 @@ void MaxPool2D::routeSample(const float* dy, Eigen::Index batch, std::ptrdiff_t 
   }
 }
 
-void MaxPool2D::beginFed(Eigen::Index batch) {
+void MaxPool2D::sizeOutput(Eigen::Index batch) {
   const Eigen::Index outRows = outShape().size();
   m_y.resize(outRows, batch);
   m_argmax.resize(static_cast<std::size_t>(outRows * batch));
@@ -287,7 +264,7 @@ void MaxPool2D::routeSamples(const Matrix& dy, std::ptrdiff_t s0, int n, float* 
 
 const Matrix& MaxPool2D::forward(const Matrix& x, const PassContext& ctx) {
   if (m_fed) return m_y;  // pooled by the convolution before, as it computed its output
-  beginFed(x.cols());
+  sizeOutput(x.cols());
   const bool avx512 = simdAvx512();
   util::parallelChunks(x.cols(), chunksFor(ctx, x.size(), x.cols()),
                        [&](int, std::ptrdiff_t b, std::ptrdiff_t e) {

@@ -32,16 +32,17 @@ public:
   // layer, and backward() hands dy back unrouted: the convolution routes it to the windows'
   // maxima itself, a few samples at a time, where it reads the result (routeSamples).
   void setFed(bool fed) { m_fed = fed; }
-  // Sizes the output for `batch` samples; before the convolution's chunks run.
-  void beginFed(Eigen::Index batch);
+  // Sizes the output for `batch` samples (fed: before the convolution's chunks run).
+  void sizeOutput(Eigen::Index batch);
   // Pools n samples of this layer's input (x: inShape().size() floats each) into output columns
   // s0 .. s0 + n - 1.
   void poolSamples(const float* x, int n, std::ptrdiff_t s0);
-  // The input gradient of samples s0 .. s0 + n - 1 into dx (n x inShape().size()): dy f'(y) at
-  // each window's maximum (f': the activation taken from the layer before), 0 elsewhere.
+  // The input gradient of samples s0 .. s0 + n - 1 into dx (n samples of inShape().size() floats,
+  // one after another): dy f'(y) at each window's maximum (f': the activation taken from the layer
+  // before), 0 elsewhere.
   void routeSamples(const Matrix& dy, std::ptrdiff_t s0, int n, float* dx) const;
 
- protected:
+protected:
   Shape inferShape(Shape in) override;
   void describe(GraphNode& node) const override;
 
