@@ -64,6 +64,12 @@ bool Conv2D::takeFollowingLayer(Layer& next) {
   return m_pool != nullptr;
 }
 
+float* Conv2D::chunkScratch(int chunk, std::int64_t floats) {
+  Vector& own = m_chunkOut[static_cast<std::size_t>(chunk)];
+  own.resize(floats);
+  return own.data();
+}
+
 std::int64_t Conv2D::paramCount() const {
   return static_cast<std::int64_t>(m_o.filters) * m_plan.g.patchSize() + (m_o.bias ? m_o.filters : 0);
 }
@@ -146,12 +152,7 @@ const Matrix& Conv2D::forward(const Matrix& x, const PassContext& ctx) {
   if (fed) m_chunkOut.resize(static_cast<std::size_t>(chunks));
   util::parallelChunks(batch, chunks, [&](int c, std::ptrdiff_t b, std::ptrdiff_t e) {
     // Where samples s0.. go: the chunk's scratch when fed (pooled by `done`), else the output.
-    float* scratch = nullptr;
-    if (fed) {
-      Vector& own = m_chunkOut[static_cast<std::size_t>(c)];
-      own.resize(fedSamples * outRows);
-      scratch = own.data();
-    }
+    float* scratch = fed ? chunkScratch(c, fedSamples * outRows) : nullptr;
     const auto outAt = [&](std::ptrdiff_t s0) { return fed ? scratch : m_y.data() + s0 * outRows; };
     const auto done = [&](std::ptrdiff_t s0, int n) {
       if (fed) m_pool->poolSamples(scratch, n, s0);
@@ -250,12 +251,7 @@ const Matrix& Conv2D::backward(const Matrix& x, const Matrix& dy, bool needDx, c
   }
   util::parallelChunks(batch, chunks, [&](int c, std::ptrdiff_t b, std::ptrdiff_t e) {
     // gy of samples s0 .. s0 + n - 1: routed into the chunk's scratch when fed.
-    float* scratch = nullptr;
-    if (fed) {
-      Vector& routed = m_chunkOut[static_cast<std::size_t>(c)];
-      routed.resize(perGemm * outRows);
-      scratch = routed.data();
-    }
+    float* scratch = fed ? chunkScratch(c, perGemm * outRows) : nullptr;
     const auto gyOf = [&](std::ptrdiff_t s0, int n) -> const float* {
       if (!fed) return gyAll + s0 * outRows;
       m_pool->routeSamples(dy, s0, n, scratch);

@@ -61,6 +61,9 @@ protected:
   void describe(GraphNode& node) const override;
 
 private:
+  // Chunk `chunk`'s scratch of `floats` floats (m_chunkOut, sized to the chunks before they run).
+  float* chunkScratch(int chunk, std::int64_t floats);
+
   Conv2DOptions m_o;
   ConvPlan m_plan;            // input patches (forward, weight gradient)
   ConvPlan m_transposedPlan;  // output-gradient patches (input gradient, stride 1)
