@@ -447,39 +447,33 @@ GemmB flippedWeightsAsB(const FlippedWeights& w) { return {packFlipped, &w}; }
 void padImages(const ConvPlan& plan, const float* images, int samples, float* padded) {
   const ConvGeometry& g = plan.g;
   const std::int64_t plane = static_cast<std::int64_t>(plan.paddedH) * plan.paddedW;
+  // Padded row y holds input row y - padTop; columns likewise (cropped when the windows do not
+  // reach the last rows/columns of a 'valid' convolution). Each float is written once: the pass
+  // is bound by memory (clearing the plane first wrote it twice).
+  const int x0 = std::max(0, g.padLeft), x1 = std::min(plan.paddedW, g.width + g.padLeft);
 #if ACCELLAB_X86_KERNELS
-  if (avx512Runs()) {
-    const float* srcEnd = images + samples * g.inSize();
-    const float* dstEnd = padded + samples * plan.paddedSize();
-    const int x0 = std::max(0, g.padLeft), x1 = std::min(plan.paddedW, g.width + g.padLeft);
-    for (int s = 0; s < samples; ++s)
-      for (int c = 0; c < g.channels; ++c) {
-        const float* src = images + s * g.inSize() + static_cast<std::int64_t>(c) * g.height * g.width;
-        float* dst = padded + s * plan.paddedSize() + c * plane;
-        for (int y = 0; y < plan.paddedH; ++y) {
-          const int iy = y - g.padTop;
-          float* row = dst + static_cast<std::int64_t>(y) * plan.paddedW;
-          if (iy < 0 || iy >= g.height || x0 >= x1)
-            padRowAvx512(src, srcEnd, 0, 0, plan.paddedW, row, dstEnd);
-          else
-            padRowAvx512(src + iy * g.width + x0 - g.padLeft, srcEnd, x0, x1, plan.paddedW, row, dstEnd);
-        }
-      }
-    return;
-  }
+  const bool avx512 = avx512Runs();
+  const float* srcEnd = images + samples * g.inSize();
+  const float* dstEnd = padded + samples * plan.paddedSize();
 #endif
   for (int s = 0; s < samples; ++s)
     for (int c = 0; c < g.channels; ++c) {
       const float* src = images + s * g.inSize() + static_cast<std::int64_t>(c) * g.height * g.width;
       float* dst = padded + s * plan.paddedSize() + c * plane;
-      // Padded row y holds input row y - padTop; columns likewise (cropped when the windows
-      // do not reach the last rows/columns of a 'valid' convolution). Each float is written
-      // once: the pass is bound by memory (clearing the plane first wrote it twice).
-      const int x0 = std::max(0, g.padLeft), x1 = std::min(plan.paddedW, g.width + g.padLeft);
       for (int y = 0; y < plan.paddedH; ++y) {
         const int iy = y - g.padTop;
         float* row = dst + static_cast<std::int64_t>(y) * plan.paddedW;
-        if (iy < 0 || iy >= g.height || x0 >= x1) {
+        const bool inside = iy >= 0 && iy < g.height && x0 < x1;
+#if ACCELLAB_X86_KERNELS
+        if (avx512) {
+          if (inside)
+            padRowAvx512(src + iy * g.width + x0 - g.padLeft, srcEnd, x0, x1, plan.paddedW, row, dstEnd);
+          else
+            padRowAvx512(src, srcEnd, 0, 0, plan.paddedW, row, dstEnd);
+          continue;
+        }
+#endif
+        if (!inside) {
           std::fill_n(row, plan.paddedW, 0.0f);
           continue;
         }
